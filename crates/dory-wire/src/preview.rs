@@ -1,0 +1,1 @@
+//! The preview bounder (see `docs/PREVIEW.md`).
