@@ -6,6 +6,9 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod error;
+mod frame;
+mod json;
+mod offsets;
 pub mod preview;
 mod reader;
 mod transcript;
@@ -13,5 +16,5 @@ mod types;
 
 pub use error::Error;
 pub use reader::{Reader, ReaderState};
-pub use transcript::{StreamTranscript, Transcript, Utf8Decoder};
+pub use transcript::{Piece, StreamTranscript, Transcript, Utf8Decoder};
 pub use types::*;

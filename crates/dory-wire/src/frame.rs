@@ -1,0 +1,415 @@
+//! Decoding one NDJSON line (or one JSON document) into a typed frame.
+//!
+//! This module knows the shape of every frame and document but nothing of
+//! offsets, order or endpoints: those rules live in the reader.
+
+use std::borrow::Cow;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+
+use crate::json::{read_object, JsonError, Value};
+use crate::{ExecResult, Identity, ProcessStatus, Stream};
+
+/// A decoded frame, borrowing from its line where it can.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Frame<'a> {
+    Started {
+        proc_id: String,
+    },
+    Data {
+        stream: Stream,
+        data: Cow<'a, [u8]>,
+        offset: u64,
+    },
+    Heartbeat,
+    /// `gap`: earliest retained offsets. `combined` is the setup-log form.
+    Gap {
+        stdout: Option<u64>,
+        stderr: Option<u64>,
+        combined: Option<u64>,
+    },
+    Exit {
+        exit_code: Option<i64>,
+        timed_out: bool,
+    },
+    Unknown {
+        frame_type: String,
+    },
+}
+
+impl Frame<'_> {
+    /// The frame's `type` string.
+    pub(crate) fn type_name(&self) -> &str {
+        match self {
+            Frame::Started { .. } => "started",
+            Frame::Data { stream, .. } => stream.as_str(),
+            Frame::Heartbeat => "heartbeat",
+            Frame::Gap { .. } => "gap",
+            Frame::Exit { .. } => "exit",
+            Frame::Unknown { frame_type } => frame_type,
+        }
+    }
+}
+
+/// The members of an object that the protocol names, each at most once.
+struct Fields<'a> {
+    values: [Option<Value<'a>>; FIELD_NAMES.len()],
+}
+
+/// Every member name the protocol reads, frames and documents alike.
+const FIELD_NAMES: [&str; 19] = [
+    "type",
+    "data",
+    "encoding",
+    "offset",
+    "proc_id",
+    "exit_code",
+    "timed_out",
+    "earliest_stdout_offset",
+    "earliest_stderr_offset",
+    "earliest_offset",
+    "status",
+    "stdout",
+    "stderr",
+    "stdout_encoding",
+    "stderr_encoding",
+    "error",
+    "stdout_truncated",
+    "stderr_truncated",
+    "message",
+];
+
+/// The index of a member name in [`FIELD_NAMES`] (a `match` compiles to a
+/// length switch plus one comparison, cheaper than a scan on the hot path).
+fn field_index(key: &str) -> Option<usize> {
+    Some(match key {
+        "type" => TYPE,
+        "data" => DATA,
+        "encoding" => ENCODING,
+        "offset" => OFFSET,
+        "proc_id" => PROC_ID,
+        "exit_code" => EXIT_CODE,
+        "timed_out" => TIMED_OUT,
+        "earliest_stdout_offset" => EARLIEST_STDOUT,
+        "earliest_stderr_offset" => EARLIEST_STDERR,
+        "earliest_offset" => EARLIEST,
+        "status" => STATUS,
+        "stdout" => STDOUT,
+        "stderr" => STDERR,
+        "stdout_encoding" => STDOUT_ENCODING,
+        "stderr_encoding" => STDERR_ENCODING,
+        "error" => ERROR,
+        "stdout_truncated" => STDOUT_TRUNCATED,
+        "stderr_truncated" => STDERR_TRUNCATED,
+        "message" => MESSAGE,
+        _ => return None,
+    })
+}
+
+const TYPE: usize = 0;
+const DATA: usize = 1;
+const ENCODING: usize = 2;
+const OFFSET: usize = 3;
+const PROC_ID: usize = 4;
+const EXIT_CODE: usize = 5;
+const TIMED_OUT: usize = 6;
+const EARLIEST_STDOUT: usize = 7;
+const EARLIEST_STDERR: usize = 8;
+const EARLIEST: usize = 9;
+const STATUS: usize = 10;
+const STDOUT: usize = 11;
+const STDERR: usize = 12;
+const STDOUT_ENCODING: usize = 13;
+const STDERR_ENCODING: usize = 14;
+const ERROR: usize = 15;
+const STDOUT_TRUNCATED: usize = 16;
+const STDERR_TRUNCATED: usize = 17;
+const MESSAGE: usize = 18;
+
+/// Why a frame or document was rejected: becomes `malformed_frame`.
+pub(crate) type Malformed = Cow<'static, str>;
+
+impl<'a> Fields<'a> {
+    fn parse(text: &'a [u8]) -> Result<Self, Malformed> {
+        let mut fields = Fields {
+            values: Default::default(),
+        };
+        let mut duplicate: Option<&'static str> = None;
+        read_object(text, |key, value| {
+            if let Some(i) = field_index(&key) {
+                if fields.values[i].replace(value).is_some() {
+                    duplicate = Some(FIELD_NAMES[i]);
+                    return Err("duplicate member");
+                }
+            }
+            Ok(())
+        })
+        .map_err(|e: JsonError| match duplicate {
+            Some(name) => Cow::Owned(format!("member {name:?} appears twice")),
+            None => Cow::Borrowed(e),
+        })?;
+        Ok(fields)
+    }
+
+    fn take(&mut self, i: usize) -> Option<Value<'a>> {
+        self.values[i].take()
+    }
+
+    fn present(&self, i: usize) -> bool {
+        self.values[i].is_some()
+    }
+}
+
+fn missing(name: &str) -> Malformed {
+    Cow::Owned(format!("missing member {name:?}"))
+}
+
+fn mistyped(name: &str, expected: &str, value: &Value<'_>) -> Malformed {
+    Cow::Owned(format!(
+        "member {name:?} must be {expected}, not {}",
+        value.kind()
+    ))
+}
+
+fn string_of<'a>(value: Option<Value<'a>>, name: &str) -> Result<Cow<'a, str>, Malformed> {
+    match value {
+        Some(Value::Str(s)) => Ok(s),
+        Some(other) => Err(mistyped(name, "a string", &other)),
+        None => Err(missing(name)),
+    }
+}
+
+fn u64_of(value: Option<Value<'_>>, name: &str) -> Result<u64, Malformed> {
+    match value {
+        Some(Value::Num(n)) => n.as_u64().ok_or_else(|| {
+            Cow::Owned(format!(
+                "member {name:?} must be an integer from 0 to 2^64-1"
+            ))
+        }),
+        Some(other) => Err(mistyped(name, "an unsigned integer", &other)),
+        None => Err(missing(name)),
+    }
+}
+
+fn bool_of(value: Option<Value<'_>>, name: &str) -> Result<bool, Malformed> {
+    match value {
+        Some(Value::Bool(b)) => Ok(b),
+        Some(other) => Err(mistyped(name, "a boolean", &other)),
+        None => Err(missing(name)),
+    }
+}
+
+fn exit_code_of(value: Option<Value<'_>>) -> Result<Option<i64>, Malformed> {
+    match value {
+        Some(Value::Null) => Ok(None),
+        Some(Value::Num(n)) => n.as_i64().map(Some).ok_or(Cow::Borrowed(
+            "member \"exit_code\" must be a 64-bit integer or null",
+        )),
+        Some(other) => Err(mistyped("exit_code", "an integer or null", &other)),
+        None => Err(missing("exit_code")),
+    }
+}
+
+/// Decodes a payload string by its encoding member (absent, `utf-8` or `base64`).
+fn payload<'a>(
+    data: Cow<'a, str>,
+    encoding: Option<Value<'_>>,
+    name: &str,
+) -> Result<Cow<'a, [u8]>, Malformed> {
+    match encoding {
+        None => Ok(match data {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        }),
+        Some(Value::Str(e)) if e == "utf-8" => Ok(match data {
+            Cow::Borrowed(s) => Cow::Borrowed(s.as_bytes()),
+            Cow::Owned(s) => Cow::Owned(s.into_bytes()),
+        }),
+        Some(Value::Str(e)) if e == "base64" => STANDARD
+            .decode(data.as_bytes())
+            .map(Cow::Owned)
+            .map_err(|e| Cow::Owned(format!("member {name:?} is not strict base64: {e}"))),
+        Some(Value::Str(e)) => Err(Cow::Owned(format!("unsupported encoding {e:?}"))),
+        Some(other) => Err(mistyped("encoding", "a string", &other)),
+    }
+}
+
+/// Decodes one NDJSON line (without its line ending).
+pub(crate) fn parse_frame(line: &[u8]) -> Result<Frame<'_>, Malformed> {
+    let mut f = Fields::parse(line)?;
+    let frame_type = string_of(f.take(TYPE), "type")?;
+    Ok(match &*frame_type {
+        "stdout" | "stderr" => {
+            let stream = if frame_type == "stdout" {
+                Stream::Stdout
+            } else {
+                Stream::Stderr
+            };
+            let data = string_of(f.take(DATA), "data")?;
+            let offset = u64_of(f.take(OFFSET), "offset")?;
+            let data = payload(data, f.take(ENCODING), "data")?;
+            if (data.len() as u64) > offset {
+                return Err(Cow::Owned(format!(
+                    "offset {offset} is smaller than the chunk's {} bytes",
+                    data.len()
+                )));
+            }
+            Frame::Data {
+                stream,
+                data,
+                offset,
+            }
+        }
+        "heartbeat" => Frame::Heartbeat,
+        "started" => {
+            let proc_id = string_of(f.take(PROC_ID), "proc_id")?;
+            if proc_id.is_empty() {
+                return Err(Cow::Borrowed("member \"proc_id\" is empty"));
+            }
+            Frame::Started {
+                proc_id: proc_id.into_owned(),
+            }
+        }
+        "gap" => Frame::Gap {
+            stdout: optional_u64(&mut f, EARLIEST_STDOUT)?,
+            stderr: optional_u64(&mut f, EARLIEST_STDERR)?,
+            combined: optional_u64(&mut f, EARLIEST)?,
+        },
+        "exit" => Frame::Exit {
+            exit_code: exit_code_of(f.take(EXIT_CODE))?,
+            timed_out: bool_of(f.take(TIMED_OUT), "timed_out")?,
+        },
+        _ => Frame::Unknown {
+            frame_type: frame_type.into_owned(),
+        },
+    })
+}
+
+fn optional_u64(f: &mut Fields<'_>, i: usize) -> Result<Option<u64>, Malformed> {
+    if f.present(i) {
+        u64_of(f.take(i), FIELD_NAMES[i]).map(Some)
+    } else {
+        Ok(None)
+    }
+}
+
+/// A 2xx JSON document.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Document {
+    Identity(Identity),
+    Result(ExecResult),
+}
+
+/// Decodes a 2xx `application/json` body: a result when it has `stdout` or
+/// `stderr`, else an identity.
+pub(crate) fn parse_document(body: &[u8]) -> Result<Document, Malformed> {
+    let mut f = Fields::parse(body)?;
+    let proc_id = string_of(f.take(PROC_ID), "proc_id")?.into_owned();
+    if f.present(STDOUT) || f.present(STDERR) {
+        let stdout = string_of(f.take(STDOUT), "stdout")?;
+        let stdout = payload(stdout, f.take(STDOUT_ENCODING), "stdout")?.into_owned();
+        let stderr = string_of(f.take(STDERR), "stderr")?;
+        let stderr = payload(stderr, f.take(STDERR_ENCODING), "stderr")?.into_owned();
+        Ok(Document::Result(ExecResult {
+            proc_id,
+            stdout,
+            stderr,
+            stdout_truncated: bool_of(f.take(STDOUT_TRUNCATED), "stdout_truncated")?,
+            stderr_truncated: bool_of(f.take(STDERR_TRUNCATED), "stderr_truncated")?,
+            exit_code: exit_code_of(f.take(EXIT_CODE))?,
+            timed_out: bool_of(f.take(TIMED_OUT), "timed_out")?,
+        }))
+    } else {
+        let status = match f.take(STATUS) {
+            Some(Value::Str(s)) if s == "running" => ProcessStatus::Running,
+            Some(Value::Str(s)) if s == "exited" => ProcessStatus::Exited,
+            Some(Value::Str(s)) => {
+                return Err(Cow::Owned(format!(
+                    "member \"status\" must be \"running\" or \"exited\", not {s:?}"
+                )))
+            }
+            Some(other) => return Err(mistyped("status", "a string", &other)),
+            None => return Err(missing("status")),
+        };
+        Ok(Document::Identity(Identity { proc_id, status }))
+    }
+}
+
+/// A non-2xx JSON error document, as far as it could be read.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(crate) struct ErrorDocument {
+    /// The `error` code; `None` when the body is not an object with a string `error`.
+    pub(crate) code: Option<String>,
+    pub(crate) message: Option<String>,
+    pub(crate) earliest_stdout: Option<Result<u64, Malformed>>,
+    pub(crate) earliest_stderr: Option<Result<u64, Malformed>>,
+    pub(crate) earliest: Option<Result<u64, Malformed>>,
+}
+
+/// Reads an error body leniently: whatever cannot be read is left `None`.
+pub(crate) fn parse_error_document(body: &[u8]) -> ErrorDocument {
+    let Ok(mut f) = Fields::parse(body) else {
+        return ErrorDocument::default();
+    };
+    let Some(Value::Str(code)) = f.take(ERROR) else {
+        return ErrorDocument::default();
+    };
+    let message = match f.take(MESSAGE) {
+        Some(Value::Str(m)) => Some(m.into_owned()),
+        _ => None,
+    };
+    let mut offset = |i: usize| f.present(i).then(|| u64_of(f.take(i), FIELD_NAMES[i]));
+    ErrorDocument {
+        code: Some(code.into_owned()),
+        message,
+        earliest_stdout: offset(EARLIEST_STDOUT),
+        earliest_stderr: offset(EARLIEST_STDERR),
+        earliest: offset(EARLIEST),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_frames() {
+        let f = parse_frame(br#"{"type":"stderr","data":"AP8=","encoding":"base64","offset":2}"#)
+            .unwrap();
+        assert_eq!(
+            f,
+            Frame::Data {
+                stream: Stream::Stderr,
+                data: Cow::Owned(vec![0, 0xff]),
+                offset: 2
+            }
+        );
+        assert!(parse_frame(br#"{"type":"stdout","data":"abc","offset":2}"#).is_err());
+        assert!(
+            parse_frame(br#"{"type":"stdout","data":"AP9=","encoding":"base64","offset":2}"#)
+                .is_err()
+        );
+        assert!(
+            parse_frame(br#"{"type":"stdout","data":"AP8","encoding":"base64","offset":2}"#)
+                .is_err()
+        );
+        assert!(parse_frame(br#"{"type":"stdout","data":"a","offset":1,"offset":1}"#).is_err());
+    }
+
+    #[test]
+    fn documents() {
+        assert_eq!(
+            parse_document(br#"{"proc_id":"p","status":"running"}"#).unwrap(),
+            Document::Identity(Identity {
+                proc_id: "p".into(),
+                status: ProcessStatus::Running
+            })
+        );
+        assert!(parse_document(br#"{"proc_id":"p"}"#).is_err());
+        let e = parse_error_document(br#"{"error":"output_gap","earliest_stdout_offset":5}"#);
+        assert_eq!(e.code.as_deref(), Some("output_gap"));
+        assert_eq!(e.earliest_stdout, Some(Ok(5)));
+        assert_eq!(parse_error_document(b"<html>"), ErrorDocument::default());
+    }
+}

@@ -1,0 +1,462 @@
+//! A small, strict JSON reader specialised for flat protocol objects.
+//!
+//! Frames are flat objects whose interesting values are strings, integers,
+//! booleans and null. Reading them with a general-purpose DOM would allocate a
+//! map per frame; this reader walks the object once, hands each member to a
+//! callback, borrows strings that contain no escapes, and validates (then skips)
+//! any nested value. It is strict where the protocol needs it: invalid UTF-8, a
+//! raw control character, a lone surrogate escape or trailing garbage are errors.
+
+use std::borrow::Cow;
+
+/// Nesting deeper than this is rejected rather than recursed into.
+const MAX_DEPTH: usize = 64;
+
+/// Why a JSON text was rejected (becomes a `malformed_frame` reason).
+pub(crate) type JsonError = &'static str;
+
+/// A JSON number, kept as its literal so callers choose the integer type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Number<'a> {
+    literal: &'a [u8],
+    integer: bool,
+}
+
+impl Number<'_> {
+    /// The value as an unsigned 64-bit integer: no sign, fraction or exponent.
+    pub(crate) fn as_u64(&self) -> Option<u64> {
+        if !self.integer || self.literal.first() == Some(&b'-') {
+            return None;
+        }
+        let mut value: u64 = 0;
+        for &digit in self.literal {
+            value = value
+                .checked_mul(10)?
+                .checked_add(u64::from(digit - b'0'))?;
+        }
+        Some(value)
+    }
+
+    /// The value as a signed 64-bit integer: no fraction or exponent.
+    pub(crate) fn as_i64(&self) -> Option<i64> {
+        if !self.integer {
+            return None;
+        }
+        let (negative, digits) = match self.literal.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, self.literal),
+        };
+        // Accumulate negatively so i64::MIN is representable.
+        let mut value: i64 = 0;
+        for &digit in digits {
+            value = value
+                .checked_mul(10)?
+                .checked_sub(i64::from(digit - b'0'))?;
+        }
+        if negative {
+            Some(value)
+        } else {
+            value.checked_neg()
+        }
+    }
+}
+
+/// A member value. Objects and arrays are validated and reported as `Nested`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Value<'a> {
+    Str(Cow<'a, str>),
+    Num(Number<'a>),
+    Bool(bool),
+    Null,
+    Nested,
+}
+
+impl Value<'_> {
+    /// A short name of the value's JSON type, for error messages.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Value::Str(_) => "a string",
+            Value::Num(_) => "a number",
+            Value::Bool(_) => "a boolean",
+            Value::Null => "null",
+            Value::Nested => "an object or array",
+        }
+    }
+}
+
+/// Bytes that end a fast string scan: `"`, `\` and the control characters.
+static STRING_STOP: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < 0x20 {
+        table[i] = true;
+        i += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
+
+/// Reads one JSON object from `text` (surrounding whitespace allowed), calling
+/// `member` for each key and value in order. `member` may reject a member by
+/// returning an error.
+pub(crate) fn read_object<'a, F>(text: &'a [u8], mut member: F) -> Result<(), JsonError>
+where
+    F: FnMut(Cow<'a, str>, Value<'a>) -> Result<(), JsonError>,
+{
+    if std::str::from_utf8(text).is_err() {
+        return Err("the line is not valid UTF-8");
+    }
+    let mut parser = Parser { text, pos: 0 };
+    parser.skip_ws();
+    if parser.peek() != Some(b'{') {
+        return Err("a frame must be a JSON object");
+    }
+    parser.pos += 1;
+    parser.skip_ws();
+    if parser.peek() == Some(b'}') {
+        parser.pos += 1;
+    } else {
+        loop {
+            parser.skip_ws();
+            if parser.peek() != Some(b'"') {
+                return Err("expected a string key");
+            }
+            let key = parser.string()?;
+            parser.skip_ws();
+            if parser.peek() != Some(b':') {
+                return Err("expected ':' after a key");
+            }
+            parser.pos += 1;
+            parser.skip_ws();
+            let value = parser.value(1)?;
+            member(key, value)?;
+            parser.skip_ws();
+            match parser.peek() {
+                Some(b',') => parser.pos += 1,
+                Some(b'}') => {
+                    parser.pos += 1;
+                    break;
+                }
+                _ => return Err("expected ',' or '}' in an object"),
+            }
+        }
+    }
+    parser.skip_ws();
+    if parser.pos != text.len() {
+        return Err("trailing characters after the JSON object");
+    }
+    Ok(())
+}
+
+struct Parser<'a> {
+    text: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.pos).copied()
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Value<'a>, JsonError> {
+        match self.peek() {
+            Some(b'"') => Ok(Value::Str(self.string()?)),
+            Some(b'{' | b'[') => {
+                self.skip_nested(depth)?;
+                Ok(Value::Nested)
+            }
+            Some(b't') => self.literal(b"true", Value::Bool(true)),
+            Some(b'f') => self.literal(b"false", Value::Bool(false)),
+            Some(b'n') => self.literal(b"null", Value::Null),
+            Some(b'-' | b'0'..=b'9') => Ok(Value::Num(self.number()?)),
+            Some(_) => Err("unexpected character where a value was expected"),
+            None => Err("the JSON text ended early"),
+        }
+    }
+
+    fn literal(&mut self, word: &[u8], value: Value<'a>) -> Result<Value<'a>, JsonError> {
+        if self.text[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err("invalid literal")
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.pos;
+        while let Some(b'0'..=b'9') = self.peek() {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn number(&mut self) -> Result<Number<'a>, JsonError> {
+        let start = self.pos;
+        if self.peek() == Some(b'-') {
+            self.pos += 1;
+        }
+        let int_start = self.pos;
+        let n = self.digits();
+        if n == 0 {
+            return Err("invalid number");
+        }
+        if n > 1 && self.text[int_start] == b'0' {
+            return Err("invalid number: leading zero");
+        }
+        let mut integer = true;
+        if self.peek() == Some(b'.') {
+            self.pos += 1;
+            if self.digits() == 0 {
+                return Err("invalid number");
+            }
+            integer = false;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.pos += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.pos += 1;
+            }
+            if self.digits() == 0 {
+                return Err("invalid number");
+            }
+            integer = false;
+        }
+        Ok(Number {
+            literal: &self.text[start..self.pos],
+            integer,
+        })
+    }
+
+    /// Skips an object or array after checking it is well-formed.
+    fn skip_nested(&mut self, depth: usize) -> Result<(), JsonError> {
+        if depth > MAX_DEPTH {
+            return Err("JSON nested too deeply");
+        }
+        let close = if self.peek() == Some(b'{') {
+            b'}'
+        } else {
+            b']'
+        };
+        self.pos += 1;
+        self.skip_ws();
+        if self.peek() == Some(close) {
+            self.pos += 1;
+            return Ok(());
+        }
+        loop {
+            self.skip_ws();
+            if close == b'}' {
+                if self.peek() != Some(b'"') {
+                    return Err("expected a string key");
+                }
+                self.string()?;
+                self.skip_ws();
+                if self.peek() != Some(b':') {
+                    return Err("expected ':' after a key");
+                }
+                self.pos += 1;
+                self.skip_ws();
+            }
+            self.value(depth + 1)?;
+            self.skip_ws();
+            match self.peek() {
+                Some(b',') => self.pos += 1,
+                Some(c) if c == close => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                _ => return Err("expected ',' or a closing bracket"),
+            }
+        }
+    }
+
+    /// Reads a string starting at `"`; borrows it when it holds no escape.
+    fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
+        self.pos += 1;
+        let start = self.pos;
+        let rest = &self.text[start..];
+        let stop = rest
+            .iter()
+            .position(|&b| STRING_STOP[usize::from(b)])
+            .ok_or("unterminated string")?;
+        match rest[stop] {
+            b'"' => {
+                self.pos = start + stop + 1;
+                // The whole text was checked as UTF-8 and the stop is an ASCII
+                // quote, so this slice is UTF-8 too.
+                std::str::from_utf8(&rest[..stop])
+                    .map(Cow::Borrowed)
+                    .map_err(|_| "invalid UTF-8 in a string")
+            }
+            b'\\' => {
+                let mut out = Vec::with_capacity(stop + 16);
+                out.extend_from_slice(&rest[..stop]);
+                self.pos = start + stop;
+                self.escaped_string(out).map(Cow::Owned)
+            }
+            _ => Err("raw control character in a string"),
+        }
+    }
+
+    /// Continues a string that contains escapes, from the first backslash.
+    fn escaped_string(&mut self, mut out: Vec<u8>) -> Result<String, JsonError> {
+        loop {
+            let rest = &self.text[self.pos..];
+            let stop = rest
+                .iter()
+                .position(|&b| STRING_STOP[usize::from(b)])
+                .ok_or("unterminated string")?;
+            out.extend_from_slice(&rest[..stop]);
+            self.pos += stop;
+            match rest[stop] {
+                b'"' => {
+                    self.pos += 1;
+                    return String::from_utf8(out).map_err(|_| "invalid UTF-8 in a string");
+                }
+                b'\\' => {
+                    self.pos += 1;
+                    let escape = self.peek().ok_or("unterminated string")?;
+                    self.pos += 1;
+                    let simple = match escape {
+                        b'"' => b'"',
+                        b'\\' => b'\\',
+                        b'/' => b'/',
+                        b'b' => 0x08,
+                        b'f' => 0x0c,
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
+                        b'u' => {
+                            let c = self.unicode_escape()?;
+                            let mut buf = [0u8; 4];
+                            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                            continue;
+                        }
+                        _ => return Err("invalid escape in a string"),
+                    };
+                    out.push(simple);
+                }
+                _ => return Err("raw control character in a string"),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Result<u32, JsonError> {
+        let digits = self
+            .text
+            .get(self.pos..self.pos + 4)
+            .ok_or("truncated \\u escape")?;
+        let mut value = 0u32;
+        for &d in digits {
+            let v = match d {
+                b'0'..=b'9' => d - b'0',
+                b'a'..=b'f' => d - b'a' + 10,
+                b'A'..=b'F' => d - b'A' + 10,
+                _ => return Err("invalid \\u escape"),
+            };
+            value = value * 16 + u32::from(v);
+        }
+        self.pos += 4;
+        Ok(value)
+    }
+
+    /// Reads the hex part of `\uXXXX` (and a following low surrogate when the
+    /// first is a high one). A lone surrogate is an error, never replaced.
+    fn unicode_escape(&mut self) -> Result<char, JsonError> {
+        let first = self.hex4()?;
+        let code = match first {
+            0xD800..=0xDBFF => {
+                if self.text.get(self.pos..self.pos + 2) != Some(b"\\u") {
+                    return Err("lone surrogate escape in a string");
+                }
+                self.pos += 2;
+                let second = self.hex4()?;
+                if !(0xDC00..=0xDFFF).contains(&second) {
+                    return Err("lone surrogate escape in a string");
+                }
+                0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+            }
+            0xDC00..=0xDFFF => return Err("lone surrogate escape in a string"),
+            _ => first,
+        };
+        char::from_u32(code).ok_or("invalid \\u escape")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn members(text: &str) -> Result<Vec<(String, Value<'_>)>, JsonError> {
+        let mut out = Vec::new();
+        read_object(text.as_bytes(), |k, v| {
+            out.push((k.into_owned(), v));
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    #[test]
+    fn reads_flat_members() {
+        let m = members(
+            r#" {"a":"x\n\u00e9\ud83d\ude00","b":-12,"c":true,"d":null,"e":{"f":[1,2.5e3,{}]}} "#,
+        )
+        .unwrap();
+        assert_eq!(m[0].1, Value::Str(Cow::Owned("x\né😀".into())));
+        assert_eq!(
+            match &m[1].1 {
+                Value::Num(n) => n.as_i64(),
+                _ => None,
+            },
+            Some(-12)
+        );
+        assert_eq!(m[2].1, Value::Bool(true));
+        assert_eq!(m[3].1, Value::Null);
+        assert_eq!(m[4].1, Value::Nested);
+    }
+
+    #[test]
+    fn rejects_what_json_rejects() {
+        for bad in [
+            "",
+            "[]",
+            "{",
+            r#"{"a":1,}"#,
+            r#"{"a":01}"#,
+            r#"{"a":1.}"#,
+            r#"{"a":"\ud800"}"#,
+            r#"{"a":"\udc00x"}"#,
+            r#"{"a":"\ud800\u0041"}"#,
+            "{\"a\":\"\u{1}\"}",
+            r#"{"a":tru}"#,
+            r#"{"a":1} x"#,
+            r#"{"a":"\x"}"#,
+            r#"{a:1}"#,
+        ] {
+            assert!(members(bad).is_err(), "{bad:?} was accepted");
+        }
+        let deep = format!("{{\"a\":{}{}}}", "[".repeat(100), "]".repeat(100));
+        assert!(members(&deep).is_err());
+    }
+
+    #[test]
+    fn integer_ranges() {
+        let num = |s: &'static str| Number {
+            literal: s.as_bytes(),
+            integer: true,
+        };
+        assert_eq!(num("18446744073709551615").as_u64(), Some(u64::MAX));
+        assert_eq!(num("18446744073709551616").as_u64(), None);
+        assert_eq!(num("-1").as_u64(), None);
+        assert_eq!(num("-9223372036854775808").as_i64(), Some(i64::MIN));
+        assert_eq!(num("9223372036854775808").as_i64(), None);
+    }
+}
