@@ -1,0 +1,212 @@
+//! The server's shared state: configuration, processes by id, idempotency
+//! keys, the setup command and the fault-injection dice.
+
+use std::collections::hash_map::RandomState;
+use std::collections::HashMap;
+use std::hash::BuildHasher;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use crate::config::Config;
+use crate::process::{self, CommandSpec, Proc, SpawnOptions};
+
+/// Why a process could not be started.
+#[derive(Debug)]
+pub(crate) enum StartError {
+    /// The OS refused to start it (program not found, ...).
+    Spawn(std::io::Error),
+    /// `--max-processes` are running already.
+    TooMany,
+}
+
+/// Result of a start request.
+#[derive(Debug)]
+pub(crate) enum Started {
+    /// A new process was started.
+    New(Arc<Proc>),
+    /// The idempotency key was used before: this is its process.
+    Replay(Arc<Proc>),
+}
+
+/// Shared state of the server.
+#[derive(Debug)]
+pub(crate) struct Registry {
+    /// The configuration in force.
+    pub(crate) cfg: Config,
+    procs: Mutex<HashMap<String, Arc<Proc>>>,
+    keys: Mutex<HashMap<String, String>>,
+    /// The setup command's process (stderr merged into stdout).
+    pub(crate) setup: Arc<Proc>,
+    running: watch::Sender<usize>,
+    user_running: Arc<AtomicUsize>,
+    next_id: AtomicU64,
+    ids: RandomState,
+    responses: AtomicU64,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Registry {
+    /// Builds the registry and starts the setup command.
+    pub(crate) fn new(cfg: Config) -> std::io::Result<Arc<Self>> {
+        let opts = SpawnOptions {
+            timeout: None,
+            head_limit: None,
+            merge_stderr: true,
+            retention_bytes: cfg.retention_bytes,
+            read_size: cfg.read_size(),
+            drain_grace: Duration::from_millis(cfg.drain_grace_ms),
+        };
+        let (setup, fut) = process::spawn(
+            "setup".to_owned(),
+            &CommandSpec::Shell(cfg.setup_command.clone()),
+            &opts,
+        )?;
+        let (running, _) = watch::channel(1);
+        let reg = Arc::new(Registry {
+            cfg,
+            procs: Mutex::new(HashMap::new()),
+            keys: Mutex::new(HashMap::new()),
+            setup,
+            running,
+            user_running: Arc::new(AtomicUsize::new(0)),
+            next_id: AtomicU64::new(0),
+            ids: RandomState::new(),
+            responses: AtomicU64::new(0),
+        });
+        reg.track(fut, false);
+        Ok(reg)
+    }
+
+    /// Spawns a process supervisor and counts it as running until it ends.
+    /// `user` processes count against `--max-processes`; setup does not.
+    fn track(
+        self: &Arc<Self>,
+        fut: impl std::future::Future<Output = ()> + Send + 'static,
+        user: bool,
+    ) {
+        let running = self.running.clone();
+        let user_running = user.then(|| Arc::clone(&self.user_running));
+        tokio::spawn(async move {
+            fut.await;
+            if let Some(u) = user_running {
+                u.fetch_sub(1, Ordering::AcqRel);
+            }
+            running.send_modify(|n| *n = n.saturating_sub(1));
+        });
+    }
+
+    fn fresh_id(&self) -> String {
+        let n = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let noise = self.ids.hash_one(n);
+        format!("p_{:x}{:012x}", n, noise & 0xffff_ffff_ffff)
+    }
+
+    /// Starts a process, or returns the one already started with `key`.
+    pub(crate) fn start(
+        self: &Arc<Self>,
+        spec: &CommandSpec,
+        timeout: Option<Duration>,
+        key: Option<&str>,
+        head_limit: Option<usize>,
+    ) -> Result<Started, StartError> {
+        // Holding the key map across the spawn makes two concurrent requests
+        // with the same key start one process.
+        let mut keys = lock(&self.keys);
+        if let Some(existing) = key.and_then(|k| keys.get(k)) {
+            if let Some(p) = self.get(existing) {
+                return Ok(Started::Replay(p));
+            }
+        }
+        if self.user_running.load(Ordering::Acquire) >= self.cfg.max_processes {
+            return Err(StartError::TooMany);
+        }
+        let opts = SpawnOptions {
+            timeout,
+            head_limit,
+            merge_stderr: false,
+            retention_bytes: self.cfg.retention_bytes,
+            read_size: self.cfg.read_size(),
+            drain_grace: Duration::from_millis(self.cfg.drain_grace_ms),
+        };
+        let id = self.fresh_id();
+        let (proc, fut) = process::spawn(id.clone(), spec, &opts).map_err(StartError::Spawn)?;
+        self.running.send_modify(|n| *n += 1);
+        self.user_running.fetch_add(1, Ordering::AcqRel);
+        self.track(fut, true);
+        lock(&self.procs).insert(id.clone(), Arc::clone(&proc));
+        if let Some(k) = key {
+            keys.insert(k.to_owned(), id);
+        }
+        Ok(Started::New(proc))
+    }
+
+    /// The process with this id, if any.
+    pub(crate) fn get(&self, id: &str) -> Option<Arc<Proc>> {
+        lock(&self.procs).get(id).cloned()
+    }
+
+    /// Frees the retained output of processes whose output has expired.
+    pub(crate) fn sweep(&self, now: Instant) {
+        let procs: Vec<Arc<Proc>> = lock(&self.procs).values().cloned().collect();
+        let expiry = self.cfg.expiry();
+        for p in procs {
+            let mut st = p.lock();
+            if Proc::is_expired(&st, now, expiry) {
+                st.out.clear();
+            }
+        }
+    }
+
+    /// Kills every running process group and waits (bounded) until each
+    /// supervisor has reaped its process.
+    pub(crate) async fn shutdown(&self, wait: Duration) {
+        let procs: Vec<Arc<Proc>> = lock(&self.procs).values().cloned().collect();
+        for p in procs.iter().chain(std::iter::once(&self.setup)) {
+            process::shutdown_kill(p);
+        }
+        let mut rx = self.running.subscribe();
+        let _ = tokio::time::timeout(wait, rx.wait_for(|n| *n == 0)).await;
+    }
+
+    /// Byte budget after which the next NDJSON response is cut, if any
+    /// (fault injection). Deterministic for a given seed and response order.
+    pub(crate) fn drop_budget(&self) -> Option<u64> {
+        if let Some(n) = self.cfg.drop_after_bytes {
+            return Some(n);
+        }
+        let seed = self.cfg.drop_seed?;
+        let k = self.responses.fetch_add(1, Ordering::Relaxed);
+        let r = splitmix64(seed ^ splitmix64(k));
+        // 53 random bits -> uniform in [0, 1).
+        let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+        if u >= self.cfg.drop_probability {
+            return None;
+        }
+        Some(1 + splitmix64(r) % self.cfg.drop_max_bytes.max(1))
+    }
+}
+
+/// SplitMix64: a small, well-mixed deterministic generator step.
+fn splitmix64(x: u64) -> u64 {
+    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::splitmix64;
+
+    #[test]
+    fn splitmix_is_deterministic_and_mixes() {
+        assert_eq!(splitmix64(1), splitmix64(1));
+        assert_ne!(splitmix64(1), splitmix64(2));
+    }
+}
