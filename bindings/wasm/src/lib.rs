@@ -1,0 +1,26 @@
+//! WebAssembly bindings of [`dory_wire`] for the npm package `dory-wire`.
+//!
+//! This crate only converts types and maps errors; every decision about the
+//! protocol is taken by the core. The JavaScript layer in `npm/src` wraps these
+//! low-level exports into the public, camelCase API (`OutputReader`, `bound`,
+//! error classes), so nothing here is meant to be called by users directly.
+//!
+//! # Crossing the boundary
+//!
+//! Calls between JavaScript and WebAssembly are cheap but not free, and
+//! building JavaScript objects from Rust costs one call per property. So each
+//! `feed` returns one compact JSON document describing every event of the call
+//! (parsed with one `JSON.parse`), and the output bytes of all those events in
+//! one buffer (one copy), whatever the number of events.
+//!
+//! # Integers
+//!
+//! JavaScript numbers are exact only up to `Number.MAX_SAFE_INTEGER`
+//! (2^53 − 1). Offsets and exit codes beyond that are never rounded: the value
+//! is reported as an `integer_out_of_range` error instead (see [`json`]).
+#![forbid(unsafe_code)]
+
+pub mod json;
+mod reader;
+
+pub use reader::WasmReader;

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Installs everything the npm package needs to build and test, idempotently:
+#   - Debian's Rust for wasm (rustc-web, cargo-web, rust-web-src) and lld-22 (see TOOLCHAIN.md)
+#   - Debian's chromium (for the real-browser test)
+#   - wasm-bindgen-cli pinned to the wasm-bindgen version of bindings/wasm
+#   - the npm dev dependencies of npm/ (typescript, fast-check, playwright-core)
+# Quick when everything is already present.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+WASM_BINDGEN_VERSION="0.2.130"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+log() { echo "setup-wasm: $*"; }
+
+SUDO=""
+if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then SUDO="sudo"; fi
+
+need_apt=()
+[ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ] || need_apt+=(rustc-web cargo-web)
+dpkg -s rust-web-src >/dev/null 2>&1 || need_apt+=(rust-web-src)
+dpkg -s lld-22 >/dev/null 2>&1 || need_apt+=(lld-22)
+if [ "${DORY_SKIP_CHROMIUM:-0}" != 1 ] && [ ! -x /usr/bin/chromium ]; then need_apt+=(chromium); fi
+
+if [ "${#need_apt[@]}" -gt 0 ]; then
+    log "installing apt packages: ${need_apt[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq
+    if ! $SUDO apt-get install -y -qq "${need_apt[@]}"; then
+        # chromium is optional (the browser test skips with a reason); the rest is not.
+        rest=()
+        for p in "${need_apt[@]}"; do [ "$p" = chromium ] || rest+=("$p"); done
+        log "apt install failed; retrying without chromium"
+        if [ "${#rest[@]}" -gt 0 ]; then $SUDO apt-get install -y -qq "${rest[@]}"; fi
+    fi
+fi
+
+if ! wasm-bindgen --version 2>/dev/null | grep -qF "$WASM_BINDGEN_VERSION"; then
+    log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 5 minutes)"
+    # No --locked: one locked dependency of the CLI is missing from the registry.
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+fi
+
+cd "$ROOT/npm"
+if [ ! -d node_modules ] || [ package.json -nt node_modules/.package-lock.json ] \
+    || { [ -f package-lock.json ] && [ package-lock.json -nt node_modules/.package-lock.json ]; }; then
+    log "installing npm dev dependencies"
+    if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+fi
+log "ok"
