@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""Check the format of the shared conformance vectors (stdlib only).
+
+Usage: python3 tests/vectors/check_vectors.py [FILE_OR_DIR ...]
+
+Without arguments every `*.json` file below this script's directory is checked,
+the same set the Rust, Python and Node runners glob. The checks are about the
+format of VECTORS.md, not about decoding (the runners do that):
+
+- each file is `{"vectors": [...]}`; names are unique across all files, kebab-case;
+- `decode` vectors have the required keys and no unknown ones, `body` xor
+  `body_b64` (`body_b64` only for bodies that are not UTF-8), valid endpoint,
+  status, Content-Type, cursor, gap policy and frame limit;
+- every expected event and end has a known type and exactly its keys, error
+  codes are the stable ones, `data_b64` is strict base64 whose length matches
+  `end - start`;
+- the expectation is self-consistent: output and `skipped` events continue
+  exactly from the stream's cursor (overlap already trimmed), the expected
+  cursor is where the events leave it, an `exited` end matches the last `exit`
+  event, setup logs never show stderr;
+- `preview` vectors have an input and an expectation (their own checks live with
+  the preview runners).
+
+Exits 1 and lists the problems if any check fails.
+"""
+
+import base64
+import binascii
+import json
+import re
+import sys
+from pathlib import Path
+
+U64_MAX = 2**64 - 1
+I64_MIN, I64_MAX = -(2**63), 2**63 - 1
+NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+B64_RE = re.compile(r"^[A-Za-z0-9+/]*={0,2}$")
+
+ENDPOINTS = {"exec", "process_output", "setup_logs", "document"}
+GAP_POLICIES = {"fail", "skip"}
+STREAMS = ("stdout", "stderr")
+ERROR_CODES = {
+    "output_gap",
+    "output_expired",
+    "offset_beyond_output",
+    "api_error",
+    "unsupported_content_type",
+    "malformed_frame",
+    "unexpected_frame",
+    "identity_mismatch",
+    "frame_too_large",
+}
+DISCONNECT_REASONS = {"end_of_body", "gap", "stalled"}
+
+DECODE_REQUIRED = {"name", "kind", "endpoint", "status", "content_type", "expect"}
+DECODE_OPTIONAL = {"process_id_header", "cursor", "gap_policy", "max_frame_bytes", "body", "body_b64"}
+PREVIEW_KEYS = {"name", "kind", "input", "input_b64", "max_lines", "max_bytes", "spill", "hint", "expect"}
+
+EVENT_KEYS = {
+    "started": {"type", "proc_id"},
+    "stdout": {"type", "data_b64", "start", "end"},
+    "stderr": {"type", "data_b64", "start", "end"},
+    "skipped": {"type", "stream", "from", "to"},
+    "heartbeat": {"type"},
+    "exit": {"type", "exit_code", "timed_out"},
+    "unknown": {"type", "frame_type"},
+    "identity": {"type", "proc_id", "status"},
+    "result": {
+        "type",
+        "proc_id",
+        "stdout_b64",
+        "stderr_b64",
+        "stdout_truncated",
+        "stderr_truncated",
+        "exit_code",
+        "timed_out",
+    },
+}
+# Keys an `end` may list (only the listed ones are compared by the runners).
+END_REQUIRED = {"exited": {"type"}, "disconnected": {"type"}, "document": {"type"}, "error": {"type", "code"}}
+END_ALLOWED = {
+    "exited": {"type", "exit_code", "timed_out"},
+    "disconnected": {"type", "reason"},
+    "document": {"type"},
+    "error": {"type", "code", "stream", "consumed", "earliest", "status", "api_code"},
+}
+
+
+def is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def is_u64(v):
+    return is_int(v) and 0 <= v <= U64_MAX
+
+
+def strict_b64(s):
+    """The bytes of a canonical, padded, standard-alphabet base64 string, or None."""
+    if not isinstance(s, str) or len(s) % 4 or not B64_RE.match(s):
+        return None
+    try:
+        data = base64.b64decode(s, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    return data if base64.b64encode(data).decode("ascii") == s else None
+
+
+class Checker:
+    def __init__(self):
+        self.problems = []
+        self.warnings = []
+        self.names = {}
+        self.counts = {}
+
+    def err(self, where, msg):
+        self.problems.append(f"{where}: {msg}")
+
+    def warn(self, where, msg):
+        self.warnings.append(f"{where}: {msg}")
+
+    def check_cursor(self, where, cur, what="cursor"):
+        if not isinstance(cur, dict) or not cur or set(cur) - set(STREAMS):
+            self.err(where, f"{what} must be an object with keys stdout/stderr, got {cur!r}")
+            return False
+        for k, v in cur.items():
+            if not is_u64(v):
+                self.err(where, f"{what}.{k} must be an integer in 0..2^64-1, got {v!r}")
+                return False
+        return True
+
+    def check_file(self, path, display):
+        try:
+            doc = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+            self.err(display, f"cannot read as JSON: {e}")
+            return
+        if not isinstance(doc, dict) or set(doc) != {"vectors"} or not isinstance(doc["vectors"], list):
+            self.err(display, 'a file must be exactly {"vectors": [...]}')
+            return
+        self.counts[display] = len(doc["vectors"])
+        for i, v in enumerate(doc["vectors"]):
+            where = f"{display}[{i}]"
+            if not isinstance(v, dict):
+                self.err(where, "a vector must be an object")
+                continue
+            name = v.get("name")
+            if not isinstance(name, str) or not NAME_RE.match(name):
+                self.err(where, f"name must be kebab-case, got {name!r}")
+            else:
+                where = f"{display}: {name}"
+                if name in self.names:
+                    self.err(where, f"duplicate name (also in {self.names[name]})")
+                else:
+                    self.names[name] = display
+            kind = v.get("kind")
+            if kind == "decode":
+                self.check_decode(where, v)
+            elif kind == "preview":
+                self.check_preview(where, v)
+            else:
+                self.err(where, f"unknown kind {kind!r}")
+
+    def check_preview(self, where, v):
+        unknown = set(v) - PREVIEW_KEYS
+        if unknown:
+            self.err(where, f"unknown keys {sorted(unknown)}")
+        if ("input" in v) == ("input_b64" in v):
+            self.err(where, "exactly one of input / input_b64 is required")
+        if not isinstance(v.get("expect"), dict):
+            self.err(where, "expect must be an object")
+
+    def check_decode(self, where, v):
+        missing = DECODE_REQUIRED - set(v)
+        if missing:
+            self.err(where, f"missing keys {sorted(missing)}")
+        unknown = set(v) - DECODE_REQUIRED - DECODE_OPTIONAL
+        if unknown:
+            self.err(where, f"unknown keys {sorted(unknown)}")
+        endpoint = v.get("endpoint")
+        if endpoint not in ENDPOINTS:
+            self.err(where, f"unknown endpoint {endpoint!r}")
+        status = v.get("status")
+        if not is_int(status) or not 100 <= status <= 599:
+            self.err(where, f"status must be an HTTP status, got {status!r}")
+        if not isinstance(v.get("content_type"), str):
+            self.err(where, 'content_type must be a string ("" for no Content-Type)')
+        if "process_id_header" in v and not isinstance(v["process_id_header"], str):
+            self.err(where, "process_id_header must be a string")
+        if "gap_policy" in v and v["gap_policy"] not in GAP_POLICIES:
+            self.err(where, f"gap_policy must be fail or skip, got {v['gap_policy']!r}")
+        if "max_frame_bytes" in v and not (is_int(v["max_frame_bytes"]) and v["max_frame_bytes"] >= 1):
+            self.err(where, "max_frame_bytes must be a positive integer")
+        start = {"stdout": 0, "stderr": 0}
+        if "cursor" in v and self.check_cursor(where, v["cursor"]):
+            start.update(v["cursor"])
+        if ("body" in v) == ("body_b64" in v):
+            self.err(where, "exactly one of body / body_b64 is required")
+        elif "body" in v and not isinstance(v["body"], str):
+            self.err(where, "body must be a string")
+        elif "body_b64" in v:
+            raw = strict_b64(v["body_b64"])
+            if raw is None:
+                self.err(where, "body_b64 is not strict base64")
+            else:
+                try:
+                    raw.decode("utf-8")
+                    self.err(where, "body_b64 holds valid UTF-8: use body")
+                except UnicodeDecodeError:
+                    pass
+        expect = v.get("expect")
+        if not isinstance(expect, dict):
+            self.err(where, "expect must be an object")
+            return
+        unknown = set(expect) - {"events", "end", "cursor"}
+        if unknown:
+            self.err(where, f"unknown expect keys {sorted(unknown)}")
+        if "events" not in expect or "end" not in expect:
+            self.err(where, "expect needs events and end")
+        if endpoint in ENDPOINTS - {"document"} and "cursor" not in expect:
+            self.warn(where, "stream endpoint without expect.cursor")
+        if endpoint == "setup_logs" and start["stderr"] != 0:
+            self.err(where, "setup logs have one stream: cursor.stderr must be 0")
+        events = expect.get("events", [])
+        if not isinstance(events, list):
+            self.err(where, "expect.events must be a list")
+            events = []
+        pos = dict(start)
+        last_exit = None
+        for n, e in enumerate(events):
+            ew = f"{where}: events[{n}]"
+            if last_exit is not None:
+                self.err(ew, "no event may follow exit")
+            if not self.check_event(ew, e):
+                continue
+            t = e["type"]
+            if t in STREAMS:
+                if endpoint == "setup_logs" and t == "stderr":
+                    self.err(ew, "setup logs never produce stderr")
+                if e["start"] != pos[t]:
+                    self.err(ew, f"{t} event starts at {e['start']} but the {t} cursor is at {pos[t]}")
+                pos[t] = e["end"]
+            elif t == "skipped":
+                if endpoint == "setup_logs" and e["stream"] == "stderr":
+                    self.err(ew, "setup logs never skip stderr")
+                if e["from"] != pos[e["stream"]]:
+                    self.err(ew, f"skipped starts at {e['from']} but the cursor is at {pos[e['stream']]}")
+                pos[e["stream"]] = e["to"]
+            elif t == "exit":
+                last_exit = e
+        end = expect.get("end")
+        self.check_end(where, end, last_exit, events)
+        if "cursor" in expect and self.check_cursor(where, expect["cursor"], "expect.cursor"):
+            want = {"stdout": 0, "stderr": 0}
+            want.update(expect["cursor"])
+            if want != pos:
+                self.err(where, f"expect.cursor {want} is not where the events leave the cursor {pos}")
+
+    def check_event(self, where, e):
+        if not isinstance(e, dict) or e.get("type") not in EVENT_KEYS:
+            self.err(where, f"unknown event {e!r}")
+            return False
+        t = e["type"]
+        if set(e) != EVENT_KEYS[t]:
+            self.err(where, f"{t} event must have exactly the keys {sorted(EVENT_KEYS[t])}")
+            return False
+        ok = True
+        if t in STREAMS:
+            data = strict_b64(e["data_b64"])
+            if data is None:
+                self.err(where, "data_b64 is not strict base64")
+                ok = False
+            elif not data:
+                self.err(where, "an output event carries at least one byte (no-byte chunks produce no event)")
+                ok = False
+            if not (is_u64(e["start"]) and is_u64(e["end"])):
+                self.err(where, "start/end must be integers in 0..2^64-1")
+                ok = False
+            elif data is not None and e["end"] - e["start"] != len(data):
+                self.err(where, f"end - start = {e['end'] - e['start']} but data_b64 holds {len(data)} bytes")
+                ok = False
+        elif t == "skipped":
+            if e["stream"] not in STREAMS:
+                self.err(where, f"unknown stream {e['stream']!r}")
+                ok = False
+            if not (is_u64(e["from"]) and is_u64(e["to"]) and e["from"] < e["to"]):
+                self.err(where, "skipped needs integers from < to")
+                ok = False
+        elif t in ("started", "identity", "result"):
+            if not isinstance(e["proc_id"], str) or not e["proc_id"]:
+                self.err(where, "proc_id must be a non-empty string")
+                ok = False
+            if t == "identity" and e["status"] not in ("running", "exited"):
+                self.err(where, "identity status must be running or exited")
+                ok = False
+            if t == "result":
+                for k in ("stdout_b64", "stderr_b64"):
+                    if strict_b64(e[k]) is None:
+                        self.err(where, f"{k} is not strict base64")
+                        ok = False
+                for k in ("stdout_truncated", "stderr_truncated", "timed_out"):
+                    if not isinstance(e[k], bool):
+                        self.err(where, f"{k} must be a bool")
+                        ok = False
+        elif t == "unknown":
+            if not isinstance(e["frame_type"], str):
+                self.err(where, "frame_type must be a string")
+                ok = False
+        if t in ("exit", "result"):
+            code = e["exit_code"]
+            if code is not None and not (is_int(code) and I64_MIN <= code <= I64_MAX):
+                self.err(where, "exit_code must be an i64 or null")
+                ok = False
+            if not isinstance(e["timed_out"], bool):
+                self.err(where, "timed_out must be a bool")
+                ok = False
+        return ok
+
+    def check_end(self, where, end, last_exit, events):
+        where = f"{where}: end"
+        if not isinstance(end, dict) or end.get("type") not in END_ALLOWED:
+            self.err(where, f"unknown end {end!r}")
+            return
+        t = end["type"]
+        if END_REQUIRED[t] - set(end):
+            self.err(where, f"{t} end needs {sorted(END_REQUIRED[t])}")
+        unknown = set(end) - END_ALLOWED[t]
+        if unknown:
+            self.err(where, f"unknown keys {sorted(unknown)} for a {t} end")
+        if t == "exited":
+            if last_exit is None:
+                self.err(where, "exited end without an exit event")
+            else:
+                for k in ("exit_code", "timed_out"):
+                    if k in end and end[k] != last_exit[k]:
+                        self.err(where, f"{k} differs from the exit event")
+        elif last_exit is not None and t == "disconnected":
+            self.err(where, "an exit event was seen: the end is exited (or an error)")
+        if t == "disconnected" and "reason" in end and end["reason"] not in DISCONNECT_REASONS:
+            self.err(where, f"unknown disconnect reason {end['reason']!r}")
+        if t == "document" and not any(e.get("type") in ("identity", "result") for e in events if isinstance(e, dict)):
+            self.err(where, "document end without an identity or result event")
+        if t == "error":
+            if end.get("code") not in ERROR_CODES:
+                self.err(where, f"unknown error code {end.get('code')!r}")
+            if "stream" in end and end["stream"] not in STREAMS:
+                self.err(where, f"unknown stream {end['stream']!r}")
+            for k in ("consumed", "earliest"):
+                if k in end:
+                    self.check_cursor(where, end[k], k)
+            if "status" in end and not (is_int(end["status"]) and 100 <= end["status"] <= 599):
+                self.err(where, "status must be an HTTP status")
+            if "api_code" in end and end["api_code"] is not None and not isinstance(end["api_code"], str):
+                self.err(where, "api_code must be a string or null")
+
+
+def main(argv):
+    root = Path(__file__).resolve().parent
+    targets = [Path(a) for a in argv] or [root]
+    files = []
+    for t in targets:
+        files.extend(sorted(t.rglob("*.json")) if t.is_dir() else [t])
+    if not files:
+        print("no vector files found", file=sys.stderr)
+        return 1
+    checker = Checker()
+    for f in files:
+        try:
+            display = str(f.resolve().relative_to(root))
+        except ValueError:
+            display = str(f)
+        checker.check_file(f, display)
+    for w in checker.warnings:
+        print(f"warning: {w}")
+    for p in checker.problems:
+        print(f"error: {p}")
+    total = sum(checker.counts.values())
+    for display, n in sorted(checker.counts.items()):
+        print(f"{n:5d}  {display}")
+    print(f"{total:5d}  vectors in {len(checker.counts)} files: "
+          + ("OK" if not checker.problems else f"{len(checker.problems)} problem(s)"))
+    return 1 if checker.problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
