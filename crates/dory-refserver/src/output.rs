@@ -185,10 +185,13 @@ mod tests {
         assert_eq!(r.first_seq(), 1);
         assert_eq!(r.earliest(), [4, 0]);
         assert_eq!(r.retained_bytes(), 8);
-        r.push(Stream::Stdout, b("dddddd")); // evicts seq 1 and 2
-        assert_eq!(r.first_seq(), 3);
+        r.push(Stream::Stdout, b("dddddd")); // 14 bytes: evicts seq 1 only
+        assert_eq!(r.first_seq(), 2);
+        assert_eq!(r.earliest(), [4, 4]);
+        assert_eq!(r.retained_bytes(), 10);
+        r.push(Stream::Stdout, b("e")); // evicts seq 2
         assert_eq!(r.earliest(), [8, 4]);
-        assert_eq!(r.produced(), [14, 4]);
+        assert_eq!(r.produced(), [15, 4]);
         assert!(r.get(2).is_none());
         assert_eq!(r.get(3).map(|c| c.end), Some(14));
     }
