@@ -1,1 +1,0 @@
-//! The preview bounder (see `docs/PREVIEW.md`).

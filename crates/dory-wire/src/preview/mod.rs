@@ -1,0 +1,52 @@
+//! The preview bounder: a bounded head + tail preview of a large output, with
+//! exact accounting and a one-line notice pointing at the full output, saved
+//! ("spilled") by the caller. The contract is `docs/PREVIEW.md`.
+//!
+//! - **Hard ceiling**: a preview never exceeds `max_lines` lines or `max_bytes`
+//!   bytes (rendered UTF-8, notice and separators included), for every input,
+//!   limit pair, spill path and hint. Limits too small for the plain notice are
+//!   refused up front ([`Limits::new`]).
+//! - Input that fits comes back unchanged (rendered with U+FFFD for invalid
+//!   UTF-8). Otherwise: a head (prefix), the notice on its own line, a tail
+//!   (suffix). Cuts prefer line boundaries, never split a character or a
+//!   `\r\n`, and the tail is preferred when only one side fits.
+//! - Deterministic, and idempotent: bounding a preview again with the same
+//!   limits returns it unchanged.
+//! - Sans-IO: [`Bounded::NeedsSpill`] asks the caller to save the full output
+//!   under an id; [`PendingSpill::render`] takes the [`SpillOutcome`].
+//! - [`StreamingBounder`] gives the same bytes from chunks, in memory
+//!   proportional to the limits.
+//!
+//! ```
+//! use dory_wire::preview::{Bounded, Bounder, SpillOutcome};
+//!
+//! let bounder = Bounder::new(4, 300)?;
+//! let output = "compiling…\n".repeat(1000) + "error: it broke\n";
+//! let preview = match bounder.bound(output.as_bytes()) {
+//!     Bounded::Fits(preview) => preview,
+//!     Bounded::NeedsSpill(pending) => {
+//!         // Save `output` somewhere named after `pending.spill_id()`, then:
+//!         let path = format!("/tmp/spill/{}.txt", pending.spill_id());
+//!         pending.render(SpillOutcome::Saved { path }, None)
+//!     }
+//! };
+//! assert!(preview.text.ends_with("error: it broke\n"));
+//! assert!(preview.text.len() <= 300);
+//! # Ok::<(), dory_wire::Error>(())
+//! ```
+
+mod bounder;
+mod digest;
+mod limits;
+mod notice;
+mod plan;
+mod render;
+mod result;
+mod spill;
+mod stream;
+
+pub use bounder::Bounder;
+pub use limits::{Limits, MIN_MAX_BYTES};
+pub use result::Preview;
+pub use spill::{Bounded, PendingSpill, SpillOutcome};
+pub use stream::StreamingBounder;

@@ -1,0 +1,230 @@
+//! The streaming bounder: chunks in, memory bounded by the limits.
+
+use memchr::memchr_iter;
+
+use crate::error::Error;
+
+use super::digest::Digest;
+use super::limits::Limits;
+use super::plan::Retained;
+use super::result::Preview;
+use super::spill::{Bounded, PendingSpill};
+
+/// Bounds an input given in chunks, keeping memory proportional to the limits.
+///
+/// It retains the first and the last `2 × max_bytes + 8` bytes (never more:
+/// see [`retained_bytes`](Self::retained_bytes)) and counts the rest, and gives
+/// exactly the same preview as [`Bounder::bound`](super::Bounder::bound) over the
+/// concatenated chunks, however they are split. To spill, write each chunk to
+/// the spill file as you push it (under a temporary name if you want the
+/// content-derived id, known only at [`finish`](Self::finish)).
+///
+/// ```
+/// use dory_wire::preview::{SpillOutcome, StreamingBounder};
+///
+/// let mut bounder = StreamingBounder::new(20, 4096)?;
+/// for i in 0..100_000 {
+///     bounder.push(format!("step {i}\n").as_bytes());
+/// }
+/// assert!(bounder.retained_bytes() <= 3 * 4096);
+/// let pending = bounder.finish();
+/// let preview = pending.render(SpillOutcome::Saved { path: "/tmp/out.txt".into() }, None);
+/// assert!(preview.text.ends_with("step 99999\n"));
+/// assert_eq!(preview.spill_path.as_deref(), Some("/tmp/out.txt"));
+/// # Ok::<(), dory_wire::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct StreamingBounder {
+    limits: Limits,
+    head: Vec<u8>,
+    tail: Ring,
+    total: u64,
+    newlines: u64,
+    /// `None` once the caller supplied its own id.
+    digest: Option<Digest>,
+    spill_id: Option<String>,
+}
+
+impl StreamingBounder {
+    /// A streaming bounder for previews of at most `max_lines` lines and
+    /// `max_bytes` bytes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLimits`] as for [`Limits::new`].
+    pub fn new(max_lines: usize, max_bytes: usize) -> Result<Self, Error> {
+        Ok(Self::with_limits(Limits::new(max_lines, max_bytes)?))
+    }
+
+    /// A streaming bounder for already validated limits.
+    pub fn with_limits(limits: Limits) -> Self {
+        StreamingBounder {
+            limits,
+            head: Vec::new(),
+            tail: Ring::new(limits.tail_window()),
+            total: 0,
+            newlines: 0,
+            digest: Some(Digest::new()),
+            spill_id: None,
+        }
+    }
+
+    /// Uses `spill_id` instead of the content-derived id, which also skips
+    /// hashing the content. Call it before pushing data to save that work.
+    #[must_use]
+    pub fn with_spill_id(mut self, spill_id: impl Into<String>) -> Self {
+        self.spill_id = Some(spill_id.into());
+        self.digest = None;
+        self
+    }
+
+    /// Feeds the next chunk of input. Chunks may be of any size, even empty.
+    pub fn push(&mut self, chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        self.newlines += memchr_iter(b'\n', chunk).count() as u64;
+        let window = self.limits.head_window();
+        if self.head.len() < window {
+            let take = (window - self.head.len()).min(chunk.len());
+            grow_capped(&mut self.head, take, window);
+            self.head.extend_from_slice(&chunk[..take]);
+        }
+        self.tail.push(chunk);
+        if let Some(digest) = &mut self.digest {
+            digest.update(chunk);
+        }
+    }
+
+    /// Bytes pushed so far.
+    pub fn total_bytes(&self) -> u64 {
+        self.total
+    }
+
+    /// Bytes of buffer this bounder holds (allocated capacity): at most
+    /// `2 × (2 × max_bytes + 8)`, whatever was pushed.
+    pub fn retained_bytes(&self) -> usize {
+        self.head.capacity() + self.tail.capacity()
+    }
+
+    /// Ends the input: the preview if it fits, else a [`PendingSpill`].
+    pub fn finish(self) -> Bounded {
+        let tail = self.tail.into_vec();
+        let retained = Retained {
+            head: &self.head,
+            tail: &tail,
+            total: self.total,
+            newlines: self.newlines,
+        };
+        if let Some(text) = retained.unchanged(&self.limits) {
+            return Bounded::Fits(Preview::unchanged(
+                text,
+                retained.total_lines(),
+                retained.total,
+            ));
+        }
+        let spill_id = match (self.spill_id, &self.digest) {
+            (Some(id), _) => id,
+            (None, Some(digest)) => digest.hex(),
+            (None, None) => String::new(),
+        };
+        Bounded::NeedsSpill(PendingSpill {
+            limits: self.limits,
+            head: self.head,
+            tail,
+            total_bytes: self.total,
+            newlines: self.newlines,
+            spill_id,
+        })
+    }
+}
+
+/// Makes room for `extra` more bytes, growing geometrically but never past `cap`.
+fn grow_capped(buf: &mut Vec<u8>, extra: usize, cap: usize) {
+    let needed = buf.len() + extra;
+    if needed > buf.capacity() {
+        let target = buf.capacity().saturating_mul(2).clamp(needed, cap.max(needed));
+        buf.reserve_exact(target - buf.len());
+    }
+}
+
+/// The last `cap` bytes pushed, in a fixed-size circular buffer.
+#[derive(Debug, Clone)]
+struct Ring {
+    buf: Vec<u8>,
+    cap: usize,
+    /// Index of the oldest byte once `buf` is full.
+    start: usize,
+}
+
+impl Ring {
+    fn new(cap: usize) -> Self {
+        Ring {
+            buf: Vec::new(),
+            cap,
+            start: 0,
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        self.buf.capacity()
+    }
+
+    fn push(&mut self, mut chunk: &[u8]) {
+        if chunk.len() >= self.cap {
+            // Only the chunk's own last `cap` bytes survive.
+            self.buf.clear();
+            self.start = 0;
+            grow_capped(&mut self.buf, self.cap, self.cap);
+            self.buf.extend_from_slice(&chunk[chunk.len() - self.cap..]);
+            return;
+        }
+        if self.buf.len() < self.cap {
+            let take = (self.cap - self.buf.len()).min(chunk.len());
+            grow_capped(&mut self.buf, take, self.cap);
+            self.buf.extend_from_slice(&chunk[..take]);
+            chunk = &chunk[take..];
+        }
+        if chunk.is_empty() {
+            return;
+        }
+        // Full: overwrite the oldest bytes, wrapping around once at most.
+        let first = (self.cap - self.start).min(chunk.len());
+        self.buf[self.start..self.start + first].copy_from_slice(&chunk[..first]);
+        let rest = &chunk[first..];
+        self.buf[..rest.len()].copy_from_slice(rest);
+        self.start = (self.start + chunk.len()) % self.cap;
+    }
+
+    fn into_vec(mut self) -> Vec<u8> {
+        self.buf.rotate_left(self.start);
+        self.buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ring_keeps_the_last_bytes() {
+        let data: Vec<u8> = (0..=255).collect();
+        for cap in [1, 7, 16, 100] {
+            for split in [1, 3, 16, 17, 50, 300] {
+                let mut ring = Ring::new(cap);
+                for chunk in data.chunks(split) {
+                    ring.push(chunk);
+                    assert!(ring.capacity() <= cap);
+                }
+                assert_eq!(ring.into_vec(), &data[data.len() - cap..], "cap {cap} split {split}");
+            }
+        }
+    }
+
+    #[test]
+    fn retained_bytes_stay_bounded() {
+        let mut bounder = StreamingBounder::new(10, 1000).unwrap();
+        let chunk = [b'x'; 777];
+        for _ in 0..1000 {
+            bounder.push(&chunk);
+            assert!(bounder.retained_bytes() <= 2 * (2 * 1000 + 8));
+        }
+    }
+}
