@@ -303,6 +303,18 @@ impl Reader {
         &self.options
     }
 
+    /// How many body bytes the reader holds right now: an incomplete line, or
+    /// a document or error body not yet ended. Never more than
+    /// `max_frame_bytes` (error bodies: 64 KiB), whatever the input.
+    pub fn buffered_bytes(&self) -> usize {
+        match &self.body {
+            Body::Unopened => 0,
+            Body::Frames => self.partial.len(),
+            Body::Document(buf) => buf.len(),
+            Body::Error { body, .. } => body.len(),
+        }
+    }
+
     /// Where the reader is in its life.
     pub fn state(&self) -> ReaderState {
         if self.error.is_some() {
