@@ -159,6 +159,7 @@ impl Registry {
             let mut st = p.lock();
             if Proc::is_expired(&st, now, expiry) {
                 st.out.clear();
+                st.head = None;
             }
         }
     }

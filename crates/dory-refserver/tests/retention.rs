@@ -85,6 +85,10 @@ fn a_follower_that_falls_behind_gets_a_gap_frame_and_no_exit() {
     let mut r = server.get(&format!("/computers/c1/processes/{id}/output?follow=true"));
     assert_eq!(r.status, 200);
     server.wait_exited(&id);
+    // The stalled connection did not queue the 64 MB: the server holds the
+    // retention limit plus one frame and its write buffer per connection.
+    let rss = common::rss_kib(server.pid());
+    assert!(rss < 48 * 1024, "server RSS {rss} KiB");
 
     let body = r.body();
     assert!(body.complete, "the server ends the body after the gap");

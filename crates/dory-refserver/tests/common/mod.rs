@@ -341,6 +341,16 @@ pub fn parse_frames(bytes: &[u8]) -> Vec<Value> {
     out
 }
 
+/// Resident memory of a process in KiB (0 when unknown).
+pub fn rss_kib(pid: i32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
 /// The raw bytes of a `stdout`/`stderr` frame.
 pub fn frame_bytes(frame: &Value) -> Vec<u8> {
     let data = frame["data"].as_str().expect("data");
