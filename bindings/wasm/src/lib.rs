@@ -21,6 +21,10 @@
 #![forbid(unsafe_code)]
 
 pub mod json;
+mod preview;
 mod reader;
+mod text;
 
+pub use preview::{WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::WasmReader;
+pub use text::WasmUtf8Decoder;

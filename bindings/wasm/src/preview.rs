@@ -1,0 +1,228 @@
+//! The preview bounder: `WasmBounder`, `WasmStreamingBounder` and the pending
+//! spill they hand back, `WasmBounded`.
+//!
+//! The spill handshake stays sans-IO across the boundary: the JavaScript layer
+//! asks for the spill id, runs the caller's writer (sync or async) itself, and
+//! answers with the outcome, so no JavaScript callback is ever called from Rust.
+
+use dory_wire::preview::{Bounded, Bounder, Preview, SpillOutcome, StreamingBounder};
+use wasm_bindgen::prelude::*;
+
+use crate::json::{self, OutOfRange};
+
+/// The largest `maxLines`/`maxBytes` accepted: 2^32 − 1 (the wasm32 `usize`).
+const MAX_LIMIT: f64 = u32::MAX as f64;
+
+fn limit(value: f64, what: &str) -> Result<usize, String> {
+    if (0.0..=MAX_LIMIT).contains(&value) && value.fract() == 0.0 {
+        Ok(value as usize)
+    } else {
+        let mut out = String::from("{\"code\":\"range_error\",\"message\":");
+        json::push_str(
+            &mut out,
+            &format!("{what} must be an integer from 0 to {MAX_LIMIT}"),
+        );
+        out.push('}');
+        Err(out)
+    }
+}
+
+/// Builds a [`Bounder`]; throws an error-object JSON string (`invalid_limits`).
+fn bounder(max_lines: f64, max_bytes: f64) -> Result<Bounder, String> {
+    Bounder::new(limit(max_lines, "maxLines")?, limit(max_bytes, "maxBytes")?)
+        .map_err(|e| json::write_error(&e))
+}
+
+/// The preview as a JSON object with camelCase keys.
+fn preview_json(p: &Preview) -> String {
+    let mut out = String::with_capacity(p.text.len() + 256);
+    let result: Result<(), OutOfRange> = (|| {
+        out.push_str("{\"text\":");
+        json::push_str(&mut out, &p.text);
+        out.push_str(if p.truncated {
+            ",\"truncated\":true"
+        } else {
+            ",\"truncated\":false"
+        });
+        for (key, field, value) in [
+            (",\"totalLines\":", "totalLines", p.total_lines),
+            (",\"totalBytes\":", "totalBytes", p.total_bytes),
+            (",\"headBytes\":", "headBytes", p.head_bytes),
+            (",\"tailBytes\":", "tailBytes", p.tail_bytes),
+            (",\"omittedLines\":", "omittedLines", p.omitted_lines),
+            (",\"omittedBytes\":", "omittedBytes", p.omitted_bytes),
+        ] {
+            out.push_str(key);
+            json::push_u64(&mut out, field, value)?;
+        }
+        out.push_str(",\"omittedRange\":");
+        match p.omitted_range {
+            Some((first, last)) => {
+                out.push('[');
+                json::push_u64(&mut out, "omittedRange", first)?;
+                out.push(',');
+                json::push_u64(&mut out, "omittedRange", last)?;
+                out.push(']');
+            }
+            None => out.push_str("null"),
+        }
+        for (key, value) in [
+            (",\"spillId\":", &p.spill_id),
+            (",\"spillPath\":", &p.spill_path),
+            (",\"spillError\":", &p.spill_error),
+        ] {
+            out.push_str(key);
+            match value {
+                Some(s) => json::push_str(&mut out, s),
+                None => out.push_str("null"),
+            }
+        }
+        out.push('}');
+        Ok(())
+    })();
+    match result {
+        Ok(()) => out,
+        Err(e) => format!("{{\"error\":{}}}", e.to_json()),
+    }
+}
+
+/// The whole-input bounder.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct WasmBounder {
+    inner: Bounder,
+}
+
+#[wasm_bindgen]
+impl WasmBounder {
+    /// A bounder for previews of at most `max_lines` lines and `max_bytes` bytes.
+    #[wasm_bindgen(constructor)]
+    pub fn new(max_lines: f64, max_bytes: f64) -> Result<WasmBounder, String> {
+        Ok(WasmBounder {
+            inner: bounder(max_lines, max_bytes)?,
+        })
+    }
+
+    /// Bounds `data`: the preview JSON right away when it fits or no spill is
+    /// wanted (`want_spill` false), else a pending spill.
+    pub fn bound(&self, data: &[u8], spill_id: Option<String>) -> WasmBounded {
+        let bounded = match spill_id {
+            Some(id) => self.inner.bound_with_spill_id(data, &id),
+            None => self.inner.bound(data),
+        };
+        WasmBounded { inner: bounded }
+    }
+
+    /// Bounds `data` with no spill writer: the preview JSON in one call.
+    pub fn bound_not_saved(&self, data: &[u8], hint: Option<String>) -> String {
+        preview_json(
+            &self
+                .inner
+                .bound(data)
+                .render(SpillOutcome::NotSaved, hint.as_deref()),
+        )
+    }
+}
+
+/// The outcome of bounding: a preview that fits, or a spill to answer.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct WasmBounded {
+    inner: Bounded,
+}
+
+#[wasm_bindgen]
+impl WasmBounded {
+    /// The id to save the full output under, or `undefined` when the input fits.
+    pub fn spill_id(&self) -> Option<String> {
+        self.inner.spill_id().map(str::to_owned)
+    }
+
+    /// The preview JSON for a file saved at `path`.
+    pub fn render_saved(&self, path: String, hint: Option<String>) -> String {
+        self.render(SpillOutcome::Saved { path }, hint)
+    }
+
+    /// The preview JSON after the writer failed with `reason`.
+    pub fn render_failed(&self, reason: String, hint: Option<String>) -> String {
+        self.render(SpillOutcome::Failed { reason }, hint)
+    }
+
+    /// The preview JSON when nothing was saved.
+    pub fn render_not_saved(&self, hint: Option<String>) -> String {
+        self.render(SpillOutcome::NotSaved, hint)
+    }
+}
+
+impl WasmBounded {
+    fn render(&self, outcome: SpillOutcome, hint: Option<String>) -> String {
+        let preview = match &self.inner {
+            Bounded::Fits(preview) => preview.clone(),
+            Bounded::NeedsSpill(pending) => pending.render(outcome, hint.as_deref()),
+        };
+        preview_json(&preview)
+    }
+}
+
+/// The streaming bounder: chunks in, memory bounded by the limits.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct WasmStreamingBounder {
+    /// `None` once finished.
+    inner: Option<StreamingBounder>,
+}
+
+fn finished() -> String {
+    let mut out = String::from("{\"code\":\"invalid_state\",\"message\":");
+    json::push_str(
+        &mut out,
+        "invalid_state: this StreamingBounder was already finished",
+    );
+    out.push_str(",\"reason\":\"this StreamingBounder was already finished\"}");
+    out
+}
+
+#[wasm_bindgen]
+impl WasmStreamingBounder {
+    /// A streaming bounder; `spill_id` replaces the content-derived id.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        max_lines: f64,
+        max_bytes: f64,
+        spill_id: Option<String>,
+    ) -> Result<WasmStreamingBounder, String> {
+        let streaming = bounder(max_lines, max_bytes)?.streaming();
+        Ok(WasmStreamingBounder {
+            inner: Some(match spill_id {
+                Some(id) => streaming.with_spill_id(id),
+                None => streaming,
+            }),
+        })
+    }
+
+    /// Feeds the next chunk.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), String> {
+        self.inner.as_mut().ok_or_else(finished)?.push(chunk);
+        Ok(())
+    }
+
+    /// Bytes pushed so far (exact below 2^53).
+    pub fn total_bytes(&self) -> f64 {
+        self.inner.as_ref().map_or(0.0, |b| b.total_bytes() as f64)
+    }
+
+    /// Bytes of buffer held, bounded by the limits.
+    pub fn retained_bytes(&self) -> f64 {
+        self.inner
+            .as_ref()
+            .map_or(0.0, |b| b.retained_bytes() as f64)
+    }
+
+    /// Ends the input; the bounder cannot be used afterwards.
+    pub fn finish(&mut self) -> Result<WasmBounded, String> {
+        let inner = self.inner.take().ok_or_else(finished)?;
+        Ok(WasmBounded {
+            inner: inner.finish(),
+        })
+    }
+}

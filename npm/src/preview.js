@@ -1,0 +1,277 @@
+// The preview bounder's JavaScript API (docs/PREVIEW.md): `bound`,
+// `boundAsync` and `StreamingBounder`. Like api.js, one function with no
+// import or export, wrapped by build.mjs for CommonJS and ES modules.
+//
+// The spill handshake stays sans-IO: the core says whether a spill is needed
+// and under which id, this layer runs the caller's writer, and the core renders
+// the preview from the outcome. A writer that throws, rejects or returns
+// something other than a path string never escapes: the preview uses the plain
+// notice and says why in `spillError`.
+
+function createPreviewApi(deps) {
+  "use strict";
+  const { wasm, platform, toBytes, toError, rethrow, checkInteger, checkOptions, describe } = deps;
+  const LIMIT_MAX = 0xffffffff;
+  const encoder = new TextEncoder();
+
+  function inputBytes(data, what) {
+    return typeof data === "string" ? encoder.encode(data) : toBytes(data, what);
+  }
+
+  function checkLimits(o) {
+    if (o.maxLines === undefined) throw new TypeError("maxLines is required");
+    if (o.maxBytes === undefined) throw new TypeError("maxBytes is required");
+    return [checkInteger(o.maxLines, "maxLines", 0, LIMIT_MAX), checkInteger(o.maxBytes, "maxBytes", 0, LIMIT_MAX)];
+  }
+
+  function checkOptionalString(value, what) {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== "string") throw new TypeError(`${what} must be a string, got ${describe(value)}`);
+    return value;
+  }
+
+  function checkWriter(spill) {
+    if (spill === undefined || spill === null) return undefined;
+    if (typeof spill !== "function") {
+      throw new TypeError(`spill must be a function (spillId, data) => path | null, got ${describe(spill)}`);
+    }
+    return spill;
+  }
+
+  function toPreview(json) {
+    const p = JSON.parse(json);
+    if (p.error) throw toError(p.error);
+    return p;
+  }
+
+  function reasonOf(err) {
+    if (err instanceof Error) return `spill writer failed: ${err.message}`;
+    return `spill writer failed: ${String(err)}`;
+  }
+
+  /** Renders a pending spill from what the writer returned (or threw). */
+  function settle(pending, outcome, hint) {
+    if (outcome.error !== undefined) return toPreview(pending.render_failed(outcome.error, hint));
+    const path = outcome.value;
+    if (path === null || path === undefined) return toPreview(pending.render_not_saved(hint));
+    if (typeof path !== "string") {
+      return toPreview(
+        pending.render_failed(`spill writer returned ${describe(path)}, not a path string or null`, hint),
+      );
+    }
+    return toPreview(pending.render_saved(path, hint));
+  }
+
+  const BOUND_OPTIONS = ["maxLines", "maxBytes", "spill", "spillId", "hint"];
+
+  function prepare(data, options, what) {
+    platform.ready();
+    const o = checkOptions(options, BOUND_OPTIONS, `${what} option`);
+    const [maxLines, maxBytes] = checkLimits(o);
+    const spill = checkWriter(o.spill);
+    const spillId = checkOptionalString(o.spillId, "spillId");
+    const hint = checkOptionalString(o.hint, "hint");
+    const bytes = inputBytes(data, `${what}()`);
+    let bounder;
+    try {
+      bounder = new wasm.WasmBounder(maxLines, maxBytes);
+    } catch (e) {
+      rethrow(e);
+    }
+    return { bounder, bytes, spill, spillId, hint };
+  }
+
+  /**
+   * Bounds `data` (bytes, or text as its UTF-8 bytes) to a head + tail
+   * preview of at most `maxLines` lines and `maxBytes` bytes, notice included.
+   * When the data must be cut and `spill` is given, `spill(spillId, data)` is
+   * called to save the full output and returns its path (or null to save
+   * nothing); the notice then points at that path. Synchronous writer only:
+   * see `boundAsync`.
+   */
+  function bound(data, options) {
+    const { bounder, bytes, spill, spillId, hint } = prepare(data, options, "bound");
+    try {
+      if (spill === undefined) {
+        if (spillId === undefined) return toPreview(bounder.bound_not_saved(bytes, hint));
+      }
+      const pending = bounder.bound(bytes, spillId);
+      try {
+        const id = pending.spill_id();
+        if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
+        let outcome;
+        try {
+          const value = spill(id, bytes);
+          if (value !== null && typeof value === "object" && typeof value.then === "function") {
+            // A promise from a sync call: never leave it unhandled, never await it.
+            Promise.resolve(value).catch(() => {});
+            outcome = { error: "spill writer returned a Promise: use boundAsync() for asynchronous writers" };
+          } else {
+            outcome = { value };
+          }
+        } catch (err) {
+          outcome = { error: reasonOf(err) };
+        }
+        return settle(pending, outcome, hint);
+      } finally {
+        pending.free();
+      }
+    } finally {
+      bounder.free();
+    }
+  }
+
+  /**
+   * `bound` with a writer that may return a promise of the path (or of null);
+   * a rejected promise is reported in `spillError`, never thrown.
+   */
+  async function boundAsync(data, options) {
+    const { bounder, bytes, spill, spillId, hint } = prepare(data, options, "boundAsync");
+    let pending;
+    try {
+      pending = bounder.bound(bytes, spillId);
+    } finally {
+      bounder.free();
+    }
+    try {
+      const id = pending.spill_id();
+      if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
+      let outcome;
+      try {
+        outcome = { value: await spill(id, bytes) };
+      } catch (err) {
+        outcome = { error: reasonOf(err) };
+      }
+      return settle(pending, outcome, hint);
+    } finally {
+      pending.free();
+    }
+  }
+
+  /**
+   * Bounds data given in chunks, in memory proportional to the limits, with
+   * exactly the same result as `bound` over the concatenated chunks. To spill,
+   * write each chunk yourself as you push it, and give the path to `finish`.
+   */
+  class StreamingBounder {
+    #inner;
+    #done = false;
+
+    /** @param {object} options `{maxLines, maxBytes, spillId}` */
+    constructor(options) {
+      platform.ready();
+      const o = checkOptions(options, ["maxLines", "maxBytes", "spillId"], "StreamingBounder option");
+      const [maxLines, maxBytes] = checkLimits(o);
+      const spillId = checkOptionalString(o.spillId, "spillId");
+      try {
+        this.#inner = new wasm.WasmStreamingBounder(maxLines, maxBytes, spillId);
+      } catch (e) {
+        rethrow(e);
+      }
+    }
+
+    #live(what) {
+      if (this.#done) {
+        throw toError({
+          code: "invalid_state",
+          message: `invalid_state: ${what} after this StreamingBounder was finished or freed`,
+          reason: `${what} after finish`,
+        });
+      }
+      return this.#inner;
+    }
+
+    /** Feeds the next chunk (bytes, or text as its UTF-8 bytes). */
+    push(chunk) {
+      this.#live("push()").push(inputBytes(chunk, "StreamingBounder.push()"));
+    }
+
+    /** Bytes pushed so far. */
+    get totalBytes() {
+      return this.#live("totalBytes").total_bytes();
+    }
+
+    /** Bytes of buffer held: bounded by the limits, whatever was pushed. */
+    get retainedBytes() {
+      return this.#live("retainedBytes").retained_bytes();
+    }
+
+    #pending(options, what) {
+      const o = checkOptions(options, ["spill", "hint"], `${what} option`);
+      const spill = checkWriter(o.spill);
+      const hint = checkOptionalString(o.hint, "hint");
+      const inner = this.#live(what);
+      this.#done = true;
+      let pending;
+      try {
+        pending = inner.finish();
+      } catch (e) {
+        rethrow(e);
+      } finally {
+        inner.free();
+        this.#inner = undefined;
+      }
+      return { pending, spill, hint };
+    }
+
+    /**
+     * Ends the input and returns the preview. When it must be cut and `spill`
+     * is given, `spill(spillId)` returns the path where the caller saved the
+     * chunks (or null); the data itself is not passed again.
+     */
+    finish(options) {
+      const { pending, spill, hint } = this.#pending(options, "finish()");
+      try {
+        const id = pending.spill_id();
+        if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
+        let outcome;
+        try {
+          const value = spill(id);
+          if (value !== null && typeof value === "object" && typeof value.then === "function") {
+            Promise.resolve(value).catch(() => {});
+            outcome = { error: "spill writer returned a Promise: use finishAsync() for asynchronous writers" };
+          } else {
+            outcome = { value };
+          }
+        } catch (err) {
+          outcome = { error: reasonOf(err) };
+        }
+        return settle(pending, outcome, hint);
+      } finally {
+        pending.free();
+      }
+    }
+
+    /** `finish` with a writer that may return a promise. */
+    async finishAsync(options) {
+      const { pending, spill, hint } = this.#pending(options, "finishAsync()");
+      try {
+        const id = pending.spill_id();
+        if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
+        let outcome;
+        try {
+          outcome = { value: await spill(id) };
+        } catch (err) {
+          outcome = { error: reasonOf(err) };
+        }
+        return settle(pending, outcome, hint);
+      } finally {
+        pending.free();
+      }
+    }
+
+    /** Releases the WebAssembly memory now (optional; also done on garbage collection). */
+    free() {
+      if (!this.#done) {
+        this.#done = true;
+        this.#inner.free();
+        this.#inner = undefined;
+      }
+    }
+  }
+  if (typeof Symbol.dispose === "symbol") {
+    StreamingBounder.prototype[Symbol.dispose] = StreamingBounder.prototype.free;
+  }
+
+  return { bound, boundAsync, StreamingBounder };
+}

@@ -1,0 +1,336 @@
+// Shared vector logic (tests/vectors, format in shared/VECTORS.md), free of any
+// Node import so the browser test runs the very same code in Chromium.
+
+/** Standard base64 of bytes. */
+export function toB64(bytes) {
+  let s = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(s);
+}
+
+/** Bytes of standard base64. */
+export function fromB64(b64) {
+  const s = atob(b64);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
+}
+
+/** The body bytes of a decode vector. */
+export function vectorBody(v) {
+  return v.body_b64 !== undefined ? fromB64(v.body_b64) : new TextEncoder().encode(v.body ?? "");
+}
+
+/** The input bytes of a preview vector. */
+export function vectorInput(v) {
+  return v.input_b64 !== undefined ? fromB64(v.input_b64) : new TextEncoder().encode(v.input ?? "");
+}
+
+/** A JS event in the vectors' shape (snake_case keys, base64 data). */
+export function eventToVector(e) {
+  switch (e.type) {
+    case "stdout":
+    case "stderr":
+      return { type: e.type, data_b64: toB64(e.data), start: e.start, end: e.end };
+    case "started":
+      return { type: "started", proc_id: e.procId };
+    case "skipped":
+      return { type: "skipped", stream: e.stream, from: e.from, to: e.to };
+    case "heartbeat":
+      return { type: "heartbeat" };
+    case "exit":
+      return { type: "exit", exit_code: e.exitCode, timed_out: e.timedOut };
+    case "unknown":
+      return { type: "unknown", frame_type: e.frameType };
+    case "identity":
+      return { type: "identity", proc_id: e.procId, status: e.status };
+    case "result":
+      return {
+        type: "result",
+        proc_id: e.procId,
+        stdout_b64: toB64(e.stdout),
+        stderr_b64: toB64(e.stderr),
+        stdout_truncated: e.stdoutTruncated,
+        stderr_truncated: e.stderrTruncated,
+        exit_code: e.exitCode,
+        timed_out: e.timedOut,
+      };
+    default:
+      throw new Error(`unknown event type ${e.type}`);
+  }
+}
+
+/** An End (or a thrown error) in the vectors' shape. */
+export function endToVector(api, end) {
+  if (end instanceof Error) {
+    if (!(end instanceof api.DoryWireError)) throw end;
+    const out = { type: "error", code: end.code };
+    for (const [from, to] of [
+      ["stream", "stream"],
+      ["consumed", "consumed"],
+      ["earliest", "earliest"],
+      ["status", "status"],
+      ["apiCode", "api_code"],
+    ]) {
+      if (end[from] !== undefined) out[to] = end[from];
+    }
+    return out;
+  }
+  switch (end.type) {
+    case "exited":
+      return { type: "exited", exit_code: end.exitCode, timed_out: end.timedOut };
+    case "disconnected":
+      return { type: "disconnected", reason: end.reason, cursor: end.cursor };
+    default:
+      return { type: end.type };
+  }
+}
+
+/** Splits bytes at the given (sorted) cut points. */
+export function splitAt(bytes, cuts) {
+  const out = [];
+  let at = 0;
+  for (const c of cuts) {
+    out.push(bytes.subarray(at, c));
+    at = c;
+  }
+  out.push(bytes.subarray(at));
+  return out;
+}
+
+/** A small seeded PRNG (mulberry32), so random splits are reproducible. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export function hashString(s) {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
+/** Seeded random cut points (between 1 and 12 of them) inside `len`. */
+export function randomCuts(len, seed) {
+  const r = rng(seed);
+  const n = 1 + Math.floor(r() * 12);
+  const cuts = [];
+  for (let i = 0; i < n; i++) cuts.push(Math.floor(r() * (len + 1)));
+  return cuts.sort((x, y) => x - y);
+}
+
+/** The named chunkings of a body: whole, byte by byte (when small enough) and seeded random. */
+export function chunkings(name, body, { byteLimit = 1 << 20, seeds = 5 } = {}) {
+  const out = [["whole", [body]]];
+  if (body.length <= byteLimit) {
+    const bytes = [];
+    for (let i = 0; i < body.length; i++) bytes.push(body.subarray(i, i + 1));
+    out.push(["byte-by-byte", bytes]);
+  }
+  for (let s = 0; s < seeds; s++) {
+    const seed = (hashString(name) + s * 7919) >>> 0;
+    out.push([`random-${seed}`, splitAt(body, randomCuts(body.length, seed))]);
+  }
+  return out;
+}
+
+function equal(a, b) {
+  return JSON.stringify(sortKeys(a)) === JSON.stringify(sortKeys(b));
+}
+
+function sortKeys(x) {
+  if (Array.isArray(x)) return x.map(sortKeys);
+  if (x !== null && typeof x === "object") {
+    const out = {};
+    for (const k of Object.keys(x).sort()) out[k] = sortKeys(x[k]);
+    return out;
+  }
+  return x;
+}
+
+/** Compares a decode result with a vector's expectation; returns a list of differences. */
+export function compareDecode(v, got) {
+  const problems = [];
+  const exp = v.expect;
+  if (exp.events !== undefined && !equal(exp.events, got.events)) {
+    problems.push(`events: expected ${JSON.stringify(exp.events)}, got ${JSON.stringify(got.events)}`);
+  }
+  if (exp.end !== undefined) {
+    for (const key of Object.keys(exp.end)) {
+      if (!equal(exp.end[key], got.end[key])) {
+        problems.push(`end.${key}: expected ${JSON.stringify(exp.end[key])}, got ${JSON.stringify(got.end[key])} (end ${JSON.stringify(got.end)})`);
+      }
+    }
+  }
+  if (exp.cursor !== undefined && !equal(exp.cursor, got.cursor)) {
+    problems.push(`cursor: expected ${JSON.stringify(exp.cursor)}, got ${JSON.stringify(got.cursor)}`);
+  }
+  return problems;
+}
+
+/**
+ * JSON.parse that keeps integers beyond Number.MAX_SAFE_INTEGER exact, as
+ * BigInt (some vectors hold offsets near 2^64 − 1). Strings are decoded by
+ * JSON.parse itself, so escapes behave exactly as usual.
+ */
+export function parseJsonExact(text) {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && " \t\n\r".includes(text[i])) i++;
+  };
+  const value = () => {
+    ws();
+    const c = text[i];
+    if (c === "{") {
+      i++;
+      const obj = {};
+      ws();
+      if (text[i] === "}") {
+        i++;
+        return obj;
+      }
+      for (;;) {
+        ws();
+        const key = string();
+        ws();
+        if (text[i++] !== ":") throw new SyntaxError(`expected : at ${i}`);
+        obj[key] = value();
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i++] !== "}") throw new SyntaxError(`expected } at ${i}`);
+        return obj;
+      }
+    }
+    if (c === "[") {
+      i++;
+      const arr = [];
+      ws();
+      if (text[i] === "]") {
+        i++;
+        return arr;
+      }
+      for (;;) {
+        arr.push(value());
+        ws();
+        if (text[i] === ",") {
+          i++;
+          continue;
+        }
+        if (text[i++] !== "]") throw new SyntaxError(`expected ] at ${i}`);
+        return arr;
+      }
+    }
+    if (c === '"') return string();
+    const m = /^(?:true|false|null|-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?)/.exec(text.slice(i, i + 400));
+    if (!m) throw new SyntaxError(`unexpected ${JSON.stringify(c)} at ${i}`);
+    i += m[0].length;
+    const lit = m[0];
+    if (/^-?\d+$/.test(lit)) {
+      const n = Number(lit);
+      return Number.isSafeInteger(n) ? n : BigInt(lit);
+    }
+    return JSON.parse(lit);
+  };
+  const string = () => {
+    if (text[i] !== '"') throw new SyntaxError(`expected string at ${i}`);
+    let j = i + 1;
+    while (text[j] !== '"') j += text[j] === "\\" ? 2 : 1;
+    const s = JSON.parse(text.slice(i, j + 1));
+    i = j + 1;
+    return s;
+  };
+  const out = value();
+  ws();
+  if (i !== text.length) throw new SyntaxError(`trailing data at ${i}`);
+  return out;
+}
+
+/** True when a value holds a BigInt anywhere (an integer a Number cannot hold). */
+export function hasBigInt(x) {
+  if (typeof x === "bigint") return true;
+  if (Array.isArray(x)) return x.some(hasBigInt);
+  if (x !== null && typeof x === "object") return Object.values(x).some(hasBigInt);
+  return false;
+}
+
+/**
+ * What the JS API must give for a vector. Offsets are Numbers in JS, and one
+ * above Number.MAX_SAFE_INTEGER is an error, never rounded: a cursor option
+ * beyond it is a RangeError; decoding stops with `integer_out_of_range` at the
+ * first event (or the end) that holds one, keeping the events before it.
+ * Returns `{rangeError: true}` or an expectation in vector shape.
+ */
+export function jsExpectation(v) {
+  if (v.cursor && hasBigInt(v.cursor)) return { rangeError: true };
+  const exp = v.expect;
+  const events = exp.events ?? [];
+  const first = events.findIndex(hasBigInt);
+  if (first >= 0) {
+    return { events: events.slice(0, first), end: { type: "error", code: "integer_out_of_range" } };
+  }
+  if (exp.end && hasBigInt(exp.end)) {
+    return { events, end: { type: "error", code: "integer_out_of_range" } };
+  }
+  if (exp.cursor && hasBigInt(exp.cursor)) {
+    // The events and end are exact; only the cursor cannot be a Number.
+    return { events, end: exp.end, cursor: "integer_out_of_range" };
+  }
+  return exp;
+}
+
+/** `decode`, but the cursor read is allowed to fail with a code. */
+export function decodeJs(api, v, chunks) {
+  const options = {};
+  if (v.cursor) options.cursor = v.cursor;
+  if (v.gap_policy) options.gapPolicy = v.gap_policy;
+  if (v.max_frame_bytes !== undefined) options.maxFrameBytes = v.max_frame_bytes;
+  let reader;
+  try {
+    reader = new api.OutputReader(v.endpoint, options);
+  } catch (err) {
+    if (err instanceof RangeError) return { rangeError: true };
+    throw err;
+  }
+  const events = [];
+  let end;
+  try {
+    reader.open(v.status, v.content_type ?? "", v.process_id_header ?? undefined);
+    for (const chunk of chunks) {
+      for (const e of reader.feed(chunk)) events.push(eventToVector(e));
+    }
+    const fin = reader.finish();
+    for (const e of fin.events) events.push(eventToVector(e));
+    end = endToVector(api, fin);
+  } catch (err) {
+    end = endToVector(api, err);
+  }
+  let cursor;
+  try {
+    cursor = reader.cursor;
+  } catch (err) {
+    if (!(err instanceof api.DoryWireError)) throw err;
+    cursor = err.code;
+  }
+  reader.free();
+  return { events, end, cursor };
+}
+
+/** Compares a JS decode result with `jsExpectation(v)`; returns the differences. */
+export function compareJs(v, got) {
+  const exp = jsExpectation(v);
+  if (exp.rangeError || got.rangeError) {
+    return exp.rangeError && got.rangeError ? [] : [`expected rangeError=${!!exp.rangeError}, got ${JSON.stringify(got)}`];
+  }
+  return compareDecode({ expect: exp }, got);
+}
