@@ -1,31 +1,41 @@
-//! Python bindings for dory-wire.
+//! Python bindings for [`dory_wire`]: the native module `dory_wire._core`.
+//!
+//! This crate only converts types and maps errors; every decision is the
+//! core's. The public Python API is re-exported by `dory_wire/__init__.py`,
+//! typed by `dory_wire/_core.pyi` (checked by `mypy.stubtest`), and the
+//! exception classes are plain Python in `dory_wire/_errors.py`.
 #![forbid(unsafe_code)]
+
 use pyo3::prelude::*;
 
-/// A test class.
-#[pyclass(frozen, eq, hash, module = "dory_wire")]
-#[derive(PartialEq, Eq, Hash)]
-struct Foo {
-    #[pyo3(get)]
-    x: u64,
-}
+mod args;
+mod errors;
+mod reader;
+mod values;
 
-#[pymethods]
-impl Foo {
-    #[new]
-    fn new(x: u64) -> Self { Foo { x } }
-    #[classattr]
-    fn __match_args__() -> (&'static str,) { ("x",) }
-    fn feed(&self, py: Python<'_>, data: &Bound<'_, pyo3::types::PyBytes>) -> usize {
-        let d = data.as_bytes();
-        py.detach(|| d.len())
-    }
-}
-
-/// The native module.
+/// The native part of ``dory_wire``. Import from ``dory_wire`` instead.
 #[pymodule]
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<Foo>()?;
+    m.add_class::<reader::OutputReader>()?;
+    m.add_class::<values::PyCursor>()?;
+    m.add_class::<values::PyResumeState>()?;
+    m.add_class::<values::Started>()?;
+    m.add_class::<values::Output>()?;
+    m.add_class::<values::Skipped>()?;
+    m.add_class::<values::Heartbeat>()?;
+    m.add_class::<values::Exit>()?;
+    m.add_class::<values::Unknown>()?;
+    m.add_class::<values::Identity>()?;
+    m.add_class::<values::ExecResult>()?;
+    m.add_class::<values::Exited>()?;
+    m.add_class::<values::Disconnected>()?;
+    m.add_class::<values::Document>()?;
+    m.add("DEFAULT_MAX_FRAME_BYTES", dory_wire::DEFAULT_MAX_FRAME_BYTES)?;
+    m.add(
+        "DEFAULT_LIVENESS_TIMEOUT",
+        dory_wire::DEFAULT_LIVENESS_TIMEOUT.as_secs_f64(),
+    )?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,0 +1,502 @@
+//! Immutable value classes: `Cursor`, `ResumeState`, the events and the ends.
+//!
+//! Every class is frozen, compares and hashes by value, has a `repr` that
+//! evaluates back to an equal value, and `__match_args__` for `match`.
+
+use dory_wire::{Cursor, DisconnectReason, End, Event, ResumeState};
+use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
+use pyo3::types::{PyBool, PyBytes, PyTuple};
+
+use crate::args;
+use crate::errors::to_py_err;
+
+/// `Name(a=repr(a), b=repr(b))`.
+fn repr_call(name: &str, fields: &[(&str, Bound<'_, PyAny>)]) -> PyResult<String> {
+    let mut out = String::with_capacity(64);
+    out.push_str(name);
+    out.push('(');
+    for (i, (field, value)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        out.push_str(field);
+        out.push('=');
+        out.push_str(&value.repr()?.to_cow()?);
+    }
+    out.push(')');
+    Ok(out)
+}
+
+/// An empty tuple, the default `events` of the end classes.
+fn empty_tuple() -> Py<PyTuple> {
+    Python::attach(|py| PyTuple::empty(py).unbind())
+}
+
+/// Declares a frozen value class whose fields convert to Python by reference.
+///
+/// Generates the constructor (optionally with a `signature`), getters,
+/// `__match_args__`, `__repr__`, `__eq__` and `__hash__` (over a tuple of the
+/// fields), plus any `extra` methods.
+macro_rules! value_class {
+    (
+        $(#[$doc:meta])*
+        $rust:ident as $py_name:literal
+        $(signature ($($sig:tt)*))?
+        {
+            $( $(#[$fdoc:meta])* $field:ident : $ty:ty ),* $(,)?
+        }
+        $(extra { $($extra:tt)* })?
+    ) => {
+        $(#[$doc])*
+        #[pyclass(frozen, module = "dory_wire", name = $py_name)]
+        pub(crate) struct $rust {
+            $( $(#[$fdoc])* #[pyo3(get)] pub(crate) $field: $ty, )*
+        }
+
+        #[pymethods]
+        impl $rust {
+            #[new]
+            $(#[pyo3(signature = ($($sig)*))])?
+            fn py_new($($field: $ty),*) -> Self {
+                $rust { $($field),* }
+            }
+
+            /// Field names for ``match`` class patterns.
+            #[classattr]
+            fn __match_args__(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+                let names: Vec<&str> = vec![$(stringify!($field)),*];
+                PyTuple::new(py, names)
+            }
+
+            #[allow(unused_variables)]
+            fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+                let fields: Vec<(&str, Bound<'_, PyAny>)> = vec![
+                    $((stringify!($field), (&self.$field).into_bound_py_any(py)?)),*
+                ];
+                repr_call($py_name, &fields)
+            }
+
+            fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+                let py = other.py();
+                let Ok(other) = other.cast::<$rust>() else {
+                    return Ok(py.NotImplemented());
+                };
+                let equal = self.key(py)?.eq(other.get().key(py)?)?;
+                Ok(PyBool::new(py, equal).to_owned().into_any().unbind())
+            }
+
+            fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+                self.key(py)?.hash()
+            }
+
+            $($($extra)*)?
+        }
+
+        impl $rust {
+            /// The fields as a tuple, for equality and hashing.
+            fn key<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+                #[allow(unused_mut)]
+                let mut fields: Vec<Bound<'py, PyAny>> = Vec::new();
+                $(fields.push((&self.$field).into_bound_py_any(py)?);)*
+                PyTuple::new(py, fields)
+            }
+        }
+    };
+}
+
+/// Per-stream consumed byte offsets: where output has been delivered up to.
+///
+/// Offsets count raw bytes, never characters; setup logs use only `stdout`.
+/// Wherever a cursor is accepted, a mapping such as ``{"stdout": 5}`` is too
+/// (missing streams are 0). Round-trips through :meth:`to_json` /
+/// :meth:`from_json` and :meth:`to_dict`.
+#[pyclass(frozen, eq, hash, module = "dory_wire", name = "Cursor")]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct PyCursor(pub(crate) Cursor);
+
+#[pymethods]
+impl PyCursor {
+    #[new]
+    #[pyo3(signature = (stdout = None, stderr = None))]
+    fn py_new(stdout: Option<&Bound<'_, PyAny>>, stderr: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let offset = |obj: Option<&Bound<'_, PyAny>>, arg| match obj {
+            Some(o) => args::offset(o, arg),
+            None => Ok(0),
+        };
+        Ok(PyCursor(Cursor::new(offset(stdout, "stdout")?, offset(stderr, "stderr")?)))
+    }
+
+    /// Bytes of stdout consumed (for setup logs: of the combined log).
+    #[getter]
+    fn stdout(&self) -> u64 {
+        self.0.stdout
+    }
+
+    /// Bytes of stderr consumed (always 0 for setup logs).
+    #[getter]
+    fn stderr(&self) -> u64 {
+        self.0.stderr
+    }
+
+    /// Field names for `match` class patterns.
+    #[classattr]
+    fn __match_args__() -> (&'static str, &'static str) {
+        ("stdout", "stderr")
+    }
+
+    /// The cursor as JSON: ``{"stdout": N, "stderr": M}``.
+    fn to_json(&self) -> String {
+        format!("{{\"stdout\":{},\"stderr\":{}}}", self.0.stdout, self.0.stderr)
+    }
+
+    /// Parses JSON made by :meth:`to_json` (or any object with those keys).
+    ///
+    /// Raises ``ValueError`` for anything else.
+    #[staticmethod]
+    fn from_json(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = args::string(json, "json")?;
+        let parsed = py
+            .import("json")?
+            .call_method1("loads", (text,))
+            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("invalid cursor JSON: {e}")))?;
+        Ok(PyCursor(args::cursor(Some(&parsed), "json")?))
+    }
+
+    /// The cursor as a dict: ``{"stdout": N, "stderr": M}``.
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+        let d = pyo3::types::PyDict::new(py);
+        d.set_item("stdout", self.0.stdout)?;
+        d.set_item("stderr", self.0.stderr)?;
+        Ok(d)
+    }
+
+    fn __getnewargs__(&self) -> (u64, u64) {
+        (self.0.stdout, self.0.stderr)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Cursor(stdout={}, stderr={})", self.0.stdout, self.0.stderr)
+    }
+}
+
+/// Everything needed to resume reading a process's output, even in another
+/// process: the process id, the cursor and whether ``exit`` was seen.
+///
+/// Get one from :meth:`OutputReader.resume_state`, save it with
+/// :meth:`to_json`, load it with :meth:`ResumeState.from_json` and pass it to
+/// :meth:`OutputReader.resume`.
+#[pyclass(frozen, eq, module = "dory_wire", name = "ResumeState")]
+#[derive(Clone, PartialEq, Eq)]
+pub(crate) struct PyResumeState(pub(crate) ResumeState);
+
+#[pymethods]
+impl PyResumeState {
+    /// Format version of the serialized form.
+    #[getter]
+    fn version(&self) -> u32 {
+        self.0.version
+    }
+
+    /// The process id, once known.
+    #[getter]
+    fn process_id(&self) -> Option<&str> {
+        self.0.process_id.as_deref()
+    }
+
+    /// Consumed offsets.
+    #[getter]
+    fn cursor(&self) -> PyCursor {
+        PyCursor(self.0.cursor)
+    }
+
+    /// Whether the ``exit`` frame was seen (the output is complete).
+    #[getter]
+    fn exit_seen(&self) -> bool {
+        self.0.exit_seen
+    }
+
+    /// The exit code, when ``exit`` was seen with one.
+    #[getter]
+    fn exit_code(&self) -> Option<i64> {
+        self.0.exit_code
+    }
+
+    /// Whether the exit was a timeout.
+    #[getter]
+    fn timed_out(&self) -> bool {
+        self.0.timed_out
+    }
+
+    /// Serializes to JSON (versioned; stable across releases of the format).
+    fn to_json(&self) -> String {
+        self.0.to_json()
+    }
+
+    /// Parses JSON made by :meth:`to_json`.
+    ///
+    /// Raises :class:`InvalidState` (a ``ValueError``) for malformed JSON or an
+    /// unsupported version.
+    #[staticmethod]
+    fn from_json(py: Python<'_>, json: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = args::string(json, "json")?;
+        ResumeState::from_json(&text)
+            .map(PyResumeState)
+            .map_err(|e| to_py_err(py, e, Vec::new()))
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let s = &self.0;
+        let process_id = s.process_id.as_deref().into_bound_py_any(py)?;
+        let exit_code = s.exit_code.into_bound_py_any(py)?;
+        Ok(format!(
+            "ResumeState(version={}, process_id={}, cursor=Cursor(stdout={}, stderr={}), exit_seen={}, exit_code={}, timed_out={})",
+            s.version,
+            process_id.repr()?,
+            s.cursor.stdout,
+            s.cursor.stderr,
+            if s.exit_seen { "True" } else { "False" },
+            exit_code.repr()?,
+            if s.timed_out { "True" } else { "False" },
+        ))
+    }
+}
+
+value_class! {
+    /// The exec stream's first frame: the process now exists under ``proc_id``.
+    Started as "Started" {
+        /// The process id.
+        proc_id: String,
+    }
+}
+
+value_class! {
+    /// New output bytes: ``data`` covers offsets ``[start, end)`` of ``stream``.
+    ///
+    /// Overlap with what was already consumed has been trimmed, so
+    /// concatenating the ``data`` of a stream's events gives its output.
+    Output as "Output" {
+        /// ``"stdout"`` or ``"stderr"``.
+        stream: String,
+        /// The bytes, exact (not necessarily valid UTF-8, and a chunk may
+        /// split a character: use ``Utf8Decoder`` for text).
+        data: Py<PyBytes>,
+        /// Offset of the first byte in the stream.
+        start: u64,
+        /// Offset just past the last byte (``start + len(data)``).
+        end: u64,
+    }
+}
+
+value_class! {
+    /// Output lost and skipped under ``gap_policy="skip"``: offsets
+    /// ``[start, end)`` of ``stream`` (the core's ``from``/``to``).
+    Skipped as "Skipped" {
+        /// ``"stdout"`` or ``"stderr"``.
+        stream: String,
+        /// First lost offset.
+        start: u64,
+        /// Offset just past the last lost byte.
+        end: u64,
+    }
+}
+
+value_class! {
+    /// A keep-alive frame (the stream is alive, nothing new).
+    Heartbeat as "Heartbeat" {}
+}
+
+value_class! {
+    /// The process finished; the last frame of the stream.
+    Exit as "Exit" {
+        /// The exit code; ``None`` when killed or timed out.
+        exit_code: Option<i64>,
+        /// Whether the process hit its deadline.
+        timed_out: bool,
+    }
+}
+
+value_class! {
+    /// A frame whose ``type`` no union knows; it changes no state.
+    Unknown as "Unknown" {
+        /// The frame's ``type``.
+        frame_type: String,
+    }
+}
+
+value_class! {
+    /// A JSON identity document (the answer to a process start, its keyed
+    /// replay, or a kill).
+    Identity as "Identity" {
+        /// The process id.
+        proc_id: String,
+        /// ``"running"`` or ``"exited"``.
+        status: String,
+    }
+}
+
+value_class! {
+    /// A JSON result document (the answer to a synchronous exec).
+    ExecResult as "Result" {
+        /// The process id.
+        proc_id: String,
+        /// Standard output bytes.
+        stdout: Py<PyBytes>,
+        /// Standard error bytes.
+        stderr: Py<PyBytes>,
+        /// Whether stdout was cut at the synchronous limit.
+        stdout_truncated: bool,
+        /// Whether stderr was cut at the synchronous limit.
+        stderr_truncated: bool,
+        /// The exit code; ``None`` when killed or timed out.
+        exit_code: Option<i64>,
+        /// Whether the process hit its deadline.
+        timed_out: bool,
+    }
+}
+
+/// Converts a core event.
+pub(crate) fn event_to_py(py: Python<'_>, event: Event) -> PyResult<Bound<'_, PyAny>> {
+    let obj = match event {
+        Event::Started { proc_id } => Started { proc_id }.into_pyobject(py)?.into_any(),
+        Event::Output {
+            stream,
+            data,
+            start,
+            end,
+        } => Output {
+            stream: stream.as_str().to_owned(),
+            data: PyBytes::new(py, &data).unbind(),
+            start,
+            end,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        Event::Skipped { stream, from, to } => Skipped {
+            stream: stream.as_str().to_owned(),
+            start: from,
+            end: to,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        Event::Heartbeat => Heartbeat {}.into_pyobject(py)?.into_any(),
+        Event::Exit {
+            exit_code,
+            timed_out,
+        } => Exit {
+            exit_code,
+            timed_out,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        Event::Unknown { frame_type } => Unknown { frame_type }.into_pyobject(py)?.into_any(),
+        Event::Identity(id) => Identity {
+            proc_id: id.proc_id,
+            status: id.status.as_str().to_owned(),
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        Event::Result(r) => ExecResult {
+            proc_id: r.proc_id,
+            stdout: PyBytes::new(py, &r.stdout).unbind(),
+            stderr: PyBytes::new(py, &r.stderr).unbind(),
+            stdout_truncated: r.stdout_truncated,
+            stderr_truncated: r.stderr_truncated,
+            exit_code: r.exit_code,
+            timed_out: r.timed_out,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+    };
+    Ok(obj)
+}
+
+/// Converts core events into a tuple.
+pub(crate) fn events_to_tuple(py: Python<'_>, events: Vec<Event>) -> PyResult<Bound<'_, PyTuple>> {
+    let items = events
+        .into_iter()
+        .map(|e| event_to_py(py, e))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, items)
+}
+
+value_class! {
+    /// The stream ended with an ``exit`` frame: the output is complete.
+    ///
+    /// ``events`` holds the events delivered when the body ended (usually
+    /// none); :func:`iter_events` yields them before it returns.
+    Exited as "Exited" signature (exit_code, timed_out, events = empty_tuple()) {
+        /// The exit code; ``None`` when killed or timed out.
+        exit_code: Option<i64>,
+        /// Whether the process hit its deadline.
+        timed_out: bool,
+        /// Events delivered by ``finish()`` (usually empty).
+        events: Py<PyTuple>,
+    }
+}
+
+value_class! {
+    /// The stream ended without ``exit``: reconnect to *process output* from
+    /// ``cursor`` (never start the command again).
+    ///
+    /// ``reason`` is ``"end_of_body"`` (the body ended; a partial last line
+    /// was discarded), ``"gap"`` (the server reported lost output, all of it
+    /// skipped) or ``"stalled"`` (no byte within the liveness timeout).
+    /// ``events`` holds the events delivered when the body ended, e.g. the
+    /// ``Skipped`` ranges of a 409 ``output_gap`` answer under the skip policy.
+    Disconnected as "Disconnected" signature (cursor, reason, events = empty_tuple()) {
+        /// Where to resume from.
+        cursor: Py<PyCursor>,
+        /// ``"end_of_body"``, ``"gap"`` or ``"stalled"``.
+        reason: String,
+        /// Events delivered by ``finish()`` (usually empty).
+        events: Py<PyTuple>,
+    }
+}
+
+value_class! {
+    /// A JSON document was decoded; ``document`` is its ``Identity`` or
+    /// ``Result`` event, also the only item of ``events``.
+    Document as "Document" signature (events = empty_tuple()) {
+        /// Events delivered by ``finish()``: the document's event.
+        events: Py<PyTuple>,
+    }
+    extra {
+        /// The ``Identity`` or ``Result`` event (``None`` if ``events`` is empty).
+        #[getter]
+        fn document(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+            self.events.bind(py).iter().next().map(Bound::unbind)
+        }
+    }
+}
+
+/// Converts a core end, with the events `finish()` delivered.
+pub(crate) fn end_to_py(py: Python<'_>, end: End, events: Vec<Event>) -> PyResult<Bound<'_, PyAny>> {
+    let events = events_to_tuple(py, events)?.unbind();
+    let obj = match end {
+        End::Exited {
+            exit_code,
+            timed_out,
+        } => Exited {
+            exit_code,
+            timed_out,
+            events,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        End::Disconnected { cursor, reason } => Disconnected {
+            cursor: Py::new(py, PyCursor(cursor))?,
+            reason: reason_name(reason).to_owned(),
+            events,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        End::Document => Document { events }.into_pyobject(py)?.into_any(),
+    };
+    Ok(obj)
+}
+
+/// The stable name of a disconnect reason.
+fn reason_name(reason: DisconnectReason) -> &'static str {
+    reason.as_str()
+}

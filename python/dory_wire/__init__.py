@@ -1,0 +1,112 @@
+"""dory_wire: decode the Dory process-output protocol (sans-IO).
+
+The decoder is the Rust core shared with the other SDKs; this package only
+converts types. Feed it the bytes of an HTTP response, get typed events::
+
+    from dory_wire import OutputReader, Output, iter_events
+
+    reader = OutputReader("exec")
+    reader.open(200, "application/x-ndjson")
+    events = iter_events(reader, [b'{"type":"started","proc_id":"p_1"}\\n'])
+    for event in events:
+        print(event)
+    print(events.end)
+
+Main names:
+
+- :class:`OutputReader`, :class:`Cursor`, :class:`ResumeState`;
+- events :class:`Started`, :class:`Output`, :class:`Skipped`,
+  :class:`Heartbeat`, :class:`Exit`, :class:`Unknown`, :class:`Identity`,
+  :class:`Result` (the :data:`Event` union);
+- ends :class:`Exited`, :class:`Disconnected`, :class:`Document` (the
+  :data:`End` union);
+- :func:`iter_events` / :func:`aiter_events` to drive a reader from an
+  (async) iterable of chunks;
+- exceptions: :class:`DoryWireError` and its subclasses (see
+  ``dory_wire._errors``).
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+from ._core import (
+    DEFAULT_LIVENESS_TIMEOUT,
+    DEFAULT_MAX_FRAME_BYTES,
+    Cursor,
+    Disconnected,
+    Document,
+    Exit,
+    Exited,
+    Heartbeat,
+    Identity,
+    Output,
+    OutputReader,
+    Result,
+    ResumeState,
+    Skipped,
+    Started,
+    Unknown,
+    __version__,
+)
+from ._errors import (
+    ApiError,
+    DoryWireError,
+    FrameTooLarge,
+    IdentityMismatch,
+    InvalidLimits,
+    InvalidState,
+    MalformedFrame,
+    OffsetBeyondOutput,
+    OutputExpired,
+    OutputGap,
+    ProtocolError,
+    UnexpectedFrame,
+    UnsupportedContentType,
+)
+from ._stream import AsyncEventIterator, EventIterator, aiter_events, iter_events
+
+Event = Union[Started, Output, Skipped, Heartbeat, Exit, Unknown, Identity, Result]
+"""Any event an :class:`OutputReader` yields."""
+
+End = Union[Exited, Disconnected, Document]
+"""How a response ended: what :meth:`OutputReader.finish` returns."""
+
+__all__ = [
+    "DEFAULT_LIVENESS_TIMEOUT",
+    "DEFAULT_MAX_FRAME_BYTES",
+    "ApiError",
+    "AsyncEventIterator",
+    "Cursor",
+    "Disconnected",
+    "Document",
+    "DoryWireError",
+    "End",
+    "Event",
+    "EventIterator",
+    "Exit",
+    "Exited",
+    "FrameTooLarge",
+    "Heartbeat",
+    "Identity",
+    "IdentityMismatch",
+    "InvalidLimits",
+    "InvalidState",
+    "MalformedFrame",
+    "OffsetBeyondOutput",
+    "Output",
+    "OutputExpired",
+    "OutputGap",
+    "OutputReader",
+    "ProtocolError",
+    "Result",
+    "ResumeState",
+    "Skipped",
+    "Started",
+    "UnexpectedFrame",
+    "Unknown",
+    "UnsupportedContentType",
+    "__version__",
+    "aiter_events",
+    "iter_events",
+]

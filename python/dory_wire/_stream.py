@@ -1,0 +1,218 @@
+"""Drive an :class:`OutputReader` from an iterable of body chunks.
+
+Works with any HTTP client: ``httpx`` (``response.iter_bytes()`` /
+``response.aiter_bytes()``), ``aiohttp`` (``response.content.iter_chunked(n)``),
+``urllib3`` (``response.stream(n)``), ``requests``
+(``response.iter_content(None)``) or a plain list of ``bytes``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
+from typing import TYPE_CHECKING, Any, Optional, Union
+
+if TYPE_CHECKING:
+    from ._core import (
+        Disconnected,
+        Document,
+        Exit,
+        Exited,
+        Heartbeat,
+        Identity,
+        Output,
+        OutputReader,
+        Result,
+        Skipped,
+        Started,
+        Unknown,
+    )
+
+    Event = Union[Started, Output, Skipped, Heartbeat, Exit, Unknown, Identity, Result]
+    End = Union[Exited, Disconnected, Document]
+
+__all__ = ["AsyncEventIterator", "EventIterator", "aiter_events", "iter_events"]
+
+Chunk = Union[bytes, bytearray, memoryview]
+
+_NOT_DONE = "the events are not exhausted yet: iterate to the end first"
+
+
+class EventIterator(Iterator["Event"]):
+    """The events of a response body, fed chunk by chunk to a reader.
+
+    Iterate it to the end; then :attr:`end` holds how the response ended
+    (the value :meth:`OutputReader.finish` returned), and ``end`` is also the
+    iterator's return value for ``end = yield from iter_events(...)``.
+    Errors of the stream (e.g. :class:`OutputGap`) are raised by the
+    iteration, after every event that preceded them was yielded.
+    """
+
+    def __init__(self, reader: OutputReader, chunks: Iterable[Chunk]) -> None:
+        self._reader = reader
+        self._chunks = iter(chunks)
+        self._pending: deque[Event] = deque()
+        self._end: Optional[End] = None
+        self._done = False
+
+    def __iter__(self) -> EventIterator:
+        return self
+
+    def __next__(self) -> Event:
+        while not self._pending:
+            if self._done:
+                raise StopIteration(self._end)
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                # A failing finish() must not be retried by a later next().
+                self._done = True
+                self._end = self._reader.finish()
+                self._pending.extend(self._end.events)
+            else:
+                try:
+                    self._pending.extend(self._reader.feed(chunk))
+                except BaseException:
+                    self._done = True
+                    raise
+        return self._pending.popleft()
+
+    @property
+    def end(self) -> End:
+        """How the response ended: :class:`Exited`, :class:`Disconnected`
+        or :class:`Document`. Raises ``RuntimeError`` before the end."""
+        if self._end is None:
+            raise RuntimeError(_NOT_DONE)
+        return self._end
+
+
+def iter_events(reader: OutputReader, chunks: Iterable[Chunk]) -> EventIterator:
+    """Feed ``chunks`` (an iterable of ``bytes``) to an opened ``reader`` and
+    yield its events; at the end call :meth:`OutputReader.finish`.
+
+    Returns an :class:`EventIterator`; after the loop its ``end`` attribute
+    holds the :class:`Exited` / :class:`Disconnected` / :class:`Document`.
+    Liveness cannot be checked while a blocking read waits: give your HTTP
+    client a read timeout instead (see :func:`aiter_events` for asyncio).
+
+    Example::
+
+        reader = OutputReader("process_output", cursor=saved_cursor)
+        reader.open(resp.status_code, resp.headers.get("content-type"),
+                    resp.headers.get("ce-process-id"))
+        events = iter_events(reader, resp.iter_bytes())
+        for event in events:
+            ...
+        print(events.end)
+    """
+    return EventIterator(reader, chunks)
+
+
+class AsyncEventIterator(AsyncIterator["Event"]):
+    """The events of a response body read from an async iterable of chunks.
+
+    Iterate it with ``async for``; then :attr:`end` holds how the response
+    ended. With ``liveness`` on (the default), a body that sends no byte for
+    the reader's ``liveness_timeout`` ends the iteration with
+    ``Disconnected(reason="stalled")`` (the pending read is cancelled; the
+    caller still closes the response).
+    """
+
+    def __init__(
+        self,
+        reader: OutputReader,
+        chunks: AsyncIterable[Chunk],
+        *,
+        liveness: bool = True,
+    ) -> None:
+        self._reader = reader
+        self._chunks = chunks.__aiter__()
+        self._liveness = liveness
+        self._pending: deque[Event] = deque()
+        self._end: Optional[End] = None
+        self._done = False
+        self._read: Optional[asyncio.Future[Any]] = None
+
+    def __aiter__(self) -> AsyncEventIterator:
+        return self
+
+    async def __anext__(self) -> Event:
+        while not self._pending:
+            if self._done:
+                raise StopAsyncIteration
+            try:
+                chunk = await self._next_chunk()
+            except StopAsyncIteration:
+                chunk = None
+            except BaseException:
+                self._done = True
+                raise
+            if chunk is None:
+                self._done = True
+                self._end = self._reader.finish()
+                self._pending.extend(self._end.events)
+            else:
+                try:
+                    self._pending.extend(self._reader.feed(chunk))
+                except BaseException:
+                    self._done = True
+                    raise
+        return self._pending.popleft()
+
+    async def _next_chunk(self) -> Optional[Chunk]:
+        """The next chunk, ``None`` when the stream stalled."""
+        if not self._liveness:
+            return await self._chunks.__anext__()
+        loop = asyncio.get_running_loop()
+        if self._read is None:
+            self._read = asyncio.ensure_future(self._chunks.__anext__())
+        read = self._read
+        while True:
+            # Arms the clock the first time, restarts it after new bytes.
+            if self._reader.handle_timeout(loop.time()):
+                read.cancel()
+                await asyncio.gather(read, return_exceptions=True)
+                self._read = None
+                return None
+            deadline = self._reader.poll_timeout()
+            timeout = None if deadline is None else max(0.0, deadline - loop.time())
+            done, _ = await asyncio.wait({read}, timeout=timeout)
+            if done:
+                self._read = None
+                result: Chunk = read.result()
+                return result
+
+    @property
+    def end(self) -> End:
+        """How the response ended: :class:`Exited`, :class:`Disconnected`
+        or :class:`Document`. Raises ``RuntimeError`` before the end."""
+        if self._end is None:
+            raise RuntimeError(_NOT_DONE)
+        return self._end
+
+
+def aiter_events(
+    reader: OutputReader, chunks: AsyncIterable[Chunk], *, liveness: bool = True
+) -> AsyncEventIterator:
+    """Feed ``chunks`` (an async iterable of ``bytes``) to an opened
+    ``reader`` and yield its events; at the end call
+    :meth:`OutputReader.finish`.
+
+    Returns an :class:`AsyncEventIterator`; after the loop its ``end``
+    attribute holds the :class:`Exited` / :class:`Disconnected` /
+    :class:`Document`. With ``liveness=True`` the reader's
+    ``liveness_timeout`` is enforced on the event loop's clock: a silent
+    stream ends with ``Disconnected(reason="stalled")``.
+
+    Example::
+
+        async with client.stream("GET", url) as resp:
+            reader = OutputReader("process_output")
+            reader.open(resp.status_code, resp.headers.get("content-type"),
+                        resp.headers.get("ce-process-id"))
+            events = aiter_events(reader, resp.aiter_bytes())
+            async for event in events:
+                ...
+        print(events.end)
+    """
+    return AsyncEventIterator(reader, chunks, liveness=liveness)
