@@ -21,7 +21,7 @@ use super::stream::StreamingBounder;
 /// let preview = bounder.bound(log.as_bytes()).render(SpillOutcome::NotSaved, None);
 /// assert_eq!(
 ///     preview.text,
-///     "line 1\nline 2\n[... 96 lines (796 bytes) omitted: lines 3-98 of 100; full output not saved ...]\nline 99\nline 100\n"
+///     "line 1\nline 2\n[... 96 lines (761 bytes) omitted: lines 3-98 of 100; full output not saved ...]\nline 99\nline 100\n"
 /// );
 /// # Ok::<(), dory_wire::Error>(())
 /// ```

@@ -26,7 +26,7 @@ use super::spill::{Bounded, PendingSpill};
 /// for i in 0..100_000 {
 ///     bounder.push(format!("step {i}\n").as_bytes());
 /// }
-/// assert!(bounder.retained_bytes() <= 3 * 4096);
+/// assert!(bounder.retained_bytes() <= 4 * 4096 + 16);
 /// let pending = bounder.finish();
 /// let preview = pending.render(SpillOutcome::Saved { path: "/tmp/out.txt".into() }, None);
 /// assert!(preview.text.ends_with("step 99999\n"));
