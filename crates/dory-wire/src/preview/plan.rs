@@ -14,10 +14,9 @@
 //!
 //! Filling one side takes whole lines while they fit; a line is cut (at a
 //! character boundary) only when it alone is too long for that side's budget.
-//! The tail is filled first with half of the budget (rounded up: with a single
-//! line to spare, the tail is shown), then the head with what the tail left,
-//! then the tail again with what the head left, so budget one side does not
-//! use moves to the other.
+//! Each side first fills half of each budget (the tail gets the odd byte and
+//! line: with a single line to spare, the tail is shown); then the tail, and
+//! after it the head, grow into whatever the other side left unused.
 //!
 //! The notice's digits depend on the cut and the cut on the notice's length:
 //! the reserve `n` for the notice is the smallest for which the notice of the
@@ -213,13 +212,14 @@ fn cut(r: &Retained<'_>, limits: &Limits, reserve: u64) -> Option<Cut> {
     let bytes = (limits.max_bytes() as u64).checked_sub(reserve)?;
     let lines = limits.max_lines() as u64 - 1;
     let first_tail = fill_tail(r, bytes - bytes / 2, lines - lines / 2, 0);
-    let head = fill_head(
+    let first_head = fill_head(r, bytes / 2, lines / 2, first_tail.edge);
+    let tail = fill_tail(
         r,
-        bytes - first_tail.cost,
-        lines - first_tail.lines,
-        first_tail.edge,
+        bytes - first_head.cost,
+        lines - first_head.lines,
+        first_head.edge,
     );
-    let tail = fill_tail(r, bytes - head.cost, lines - head.lines, head.edge);
+    let head = fill_head(r, bytes - tail.cost, lines - tail.lines, tail.edge);
     Some(Cut { head, tail })
 }
 
