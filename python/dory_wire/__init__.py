@@ -22,6 +22,8 @@ Main names:
   :data:`End` union);
 - :func:`iter_events` / :func:`aiter_events` to drive a reader from an
   (async) iterable of chunks;
+- previews: :func:`bound` / :func:`abound` (with a spill writer such as
+  :class:`SpillDirectory`), :class:`StreamingBounder`, :class:`Preview`;
 - exceptions: :class:`DoryWireError` and its subclasses (see
   ``dory_wire._errors``).
 """
@@ -33,6 +35,8 @@ from typing import Union
 from ._core import (
     DEFAULT_LIVENESS_TIMEOUT,
     DEFAULT_MAX_FRAME_BYTES,
+    MIN_MAX_BYTES,
+    Bounder,
     Cursor,
     Disconnected,
     Document,
@@ -42,10 +46,13 @@ from ._core import (
     Identity,
     Output,
     OutputReader,
+    PendingSpill,
+    Preview,
     Result,
     ResumeState,
     Skipped,
     Started,
+    StreamingBounder,
     Unknown,
     __version__,
 )
@@ -64,6 +71,14 @@ from ._errors import (
     UnexpectedFrame,
     UnsupportedContentType,
 )
+from ._preview import (
+    AsyncSpillWriter,
+    SpillDirectory,
+    SpillWriter,
+    abound,
+    bound,
+    new_spill_id,
+)
 from ._stream import AsyncEventIterator, EventIterator, aiter_events, iter_events
 
 Event = Union[Started, Output, Skipped, Heartbeat, Exit, Unknown, Identity, Result]
@@ -75,8 +90,11 @@ End = Union[Exited, Disconnected, Document]
 __all__ = [
     "DEFAULT_LIVENESS_TIMEOUT",
     "DEFAULT_MAX_FRAME_BYTES",
+    "MIN_MAX_BYTES",
     "ApiError",
     "AsyncEventIterator",
+    "AsyncSpillWriter",
+    "Bounder",
     "Cursor",
     "Disconnected",
     "Document",
@@ -98,15 +116,23 @@ __all__ = [
     "OutputExpired",
     "OutputGap",
     "OutputReader",
+    "PendingSpill",
+    "Preview",
     "ProtocolError",
     "Result",
     "ResumeState",
     "Skipped",
+    "SpillDirectory",
+    "SpillWriter",
     "Started",
+    "StreamingBounder",
     "UnexpectedFrame",
     "Unknown",
     "UnsupportedContentType",
     "__version__",
+    "abound",
     "aiter_events",
+    "bound",
     "iter_events",
+    "new_spill_id",
 ]

@@ -69,14 +69,20 @@ pub(crate) fn bytes_like<'py>(
 }
 
 /// An `int` (never a `bool`) in `min..=max`.
-pub(crate) fn int_in_range(obj: &Bound<'_, PyAny>, arg: &str, min: u128, max: u128) -> PyResult<u128> {
+pub(crate) fn int_in_range(
+    obj: &Bound<'_, PyAny>,
+    arg: &str,
+    min: u128,
+    max: u128,
+) -> PyResult<u128> {
     if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
         return Err(PyTypeError::new_err(format!(
             "argument '{arg}' must be int, not {}",
             type_name(obj)
         )));
     }
-    let out_of_range = || PyValueError::new_err(format!("argument '{arg}' must be between {min} and {max}"));
+    let out_of_range =
+        || PyValueError::new_err(format!("argument '{arg}' must be between {min} and {max}"));
     // Values beyond i128 cannot be in any range used here.
     let value: i128 = obj.extract().map_err(|_| out_of_range())?;
     let value = u128::try_from(value).map_err(|_| out_of_range())?;

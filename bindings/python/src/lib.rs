@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 mod args;
 mod errors;
+mod preview;
 mod reader;
 mod values;
 
@@ -31,7 +32,15 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<values::Exited>()?;
     m.add_class::<values::Disconnected>()?;
     m.add_class::<values::Document>()?;
-    m.add("DEFAULT_MAX_FRAME_BYTES", dory_wire::DEFAULT_MAX_FRAME_BYTES)?;
+    m.add_class::<preview::PyBounder>()?;
+    m.add_class::<preview::StreamingBounder>()?;
+    m.add_class::<preview::PendingSpill>()?;
+    m.add_class::<preview::Preview>()?;
+    m.add("MIN_MAX_BYTES", dory_wire::preview::MIN_MAX_BYTES)?;
+    m.add(
+        "DEFAULT_MAX_FRAME_BYTES",
+        dory_wire::DEFAULT_MAX_FRAME_BYTES,
+    )?;
     m.add(
         "DEFAULT_LIVENESS_TIMEOUT",
         dory_wire::DEFAULT_LIVENESS_TIMEOUT.as_secs_f64(),

@@ -172,7 +172,11 @@ impl OutputReader {
     /// subclass when the stream is wrong (see the class docs for the
     /// deferred-error rule), and :class:`InvalidState` when called before
     /// :meth:`open` or after :meth:`finish`.
-    fn feed<'py>(&mut self, py: Python<'py>, data: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyList>> {
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let input = args::bytes_like(data, "feed", "data")?;
         let bytes = input.as_slice();
         let mut events = Vec::new();

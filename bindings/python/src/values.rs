@@ -5,8 +5,8 @@
 
 use dory_wire::{Cursor, DisconnectReason, End, Event, ResumeState};
 use pyo3::prelude::*;
-use pyo3::IntoPyObjectExt;
 use pyo3::types::{PyBool, PyBytes, PyTuple};
+use pyo3::IntoPyObjectExt;
 
 use crate::args;
 use crate::errors::to_py_err;
@@ -119,12 +119,18 @@ pub(crate) struct PyCursor(pub(crate) Cursor);
 impl PyCursor {
     #[new]
     #[pyo3(signature = (stdout = None, stderr = None))]
-    fn py_new(stdout: Option<&Bound<'_, PyAny>>, stderr: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn py_new(
+        stdout: Option<&Bound<'_, PyAny>>,
+        stderr: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
         let offset = |obj: Option<&Bound<'_, PyAny>>, arg| match obj {
             Some(o) => args::offset(o, arg),
             None => Ok(0),
         };
-        Ok(PyCursor(Cursor::new(offset(stdout, "stdout")?, offset(stderr, "stderr")?)))
+        Ok(PyCursor(Cursor::new(
+            offset(stdout, "stdout")?,
+            offset(stderr, "stderr")?,
+        )))
     }
 
     /// Bytes of stdout consumed (for setup logs: of the combined log).
@@ -147,7 +153,10 @@ impl PyCursor {
 
     /// The cursor as JSON: ``{"stdout": N, "stderr": M}``.
     fn to_json(&self) -> String {
-        format!("{{\"stdout\":{},\"stderr\":{}}}", self.0.stdout, self.0.stderr)
+        format!(
+            "{{\"stdout\":{},\"stderr\":{}}}",
+            self.0.stdout, self.0.stderr
+        )
     }
 
     /// Parses JSON made by :meth:`to_json` (or any object with those keys).
@@ -159,7 +168,9 @@ impl PyCursor {
         let parsed = py
             .import("json")?
             .call_method1("loads", (text,))
-            .map_err(|e| pyo3::exceptions::PyValueError::new_err(format!("invalid cursor JSON: {e}")))?;
+            .map_err(|e| {
+                pyo3::exceptions::PyValueError::new_err(format!("invalid cursor JSON: {e}"))
+            })?;
         Ok(PyCursor(args::cursor(Some(&parsed), "json")?))
     }
 
@@ -471,7 +482,11 @@ value_class! {
 }
 
 /// Converts a core end, with the events `finish()` delivered.
-pub(crate) fn end_to_py(py: Python<'_>, end: End, events: Vec<Event>) -> PyResult<Bound<'_, PyAny>> {
+pub(crate) fn end_to_py(
+    py: Python<'_>,
+    end: End,
+    events: Vec<Event>,
+) -> PyResult<Bound<'_, PyAny>> {
     let events = events_to_tuple(py, events)?.unbind();
     let obj = match end {
         End::Exited {

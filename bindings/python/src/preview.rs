@@ -1,0 +1,422 @@
+//! The preview bounder: `Bounder`, `StreamingBounder`, `PendingSpill` and
+//! `Preview`. The spill writers (sync and async) are called from Python
+//! (`dory_wire/_preview.py`); this module only converts.
+
+use dory_wire::preview::{self, Bounded, SpillOutcome};
+use dory_wire::Error;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyInt, PyString};
+use pyo3::IntoPyObjectExt;
+
+use crate::args::{self, ByteInput};
+use crate::errors::to_py_err;
+
+/// Bound at least this many bytes without the GIL.
+const DETACH_THRESHOLD: usize = 64 * 1024;
+
+/// A limit as `usize`: not an int is a `TypeError`; negative or beyond the
+/// platform's range is `InvalidLimits` (a `ValueError`), like a too small one.
+fn limit(py: Python<'_>, obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<usize> {
+    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "argument '{arg}' must be int, not {}",
+            args::type_name(obj)
+        )));
+    }
+    obj.extract::<usize>().map_err(|_| {
+        let reason = format!("{arg} must be a non-negative integer that fits in memory, not {obj}");
+        to_py_err(py, Error::InvalidLimits { reason }, Vec::new())
+    })
+}
+
+/// Input data: `str` (its UTF-8 bytes) or bytes-like.
+fn data_input<'py>(obj: &Bound<'py, PyAny>, func: &str) -> PyResult<ByteInput<'py>> {
+    if let Ok(text) = obj.cast::<PyString>() {
+        // The UTF-8 bytes as a `bytes` object, the same one a writer gets.
+        let encoded = text.call_method1("encode", ("utf-8",))?;
+        return Ok(ByteInput::Shared(encoded.cast_into()?));
+    }
+    args::bytes_like(obj, func, "data").map_err(|_| {
+        PyTypeError::new_err(format!(
+            "{func}() argument 'data' must be str, bytes, bytearray or memoryview, not {}",
+            args::type_name(obj)
+        ))
+    })
+}
+
+/// An optional `str` argument (`None` allowed).
+fn opt_string(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<String>> {
+    match obj.filter(|o| !o.is_none()) {
+        Some(o) => args::string(o, arg).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// Bounds whole inputs to a preview of at most ``max_lines`` lines and
+/// ``max_bytes`` bytes (notice included). See :func:`bound` for the usual
+/// entry point.
+///
+/// Raises :class:`InvalidLimits` (a ``ValueError``) when ``max_lines`` is 0
+/// or ``max_bytes`` is too small to hold the notice (below 169).
+#[pyclass(frozen, module = "dory_wire", name = "Bounder")]
+pub(crate) struct PyBounder(preview::Bounder);
+
+#[pymethods]
+impl PyBounder {
+    #[new]
+    fn py_new(
+        py: Python<'_>,
+        max_lines: &Bound<'_, PyAny>,
+        max_bytes: &Bound<'_, PyAny>,
+    ) -> PyResult<Self> {
+        let max_lines = limit(py, max_lines, "max_lines")?;
+        let max_bytes = limit(py, max_bytes, "max_bytes")?;
+        preview::Bounder::new(max_lines, max_bytes)
+            .map(PyBounder)
+            .map_err(|e| to_py_err(py, e, Vec::new()))
+    }
+
+    /// The most lines a preview may have, notice included.
+    #[getter]
+    fn max_lines(&self) -> usize {
+        self.0.limits().max_lines()
+    }
+
+    /// The most bytes a preview may have, notice included.
+    #[getter]
+    fn max_bytes(&self) -> usize {
+        self.0.limits().max_bytes()
+    }
+
+    /// Bounds ``data`` (``str`` or bytes-like). Returns the :class:`Preview`
+    /// when it fits, else a :class:`PendingSpill` to answer with the spill
+    /// outcome. ``spill_id`` names the spill (default: 32 hex digits derived
+    /// from the content).
+    #[pyo3(signature = (data, *, spill_id = None))]
+    fn bound<'py>(
+        &self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        spill_id: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let input = data_input(data, "bound")?;
+        let spill_id = opt_string(spill_id, "spill_id")?;
+        let bytes = input.as_slice();
+        let bounder = self.0;
+        let run = || match &spill_id {
+            Some(id) => bounder.bound_with_spill_id(bytes, id),
+            None => bounder.bound(bytes),
+        };
+        let bounded = if bytes.len() >= DETACH_THRESHOLD {
+            py.detach(run)
+        } else {
+            run()
+        };
+        bounded_to_py(py, bounded)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Bounder(max_lines={}, max_bytes={})",
+            self.max_lines(),
+            self.max_bytes()
+        )
+    }
+}
+
+/// `Fits` -> `Preview`, `NeedsSpill` -> `PendingSpill`.
+fn bounded_to_py(py: Python<'_>, bounded: Bounded) -> PyResult<Bound<'_, PyAny>> {
+    match bounded {
+        Bounded::Fits(p) => preview_to_py(py, p)?.into_bound_py_any(py),
+        Bounded::NeedsSpill(pending) => PendingSpill(pending).into_bound_py_any(py),
+    }
+}
+
+/// Input that must be cut, waiting for the caller's spill outcome: save the
+/// full output under :attr:`spill_id`, then call :meth:`render`.
+///
+/// Holds only the first and last bytes of the input, whatever its size; it
+/// may be rendered any number of times.
+#[pyclass(frozen, module = "dory_wire", name = "PendingSpill")]
+pub(crate) struct PendingSpill(preview::PendingSpill);
+
+#[pymethods]
+impl PendingSpill {
+    /// The id to save the full output under.
+    #[getter]
+    fn spill_id(&self) -> &str {
+        self.0.spill_id()
+    }
+
+    /// Bytes of the input.
+    #[getter]
+    fn total_bytes(&self) -> u64 {
+        self.0.total_bytes()
+    }
+
+    /// Lines of the input.
+    #[getter]
+    fn total_lines(&self) -> u64 {
+        self.0.total_lines()
+    }
+
+    /// Renders the preview for the spill outcome: ``spill_path`` when the
+    /// full output was saved there (the notice points at it, plus ``hint``),
+    /// ``spill_error`` when saving failed (plain notice, reported in
+    /// :attr:`Preview.spill_error`), neither when nothing was saved.
+    #[pyo3(signature = (*, spill_path = None, spill_error = None, hint = None))]
+    fn render(
+        &self,
+        py: Python<'_>,
+        spill_path: Option<&Bound<'_, PyAny>>,
+        spill_error: Option<&Bound<'_, PyAny>>,
+        hint: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Preview> {
+        let outcome = outcome(spill_path, spill_error)?;
+        let hint = opt_string(hint, "hint")?;
+        preview_to_py(py, self.0.render(outcome, hint.as_deref()))
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "<PendingSpill spill_id={:?} total_lines={} total_bytes={}>",
+            self.0.spill_id(),
+            self.0.total_lines(),
+            self.0.total_bytes()
+        )
+    }
+}
+
+/// The spill outcome from `spill_path` / `spill_error`.
+fn outcome(
+    spill_path: Option<&Bound<'_, PyAny>>,
+    spill_error: Option<&Bound<'_, PyAny>>,
+) -> PyResult<SpillOutcome> {
+    match (
+        opt_string(spill_path, "spill_path")?,
+        opt_string(spill_error, "spill_error")?,
+    ) {
+        (Some(_), Some(_)) => Err(PyValueError::new_err(
+            "give spill_path (saved) or spill_error (failed), not both",
+        )),
+        (Some(path), None) => Ok(SpillOutcome::Saved { path }),
+        (None, Some(reason)) => Ok(SpillOutcome::Failed { reason }),
+        (None, None) => Ok(SpillOutcome::NotSaved),
+    }
+}
+
+/// Bounds an input given in chunks, with memory proportional to the limits
+/// (not to the input): the same preview as :func:`bound` over the
+/// concatenated chunks, however they are split.
+///
+/// To spill, write each chunk to the spill file as you :meth:`push` it, then
+/// pass its path to :meth:`finish`. ``spill_id`` names the spill (default:
+/// derived from the content, known only at the end: :attr:`Preview.spill_id`).
+#[pyclass(module = "dory_wire", name = "StreamingBounder")]
+pub(crate) struct StreamingBounder {
+    inner: Option<preview::StreamingBounder>,
+}
+
+/// The error of a call after `finish`.
+fn finished(py: Python<'_>) -> PyErr {
+    let reason = "the streaming bounder was already finished".to_owned();
+    to_py_err(py, Error::InvalidState { reason }, Vec::new())
+}
+
+impl StreamingBounder {
+    fn live(&mut self, py: Python<'_>) -> PyResult<&mut preview::StreamingBounder> {
+        self.inner.as_mut().ok_or_else(|| finished(py))
+    }
+}
+
+#[pymethods]
+impl StreamingBounder {
+    #[new]
+    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None))]
+    fn py_new(
+        py: Python<'_>,
+        max_lines: &Bound<'_, PyAny>,
+        max_bytes: &Bound<'_, PyAny>,
+        spill_id: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let max_lines = limit(py, max_lines, "max_lines")?;
+        let max_bytes = limit(py, max_bytes, "max_bytes")?;
+        let mut inner = preview::StreamingBounder::new(max_lines, max_bytes)
+            .map_err(|e| to_py_err(py, e, Vec::new()))?;
+        if let Some(id) = opt_string(spill_id, "spill_id")? {
+            inner = inner.with_spill_id(id);
+        }
+        Ok(StreamingBounder { inner: Some(inner) })
+    }
+
+    /// Feeds the next chunk (``str`` or bytes-like; any size, even empty).
+    /// Raises :class:`InvalidState` after :meth:`finish`.
+    fn push(&mut self, py: Python<'_>, data: &Bound<'_, PyAny>) -> PyResult<()> {
+        let input = data_input(data, "push")?;
+        let bytes = input.as_slice();
+        let inner = self.live(py)?;
+        if bytes.len() >= DETACH_THRESHOLD {
+            py.detach(|| inner.push(bytes));
+        } else {
+            inner.push(bytes);
+        }
+        Ok(())
+    }
+
+    /// Bytes pushed so far.
+    #[getter]
+    fn total_bytes(&mut self, py: Python<'_>) -> PyResult<u64> {
+        Ok(self.live(py)?.total_bytes())
+    }
+
+    /// Bytes of buffer held (bounded by the limits, whatever was pushed);
+    /// 0 once finished.
+    #[getter]
+    fn retained_bytes(&self) -> usize {
+        self.inner.as_ref().map_or(0, |b| b.retained_bytes())
+    }
+
+    /// Ends the input and renders the preview. ``spill_path``,
+    /// ``spill_error`` and ``hint`` are as in :meth:`PendingSpill.render`
+    /// (ignored when the input fits). Raises :class:`InvalidState` when
+    /// called twice.
+    #[pyo3(signature = (*, spill_path = None, spill_error = None, hint = None))]
+    fn finish(
+        &mut self,
+        py: Python<'_>,
+        spill_path: Option<&Bound<'_, PyAny>>,
+        spill_error: Option<&Bound<'_, PyAny>>,
+        hint: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Preview> {
+        let outcome = outcome(spill_path, spill_error)?;
+        let hint = opt_string(hint, "hint")?;
+        let inner = self.inner.take().ok_or_else(|| finished(py))?;
+        preview_to_py(py, inner.finish().render(outcome, hint.as_deref()))
+    }
+
+    fn __repr__(&self) -> String {
+        match &self.inner {
+            Some(b) => format!("<StreamingBounder total_bytes={}>", b.total_bytes()),
+            None => "<StreamingBounder finished>".to_owned(),
+        }
+    }
+}
+
+/// A bounded preview of some output, with exact accounting.
+///
+/// ``text`` is the preview (valid UTF-8 within both limits, notice
+/// included); ``str(preview)`` is ``text``. When nothing was cut it is the
+/// input unchanged and every ``omitted_*``/``spill_*`` field is empty.
+/// Counts add up: ``head_bytes + omitted_bytes + tail_bytes == total_bytes``.
+#[pyclass(frozen, eq, hash, module = "dory_wire", name = "Preview")]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct Preview(preview::Preview);
+
+fn preview_to_py(_py: Python<'_>, p: preview::Preview) -> PyResult<Preview> {
+    Ok(Preview(p))
+}
+
+#[pymethods]
+impl Preview {
+    /// The preview text.
+    #[getter]
+    fn text(&self) -> &str {
+        &self.0.text
+    }
+
+    /// Whether anything was cut (then ``text`` holds exactly one notice line).
+    #[getter]
+    fn truncated(&self) -> bool {
+        self.0.truncated
+    }
+
+    /// Lines of the input (a final run without ``\n`` counts as a line).
+    #[getter]
+    fn total_lines(&self) -> u64 {
+        self.0.total_lines
+    }
+
+    /// Bytes of the input.
+    #[getter]
+    fn total_bytes(&self) -> u64 {
+        self.0.total_bytes
+    }
+
+    /// Input bytes shown before the notice (all of them when not truncated).
+    #[getter]
+    fn head_bytes(&self) -> u64 {
+        self.0.head_bytes
+    }
+
+    /// Input bytes shown after the notice.
+    #[getter]
+    fn tail_bytes(&self) -> u64 {
+        self.0.tail_bytes
+    }
+
+    /// Input lines with at least one byte not shown.
+    #[getter]
+    fn omitted_lines(&self) -> u64 {
+        self.0.omitted_lines
+    }
+
+    /// Input bytes not shown.
+    #[getter]
+    fn omitted_bytes(&self) -> u64 {
+        self.0.omitted_bytes
+    }
+
+    /// ``(first, last)`` omitted line, 1-based and inclusive; ``None`` when
+    /// nothing was omitted.
+    #[getter]
+    fn omitted_range(&self) -> Option<(u64, u64)> {
+        self.0.omitted_range
+    }
+
+    /// The spill id the full output was to be saved under (when cut).
+    #[getter]
+    fn spill_id(&self) -> Option<&str> {
+        self.0.spill_id.as_deref()
+    }
+
+    /// The path the notice points at (only when it does).
+    #[getter]
+    fn spill_path(&self) -> Option<&str> {
+        self.0.spill_path.as_deref()
+    }
+
+    /// Why the notice does not point at a saved file, when a save was
+    /// attempted (the writer raised or returned a non-string, or the path or
+    /// hint was refused).
+    #[getter]
+    fn spill_error(&self) -> Option<&str> {
+        self.0.spill_error.as_deref()
+    }
+
+    fn __str__(&self) -> &str {
+        &self.0.text
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let p = &self.0;
+        let range = p.omitted_range.into_bound_py_any(py)?;
+        let text = PyString::new(py, &p.text).into_any();
+        let opt = |v: &Option<String>| -> PyResult<String> {
+            Ok(v.as_deref().into_bound_py_any(py)?.repr()?.to_string())
+        };
+        Ok(format!(
+            "Preview(text={}, truncated={}, total_lines={}, total_bytes={}, omitted_lines={}, omitted_bytes={}, omitted_range={}, spill_id={}, spill_path={}, spill_error={})",
+            text.repr()?,
+            if p.truncated { "True" } else { "False" },
+            p.total_lines,
+            p.total_bytes,
+            p.omitted_lines,
+            p.omitted_bytes,
+            range.repr()?,
+            opt(&p.spill_id)?,
+            opt(&p.spill_path)?,
+            opt(&p.spill_error)?,
+        ))
+    }
+}

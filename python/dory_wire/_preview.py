@@ -1,0 +1,198 @@
+"""Bounded previews of large output, with the full output spilled to a file.
+
+:func:`bound` (sync writer) and :func:`abound` (async writer) drive the core's
+spill handshake: the core decides whether the data must be cut and under which
+id to save it, the writer saves it and returns the path, the core renders the
+preview whose notice points at that path. A writer that raises or returns
+something other than a ``str`` never escapes: the preview then uses the plain
+notice and says why in :attr:`Preview.spill_error`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+import secrets
+import tempfile
+from collections.abc import Awaitable
+from pathlib import Path
+from typing import Callable, Optional, Union
+
+from ._core import Bounder, PendingSpill, Preview
+
+__all__ = ["AsyncSpillWriter", "SpillDirectory", "SpillWriter", "abound", "bound", "new_spill_id"]
+
+Data = Union[str, bytes, bytearray, memoryview]
+SpillWriter = Callable[[str, bytes], Optional[str]]
+"""``spill(spill_id, data) -> path | None``: saves ``data``, returns where
+(``None``: nothing saved, the plain notice without an error)."""
+AsyncSpillWriter = Callable[[str, bytes], Union[Awaitable[Optional[str]], Optional[str]]]
+"""An async (or sync) :data:`SpillWriter`."""
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
+
+
+def new_spill_id() -> str:
+    """A random spill id: 32 hex digits (``secrets.token_hex(16)``)."""
+    return secrets.token_hex(16)
+
+
+def _as_bytes(data: Data) -> bytes:
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    return bytes(data)
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _render(pending: PendingSpill, path: object, hint: Optional[str]) -> Preview:
+    if path is None:
+        return pending.render(hint=hint)
+    if not isinstance(path, (str, os.PathLike)):
+        error = f"spill writer returned {type(path).__name__}, expected str or None"
+        return pending.render(spill_error=error, hint=hint)
+    return pending.render(spill_path=os.fspath(path), hint=hint)
+
+
+def _start(
+    data: Data, max_lines: int, max_bytes: int, spill_id: Optional[str]
+) -> Union[Preview, PendingSpill]:
+    if not isinstance(data, (str, bytes, bytearray, memoryview)):
+        raise TypeError(
+            "bound() argument 'data' must be str, bytes, bytearray or memoryview, "
+            f"not {type(data).__name__}"
+        )
+    return Bounder(max_lines, max_bytes).bound(data, spill_id=spill_id)
+
+
+def bound(
+    data: Data,
+    *,
+    max_lines: int,
+    max_bytes: int,
+    spill: Optional[SpillWriter] = None,
+    spill_id: Optional[str] = None,
+    hint: Optional[str] = None,
+) -> Preview:
+    """Bounds ``data`` to a preview of at most ``max_lines`` lines and
+    ``max_bytes`` bytes, notice included (see PREVIEW.md).
+
+    Data that fits comes back unchanged. Otherwise the preview is a head, one
+    notice line and a tail; when ``spill`` is given it is called once as
+    ``spill(spill_id, data_bytes)`` to save the full output and returns the
+    path (or ``None``), which the notice then names (with ``hint``, e.g.
+    which tool reads it).
+
+    Args:
+        data: ``str`` (bounded as its UTF-8 bytes) or bytes-like.
+        max_lines: at least 1.
+        max_bytes: at least ``MIN_MAX_BYTES`` (169).
+        spill: a writer such as :class:`SpillDirectory`, or ``None``.
+        spill_id: the id to save under (default: 32 hex digits derived from
+            the content; :func:`new_spill_id` gives a random one).
+        hint: an extra notice note, used only with a saved path.
+
+    Returns:
+        A :class:`Preview`; ``spill_error`` says why a save was not used
+        (the writer raised or returned a non-string, or the path was refused).
+
+    Raises:
+        InvalidLimits: limits too small (also a ``ValueError``).
+        TypeError: ``data`` or an argument of the wrong type.
+
+    Example::
+
+        >>> p = bound("x\\n" * 1000, max_lines=5, max_bytes=400)
+        >>> p.truncated, p.omitted_lines, p.omitted_range
+        (True, 996, (3, 998))
+    """
+    bounded = _start(data, max_lines, max_bytes, spill_id)
+    if isinstance(bounded, Preview):
+        return bounded
+    if spill is None:
+        return bounded.render(hint=hint)
+    try:
+        path = spill(bounded.spill_id, _as_bytes(data))
+    except Exception as exc:
+        return bounded.render(spill_error=_describe(exc), hint=hint)
+    if inspect.isawaitable(path):
+        # An async writer given to the sync API: never awaited, so refused.
+        close = getattr(path, "close", None)
+        if callable(close):
+            close()
+        return bounded.render(spill_error="spill writer is async: use abound()", hint=hint)
+    return _render(bounded, path, hint)
+
+
+async def abound(
+    data: Data,
+    *,
+    max_lines: int,
+    max_bytes: int,
+    spill: Optional[AsyncSpillWriter] = None,
+    spill_id: Optional[str] = None,
+    hint: Optional[str] = None,
+) -> Preview:
+    """:func:`bound` with an async spill writer: ``await spill(spill_id, data)``
+    must give the path (or ``None``). A sync writer is accepted too. A writer
+    that raises (except on cancellation) never escapes: see
+    :attr:`Preview.spill_error`.
+    """
+    bounded = _start(data, max_lines, max_bytes, spill_id)
+    if isinstance(bounded, Preview):
+        return bounded
+    if spill is None:
+        return bounded.render(hint=hint)
+    try:
+        result = spill(bounded.spill_id, _as_bytes(data))
+        path = await result if inspect.isawaitable(result) else result
+    except Exception as exc:
+        return bounded.render(spill_error=_describe(exc), hint=hint)
+    return _render(bounded, path, hint)
+
+
+class SpillDirectory:
+    """A spill writer that saves each spill as ``<directory>/<spill_id><suffix>``.
+
+    The directory is created when needed; the file is written to a temporary
+    name and renamed, so a reader never sees a partial file. Usable with
+    :func:`bound` and :func:`abound`::
+
+        preview = bound(output, max_lines=200, max_bytes=16_384,
+                        spill=SpillDirectory("/workspace/.tool-output"),
+                        spill_id=new_spill_id())
+
+    Ids that are not plain file names (e.g. with ``/``) are refused (the
+    writer raises, so the preview reports it in ``spill_error``).
+    """
+
+    def __init__(self, directory: Union[str, os.PathLike[str]], *, suffix: str = ".txt") -> None:
+        self.directory = Path(directory)
+        self.suffix = suffix
+
+    def path_for(self, spill_id: str) -> Path:
+        """Where the spill ``spill_id`` is saved."""
+        if not _SAFE_ID.fullmatch(spill_id) or spill_id in (".", ".."):
+            raise ValueError(f"spill id {spill_id!r} is not a plain file name")
+        return self.directory / f"{spill_id}{self.suffix}"
+
+    def __call__(self, spill_id: str, data: bytes) -> str:
+        """Saves ``data``; returns the absolute path."""
+        path = self.path_for(spill_id)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".spill-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        return str(path.resolve())
+
+    def __repr__(self) -> str:
+        return f"SpillDirectory({str(self.directory)!r}, suffix={self.suffix!r})"
