@@ -5,6 +5,7 @@
 //! server shutdown also reaches the children it spawned.
 
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -182,6 +183,9 @@ pub(crate) struct SpawnOptions {
     pub(crate) read_size: usize,
     /// How long to wait for the pipes to close after the process exited.
     pub(crate) drain_grace: Duration,
+    /// Count of running processes, decremented before the exit is
+    /// published, so a client that saw the exit can start another one.
+    pub(crate) running: Option<Arc<AtomicUsize>>,
 }
 
 /// Starts `spec` and returns the process plus the future that supervises
@@ -324,6 +328,9 @@ async fn supervise(
         }
     }
 
+    if let Some(running) = &opts.running {
+        running.fetch_sub(1, Ordering::AcqRel);
+    }
     {
         let mut st = proc.lock();
         let exit_code = if timed_out || st.killed {

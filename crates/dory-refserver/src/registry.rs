@@ -40,7 +40,9 @@ pub(crate) struct Registry {
     keys: Mutex<HashMap<String, String>>,
     /// The setup command's process (stderr merged into stdout).
     pub(crate) setup: Arc<Proc>,
+    /// Supervisors not yet finished (setup included), for shutdown.
     running: watch::Sender<usize>,
+    /// User processes whose exit is not yet published (`--max-processes`).
     user_running: Arc<AtomicUsize>,
     next_id: AtomicU64,
     ids: RandomState,
@@ -61,6 +63,7 @@ impl Registry {
             retention_bytes: cfg.retention_bytes,
             read_size: cfg.read_size(),
             drain_grace: Duration::from_millis(cfg.drain_grace_ms),
+            running: None,
         };
         let (setup, fut) = process::spawn(
             "setup".to_owned(),
@@ -79,24 +82,15 @@ impl Registry {
             ids: RandomState::new(),
             responses: AtomicU64::new(0),
         });
-        reg.track(fut, false);
+        reg.track(fut);
         Ok(reg)
     }
 
     /// Spawns a process supervisor and counts it as running until it ends.
-    /// `user` processes count against `--max-processes`; setup does not.
-    fn track(
-        self: &Arc<Self>,
-        fut: impl std::future::Future<Output = ()> + Send + 'static,
-        user: bool,
-    ) {
+    fn track(self: &Arc<Self>, fut: impl std::future::Future<Output = ()> + Send + 'static) {
         let running = self.running.clone();
-        let user_running = user.then(|| Arc::clone(&self.user_running));
         tokio::spawn(async move {
             fut.await;
-            if let Some(u) = user_running {
-                u.fetch_sub(1, Ordering::AcqRel);
-            }
             running.send_modify(|n| *n = n.saturating_sub(1));
         });
     }
@@ -133,12 +127,19 @@ impl Registry {
             retention_bytes: self.cfg.retention_bytes,
             read_size: self.cfg.read_size(),
             drain_grace: Duration::from_millis(self.cfg.drain_grace_ms),
+            running: Some(Arc::clone(&self.user_running)),
         };
         let id = self.fresh_id();
-        let (proc, fut) = process::spawn(id.clone(), spec, &opts).map_err(StartError::Spawn)?;
-        self.running.send_modify(|n| *n += 1);
         self.user_running.fetch_add(1, Ordering::AcqRel);
-        self.track(fut, true);
+        let (proc, fut) = match process::spawn(id.clone(), spec, &opts) {
+            Ok(started) => started,
+            Err(e) => {
+                self.user_running.fetch_sub(1, Ordering::AcqRel);
+                return Err(StartError::Spawn(e));
+            }
+        };
+        self.running.send_modify(|n| *n += 1);
+        self.track(fut);
         lock(&self.procs).insert(id.clone(), Arc::clone(&proc));
         if let Some(k) = key {
             keys.insert(k.to_owned(), id);
