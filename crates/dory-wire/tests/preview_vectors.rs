@@ -1,0 +1,294 @@
+//! Runs every vector of kind "preview" found below `tests/vectors/` (see
+//! `docs/VECTORS.md`): the expectation, and every invariant, for the
+//! whole-input bounder and for the streaming bounder fed in seeded random chunks.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use dory_wire::preview::{Bounded, Bounder, Preview, SpillOutcome, StreamingBounder};
+use serde_json::Value;
+
+fn vector_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            vector_files(&path, out);
+        } else if path.extension().is_some_and(|ext| ext == "json") {
+            out.push(path);
+        }
+    }
+}
+
+/// SplitMix64: a tiny seeded generator, so chunkings are reproducible.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+struct Case {
+    name: String,
+    input: Vec<u8>,
+    max_lines: usize,
+    max_bytes: usize,
+    outcome: SpillOutcome,
+    hint: Option<String>,
+    expect: Value,
+}
+
+fn parse(v: &Value) -> Result<Case, String> {
+    let name = v["name"].as_str().ok_or("vector without a name")?.to_owned();
+    let input = match (v.get("input"), v.get("input_b64")) {
+        (Some(text), None) => text.as_str().ok_or("input is not a string")?.as_bytes().to_vec(),
+        (None, Some(b64)) => base64::engine::general_purpose::STANDARD
+            .decode(b64.as_str().ok_or("input_b64 is not a string")?)
+            .map_err(|e| format!("input_b64: {e}"))?,
+        _ => return Err(format!("{name}: exactly one of input and input_b64")),
+    };
+    let limit = |key: &str| {
+        v[key]
+            .as_u64()
+            .map(|n| n as usize)
+            .ok_or_else(|| format!("{name}: {key} missing"))
+    };
+    let outcome = match v.get("spill") {
+        None | Some(Value::Null) => SpillOutcome::NotSaved,
+        Some(spill) if spill.get("fails").and_then(Value::as_bool) == Some(true) => SpillOutcome::Failed {
+            reason: "the writer failed".into(),
+        },
+        Some(spill) => SpillOutcome::Saved {
+            path: spill["path"].as_str().ok_or_else(|| format!("{name}: bad spill"))?.to_owned(),
+        },
+    };
+    Ok(Case {
+        max_lines: limit("max_lines")?,
+        max_bytes: limit("max_bytes")?,
+        hint: v.get("hint").and_then(Value::as_str).map(str::to_owned),
+        expect: v.get("expect").cloned().unwrap_or(Value::Null),
+        name,
+        input,
+        outcome,
+    })
+}
+
+fn lossy(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn count_lines(bytes: &[u8]) -> u64 {
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64 + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
+}
+
+/// The reference notice wording, written independently of the crate.
+fn notice(p: &Preview, hint: Option<&str>) -> Result<String, String> {
+    let (first, last) = p.omitted_range.ok_or("truncated without omitted_range")?;
+    let n = |count: u64, word: &str| format!("{count} {word}{}", if count == 1 { "" } else { "s" });
+    let mut text = format!(
+        "[... {} ({}) omitted: lines {first}-{last} of {}; ",
+        n(p.omitted_lines, "line"),
+        n(p.omitted_bytes, "byte"),
+        p.total_lines
+    );
+    match &p.spill_path {
+        None => text += "full output not saved ...]",
+        Some(path) => {
+            text += &format!("full output: {path}; read it with sed -n '{first},{last}p'");
+            if let Some(hint) = hint.filter(|h| !h.is_empty()) {
+                text += &format!("; {hint}");
+            }
+            text += " ...]";
+        }
+    }
+    Ok(text)
+}
+
+fn ensure(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(what())
+    }
+}
+
+/// Every invariant of docs/VECTORS.md for one preview of `case.input`.
+fn check_invariants(case: &Case, p: &Preview) -> Result<(), String> {
+    let data = &case.input;
+    let text = p.text.as_bytes();
+    // Valid UTF-8 is guaranteed by `String`; both limits hold.
+    ensure(text.len() <= case.max_bytes, || format!("{} bytes > max_bytes", text.len()))?;
+    ensure(count_lines(text) <= case.max_lines as u64, || format!("{} lines > max_lines", count_lines(text)))?;
+    // Counts add up.
+    ensure(p.total_bytes == data.len() as u64, || "total_bytes".into())?;
+    ensure(p.total_lines == count_lines(data), || "total_lines".into())?;
+    ensure(p.head_bytes + p.omitted_bytes + p.tail_bytes == p.total_bytes, || "bytes do not add up".into())?;
+    if !p.truncated {
+        ensure(p.text == lossy(data), || "untruncated preview is not the input".into())?;
+        return ensure(p.omitted_bytes == 0 && p.omitted_lines == 0 && p.omitted_range.is_none(), || {
+            "untruncated preview reports omissions".into()
+        });
+    }
+    let head = usize::try_from(p.head_bytes).map_err(|e| e.to_string())?;
+    let tail_start = data.len() - usize::try_from(p.tail_bytes).map_err(|e| e.to_string())?;
+    ensure(head < tail_start, || "head and tail overlap".into())?;
+    for cut in [head, tail_start] {
+        ensure(lossy(&data[..cut]) + &lossy(&data[cut..]) == lossy(data), || format!("cut at {cut} splits a character"))?;
+        ensure(!(cut > 0 && data[cut - 1] == b'\r' && data.get(cut) == Some(&b'\n')), || format!("cut at {cut} splits \\r\\n"))?;
+    }
+    // A rendering of a prefix, exactly one notice line, a rendering of a suffix.
+    let notice = notice(p, case.hint.as_deref())?;
+    let mut expected = lossy(&data[..head]);
+    if head > 0 && data[head - 1] != b'\n' {
+        expected.push('\n');
+    }
+    expected += &notice;
+    if tail_start < data.len() {
+        expected.push('\n');
+        expected += &lossy(&data[tail_start..]);
+    }
+    ensure(p.text == expected, || format!("preview is not head + notice + tail:\n{:?}\n{expected:?}", p.text))?;
+    let notice_lines = p.text.lines().filter(|line| *line == notice).count();
+    let input_notice_lines = lossy(data).lines().filter(|line| *line == notice).count();
+    ensure(notice_lines == 1 + input_notice_lines, || "not exactly one notice line".into())?;
+    // The range names exactly the lines with a hidden byte.
+    let first = count_lines(&data[..head]) + u64::from(head == 0 || data[head - 1] == b'\n');
+    let last = data[..tail_start].iter().filter(|&&b| b == b'\n').count() as u64
+        + u64::from(data[tail_start - 1] != b'\n');
+    ensure(p.omitted_range == Some((first, last)), || format!("range {:?} != {:?}", p.omitted_range, (first, last)))?;
+    ensure(p.omitted_lines == last - first + 1, || "omitted_lines".into())?;
+    ensure(p.spill_id.as_ref().is_some_and(|id| !id.is_empty()), || "no spill id".into())?;
+    if let Some(path) = &p.spill_path {
+        ensure(matches!(&case.outcome, SpillOutcome::Saved { path: given } if given == path), || "spill_path".into())?;
+    } else {
+        let expect_error = !matches!(case.outcome, SpillOutcome::NotSaved);
+        ensure(p.spill_error.is_some() == expect_error, || "spill_error".into())?;
+    }
+    Ok(())
+}
+
+fn check_expect(case: &Case, p: &Preview) -> Result<(), String> {
+    let e = &case.expect;
+    if let Some(text) = e.get("preview") {
+        ensure(text.as_str() == Some(p.text.as_str()), || format!("preview:\n got {:?}\nwant {text}", p.text))?;
+    }
+    if let Some(t) = e.get("truncated") {
+        ensure(t.as_bool() == Some(p.truncated), || "truncated".into())?;
+    }
+    for (key, got) in [("omitted_lines", p.omitted_lines), ("omitted_bytes", p.omitted_bytes)] {
+        if let Some(want) = e.get(key) {
+            ensure(want.as_u64() == Some(got), || format!("{key}: got {got}, want {want}"))?;
+        }
+    }
+    if let Some(range) = e.get("omitted_range") {
+        let want = range.as_array().map(|r| (r[0].as_u64(), r[1].as_u64()));
+        ensure(want == p.omitted_range.map(|(a, b)| (Some(a), Some(b))), || "omitted_range".into())?;
+    }
+    let strings = |key: &str| -> Vec<String> {
+        e.get(key)
+            .and_then(Value::as_array)
+            .map(|list| list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    for s in strings("starts_with") {
+        ensure(p.text.starts_with(&s), || format!("does not start with {s:?}"))?;
+    }
+    for s in strings("ends_with") {
+        ensure(p.text.ends_with(&s), || format!("does not end with {s:?}"))?;
+    }
+    for s in strings("contains") {
+        ensure(p.text.contains(&s), || format!("does not contain {s:?}"))?;
+    }
+    for s in strings("not_contains") {
+        ensure(!p.text.contains(&s), || format!("contains {s:?}"))?;
+    }
+    Ok(())
+}
+
+fn run(case: &Case) -> Result<(), String> {
+    let bounder = Bounder::new(case.max_lines, case.max_bytes);
+    let streaming = StreamingBounder::new(case.max_lines, case.max_bytes);
+    if let Some(code) = case.expect.get("error").map(|e| &e["code"]) {
+        let code = code.as_str().ok_or("error without code")?;
+        ensure(bounder.as_ref().err().map(|e| e.code()) == Some(code), || format!("Bounder::new did not fail with {code}"))?;
+        return ensure(streaming.err().map(|e| e.code()) == Some(code), || {
+            format!("StreamingBounder::new did not fail with {code}")
+        });
+    }
+    let bounder = bounder.map_err(|e| e.to_string())?;
+    let hint = case.hint.as_deref();
+    let whole = bounder.bound(&case.input).render(case.outcome.clone(), hint);
+    check_expect(case, &whole)?;
+    check_invariants(case, &whole)?;
+    // Bounding the preview again with the same limits gives it back unchanged.
+    match bounder.bound(whole.text.as_bytes()) {
+        Bounded::Fits(again) => ensure(again.text == whole.text, || "re-bounding changed the preview".into())?,
+        Bounded::NeedsSpill(_) => return Err("re-bounding the preview truncated it".into()),
+    }
+    // Streaming, one byte at a time (small inputs) and in seeded random chunks.
+    let mut splits: Vec<Vec<usize>> = Vec::new();
+    if case.input.len() <= 4096 {
+        splits.push(vec![1; case.input.len()]);
+    }
+    for seed in 0..6u64 {
+        let mut rng = SplitMix(seed.wrapping_mul(0x1234_5678_9ABC) ^ case.input.len() as u64);
+        let most = [2, 17, 300, 5000][(seed % 4) as usize];
+        let mut sizes = Vec::new();
+        let mut left = case.input.len();
+        while left > 0 {
+            // Zero-sized pushes are allowed and must change nothing.
+            let size = ((rng.next() % (most + 1)) as usize).min(left);
+            sizes.push(size);
+            left -= size;
+        }
+        splits.push(sizes);
+    }
+    for sizes in splits {
+        let mut streaming = bounder.streaming();
+        let mut at = 0;
+        for size in sizes {
+            streaming.push(&case.input[at..at + size]);
+            at += size;
+        }
+        let streamed = streaming.finish().render(case.outcome.clone(), hint);
+        ensure(streamed == whole, || format!("streaming differs from whole:\n{streamed:?}\n{whole:?}"))?;
+    }
+    Ok(())
+}
+
+#[test]
+fn preview_vectors() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors");
+    let mut files = Vec::new();
+    vector_files(&root, &mut files);
+    let (mut ran, mut failures) = (0usize, Vec::new());
+    let mut names = std::collections::HashSet::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for v in doc["vectors"].as_array().into_iter().flatten() {
+            if v["kind"] != "preview" {
+                continue;
+            }
+            ran += 1;
+            let result = parse(v).and_then(|case| {
+                ensure(names.insert(case.name.clone()), || format!("duplicate name {}", case.name))?;
+                run(&case).map_err(|e| format!("{}: {e}", case.name))
+            });
+            if let Err(e) = result {
+                failures.push(format!("{}: {e}", file.display()));
+            }
+        }
+    }
+    println!("ran {ran} preview vectors");
+    assert!(ran > 0, "no preview vectors found below {}", root.display());
+    assert!(failures.is_empty(), "{} of {ran} preview vectors failed:\n{}", failures.len(), failures.join("\n"));
+}
