@@ -120,9 +120,48 @@ impl Config {
     }
 
     /// Size of one pipe read; never larger than the retention limit so that
-    /// a fresh chunk always fits (unless retention is zero).
+    /// a fresh chunk always fits (with zero retention nothing fits anyway).
     pub(crate) fn read_size(&self) -> usize {
         let max = usize::try_from(self.max_chunk_bytes).unwrap_or(usize::MAX);
-        max.min(self.retention_bytes).max(1)
+        if self.retention_bytes == 0 {
+            max
+        } else {
+            max.min(self.retention_bytes)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Config, clap::Error> {
+        Config::try_parse_from(std::iter::once("dory-refserver").chain(args.iter().copied()))
+    }
+
+    #[test]
+    fn defaults_match_the_protocol() {
+        let c = parse(&[]).expect("defaults");
+        assert_eq!(c.retention_bytes, 10_000_000);
+        assert_eq!(c.expiry(), Duration::from_secs(3600));
+        assert_eq!(c.heartbeat(), Duration::from_secs(15));
+        assert_eq!(c.sync_limit_bytes, 1 << 20);
+        assert!(c.drop_after_bytes.is_none() && c.drop_seed.is_none());
+    }
+
+    #[test]
+    fn read_size_fits_retention() {
+        let c = parse(&["--retention-bytes", "10", "--max-chunk-bytes", "100"]).expect("args");
+        assert_eq!(c.read_size(), 10);
+        let c = parse(&["--retention-bytes", "0", "--max-chunk-bytes", "100"]).expect("args");
+        assert_eq!(c.read_size(), 100);
+    }
+
+    #[test]
+    fn bad_values_are_rejected() {
+        assert!(parse(&["--drop-probability", "1.5"]).is_err());
+        assert!(parse(&["--heartbeat-ms", "0"]).is_err());
+        assert!(parse(&["--max-chunk-bytes", "0"]).is_err());
+        assert!(parse(&["--port", "70000"]).is_err());
     }
 }
