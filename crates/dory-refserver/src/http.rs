@@ -187,7 +187,7 @@ async fn route(reg: &Arc<Registry>, req: Request<Incoming>) -> Result<Response<B
         }
     }
     let method = req.method().clone();
-    let result = match rest {
+    match rest {
         ["processes"] => {
             check("POST", &method)?;
             start(reg, req).await
@@ -212,8 +212,7 @@ async fn route(reg: &Arc<Registry>, req: Request<Incoming>) -> Result<Response<B
             check("GET", &method)?;
             setup_logs(reg, req.uri().query())
         }
-    };
-    result
+    }
 }
 
 fn lookup(reg: &Registry, id: &str) -> Result<Arc<Proc>, ApiError> {
