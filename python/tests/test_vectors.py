@@ -1,0 +1,163 @@
+"""The shared conformance vectors: every tests/vectors/**/*.json, both kinds.
+
+A decode vector is fed whole, one byte at a time and at seeded random split
+points (as bytes, bytearray and memoryview); every run must give the
+expected events, end and cursor. A preview vector is checked against its
+expectation and the invariants of VECTORS.md, and the streaming bounder must
+give the same preview.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+from typing import Any
+
+import pytest
+from preview_checks import check_invariants, check_rebound, random_chunks, streamed
+from vectors import VECTOR_DIR, body_of, decode, load_vectors
+
+import dory_wire as dw
+
+VECTORS = load_vectors()
+DECODE = [(vid, v) for vid, v in VECTORS if v.get("kind") == "decode"]
+PREVIEW = [(vid, v) for vid, v in VECTORS if v.get("kind") == "preview"]
+SEEDS = range(5)
+
+
+def test_vectors_are_found() -> None:
+    assert VECTOR_DIR.is_dir(), f"no vector directory at {VECTOR_DIR}"
+    assert DECODE, f"no decode vectors below {VECTOR_DIR}"
+    assert PREVIEW, f"no preview vectors below {VECTOR_DIR}"
+
+
+def test_vector_names_are_unique_and_kinds_known() -> None:
+    names = [v["name"] for _, v in VECTORS]
+    duplicates = sorted({n for n in names if names.count(n) > 1})
+    assert not duplicates, f"duplicate vector names: {duplicates}"
+    unknown = sorted({str(v.get("kind")) for _, v in VECTORS} - {"decode", "preview"})
+    assert not unknown, f"unknown vector kinds: {unknown}"
+
+
+def _splits(body: bytes) -> list[tuple[str, list[Any]]]:
+    splits: list[tuple[str, list[Any]]] = [
+        ("whole", [body]),
+        ("bytewise", [body[i : i + 1] for i in range(len(body))]),
+    ]
+    kinds = (bytes, bytearray, memoryview)
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        inner = range(1, len(body))
+        cuts = sorted(rng.sample(inner, min(len(inner), rng.randint(1, 8))))
+        bounds = [0, *cuts, len(body)]
+        chunks = [kinds[i % 3](body[a:b]) for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+        splits.append((f"seed{seed}", chunks))
+    return splits
+
+
+def _expected_end_matches(expected: dict[str, Any], actual: dict[str, Any]) -> None:
+    subset = {k: actual.get(k, "<missing>") for k in expected}
+    assert subset == expected, f"end: expected {expected}, got {actual}"
+
+
+@pytest.mark.parametrize(("vid", "vector"), DECODE, ids=[vid for vid, _ in DECODE])
+def test_decode_vector(vid: str, vector: dict[str, Any]) -> None:
+    expect = vector["expect"]
+    body = body_of(vector)
+    reference = None
+    for split, chunks in _splits(body):
+        got = decode(vector, chunks)
+        assert got["events"] == expect["events"], f"{split}: events differ"
+        _expected_end_matches(expect["end"], got["end"])
+        if "cursor" in expect:
+            assert got["cursor"] == expect["cursor"], f"{split}: cursor differs"
+        # Split invariance over everything observed, not only what is expected.
+        if reference is None:
+            reference = got
+        assert got == reference, f"{split}: differs from the whole-body run"
+
+
+def _spill_writer(spec: Any) -> Any:
+    if spec is None:
+        return None
+    if spec.get("fails"):
+
+        def failing(spill_id: str, data: bytes) -> str:
+            raise OSError("disk full")
+
+        return failing
+    path = spec["path"]
+    return lambda spill_id, data: path
+
+
+def _input_of(vector: dict[str, Any]) -> bytes:
+    if "input_b64" in vector:
+        return base64.b64decode(vector["input_b64"], validate=True)
+    text: str = vector["input"]
+    return text.encode("utf-8")
+
+
+@pytest.mark.parametrize(("vid", "vector"), PREVIEW, ids=[vid for vid, _ in PREVIEW])
+def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
+    data = _input_of(vector)
+    max_lines, max_bytes = vector["max_lines"], vector["max_bytes"]
+    expect = vector["expect"]
+    spill_spec = vector.get("spill")
+    hint = vector.get("hint")
+    spill_id = vector.get("spill_id")
+    if "error" in expect:
+        with pytest.raises(dw.DoryWireError) as info:
+            dw.bound(data, max_lines=max_lines, max_bytes=max_bytes)
+        assert info.value.code == expect["error"]["code"]
+        assert isinstance(info.value, ValueError)
+        with pytest.raises(dw.DoryWireError) as info:
+            dw.StreamingBounder(max_lines, max_bytes)
+        assert info.value.code == expect["error"]["code"]
+        return
+
+    preview = dw.bound(
+        data,
+        max_lines=max_lines,
+        max_bytes=max_bytes,
+        spill=_spill_writer(spill_spec),
+        spill_id=spill_id,
+        hint=hint,
+    )
+    text = preview.text
+    if "preview" in expect:
+        assert text == expect["preview"]
+    for key in ("truncated", "omitted_lines", "omitted_bytes"):
+        if key in expect:
+            assert getattr(preview, key) == expect[key], key
+    if "omitted_range" in expect:
+        expected_range = expect["omitted_range"]
+        assert preview.omitted_range == (tuple(expected_range) if expected_range else None)
+    for key, check in (("starts_with", text.startswith), ("ends_with", text.endswith)):
+        wanted = expect.get(key, [])
+        for affix in [wanted] if isinstance(wanted, str) else wanted:
+            assert check(affix), f"{key} {affix!r}"
+    for needle in expect.get("contains", []):
+        assert needle in text
+    for needle in expect.get("not_contains", []):
+        assert needle not in text
+
+    spill_path = spill_spec.get("path") if spill_spec else None
+    check_invariants(data, preview, max_lines, max_bytes, spill_path)
+    check_rebound(preview, max_lines, max_bytes)
+    if spill_spec and spill_spec.get("fails") and preview.truncated:
+        assert preview.spill_path is None
+        assert preview.spill_error
+
+    # The streaming bounder, fed in random chunks, gives the same preview.
+    outcome: dict[str, Any] = {}
+    if preview.truncated and spill_spec:
+        if spill_spec.get("fails"):
+            outcome["spill_error"] = preview.spill_error
+        else:
+            outcome["spill_path"] = spill_spec["path"]
+    for seed in SEEDS:
+        chunks = random_chunks(data, random.Random(seed), max_chunk=max(1, len(data) // 3))
+        got = streamed(
+            data, chunks, max_lines, max_bytes, spill_id=spill_id, hint=hint, **outcome
+        )
+        assert got == preview, f"seed {seed}: streaming differs"
