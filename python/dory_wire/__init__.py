@@ -30,8 +30,6 @@ Main names:
 
 from __future__ import annotations
 
-from typing import Union
-
 from ._core import (
     DEFAULT_LIVENESS_TIMEOUT,
     DEFAULT_MAX_FRAME_BYTES,
@@ -79,13 +77,7 @@ from ._preview import (
     bound,
     new_spill_id,
 )
-from ._stream import AsyncEventIterator, EventIterator, aiter_events, iter_events
-
-Event = Union[Started, Output, Skipped, Heartbeat, Exit, Unknown, Identity, Result]
-"""Any event an :class:`OutputReader` yields."""
-
-End = Union[Exited, Disconnected, Document]
-"""How a response ended: what :meth:`OutputReader.finish` returns."""
+from ._stream import AsyncEventIterator, End, Event, EventIterator, aiter_events, iter_events
 
 __all__ = [
     "DEFAULT_LIVENESS_TIMEOUT",

@@ -28,7 +28,7 @@ Hierarchy::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ._core import Cursor
@@ -63,7 +63,7 @@ class DoryWireError(Exception):
     events: tuple[Any, ...] = ()
 
     def __init__(
-        self, text: str = "", /, *, code: Optional[str] = None, events: tuple[Any, ...] = ()
+        self, text: str = "", /, *, code: str | None = None, events: tuple[Any, ...] = ()
     ) -> None:
         super().__init__(text)
         if code is not None:
@@ -98,8 +98,8 @@ class OutputGap(DoryWireError):
         /,
         *,
         stream: str = "stdout",
-        consumed: Optional[Cursor] = None,
-        earliest: Optional[Cursor] = None,
+        consumed: Cursor | None = None,
+        earliest: Cursor | None = None,
         events: tuple[Any, ...] = (),
     ) -> None:
         super().__init__(text, events=events)
@@ -119,7 +119,9 @@ class OutputExpired(DoryWireError):
 
     code = "output_expired"
 
-    def __init__(self, text: str = "", /, *, message: str = "", events: tuple[Any, ...] = ()) -> None:
+    def __init__(
+        self, text: str = "", /, *, message: str = "", events: tuple[Any, ...] = ()
+    ) -> None:
         super().__init__(text, events=events)
         self.message = message
 
@@ -135,7 +137,9 @@ class OffsetBeyondOutput(DoryWireError):
 
     code = "offset_beyond_output"
 
-    def __init__(self, text: str = "", /, *, message: str = "", events: tuple[Any, ...] = ()) -> None:
+    def __init__(
+        self, text: str = "", /, *, message: str = "", events: tuple[Any, ...] = ()
+    ) -> None:
         super().__init__(text, events=events)
         self.message = message
 
@@ -158,7 +162,7 @@ class ApiError(DoryWireError):
         /,
         *,
         status: int = 0,
-        api_code: Optional[str] = None,
+        api_code: str | None = None,
         message: str = "",
         events: tuple[Any, ...] = (),
     ) -> None:
@@ -287,7 +291,9 @@ class InvalidLimits(DoryWireError, ValueError):
 
     code = "invalid_limits"
 
-    def __init__(self, text: str = "", /, *, reason: str = "", events: tuple[Any, ...] = ()) -> None:
+    def __init__(
+        self, text: str = "", /, *, reason: str = "", events: tuple[Any, ...] = ()
+    ) -> None:
         super().__init__(text, events=events)
         self.reason = reason
 
@@ -303,6 +309,8 @@ class InvalidState(DoryWireError, ValueError):
 
     code = "invalid_state"
 
-    def __init__(self, text: str = "", /, *, reason: str = "", events: tuple[Any, ...] = ()) -> None:
+    def __init__(
+        self, text: str = "", /, *, reason: str = "", events: tuple[Any, ...] = ()
+    ) -> None:
         super().__init__(text, events=events)
         self.reason = reason

@@ -49,7 +49,7 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def _render(pending: PendingSpill, path: object, hint: Optional[str]) -> Preview:
+def _render(pending: PendingSpill, path: object, hint: str | None) -> Preview:
     if path is None:
         return pending.render(hint=hint)
     if not isinstance(path, (str, os.PathLike)):
@@ -59,8 +59,8 @@ def _render(pending: PendingSpill, path: object, hint: Optional[str]) -> Preview
 
 
 def _start(
-    data: Data, max_lines: int, max_bytes: int, spill_id: Optional[str]
-) -> Union[Preview, PendingSpill]:
+    data: Data, max_lines: int, max_bytes: int, spill_id: str | None
+) -> Preview | PendingSpill:
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
         raise TypeError(
             "bound() argument 'data' must be str, bytes, bytearray or memoryview, "
@@ -74,9 +74,9 @@ def bound(
     *,
     max_lines: int,
     max_bytes: int,
-    spill: Optional[SpillWriter] = None,
-    spill_id: Optional[str] = None,
-    hint: Optional[str] = None,
+    spill: SpillWriter | None = None,
+    spill_id: str | None = None,
+    hint: str | None = None,
 ) -> Preview:
     """Bounds ``data`` to a preview of at most ``max_lines`` lines and
     ``max_bytes`` bytes, notice included (see PREVIEW.md).
@@ -133,9 +133,9 @@ async def abound(
     *,
     max_lines: int,
     max_bytes: int,
-    spill: Optional[AsyncSpillWriter] = None,
-    spill_id: Optional[str] = None,
-    hint: Optional[str] = None,
+    spill: AsyncSpillWriter | None = None,
+    spill_id: str | None = None,
+    hint: str | None = None,
 ) -> Preview:
     """:func:`bound` with an async spill writer: ``await spill(spill_id, data)``
     must give the path (or ``None``). A sync writer is accepted too. A writer
@@ -170,7 +170,7 @@ class SpillDirectory:
     writer raises, so the preview reports it in ``spill_error``).
     """
 
-    def __init__(self, directory: Union[str, os.PathLike[str]], *, suffix: str = ".txt") -> None:
+    def __init__(self, directory: str | os.PathLike[str], *, suffix: str = ".txt") -> None:
         self.directory = Path(directory)
         self.suffix = suffix
 

@@ -11,30 +11,35 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Union
+
+from ._core import (
+    Disconnected,
+    Document,
+    Exit,
+    Exited,
+    Heartbeat,
+    Identity,
+    Output,
+    Result,
+    Skipped,
+    Started,
+    Unknown,
+)
 
 if TYPE_CHECKING:
-    from ._core import (
-        Disconnected,
-        Document,
-        Exit,
-        Exited,
-        Heartbeat,
-        Identity,
-        Output,
-        OutputReader,
-        Result,
-        Skipped,
-        Started,
-        Unknown,
-    )
+    from ._core import OutputReader
 
-    Event = Union[Started, Output, Skipped, Heartbeat, Exit, Unknown, Identity, Result]
-    End = Union[Exited, Disconnected, Document]
+Event = Union[Started, Output, Skipped, Heartbeat, Exit, Unknown, Identity, Result]
+"""Any event an :class:`OutputReader` yields."""
 
-__all__ = ["AsyncEventIterator", "EventIterator", "aiter_events", "iter_events"]
+End = Union[Exited, Disconnected, Document]
+"""How a response ended: what :meth:`OutputReader.finish` returns."""
+
+__all__ = ["AsyncEventIterator", "End", "Event", "EventIterator", "aiter_events", "iter_events"]
 
 Chunk = Union[bytes, bytearray, memoryview]
+"""A body chunk: what :meth:`OutputReader.feed` accepts."""
 
 _NOT_DONE = "the events are not exhausted yet: iterate to the end first"
 
@@ -53,7 +58,7 @@ class EventIterator(Iterator["Event"]):
         self._reader = reader
         self._chunks = iter(chunks)
         self._pending: deque[Event] = deque()
-        self._end: Optional[End] = None
+        self._end: End | None = None
         self._done = False
 
     def __iter__(self) -> EventIterator:
@@ -129,9 +134,9 @@ class AsyncEventIterator(AsyncIterator["Event"]):
         self._chunks = chunks.__aiter__()
         self._liveness = liveness
         self._pending: deque[Event] = deque()
-        self._end: Optional[End] = None
+        self._end: End | None = None
         self._done = False
-        self._read: Optional[asyncio.Future[Any]] = None
+        self._read: asyncio.Future[Any] | None = None
 
     def __aiter__(self) -> AsyncEventIterator:
         return self
@@ -159,7 +164,7 @@ class AsyncEventIterator(AsyncIterator["Event"]):
                     raise
         return self._pending.popleft()
 
-    async def _next_chunk(self) -> Optional[Chunk]:
+    async def _next_chunk(self) -> Chunk | None:
         """The next chunk, ``None`` when the stream stalled."""
         if not self._liveness:
             return await self._chunks.__anext__()

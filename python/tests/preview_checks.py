@@ -4,7 +4,6 @@ property tests."""
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 import dory_wire as dw
 
@@ -29,7 +28,7 @@ def check_invariants(
     preview: dw.Preview,
     max_lines: int,
     max_bytes: int,
-    spill_path: Optional[str] = None,
+    spill_path: str | None = None,
 ) -> None:
     text = preview.text
     encoded = text.encode("utf-8")  # str from the core: valid UTF-8 by construction
@@ -57,7 +56,8 @@ def check_invariants(
     assert notice.endswith("\n") or not tail, repr(middle)
     notice = notice[:-1] if notice.endswith("\n") else notice
     assert "\n" not in notice, f"exactly one notice line expected, got {middle!r}"
-    assert notice.startswith("[... ") and notice.endswith(" ...]"), notice
+    assert notice.startswith("[... "), notice
+    assert notice.endswith(" ...]"), notice
     assert "omitted" in notice
     unit = "line" if preview.omitted_lines == 1 else "lines"
     assert f"{preview.omitted_lines} {unit} ({preview.omitted_bytes} bytes) omitted" in notice
@@ -97,10 +97,10 @@ def streamed(
     max_lines: int,
     max_bytes: int,
     *,
-    spill_id: Optional[str] = None,
-    spill_path: Optional[str] = None,
-    spill_error: Optional[str] = None,
-    hint: Optional[str] = None,
+    spill_id: str | None = None,
+    spill_path: str | None = None,
+    spill_error: str | None = None,
+    hint: str | None = None,
 ) -> dw.Preview:
     bounder = dw.StreamingBounder(max_lines, max_bytes, spill_id=spill_id)
     for chunk in chunks:

@@ -157,7 +157,5 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
             outcome["spill_path"] = spill_spec["path"]
     for seed in SEEDS:
         chunks = random_chunks(data, random.Random(seed), max_chunk=max(1, len(data) // 3))
-        got = streamed(
-            data, chunks, max_lines, max_bytes, spill_id=spill_id, hint=hint, **outcome
-        )
+        got = streamed(data, chunks, max_lines, max_bytes, spill_id=spill_id, hint=hint, **outcome)
         assert got == preview, f"seed {seed}: streaming differs"
