@@ -1,0 +1,334 @@
+"""The Python surface: value classes, cursors and resume states, errors,
+the deferred-error rule, liveness, documentation."""
+
+from __future__ import annotations
+
+import inspect
+import pickle
+import pydoc
+import threading
+from typing import Any
+
+import pytest
+
+import dory_wire as dw
+
+NDJSON = "application/x-ndjson"
+
+
+def frame(kind: str, data: str, offset: int) -> bytes:
+    return f'{{"type":"{kind}","data":"{data}","offset":{offset}}}\n'.encode()
+
+
+EXIT0 = b'{"type":"exit","exit_code":0,"timed_out":false}\n'
+
+VALUES: list[Any] = [
+    dw.Started("p_1"),
+    dw.Output("stdout", b"\x00\xffhi", 3, 7),
+    dw.Skipped("stderr", 5, 120),
+    dw.Heartbeat(),
+    dw.Exit(None, True),
+    dw.Exit(-9, False),
+    dw.Unknown("progress"),
+    dw.Identity("p_1", "running"),
+    dw.Result("p_1", b"out", b"err", False, True, 0, False),
+    dw.Cursor(5, 6),
+    dw.Exited(0, False),
+    dw.Disconnected(dw.Cursor(1, 2), "gap", (dw.Skipped("stdout", 0, 1),)),
+    dw.Document((dw.Identity("p_1", "exited"),)),
+]
+
+
+@pytest.mark.parametrize("value", VALUES, ids=lambda v: type(v).__name__)
+def test_value_classes(value: Any) -> None:
+    namespace = {name: getattr(dw, name) for name in dw.__all__}
+    again = eval(repr(value), namespace)
+    assert again == value
+    assert hash(again) == hash(value)
+    assert value != object()
+    assert len({value, again}) == 1
+    for field in type(value).__match_args__:
+        getattr(value, field)
+    with pytest.raises(AttributeError):
+        value.anything = 1
+
+
+def test_equality_is_by_value_and_type() -> None:
+    assert dw.Output("stdout", b"a", 0, 1) != dw.Output("stdout", b"b", 0, 1)
+    assert dw.Output("stdout", b"a", 0, 1) != dw.Output("stderr", b"a", 0, 1)
+    assert dw.Exit(0, False) != dw.Exited(0, False)
+    assert dw.Heartbeat() == dw.Heartbeat()
+
+
+def test_match_args() -> None:
+    assert dw.Output.__match_args__ == ("stream", "data", "start", "end")
+    assert dw.Skipped.__match_args__ == ("stream", "start", "end")
+    assert dw.Cursor.__match_args__ == ("stdout", "stderr")
+    assert dw.Disconnected.__match_args__ == ("cursor", "reason", "events")
+
+
+def test_cursor_round_trips() -> None:
+    cursor = dw.Cursor(stdout=2**64 - 1, stderr=7)
+    assert dw.Cursor.from_json(cursor.to_json()) == cursor
+    assert cursor.to_dict() == {"stdout": 2**64 - 1, "stderr": 7}
+    assert pickle.loads(pickle.dumps(cursor)) == cursor
+    assert dw.Cursor() == dw.Cursor(0, 0)
+    reader = dw.OutputReader("process_output", cursor={"stderr": 4})
+    assert reader.cursor == dw.Cursor(0, 4)
+    assert dw.OutputReader("process_output", cursor=cursor).cursor == cursor
+
+
+def test_resume_state_round_trip_and_resume() -> None:
+    reader = dw.OutputReader("exec")
+    reader.open(200, NDJSON, "p_1")
+    events = reader.feed(b'{"type":"started","proc_id":"p_1"}\n' + frame("stdout", "hello", 5))
+    assert events == [dw.Started("p_1"), dw.Output("stdout", b"hello", 0, 5)]
+    assert reader.process_id == "p_1"
+    end = reader.finish()
+    assert end == dw.Disconnected(dw.Cursor(5, 0), "end_of_body")
+    state = reader.resume_state()
+    assert state.process_id == "p_1"
+    assert state.cursor == dw.Cursor(5, 0)
+    assert not state.exit_seen
+    assert dw.ResumeState.from_json(state.to_json()) == state
+    assert "process_id='p_1'" in repr(state)
+
+    # Reconnect to process output from the saved state: overlap is trimmed.
+    for saved in (state, state.to_json()):
+        again = dw.OutputReader.resume("process_output", saved)
+        again.open(200, NDJSON, "p_1")
+        assert again.cursor == dw.Cursor(5, 0)
+        got = again.feed(frame("stdout", "hello world", 11) + EXIT0)
+        assert got == [dw.Output("stdout", b" world", 5, 11), dw.Exit(0, False)]
+        assert again.finish() == dw.Exited(0, False)
+        assert again.resume_state().exit_seen
+
+
+def test_deferred_error_rule() -> None:
+    reader = dw.OutputReader("process_output")
+    reader.open(200, NDJSON)
+    events = reader.feed(frame("stdout", "ok", 2) + b"not json\n" + frame("stdout", "x", 3))
+    # The events before the error come back; the error waits for the next call.
+    assert events == [dw.Output("stdout", b"ok", 0, 2)]
+    assert reader.state == "failed"
+    with pytest.raises(dw.MalformedFrame) as first:
+        reader.feed(b"")
+    assert first.value.line == 2
+    assert first.value.code == "malformed_frame"
+    assert isinstance(first.value, dw.ProtocolError)
+    assert first.value.is_protocol_error
+    # Sticky: the same error again, from feed and finish.
+    with pytest.raises(dw.MalformedFrame) as again:
+        reader.finish()
+    assert str(again.value) == str(first.value)
+    assert reader.cursor == dw.Cursor(2, 0)
+
+
+def test_error_without_events_raises_at_once() -> None:
+    reader = dw.OutputReader("process_output")
+    reader.open(200, NDJSON)
+    with pytest.raises(dw.MalformedFrame):
+        reader.feed(b"[]\n")
+
+
+def test_output_gap_fields_and_pickle() -> None:
+    reader = dw.OutputReader("process_output", cursor={"stdout": 3})
+    reader.open(200, NDJSON)
+    with pytest.raises(dw.OutputGap) as info:
+        reader.feed(frame("stdout", "xy", 12))
+    err = info.value
+    assert err.code == "output_gap"
+    assert err.stream == "stdout"
+    assert err.consumed == dw.Cursor(3, 0)
+    assert err.earliest == dw.Cursor(10, 0)
+    assert "output_gap" in str(err)
+    copy = pickle.loads(pickle.dumps(err))
+    assert type(copy) is dw.OutputGap
+    assert (copy.stream, copy.consumed, copy.earliest) == (err.stream, err.consumed, err.earliest)
+    assert str(copy) == str(err)
+
+
+def test_gap_skip_policy() -> None:
+    reader = dw.OutputReader("process_output", gap_policy="skip")
+    reader.open(200, NDJSON)
+    assert reader.feed(frame("stdout", "xy", 12)) == [
+        dw.Skipped("stdout", 0, 10),
+        dw.Output("stdout", b"xy", 10, 12),
+    ]
+
+
+def test_api_error_fields() -> None:
+    reader = dw.OutputReader("process_output")
+    reader.open(404, "application/json")
+    reader.feed(b'{"error":"process_not_found","message":"no such process"}')
+    with pytest.raises(dw.ApiError) as info:
+        reader.finish()
+    err = info.value
+    assert (err.status, err.api_code, err.message) == (404, "process_not_found", "no such process")
+    assert not err.is_protocol_error
+
+
+def test_expired_and_beyond_output() -> None:
+    for status, body, cls in (
+        (410, b'{"error":"output_expired","message":"gone"}', dw.OutputExpired),
+        (400, b'{"error":"offset_beyond_output","message":"too far"}', dw.OffsetBeyondOutput),
+    ):
+        reader = dw.OutputReader("process_output")
+        reader.open(status, "application/json")
+        reader.feed(body)
+        with pytest.raises(cls) as info:
+            reader.finish()
+        assert info.value.message in ("gone", "too far")
+
+
+def test_unsupported_content_type_at_open() -> None:
+    reader = dw.OutputReader("exec")
+    with pytest.raises(dw.UnsupportedContentType) as info:
+        reader.open(200, "text/html")
+    assert info.value.content_type == "text/html"
+    with pytest.raises(dw.UnsupportedContentType):
+        dw.OutputReader("exec").open(200, None)
+
+
+def test_document_end_carries_the_event() -> None:
+    reader = dw.OutputReader("document")
+    reader.open(201, "application/json")
+    assert reader.feed(b'{"proc_id":"p_9","status":"running"}') == []
+    end = reader.finish()
+    assert isinstance(end, dw.Document)
+    assert end.document == dw.Identity("p_9", "running")
+    assert end.events == (dw.Identity("p_9", "running"),)
+    assert reader.process_id == "p_9"
+
+
+def test_byte_inputs_of_every_kind() -> None:
+    body = frame("stdout", "abcdef", 6)
+    for data in (body, bytearray(body), memoryview(body), memoryview(body + b"..")[: len(body)]):
+        reader = dw.OutputReader("process_output")
+        reader.open(200, NDJSON)
+        assert reader.feed(data) == [dw.Output("stdout", b"abcdef", 0, 6)]
+    # A strided view is copied in logical order.
+    strided = memoryview(bytes(b for c in body for b in (c, 0)))[::2]
+    reader = dw.OutputReader("process_output")
+    reader.open(200, NDJSON)
+    assert reader.feed(strided) == [dw.Output("stdout", b"abcdef", 0, 6)]
+
+
+def test_large_feeds_in_threads() -> None:
+    # Large chunks are decoded without the GIL: readers in threads must
+    # still each see exactly their own stream.
+    chunk = "x" * 1000
+    body = b"".join(frame("stdout", chunk, 1000 * (i + 1)) for i in range(200)) + EXIT0
+    results: dict[int, Any] = {}
+
+    def run(n: int) -> None:
+        reader = dw.OutputReader("process_output")
+        reader.open(200, NDJSON)
+        events = reader.feed(body)
+        results[n] = (b"".join(e.data for e in events if isinstance(e, dw.Output)), reader.finish())
+
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 4
+    for data, end in results.values():
+        assert data == chunk.encode() * 200
+        assert end == dw.Exited(0, False)
+
+
+def test_liveness_on_a_caller_clock() -> None:
+    reader = dw.OutputReader("process_output", liveness_timeout=5)
+    reader.open(200, NDJSON)
+    assert reader.poll_timeout() is None
+    assert not reader.handle_timeout(100.0)  # arms the clock
+    assert reader.poll_timeout() == pytest.approx(105.0)
+    assert not reader.handle_timeout(104.0)
+    reader.feed(b'{"type":"heartbeat"}\n')
+    assert not reader.handle_timeout(104.5)  # bytes arrived: restart at 104.5
+    assert reader.poll_timeout() == pytest.approx(109.5)
+    assert reader.handle_timeout(109.5)
+    end = reader.finish()
+    assert isinstance(end, dw.Disconnected)
+    assert end.reason == "stalled"
+
+
+def test_default_constants() -> None:
+    assert dw.DEFAULT_MAX_FRAME_BYTES == 16 * 1024 * 1024
+    assert dw.DEFAULT_LIVENESS_TIMEOUT == 30.0
+    assert dw.MIN_MAX_BYTES >= 1
+
+
+def test_max_frame_bytes() -> None:
+    reader = dw.OutputReader("process_output", max_frame_bytes=10)
+    reader.open(200, NDJSON)
+    with pytest.raises(dw.FrameTooLarge) as info:
+        reader.feed(b"x" * 11)
+    assert info.value.limit == 10
+
+
+def test_reader_repr_and_state() -> None:
+    reader = dw.OutputReader("setup_logs")
+    assert reader.state == "new"
+    assert reader.endpoint == "setup_logs"
+    assert repr(reader) == (
+        "<OutputReader endpoint='setup_logs' state='new' cursor=Cursor(stdout=0, stderr=0)>"
+    )
+    reader.open(200, NDJSON)
+    assert reader.state == "open"
+    reader.finish()
+    assert reader.state == "done"
+
+
+def test_help_shows_real_docs() -> None:
+    reader_doc = pydoc.render_doc(dw.OutputReader)
+    assert "Decodes one HTTP response" in reader_doc
+    assert "gap_policy='fail'" in reader_doc
+    assert "handle_timeout" in reader_doc
+    bound_doc = pydoc.render_doc(dw.bound)
+    assert "max_lines" in bound_doc
+    assert "spill" in bound_doc
+    assert "notice" in bound_doc
+    signature = inspect.signature(dw.OutputReader)
+    assert signature.parameters["gap_policy"].default == "fail"
+    assert signature.parameters["cursor"].kind is inspect.Parameter.KEYWORD_ONLY
+
+
+def test_every_public_name_is_documented() -> None:
+    missing = []
+    for name in dw.__all__:
+        obj = getattr(dw, name)
+        if not (inspect.isclass(obj) or inspect.isfunction(obj) or inspect.isbuiltin(obj)):
+            continue
+        if not (obj.__doc__ or "").strip():
+            missing.append(name)
+        if inspect.isclass(obj):
+            for attr, member in vars(obj).items():
+                if attr.startswith("_") or (
+                    not callable(member)
+                    and not isinstance(member, (property, type(dw.Cursor.stdout)))
+                ):
+                    continue
+                if not (getattr(member, "__doc__", None) or "").strip():
+                    missing.append(f"{name}.{attr}")
+    assert not missing, f"undocumented: {missing}"
+
+
+def test_error_hierarchy() -> None:
+    protocol = [
+        dw.UnsupportedContentType,
+        dw.MalformedFrame,
+        dw.UnexpectedFrame,
+        dw.IdentityMismatch,
+        dw.FrameTooLarge,
+    ]
+    for cls in protocol:
+        assert issubclass(cls, dw.ProtocolError)
+    for cls in (*protocol, dw.OutputGap, dw.OutputExpired, dw.OffsetBeyondOutput, dw.ApiError):
+        assert issubclass(cls, dw.DoryWireError)
+        assert not issubclass(cls, ValueError)
+    assert issubclass(dw.InvalidState, ValueError)
+    assert issubclass(dw.InvalidLimits, ValueError)
+    codes = {cls.code for cls in (*protocol, dw.OutputGap, dw.ApiError, dw.InvalidState)}
+    assert len(codes) == 8
