@@ -1,0 +1,258 @@
+//! `dory-bench`: the Rust side of `make bench`.
+//!
+//! ```text
+//! dory-bench corpora [--dir DIR] [--mb N]           make the corpora if missing; print their paths
+//! dory-bench rust [--dir DIR] [--mb N] [--runs N] [--min-secs S] [--out FILE]
+//!                                                   run the Rust benchmarks, one child per run,
+//!                                                   appending JSON-line records to FILE
+//! dory-bench one --workload W --file F [--piece N] [--limit N] [--min-secs S] [--streamed]
+//!                                                   (child) one measured run; prints a JSON line
+//! dory-bench report FILE [--title TEXT]             print the markdown table and the targets
+//! ```
+
+use std::collections::HashMap;
+use std::fs::OpenOptions;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use dory_bench::corpus::{self, Kind};
+use dory_bench::measure::{self, Measurement};
+use dory_bench::report::{self, Record};
+use dory_bench::run::Workload;
+
+const PIECE: usize = 64 * 1024;
+
+struct Args {
+    positional: Vec<String>,
+    options: HashMap<String, String>,
+    flags: Vec<String>,
+}
+
+fn parse_args(args: &[String]) -> Result<Args, String> {
+    let mut a = Args {
+        positional: Vec::new(),
+        options: HashMap::new(),
+        flags: Vec::new(),
+    };
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        if let Some(name) = arg.strip_prefix("--") {
+            if name == "streamed" {
+                a.flags.push(name.to_owned());
+            } else {
+                let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
+                a.options.insert(name.to_owned(), value.clone());
+            }
+        } else {
+            a.positional.push(arg.clone());
+        }
+    }
+    Ok(a)
+}
+
+impl Args {
+    fn get<T: std::str::FromStr>(&self, name: &str, default: T) -> Result<T, String> {
+        match self.options.get(name) {
+            None => Ok(default),
+            Some(v) => v.parse().map_err(|_| format!("--{name}: bad value {v:?}")),
+        }
+    }
+
+    fn dir(&self) -> PathBuf {
+        PathBuf::from(
+            self.options
+                .get("dir")
+                .map_or("target/bench-corpora", String::as_str),
+        )
+    }
+}
+
+fn main() -> ExitCode {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let result = match argv.first().map(String::as_str) {
+        Some("corpora") => parse_args(&argv[1..]).and_then(|a| cmd_corpora(&a)),
+        Some("rust") => parse_args(&argv[1..]).and_then(|a| cmd_rust(&a)),
+        Some("one") => parse_args(&argv[1..]).and_then(|a| cmd_one(&a)),
+        Some("report") => parse_args(&argv[1..]).and_then(|a| cmd_report(&a)),
+        _ => Err("usage: dory-bench corpora|rust|one|report … (see the source header)".into()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("dory-bench: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn cmd_corpora(a: &Args) -> Result<(), String> {
+    let mb = a.get("mb", 100u64)?;
+    let paths = corpus::ensure(&a.dir(), mb).map_err(|e| format!("corpora: {e}"))?;
+    for (kind, path) in paths {
+        println!("{} {}", kind.letter(), path.display());
+    }
+    Ok(())
+}
+
+fn cmd_one(a: &Args) -> Result<(), String> {
+    let workload = a
+        .options
+        .get("workload")
+        .and_then(|w| Workload::from_id(w))
+        .ok_or("--workload: one of reader, reader-transcript, serde-lines, memchr, preview, preview-digest")?;
+    let file = PathBuf::from(a.options.get("file").ok_or("--file is required")?);
+    let piece = a.get("piece", PIECE)?.max(1);
+    let limit = a
+        .options
+        .get("limit")
+        .map(|l| l.parse::<u64>())
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let min_secs = a.get("min-secs", 0.25f64)?;
+    let m = if a.flags.iter().any(|f| f == "streamed") {
+        measure::streamed_preview(&file, limit, piece)
+    } else {
+        measure::in_memory(workload, &file, limit, piece, min_secs)
+    }
+    .map_err(|e| format!("{}: {e}", file.display()))?;
+    println!("{}", serde_json::to_string(&m).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
+/// Runs `dory-bench one` in a child process and returns its measurement.
+fn child(extra: &[String]) -> Result<Measurement, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let out = Command::new(exe)
+        .arg("one")
+        .args(extra)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(format!(
+            "child {extra:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).map_err(|e| format!("child output {text:?}: {e}"))
+}
+
+fn record(group: &str, corpus: &str, w: Workload, label: &str, m: &Measurement) -> Record {
+    Record {
+        lang: "rust".into(),
+        group: group.into(),
+        corpus: corpus.into(),
+        id: w.id().into(),
+        label: label.into(),
+        role: w.role().into(),
+        secs: m.secs,
+        wall: Some(m.wall),
+        bytes: m.bytes,
+        peak_rss: m.peak_rss,
+        base_rss: m.base_rss,
+    }
+}
+
+fn cmd_rust(a: &Args) -> Result<(), String> {
+    let mb = a.get("mb", 100u64)?;
+    let runs = a.get("runs", 5usize)?.max(1);
+    let min_secs = a.get("min-secs", 0.25f64)?;
+    let out_path = PathBuf::from(
+        a.options
+            .get("out")
+            .map_or("target/bench-results/results.jsonl", String::as_str),
+    );
+    let paths = corpus::ensure(&a.dir(), mb).map_err(|e| format!("corpora: {e}"))?;
+    let path_of = |k: Kind| -> &Path {
+        paths
+            .iter()
+            .find(|(kind, _)| *kind == k)
+            .map(|(_, p)| p.as_path())
+            .unwrap_or_else(|| Path::new(""))
+    };
+    if let Some(parent) = out_path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+    }
+    let mut out = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&out_path)
+        .map_err(|e| format!("{}: {e}", out_path.display()))?;
+    let mut emit = |r: Record| -> Result<(), String> {
+        let line = serde_json::to_string(&r).map_err(|e| e.to_string())?;
+        writeln!(out, "{line}").map_err(|e| e.to_string())
+    };
+    let common = |w: Workload, file: &Path| -> Vec<String> {
+        vec![
+            "--workload".into(),
+            w.id().into(),
+            "--file".into(),
+            file.display().to_string(),
+            "--piece".into(),
+            PIECE.to_string(),
+            "--min-secs".into(),
+            min_secs.to_string(),
+        ]
+    };
+
+    let readers = [
+        Workload::Reader,
+        Workload::ReaderTranscript,
+        Workload::SerdeLines,
+        Workload::Floor,
+    ];
+    for kind in Kind::READER {
+        eprintln!("rust: reader on {} …", kind.letter());
+        for _ in 0..runs {
+            for w in readers {
+                let m = child(&common(w, path_of(kind)))?;
+                emit(record("reader", kind.letter(), w, w.label(), &m))?;
+            }
+        }
+    }
+
+    eprintln!("rust: streaming preview …");
+    let previews = [Workload::Preview, Workload::PreviewDigest, Workload::Floor];
+    for _ in 0..runs {
+        for w in previews {
+            let m = child(&common(w, path_of(Kind::P)))?;
+            emit(record("preview", "P", w, w.label(), &m))?;
+        }
+    }
+
+    // Peak memory of the streaming bounder fed from disk: a tenth of P, then all of it.
+    let p = path_of(Kind::P);
+    let size = std::fs::metadata(p).map_err(|e| e.to_string())?.len();
+    for limit in [size / 10, size] {
+        let mut extra = common(Workload::Preview, p);
+        extra.extend(["--streamed".into(), "--limit".into(), limit.to_string()]);
+        let m = child(&extra)?;
+        let input = format!("P, first {} MB", m.bytes / 1_000_000);
+        emit(record(
+            "preview-memory",
+            &input,
+            Workload::Preview,
+            "StreamingBounder fed from disk (64 KiB reads)",
+            &m,
+        ))?;
+    }
+    eprintln!("rust: records appended to {}", out_path.display());
+    Ok(())
+}
+
+fn cmd_report(a: &Args) -> Result<(), String> {
+    let path = a
+        .positional
+        .first()
+        .ok_or("report: results file required")?;
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let records = report::parse(&text)?;
+    let rows = report::rows(&records);
+    if let Some(title) = a.options.get("title") {
+        println!("{title}\n");
+    }
+    println!("{}", report::table(&rows));
+    println!("{}", report::verdict_table(&report::verdicts(&rows)));
+    Ok(())
+}

@@ -1,0 +1,462 @@
+//! Results of every language's benchmark (JSON lines, one per measured run)
+//! and the one markdown table they make.
+//!
+//! Each run is one child process (so its peak RSS is its own) and writes one
+//! [`Record`]. Runs of the implementations compared are interleaved round by
+//! round, so machine noise hits them alike; the table shows medians, and
+//! every ratio is a ratio of medians from the same `make bench`.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+
+/// One measured run of one implementation on one input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// `rust`, `python` or `node`.
+    pub lang: String,
+    /// What is compared: `reader`, `preview`, `preview-memory`, `bound`.
+    pub group: String,
+    /// The input: a corpus letter, possibly with a size (`P 10 MB`).
+    pub corpus: String,
+    /// A short, stable implementation id (`reader`, `json`, `orjson`, …).
+    pub id: String,
+    /// The label shown in the table.
+    pub label: String,
+    /// `ours`, `ours-variant`, `baseline` or `floor`.
+    pub role: String,
+    /// CPU seconds for one pass over the input (median of the passes in the run).
+    pub secs: f64,
+    /// Wall seconds for the same pass, when known.
+    #[serde(default)]
+    pub wall: Option<f64>,
+    /// Input bytes of one pass.
+    pub bytes: u64,
+    /// Peak resident set of the process that ran it, bytes.
+    #[serde(default)]
+    pub peak_rss: Option<u64>,
+    /// Resident set once the input was loaded, before the measured work, bytes.
+    #[serde(default)]
+    pub base_rss: Option<u64>,
+}
+
+/// Parses JSON lines of [`Record`]s, skipping blank lines.
+pub fn parse(text: &str) -> Result<Vec<Record>, String> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("line {}: {e}: {l}", i + 1)))
+        .collect()
+}
+
+/// All runs of one implementation on one input.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Language.
+    pub lang: String,
+    /// Group.
+    pub group: String,
+    /// Input.
+    pub corpus: String,
+    /// Implementation id.
+    pub id: String,
+    /// Table label.
+    pub label: String,
+    /// Role.
+    pub role: String,
+    /// Seconds per pass, one per run.
+    pub secs: Vec<f64>,
+    /// Input bytes.
+    pub bytes: u64,
+    /// Largest peak RSS over the runs.
+    pub peak_rss: Option<u64>,
+    /// Smallest RSS before the work over the runs.
+    pub base_rss: Option<u64>,
+}
+
+impl Row {
+    /// Median seconds per pass.
+    pub fn median(&self) -> f64 {
+        median(&self.secs)
+    }
+
+    /// Input megabytes (10^6 bytes) per second, at the median.
+    pub fn mb_per_s(&self) -> f64 {
+        self.bytes as f64 / 1e6 / self.median()
+    }
+}
+
+/// The median of a non-empty slice (mean of the middle two for even lengths).
+pub fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// Groups records into rows, in the order they first appear.
+pub fn rows(records: &[Record]) -> Vec<Row> {
+    let mut rows: Vec<Row> = Vec::new();
+    let mut index: BTreeMap<(String, String, String, String), usize> = BTreeMap::new();
+    for r in records {
+        let key = (
+            r.lang.clone(),
+            r.group.clone(),
+            r.corpus.clone(),
+            r.id.clone(),
+        );
+        let i = *index.entry(key).or_insert_with(|| {
+            rows.push(Row {
+                lang: r.lang.clone(),
+                group: r.group.clone(),
+                corpus: r.corpus.clone(),
+                id: r.id.clone(),
+                label: r.label.clone(),
+                role: r.role.clone(),
+                secs: Vec::new(),
+                bytes: r.bytes,
+                peak_rss: None,
+                base_rss: None,
+            });
+            rows.len() - 1
+        });
+        let row = &mut rows[i];
+        row.secs.push(r.secs);
+        row.peak_rss = max_opt(row.peak_rss, r.peak_rss);
+        row.base_rss = match (row.base_rss, r.base_rss) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+    }
+    // Keep each (lang, group) block together, corpora in order within it.
+    let mut order: Vec<(String, String)> = Vec::new();
+    for r in &rows {
+        let k = (r.lang.clone(), r.group.clone());
+        if !order.contains(&k) {
+            order.push(k);
+        }
+    }
+    let mut sorted = Vec::with_capacity(rows.len());
+    for (lang, group) in order {
+        let mut block: Vec<Row> = rows
+            .iter()
+            .filter(|r| r.lang == lang && r.group == group)
+            .cloned()
+            .collect();
+        block.sort_by(|a, b| a.corpus.cmp(&b.corpus));
+        sorted.extend(block);
+    }
+    sorted
+}
+
+fn max_opt(a: Option<u64>, b: Option<u64>) -> Option<u64> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+fn find<'a>(rows: &'a [Row], lang: &str, group: &str, corpus: &str, id: &str) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.lang == lang && r.group == group && r.corpus == corpus && r.id == id)
+}
+
+fn ours<'a>(rows: &'a [Row], lang: &str, group: &str, corpus: &str) -> Option<&'a Row> {
+    rows.iter()
+        .find(|r| r.lang == lang && r.group == group && r.corpus == corpus && r.role == "ours")
+}
+
+fn mib(bytes: Option<u64>) -> String {
+    bytes.map_or_else(|| "–".into(), |b| format!("{:.0}", b as f64 / 1048576.0))
+}
+
+/// The results table (markdown).
+pub fn table(rows: &[Row]) -> String {
+    let mut s = String::new();
+    s.push_str("| lang | bench | input | implementation | MB/s | ours ÷ this (speed) | runs | peak RSS MiB | RSS over input MiB |\n");
+    s.push_str("|---|---|---|---|--:|--:|--:|--:|--:|\n");
+    for r in rows {
+        let ratio = match ours(rows, &r.lang, &r.group, &r.corpus) {
+            Some(o) if o.id != r.id => format!("{:.2}×", r.median() / o.median()),
+            Some(_) => "—".into(),
+            None => "".into(),
+        };
+        let over = match (r.peak_rss, r.base_rss) {
+            (Some(p), Some(b)) => mib(Some(p.saturating_sub(b))),
+            _ => "–".into(),
+        };
+        let label = if r.role == "ours" {
+            format!("**{}**", r.label)
+        } else {
+            r.label.clone()
+        };
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {:.0} | {} | {} | {} | {} |",
+            r.lang,
+            r.group,
+            r.corpus,
+            label,
+            r.mb_per_s(),
+            ratio,
+            r.secs.len(),
+            mib(r.peak_rss),
+            over
+        );
+    }
+    s
+}
+
+/// One target of issue 7 and whether this run meets it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verdict {
+    /// The target, in words.
+    pub target: String,
+    /// What was measured.
+    pub measured: String,
+    /// `Some(true)` met, `Some(false)` missed, `None` not measured.
+    pub met: Option<bool>,
+}
+
+/// Speed ratio ours ÷ baseline on each corpus where both ran.
+fn ratios(rows: &[Row], lang: &str, group: &str, baseline: &str) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.lang == lang && r.group == group && r.id == baseline)
+    {
+        if let Some(o) = ours(rows, lang, group, &r.corpus) {
+            out.push((r.corpus.clone(), r.median() / o.median()));
+        }
+    }
+    out
+}
+
+fn ratio_verdict(target: &str, got: &[(String, f64)], need: f64) -> Verdict {
+    if got.is_empty() {
+        return Verdict {
+            target: target.into(),
+            measured: "not measured".into(),
+            met: None,
+        };
+    }
+    let measured = got
+        .iter()
+        .map(|(c, x)| format!("{c} {x:.2}×"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Verdict {
+        target: target.into(),
+        measured,
+        met: Some(got.iter().all(|(_, x)| *x >= need)),
+    }
+}
+
+/// Checks every target of issue 7 against the rows.
+pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
+    let mut v = Vec::new();
+    let d = ratios(rows, "rust", "reader", "serde-lines");
+    let d: Vec<_> = d.into_iter().filter(|(c, _)| c == "D").collect();
+    v.push(ratio_verdict(
+        "Rust reader ≥ 2.5× serde_json-per-line on D",
+        &d,
+        2.5,
+    ));
+
+    let speeds: Vec<(String, f64)> = rows
+        .iter()
+        .filter(|r| r.lang == "rust" && r.group == "reader" && r.role == "ours")
+        .map(|r| (r.corpus.clone(), r.mb_per_s()))
+        .collect();
+    v.push(if speeds.is_empty() {
+        Verdict {
+            target: "Rust reader ≥ 1.5 GB/s on A–D".into(),
+            measured: "not measured".into(),
+            met: None,
+        }
+    } else {
+        Verdict {
+            target: "Rust reader ≥ 1.5 GB/s on A–D".into(),
+            measured: speeds
+                .iter()
+                .map(|(c, x)| format!("{c} {x:.0} MB/s"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            met: Some(speeds.iter().all(|(_, x)| *x >= 1500.0)),
+        }
+    });
+    v.push(ratio_verdict(
+        "Python OutputReader ≥ 5× the json baseline, every corpus",
+        &ratios(rows, "python", "reader", "json"),
+        5.0,
+    ));
+    v.push(ratio_verdict(
+        "Python OutputReader ≥ 2× the orjson baseline, every corpus",
+        &ratios(rows, "python", "reader", "orjson"),
+        2.0,
+    ));
+    v.push(ratio_verdict(
+        "Node wasm reader ≥ 1.5× pure JS, every corpus",
+        &ratios(rows, "node", "reader", "pure-js"),
+        1.5,
+    ));
+
+    // Preview: the floor's speed over ours must be at most 3.
+    let floor: Vec<(String, f64)> = ratios(rows, "rust", "preview", "memchr")
+        .into_iter()
+        .map(|(c, x)| (c, 1.0 / x))
+        .collect();
+    v.push(if floor.is_empty() {
+        Verdict {
+            target: "Streaming preview within 3× of the memchr floor".into(),
+            measured: "not measured".into(),
+            met: None,
+        }
+    } else {
+        Verdict {
+            target: "Streaming preview within 3× of the memchr floor".into(),
+            measured: floor
+                .iter()
+                .map(|(c, x)| format!("{c}: floor is {x:.2}× faster"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            met: Some(floor.iter().all(|(_, x)| *x <= 3.0)),
+        }
+    });
+    v.push(memory_verdict(rows));
+    v
+}
+
+/// Peak memory of the streaming bounder over inputs of two sizes, streamed
+/// from disk: independent of the input size when the larger input costs at
+/// most 1 MiB (page-granularity noise) more than the smaller.
+fn memory_verdict(rows: &[Row]) -> Verdict {
+    let target = "Streaming preview: peak memory independent of input size";
+    let mut mem: Vec<&Row> = rows
+        .iter()
+        .filter(|r| r.group == "preview-memory" && r.peak_rss.is_some())
+        .collect();
+    mem.sort_by_key(|r| r.bytes);
+    let by_lang: BTreeMap<&str, Vec<&Row>> = mem.iter().fold(BTreeMap::new(), |mut m, r| {
+        m.entry(r.lang.as_str()).or_insert_with(Vec::new).push(r);
+        m
+    });
+    if by_lang.is_empty() {
+        return Verdict {
+            target: target.into(),
+            measured: "not measured".into(),
+            met: None,
+        };
+    }
+    let mut parts = Vec::new();
+    let mut met = true;
+    for (lang, rs) in by_lang {
+        let (Some(small), Some(large)) = (rs.first(), rs.last()) else {
+            continue;
+        };
+        let (s, l) = (small.peak_rss.unwrap_or(0), large.peak_rss.unwrap_or(0));
+        met &= l <= s + 1048576;
+        parts.push(format!(
+            "{lang}: {:.1} MiB at {} MB, {:.1} MiB at {} MB",
+            s as f64 / 1048576.0,
+            small.bytes / 1_000_000,
+            l as f64 / 1048576.0,
+            large.bytes / 1_000_000
+        ));
+    }
+    Verdict {
+        target: target.into(),
+        measured: parts.join("; "),
+        met: Some(met),
+    }
+}
+
+/// The targets table (markdown).
+pub fn verdict_table(verdicts: &[Verdict]) -> String {
+    let mut s = String::from(
+        "| target (issue 7) | measured (ours ÷ baseline, same run) | met |\n|---|---|---|\n",
+    );
+    for v in verdicts {
+        let met = match v.met {
+            Some(true) => "yes",
+            Some(false) => "**no**",
+            None => "not measured",
+        };
+        let _ = writeln!(s, "| {} | {} | {} |", v.target, v.measured, met);
+    }
+    s
+}
+
+/// Finds a row (for callers that want one figure).
+pub fn lookup<'a>(
+    rows: &'a [Row],
+    lang: &str,
+    group: &str,
+    corpus: &str,
+    id: &str,
+) -> Option<&'a Row> {
+    find(rows, lang, group, corpus, id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rec(lang: &str, group: &str, corpus: &str, id: &str, role: &str, secs: f64) -> Record {
+        Record {
+            lang: lang.into(),
+            group: group.into(),
+            corpus: corpus.into(),
+            id: id.into(),
+            label: id.into(),
+            role: role.into(),
+            secs,
+            wall: None,
+            bytes: 100_000_000,
+            peak_rss: Some(10 << 20),
+            base_rss: Some(5 << 20),
+        }
+    }
+
+    #[test]
+    fn medians_and_ratios() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        let records = vec![
+            rec("rust", "reader", "D", "reader", "ours", 0.05),
+            rec("rust", "reader", "D", "serde-lines", "baseline", 0.2),
+            rec("rust", "reader", "D", "reader", "ours", 0.04),
+            rec("rust", "reader", "D", "serde-lines", "baseline", 0.1),
+            rec("rust", "reader", "D", "reader", "ours", 0.06),
+            rec("rust", "reader", "D", "serde-lines", "baseline", 0.15),
+        ];
+        let rows = rows(&records);
+        assert_eq!(rows.len(), 2);
+        let v = verdicts(&rows);
+        assert_eq!(v[0].met, Some(true), "{v:?}"); // 0.15 / 0.05 = 3×
+        assert_eq!(v[1].met, Some(true)); // 2000 MB/s
+        assert_eq!(v[2].met, None);
+        let t = table(&rows);
+        assert!(t.contains("| 3.00× |"), "{t}");
+    }
+
+    #[test]
+    fn records_round_trip_as_json_lines() {
+        let r = rec("python", "reader", "A", "json", "baseline", 1.5);
+        let line = serde_json::to_string(&r).unwrap();
+        assert_eq!(
+            parse(&format!("{line}\n\n{line}\n")).unwrap(),
+            vec![r.clone(), r]
+        );
+        let minimal = r#"{"lang":"node","group":"reader","corpus":"A","id":"x","label":"x","role":"baseline","secs":1,"bytes":5}"#;
+        assert_eq!(parse(minimal).unwrap()[0].peak_rss, None);
+    }
+}

@@ -1,0 +1,196 @@
+//! The measured workloads: each takes the whole input and a piece size, feeds
+//! the input in pieces of that size (as an HTTP body arrives), and returns a
+//! small checksum so the work cannot be optimised away.
+
+use std::hint::black_box;
+
+use dory_wire::preview::{Bounded, SpillOutcome, StreamingBounder};
+use dory_wire::{Cursor, End, Endpoint, Event, Reader, ReaderOptions, Stream};
+
+use crate::baseline::{newline_floor, SerdeLines};
+
+/// The preview limits measured: what an agent tool typically allows.
+pub const PREVIEW_MAX_LINES: usize = 2000;
+/// See [`PREVIEW_MAX_LINES`].
+pub const PREVIEW_MAX_BYTES: usize = 50 * 1024;
+
+/// One workload of the Rust benchmark.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// `dory_wire::Reader`, collecting each stream's bytes.
+    Reader,
+    /// `dory_wire::Reader` feeding a `dory_wire::Transcript` (bytes and text views).
+    ReaderTranscript,
+    /// The serde_json-per-line baseline, collecting each stream's bytes.
+    SerdeLines,
+    /// The `memchr` newline count.
+    Floor,
+    /// `StreamingBounder` with a caller-chosen spill id (what the bindings default to).
+    Preview,
+    /// `StreamingBounder` deriving the spill id from the content (hashes every byte).
+    PreviewDigest,
+}
+
+impl Workload {
+    /// Every workload.
+    pub const ALL: [Workload; 6] = [
+        Workload::Reader,
+        Workload::ReaderTranscript,
+        Workload::SerdeLines,
+        Workload::Floor,
+        Workload::Preview,
+        Workload::PreviewDigest,
+    ];
+
+    /// The short id used on the command line and in results.
+    pub fn id(self) -> &'static str {
+        match self {
+            Workload::Reader => "reader",
+            Workload::ReaderTranscript => "reader-transcript",
+            Workload::SerdeLines => "serde-lines",
+            Workload::Floor => "memchr",
+            Workload::Preview => "preview",
+            Workload::PreviewDigest => "preview-digest",
+        }
+    }
+
+    /// Parses [`Workload::id`].
+    pub fn from_id(id: &str) -> Option<Workload> {
+        Workload::ALL.into_iter().find(|w| w.id() == id)
+    }
+
+    /// The label shown in the table.
+    pub fn label(self) -> &'static str {
+        match self {
+            Workload::Reader => "dory_wire::Reader, bytes per stream",
+            Workload::ReaderTranscript => "dory_wire::Reader + Transcript",
+            Workload::SerdeLines => "serde_json per line + base64 + Vec",
+            Workload::Floor => "memchr newline count (floor)",
+            Workload::Preview => "StreamingBounder, caller's spill id",
+            Workload::PreviewDigest => "StreamingBounder, content-derived id",
+        }
+    }
+
+    /// `ours`, `baseline` or `floor`.
+    pub fn role(self) -> &'static str {
+        match self {
+            Workload::Reader | Workload::Preview => "ours",
+            Workload::ReaderTranscript | Workload::PreviewDigest => "ours-variant",
+            Workload::SerdeLines => "baseline",
+            Workload::Floor => "floor",
+        }
+    }
+
+    /// Runs the workload once over `body` in pieces of `piece` bytes.
+    pub fn run(self, body: &[u8], piece: usize) -> u64 {
+        match self {
+            Workload::Reader => {
+                let [out, err] = reader_collect(body, piece);
+                (out.len() + err.len()) as u64
+            }
+            Workload::ReaderTranscript => reader_transcript(body, piece),
+            Workload::SerdeLines => {
+                let mut base = SerdeLines::new();
+                for p in body.chunks(piece) {
+                    if let Err(e) = base.feed(black_box(p)) {
+                        panic!("baseline failed on the corpus: {}", e.0);
+                    }
+                }
+                base.finish();
+                (base.streams[0].len() + base.streams[1].len()) as u64
+            }
+            Workload::Floor => newline_floor(body.chunks(piece).map(black_box)),
+            Workload::Preview | Workload::PreviewDigest => {
+                let mut bounder = streaming_bounder(self == Workload::Preview);
+                for p in body.chunks(piece) {
+                    bounder.push(black_box(p));
+                }
+                preview_len(bounder)
+            }
+        }
+    }
+}
+
+/// A streaming bounder at the measured limits.
+pub fn streaming_bounder(caller_id: bool) -> StreamingBounder {
+    let bounder = match StreamingBounder::new(PREVIEW_MAX_LINES, PREVIEW_MAX_BYTES) {
+        Ok(b) => b,
+        Err(e) => panic!("the benchmark's preview limits are valid: {e}"),
+    };
+    if caller_id {
+        bounder.with_spill_id("0123456789abcdef0123456789abcdef")
+    } else {
+        bounder
+    }
+}
+
+/// Ends a streaming bounder and returns the preview's length.
+pub fn preview_len(bounder: StreamingBounder) -> u64 {
+    let preview = match bounder.finish() {
+        Bounded::Fits(p) => p,
+        Bounded::NeedsSpill(pending) => pending.render(
+            SpillOutcome::Saved {
+                path: "/tmp/dory-bench/spill.txt".into(),
+            },
+            None,
+        ),
+    };
+    preview.text.len() as u64
+}
+
+fn new_reader() -> Reader {
+    let mut reader = Reader::new(
+        Endpoint::ProcessOutput,
+        Cursor::default(),
+        ReaderOptions::default(),
+    );
+    if let Err(e) = reader.open(200, "application/x-ndjson", None) {
+        panic!("open: {e}");
+    }
+    reader
+}
+
+fn expect_exit(end: Result<End, dory_wire::Error>) {
+    match end {
+        Ok(End::Exited { .. }) => {}
+        other => panic!("the corpus must end with exit: {other:?}"),
+    }
+}
+
+/// Decodes `body` with the reader, in pieces, collecting each stream's bytes
+/// (stdout, stderr): what an SDK's "read all output" does.
+pub fn reader_collect(body: &[u8], piece: usize) -> [Vec<u8>; 2] {
+    let mut reader = new_reader();
+    let mut events = Vec::new();
+    let mut out = [Vec::new(), Vec::new()];
+    for p in body.chunks(piece) {
+        if let Err(e) = reader.feed(black_box(p), &mut events) {
+            panic!("reader failed on the corpus: {e}");
+        }
+        for event in events.drain(..) {
+            if let Event::Output { stream, data, .. } = event {
+                out[usize::from(stream == Stream::Stderr)].extend_from_slice(&data);
+            }
+        }
+    }
+    expect_exit(reader.finish(&mut events));
+    out
+}
+
+fn reader_transcript(body: &[u8], piece: usize) -> u64 {
+    let mut reader = new_reader();
+    let mut events = Vec::new();
+    let mut transcript = dory_wire::Transcript::new();
+    for p in body.chunks(piece) {
+        if let Err(e) = reader.feed(black_box(p), &mut events) {
+            panic!("reader failed on the corpus: {e}");
+        }
+        for event in events.drain(..) {
+            transcript.push(&event);
+        }
+    }
+    expect_exit(reader.finish(&mut events));
+    transcript.finish();
+    (transcript.stream(Stream::Stdout).text().len()
+        + transcript.stream(Stream::Stderr).text().len()) as u64
+}
