@@ -79,6 +79,8 @@ for (const [target, dir] of [
   // --weak-refs: the generated classes register with a FinalizationRegistry,
   // so a reader or bounder that is garbage-collected frees its wasm memory.
   run(wasmBindgen, ["--target", target, "--weak-refs", "--out-dir", dir, wasmFile]);
+  // The package is "type": "module"; the nodejs glue is CommonJS.
+  if (target === "nodejs") writeFileSync(join(dir, "package.json"), '{ "type": "commonjs" }\n');
 }
 
 const api = readFileSync(join(here, "src", "api.js"), "utf8");

@@ -1,0 +1,440 @@
+// Type declarations of the npm package `dory-wire` (hand-written; checked by
+// `tsc --noEmit` on test/types/usage.ts in the package's tests).
+
+/**
+ * Loads the WebAssembly module. In a browser, await it once before anything
+ * else (later calls return the same promise); `input` optionally says where
+ * the `.wasm` file is (by default the one next to the module). In Node the
+ * module loads synchronously on import/require and `init()` does nothing.
+ */
+export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
+
+/** Which request a response answers (it selects the frame union). */
+export type Endpoint = "exec" | "process_output" | "setup_logs" | "document";
+
+/** What to do when output is missing: throw `OutputGap` (default) or report `skipped` and go on. */
+export type GapPolicy = "fail" | "skip";
+
+/** One of the two output streams (setup logs have one combined stream, reported as stdout). */
+export type StreamName = "stdout" | "stderr";
+
+/** Per-stream consumed byte offsets: where output has been delivered up to. */
+export interface Cursor {
+  /** Bytes of stdout consumed (for setup logs: of the combined log). */
+  stdout: number;
+  /** Bytes of stderr consumed. */
+  stderr: number;
+}
+
+/** Options of an `OutputReader`. */
+export interface ReaderOptions {
+  /** Where to start (default zeros). Each offset a safe integer >= 0. Not allowed with `OutputReader.resume`. */
+  cursor?: Partial<Cursor>;
+  /** Default `"fail"`. */
+  gapPolicy?: GapPolicy;
+  /** The longest line or JSON document accepted, 1 to 2^30 (default 16 MiB). */
+  maxFrameBytes?: number;
+  /** How long a followed stream may go without a byte, in ms (default 30000). */
+  livenessTimeoutMs?: number;
+  /** Reject unknown frame types (`unexpected_frame`) instead of reporting `unknown` events. Default false. */
+  strict?: boolean;
+}
+
+/** The exec stream's first frame: the process now exists under this id. */
+export interface StartedEvent {
+  type: "started";
+  procId: string;
+}
+/**
+ * New output bytes, `[start, end)` in the stream's byte space (overlap with
+ * what was already consumed is trimmed). The `data` of the events of one
+ * `feed` call may be views into one shared buffer.
+ */
+export interface OutputEvent {
+  type: StreamName;
+  data: Uint8Array;
+  start: number;
+  end: number;
+}
+/** Output lost and skipped under the `skip` policy: `[from, to)`. */
+export interface SkippedEvent {
+  type: "skipped";
+  stream: StreamName;
+  from: number;
+  to: number;
+}
+/** A keep-alive frame. */
+export interface HeartbeatEvent {
+  type: "heartbeat";
+}
+/** The process finished: the last frame. */
+export interface ExitEvent {
+  type: "exit";
+  /** null when killed or timed out. */
+  exitCode: number | null;
+  timedOut: boolean;
+}
+/** A frame whose `type` no union knows; it changes no state. */
+export interface UnknownEvent {
+  type: "unknown";
+  frameType: string;
+}
+/** A JSON identity document (a process start, its keyed replay, a kill). */
+export interface IdentityEvent {
+  type: "identity";
+  procId: string;
+  status: "running" | "exited";
+}
+/** A JSON result document (a synchronous exec). */
+export interface ResultEvent {
+  type: "result";
+  procId: string;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  exitCode: number | null;
+  timedOut: boolean;
+}
+/** What a reader yields; switch on `type`. */
+export type Event =
+  | StartedEvent
+  | OutputEvent
+  | SkippedEvent
+  | HeartbeatEvent
+  | ExitEvent
+  | UnknownEvent
+  | IdentityEvent
+  | ResultEvent;
+
+interface EndBase {
+  /** Events completed by the end of the body (the event of a JSON document); usually empty. */
+  events: Event[];
+}
+/** An `exit` frame was seen: the output is complete. */
+export interface ExitedEnd extends EndBase {
+  type: "exited";
+  exitCode: number | null;
+  timedOut: boolean;
+}
+/** The stream ended without `exit`: reconnect to process output from `cursor`. Never start the command again. */
+export interface DisconnectedEnd extends EndBase {
+  type: "disconnected";
+  cursor: Cursor;
+  reason: "end_of_body" | "gap" | "stalled";
+}
+/** A JSON document was decoded (its event is in `events`). */
+export interface DocumentEnd extends EndBase {
+  type: "document";
+}
+/** How a response ended. */
+export type End = ExitedEnd | DisconnectedEnd | DocumentEnd;
+
+/**
+ * The language-neutral resume state, shared with the Rust and Python packages
+ * (hence its snake_case keys). `JSON.stringify` it to store it.
+ */
+export interface ResumeState {
+  version: number;
+  process_id: string | null;
+  cursor: Cursor;
+  exit_seen: boolean;
+  exit_code: number | null;
+  timed_out: boolean;
+}
+
+/** Where a reader is in its life. */
+export type ReaderStateName = "new" | "open" | "done" | "failed" | "freed";
+
+/**
+ * Decodes one HTTP response of the process-output protocol. Sans-IO: give it
+ * the status and headers with `open`, the body bytes with `feed`, the end of
+ * the body with `finish`. One reader per response; reconnect with a new
+ * reader from `cursor` (or `resumeState()`).
+ *
+ * Errors are sticky: once a call has thrown a `DoryWireError`, every later
+ * call throws the same error. When an error follows events within one `feed`,
+ * that call returns the events and the next call (`feed` or `finish`) throws.
+ */
+export class OutputReader {
+  /**
+   * @throws {RangeError} unknown endpoint or gap policy, or an option out of range
+   * @throws {TypeError} an option of the wrong type, or an unknown option
+   */
+  constructor(endpoint: Endpoint, options?: ReaderOptions);
+  /**
+   * A reader that continues from a saved resume state (`resumeState()` or
+   * `resumeStateJson()`, possibly from another language).
+   * @throws {DoryWireError} `invalid_state` for a bad or unsupported state
+   */
+  static resume(endpoint: Endpoint, state: ResumeState | string, options?: Omit<ReaderOptions, "cursor">): OutputReader;
+  /**
+   * Gives the response's status, Content-Type and `CE-Process-Id` header.
+   * Call once, before `feed`. Error answers (non-2xx) are decoded from the
+   * body: `feed` it, and `finish` throws the mapped error.
+   * @throws {ProtocolError} `unsupported_content_type` for a 2xx that is neither NDJSON nor JSON
+   */
+  open(status: number, contentType: string | null | undefined, processId?: string | null): void;
+  /**
+   * Feeds the next piece of the body (split anywhere) and returns the events
+   * it completed, in order.
+   * @throws {TypeError} when `chunk` is not bytes (a string, say)
+   * @throws {DoryWireError} a decoding error, or `invalid_state` for a feed before `open` or after `finish`;
+   *   `integer_out_of_range` when an offset or exit code is above `Number.MAX_SAFE_INTEGER` (never rounded)
+   */
+  feed(chunk: Uint8Array | ArrayBufferView | ArrayBuffer): Event[];
+  /**
+   * Ends the body and returns how the response ended.
+   * @throws {DoryWireError} the error that ended decoding (e.g. an `ApiError` for an error answer), or
+   *   `invalid_state` when called twice
+   */
+  finish(): End;
+  /** The End returned by `finish()`, or null before it. */
+  readonly end: End | null;
+  /** The consumed offsets: where to resume from. */
+  readonly cursor: Cursor;
+  /** The process id, once known (from `started`, the header, the resume state or a document). */
+  readonly processId: string | null;
+  /** Where the reader is in its life. */
+  readonly state: ReaderStateName;
+  /** The resume state as a plain object. @throws {DoryWireError} `integer_out_of_range` for offsets above 2^53 − 1 */
+  resumeState(): ResumeState;
+  /** The resume state as a JSON string: exact whatever the offsets. */
+  resumeStateJson(): string;
+  /**
+   * The time, in ms on the clock given to `handleTimeout`, by which the next
+   * byte must arrive; null until the clock is armed by `handleTimeout`.
+   */
+  pollTimeout(): number | null;
+  /**
+   * Tells the reader the time in ms on the caller's monotonic clock (e.g.
+   * `performance.now()`). The first call arms the liveness clock; bytes fed
+   * since the previous call restart it. Returns true when the stream stalled:
+   * stop reading, and `finish()` ends `disconnected` with reason `stalled`.
+   */
+  handleTimeout(nowMs: number): boolean;
+  /** Releases the reader's WebAssembly memory now. Optional (garbage collection does it too); later calls throw. */
+  free(): void;
+}
+
+/** A fetch `Response`, as far as `readEvents` uses it. */
+export interface ResponseLike {
+  status: number;
+  headers: { get(name: string): string | null };
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
+}
+
+/** Options of `readEvents`. */
+export interface ReadEventsOptions {
+  /**
+   * Enforce the reader's liveness timeout with timers (default true): a body
+   * that sends no byte for `livenessTimeoutMs` is cancelled and the End is
+   * `disconnected` with reason `stalled`.
+   */
+  liveness?: boolean;
+  /** The monotonic clock in ms (default `performance.now`). */
+  now?: () => number;
+}
+
+/**
+ * Drives `reader` over a body and yields its events: a
+ * `ReadableStream<Uint8Array>` (a fetch body), any async or sync iterable of
+ * Uint8Array chunks, or a fetch `Response` (then `reader.open` is called from
+ * its status, Content-Type and CE-Process-Id unless already done). After the
+ * last event the reader is finished: the End is the generator's return value,
+ * and `reader.end` once a `for await` loop is over. Errors are thrown from
+ * the loop; breaking out of it cancels the body.
+ */
+export function readEvents(
+  reader: OutputReader,
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ResponseLike,
+  options?: ReadEventsOptions,
+): AsyncGenerator<Event, End, undefined>;
+
+/** Incremental UTF-8 decoding that never splits a character (U+FFFD for invalid bytes). */
+export class Utf8Decoder {
+  constructor();
+  /** Decodes the next piece; returns the text it completes. */
+  push(chunk: Uint8Array | ArrayBufferView | ArrayBuffer): string;
+  /** Flushes an incomplete trailing character as U+FFFD. */
+  finish(): string;
+  /** Releases the WebAssembly memory now (optional). */
+  free(): void;
+}
+
+/** The largest `maxFrameBytes` accepted: 2^30 bytes. */
+export const MAX_FRAME_BYTES_LIMIT: number;
+
+// ------------------------------------------------------------------ errors
+
+/** Fields every DoryWireError may carry, by code. */
+export interface DoryWireErrorFields {
+  code?: string;
+  [field: string]: unknown;
+}
+
+/**
+ * Base class of the errors about decoded data and API misuse. `code` is a
+ * stable string, the same in Rust, Python and JS: `output_gap`,
+ * `output_expired`, `offset_beyond_output`, `api_error`,
+ * `unsupported_content_type`, `malformed_frame`, `unexpected_frame`,
+ * `identity_mismatch`, `frame_too_large`, `invalid_limits`, `invalid_state`,
+ * and the JS-only `integer_out_of_range` (an integer above
+ * `Number.MAX_SAFE_INTEGER`, with `field` and the exact `value` as a bigint
+ * when known). `instanceof` works across the ESM and CommonJS entry points and
+ * across copies of the package (it tests a registered brand and the code).
+ */
+export class DoryWireError extends Error {
+  constructor(message: string, fields?: DoryWireErrorFields);
+  /** The stable error code. */
+  code: string;
+  /** For `invalid_state` and `invalid_limits`: what was wrong. */
+  reason?: string;
+  /** For `integer_out_of_range`: which value. */
+  field?: string;
+  /** For `integer_out_of_range`: the exact value, when known. */
+  value?: bigint;
+  /** Events completed by `finish()` before it failed (rare). */
+  events?: Event[];
+}
+/** Output was lost (a hole, a `gap` frame, a 409) under the `fail` policy. Resume from `earliest` to skip it knowingly. */
+export class OutputGap extends DoryWireError {
+  code: "output_gap";
+  /** The first stream that lost bytes (stdout before stderr). */
+  stream: StreamName;
+  /** The offsets consumed when the gap was found. */
+  consumed: Cursor;
+  /** The earliest offsets still available, per stream. */
+  earliest: Cursor;
+}
+/** 410 `output_expired`: the retained output is gone. Terminal. */
+export class OutputExpired extends DoryWireError {
+  code: "output_expired";
+  /** The server's message. */
+  serverMessage: string;
+}
+/** 400 `offset_beyond_output`: the requested offsets are beyond the output. A client bug: never reset to zero. */
+export class OffsetBeyondOutput extends DoryWireError {
+  code: "offset_beyond_output";
+  /** The server's message. */
+  serverMessage: string;
+}
+/** Any other error answer of the API. */
+export class ApiError extends DoryWireError {
+  code: "api_error";
+  /** The HTTP status. */
+  status: number;
+  /** The body's `error` code, when the body was a JSON error document. */
+  apiCode: string | null;
+  /** The body's `message`, or a description of the body. */
+  serverMessage: string;
+}
+/** The wire broke the protocol; `code` tells how. */
+export class ProtocolError extends DoryWireError {
+  code: "unsupported_content_type" | "malformed_frame" | "unexpected_frame" | "identity_mismatch" | "frame_too_large";
+  /** `unsupported_content_type`: the Content-Type as given. */
+  contentType?: string;
+  /** `malformed_frame`, `unexpected_frame`: 1-based line in the body (0 for a JSON document). */
+  line?: number;
+  /** `malformed_frame`, `unexpected_frame`: what was wrong. */
+  reason?: string;
+  /** `unexpected_frame`: the frame's type. */
+  frameType?: string;
+  /** `identity_mismatch`: the process id expected. */
+  expected?: string;
+  /** `identity_mismatch`: the process id announced. */
+  found?: string;
+  /** `frame_too_large`: the limit exceeded, in bytes. */
+  limit?: number;
+}
+
+// ------------------------------------------------------------------ preview
+
+/** A bounded preview with exact accounting. Counts add up: `headBytes + omittedBytes + tailBytes === totalBytes`. */
+export interface Preview {
+  /** The preview: within both limits, notice included. */
+  text: string;
+  /** Whether anything was cut (then `text` holds exactly one notice line). */
+  truncated: boolean;
+  /** Lines of the input (a final run without `\n` counts). */
+  totalLines: number;
+  /** Bytes of the input. */
+  totalBytes: number;
+  /** Input bytes shown before the notice (all of them when not truncated). */
+  headBytes: number;
+  /** Input bytes shown after the notice. */
+  tailBytes: number;
+  /** Input lines with at least one byte not shown. */
+  omittedLines: number;
+  /** Input bytes not shown. */
+  omittedBytes: number;
+  /** First and last omitted line, 1-based and inclusive; null when nothing was cut. */
+  omittedRange: [number, number] | null;
+  /** The id the full output was to be saved under, when a spill was needed. */
+  spillId: string | null;
+  /** The path the notice points at (only when it does). */
+  spillPath: string | null;
+  /** Why the notice does not point at a saved file when a save was tried (writer error, non-string result, bad path). */
+  spillError: string | null;
+}
+
+/** A synchronous spill writer: saves `data` under `spillId` and returns the path, or null to save nothing. */
+export type SpillWriter = (spillId: string, data: Uint8Array) => string | null | undefined;
+/** An asynchronous spill writer. */
+export type AsyncSpillWriter = (spillId: string, data: Uint8Array) => string | null | undefined | Promise<string | null | undefined>;
+
+/** Options of `bound`. */
+export interface BoundOptions<W> {
+  /** Most lines of the preview, notice included (>= 1). */
+  maxLines: number;
+  /** Most bytes of the preview, notice included (>= 256 is always valid). */
+  maxBytes: number;
+  /** Saves the full output when it must be cut. Its errors never escape: see `Preview.spillError`. */
+  spill?: W | null;
+  /** The spill id to use instead of the content-derived default (32 hex digits). */
+  spillId?: string | null;
+  /** One line added to the notice after the path (e.g. which tool reads it). */
+  hint?: string | null;
+}
+
+/**
+ * Bounds `data` (bytes, or text as its UTF-8 bytes) to a head + tail preview
+ * within `maxLines` and `maxBytes`, notice included. Data that fits comes back
+ * unchanged. A writer that throws or returns a non-string never escapes.
+ * @throws {DoryWireError} `invalid_limits` when the limits cannot hold the notice
+ * @throws {RangeError} a negative or non-integer limit; {TypeError} a wrong argument type
+ */
+export function bound(data: Uint8Array | string, options: BoundOptions<SpillWriter>): Preview;
+/** `bound` with a writer that may return a promise; a rejection is reported in `spillError`. */
+export function boundAsync(data: Uint8Array | string, options: BoundOptions<AsyncSpillWriter>): Promise<Preview>;
+
+/** Options of `StreamingBounder.finish`. */
+export interface FinishOptions<W> {
+  /** Returns the path where the caller saved the pushed chunks (or null). */
+  spill?: W | null;
+  /** One line added to the notice after the path. */
+  hint?: string | null;
+}
+
+/**
+ * Bounds data given in chunks in memory proportional to the limits, with the
+ * same result as `bound` over the concatenated chunks. To spill, write each
+ * chunk yourself as you push it (name the file after `spillId`, or rename it
+ * when `finish` gives you the id), then return its path from `spill`.
+ */
+export class StreamingBounder {
+  /** @throws {DoryWireError} `invalid_limits`; {RangeError}/{TypeError} as for `bound` */
+  constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null });
+  /** Feeds the next chunk. @throws {DoryWireError} `invalid_state` after `finish` */
+  push(chunk: Uint8Array | string): void;
+  /** Bytes pushed so far. */
+  readonly totalBytes: number;
+  /** Bytes of buffer held: bounded by the limits. */
+  readonly retainedBytes: number;
+  /** Ends the input and returns the preview. @throws {DoryWireError} `invalid_state` when called twice */
+  finish(options?: FinishOptions<(spillId: string) => string | null | undefined>): Preview;
+  /** `finish` with a writer that may return a promise. */
+  finishAsync(options?: FinishOptions<(spillId: string) => string | null | undefined | Promise<string | null | undefined>>): Promise<Preview>;
+  /** Releases the WebAssembly memory now (optional). */
+  free(): void;
+}

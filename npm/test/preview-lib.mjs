@@ -1,0 +1,139 @@
+// Preview vectors and the preview invariants of shared/VECTORS.md, free of
+// Node imports (the browser test can use it too).
+import { hashString, randomCuts, splitAt, vectorInput } from "./vector-lib.mjs";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+function fail(message) {
+  throw new Error(message);
+}
+
+function check(cond, message) {
+  if (!cond) fail(message);
+}
+
+/** Lines as PREVIEW.md counts them: runs ending with \n, plus a final run without one. */
+export function countLines(bytes) {
+  let n = 0;
+  for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) n++;
+  if (bytes.length > 0 && bytes[bytes.length - 1] !== 10) n++;
+  return n;
+}
+
+/** Counts lines of a string's UTF-8 bytes. */
+export function countTextLines(text) {
+  return countLines(encoder.encode(text));
+}
+
+/** The spill writer a vector asks for (sync). */
+export function vectorWriter(spill) {
+  if (spill === undefined || spill === null) return undefined;
+  if (spill.fails) {
+    return () => {
+      throw new Error("disk full (vector writer)");
+    };
+  }
+  return () => spill.path;
+}
+
+function isNotice(line) {
+  return line.startsWith("[... ") && line.endsWith(" ...]") && line.includes("omitted");
+}
+
+/**
+ * Checks the invariants every preview must keep, whatever the vector expects:
+ * valid UTF-8 within both limits, head a rendering of a prefix and tail of a
+ * suffix of the input, exactly one notice line when truncated, counts that add up.
+ */
+export function checkInvariants(input, maxLines, maxBytes, p, where) {
+  check(typeof p.text === "string", `${where}: text is not a string`);
+  check(p.text.isWellFormed ? p.text.isWellFormed() : true, `${where}: text is not valid UTF-16 (lone surrogate)`);
+  const textBytes = encoder.encode(p.text);
+  check(textBytes.length <= maxBytes, `${where}: ${textBytes.length} bytes > maxBytes ${maxBytes}`);
+  check(countLines(textBytes) <= maxLines, `${where}: ${countLines(textBytes)} lines > maxLines ${maxLines}`);
+  check(p.totalBytes === input.length, `${where}: totalBytes ${p.totalBytes} != ${input.length}`);
+  check(p.totalLines === countLines(input), `${where}: totalLines ${p.totalLines} != ${countLines(input)}`);
+  check(
+    p.headBytes + p.omittedBytes + p.tailBytes === p.totalBytes,
+    `${where}: head ${p.headBytes} + omitted ${p.omittedBytes} + tail ${p.tailBytes} != total ${p.totalBytes}`,
+  );
+  const head = decoder.decode(input.subarray(0, p.headBytes));
+  const tail = decoder.decode(input.subarray(input.length - p.tailBytes));
+  if (!p.truncated) {
+    check(p.text === decoder.decode(input), `${where}: not truncated but the text is not the input`);
+    check(p.omittedBytes === 0 && p.omittedLines === 0 && p.omittedRange === null, `${where}: omissions without truncation`);
+    check(p.spillPath === null, `${where}: spill path without truncation`);
+    return;
+  }
+  check(p.text.startsWith(head), `${where}: the text does not start with the rendering of the head bytes`);
+  check(p.text.endsWith(tail), `${where}: the text does not end with the rendering of the tail bytes`);
+  check(p.headBytes + p.tailBytes <= input.length, `${where}: head and tail overlap`);
+  const middle = p.text.slice(head.length, p.text.length - tail.length);
+  const notices = p.text.split("\n").filter(isNotice);
+  check(notices.length === 1, `${where}: ${notices.length} notice lines, expected 1`);
+  check(middle.replace(/\n/g, "") === notices[0], `${where}: between head and tail there must be the notice line only, got ${JSON.stringify(middle)}`);
+  check(p.omittedBytes > 0 || p.omittedLines >= 0, `${where}: nothing omitted but truncated`);
+  check(Array.isArray(p.omittedRange), `${where}: truncated without omittedRange`);
+  const [first, last] = p.omittedRange;
+  check(first >= 1 && last >= first && last <= p.totalLines, `${where}: omittedRange ${first}-${last} out of 1-${p.totalLines}`);
+  check(last - first + 1 === p.omittedLines, `${where}: omittedLines ${p.omittedLines} != range ${first}-${last}`);
+  const unit = (n, one, many) => (n === 1 ? one : many);
+  const counts = `[... ${p.omittedLines} ${unit(p.omittedLines, "line", "lines")} (${p.omittedBytes} ${unit(p.omittedBytes, "byte", "bytes")}) omitted: lines ${first}-${last} of ${p.totalLines}; `;
+  check(notices[0].startsWith(counts), `${where}: the notice does not state the counts ${JSON.stringify(counts)}: ${notices[0]}`);
+  if (p.spillPath !== null) check(notices[0].includes(p.spillPath), `${where}: the notice does not name the spill path`);
+}
+
+function checkExpect(exp, p, where) {
+  if (exp.preview !== undefined) check(p.text === exp.preview, `${where}: preview\n  expected ${JSON.stringify(exp.preview)}\n  got      ${JSON.stringify(p.text)}`);
+  if (exp.truncated !== undefined) check(p.truncated === exp.truncated, `${where}: truncated ${p.truncated}, expected ${exp.truncated}`);
+  if (exp.omitted_lines !== undefined) check(p.omittedLines === exp.omitted_lines, `${where}: omittedLines ${p.omittedLines}, expected ${exp.omitted_lines}`);
+  if (exp.omitted_bytes !== undefined) check(p.omittedBytes === exp.omitted_bytes, `${where}: omittedBytes ${p.omittedBytes}, expected ${exp.omitted_bytes}`);
+  if (exp.omitted_range !== undefined) {
+    check(JSON.stringify(p.omittedRange) === JSON.stringify(exp.omitted_range), `${where}: omittedRange ${JSON.stringify(p.omittedRange)}, expected ${JSON.stringify(exp.omitted_range)}`);
+  }
+  if (exp.starts_with !== undefined) check(p.text.startsWith(exp.starts_with), `${where}: does not start with ${JSON.stringify(exp.starts_with)}: ${JSON.stringify(p.text)}`);
+  if (exp.ends_with !== undefined) check(p.text.endsWith(exp.ends_with), `${where}: does not end with ${JSON.stringify(exp.ends_with)}: ${JSON.stringify(p.text)}`);
+  for (const s of exp.contains ?? []) check(p.text.includes(s), `${where}: does not contain ${JSON.stringify(s)}: ${JSON.stringify(p.text)}`);
+  for (const s of exp.not_contains ?? []) check(!p.text.includes(s), `${where}: contains ${JSON.stringify(s)}: ${JSON.stringify(p.text)}`);
+}
+
+/** The streaming bounder over seeded random chunks of `input`. */
+export function streamPreview(api, input, options, seed) {
+  const sb = new api.StreamingBounder({ maxLines: options.maxLines, maxBytes: options.maxBytes, spillId: options.spillId });
+  for (const chunk of splitAt(input, randomCuts(input.length, seed))) sb.push(chunk);
+  const writer = options.spill;
+  return sb.finish({ spill: writer ? (id) => writer(id, input) : undefined, hint: options.hint });
+}
+
+/** Runs one preview vector: expectation, invariants, idempotence, streaming = whole. */
+export function checkPreviewVector(api, v) {
+  const input = vectorInput(v);
+  const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined };
+  if (v.spill_id !== undefined) options.spillId = v.spill_id;
+  const exp = v.expect ?? {};
+  if (exp.error) {
+    let thrown;
+    try {
+      api.bound(input, options);
+    } catch (err) {
+      thrown = err;
+    }
+    check(thrown instanceof api.DoryWireError, `${v.name}: expected a DoryWireError ${exp.error.code}, got ${thrown}`);
+    check(thrown.code === exp.error.code, `${v.name}: error code ${thrown.code}, expected ${exp.error.code}`);
+    return;
+  }
+  const p = api.bound(input, options);
+  checkExpect(exp, p, v.name);
+  checkInvariants(input, v.max_lines, v.max_bytes, p, v.name);
+  const again = api.bound(p.text, { maxLines: v.max_lines, maxBytes: v.max_bytes });
+  check(again.text === p.text && !again.truncated, `${v.name}: bounding the preview again changed it`);
+  for (let s = 0; s < 3; s++) {
+    const seed = (hashString(v.name) + s * 104729) >>> 0;
+    const streamed = streamPreview(api, input, options, seed);
+    check(
+      JSON.stringify(streamed) === JSON.stringify(p),
+      `${v.name}: streaming (seed ${seed}) differs from whole:\n  ${JSON.stringify(streamed)}\n  ${JSON.stringify(p)}`,
+    );
+  }
+}
