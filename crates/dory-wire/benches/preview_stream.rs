@@ -22,9 +22,16 @@ fn log_text() -> Vec<u8> {
     while out.len() < TOTAL {
         i += 1;
         let line = match i % 50 {
-            0 => format!("{i:>9} WARN  retrying request {} after timeout — état dégradé ✓\n", i * 31),
+            0 => format!(
+                "{i:>9} WARN  retrying request {} after timeout — état dégradé ✓\n",
+                i * 31
+            ),
             7 => format!("{i:>9} DEBUG payload={}\n", "ab0123456789".repeat(20)),
-            _ => format!("{i:>9} INFO  compiled module_{} in {} ms\n", i % 977, i % 89),
+            _ => format!(
+                "{i:>9} INFO  compiled module_{} in {} ms\n",
+                i % 977,
+                i % 89
+            ),
         };
         out.extend_from_slice(line.as_bytes());
     }
@@ -45,7 +52,11 @@ fn bound(data: &[u8], spill_id: Option<&str>) -> usize {
     for chunk in data.chunks(CHUNK) {
         bounder.push(chunk);
     }
-    bounder.finish().render(SpillOutcome::NotSaved, None).text.len()
+    bounder
+        .finish()
+        .render(SpillOutcome::NotSaved, None)
+        .text
+        .len()
 }
 
 fn main() {
@@ -62,7 +73,10 @@ fn main() {
         default_id.push(start.elapsed());
 
         let start = Instant::now();
-        black_box(bound(black_box(&data), Some("0123456789abcdef0123456789abcdef")));
+        black_box(bound(
+            black_box(&data),
+            Some("0123456789abcdef0123456789abcdef"),
+        ));
         given_id.push(start.elapsed());
     }
     let (floor, default_id, given_id) = (median(floor), median(default_id), median(given_id));

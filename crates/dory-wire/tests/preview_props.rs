@@ -3,7 +3,9 @@
 //! (invalid UTF-8, CRLF, lone `\r`, giant lines, emoji, CJK), random limits,
 //! random spill paths and hints, and random chunkings.
 
-use dory_wire::preview::{Bounded, Bounder, Preview, SpillOutcome, StreamingBounder, MIN_MAX_BYTES};
+use dory_wire::preview::{
+    Bounded, Bounder, Preview, SpillOutcome, StreamingBounder, MIN_MAX_BYTES,
+};
 use proptest::prelude::*;
 
 /// Input fragments chosen to hit every awkward case.
@@ -71,7 +73,13 @@ fn count_lines(bytes: &[u8]) -> u64 {
 /// The notice as docs/PREVIEW.md words it, written independently of the crate.
 fn expected_notice(p: &Preview, hint: Option<&str>) -> String {
     let (first, last) = p.omitted_range.expect("a truncated preview has a range");
-    let plural = |n: u64, word: &str| if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") };
+    let plural = |n: u64, word: &str| {
+        if n == 1 {
+            format!("{n} {word}")
+        } else {
+            format!("{n} {word}s")
+        }
+    };
     let mut notice = format!(
         "[... {} ({}) omitted: lines {first}-{last} of {}; ",
         plural(p.omitted_lines, "line"),
@@ -101,14 +109,29 @@ fn bound(bounder: &Bounder, data: &[u8], outcome: &SpillOutcome, hint: Option<&s
     bounder.bound(data).render(outcome.clone(), hint)
 }
 
-fn check(data: &[u8], max_lines: usize, max_bytes: usize, outcome: &SpillOutcome, hint: Option<&str>, splits: &[usize]) {
+fn check(
+    data: &[u8],
+    max_lines: usize,
+    max_bytes: usize,
+    outcome: &SpillOutcome,
+    hint: Option<&str>,
+    splits: &[usize],
+) {
     let bounder = Bounder::new(max_lines, max_bytes).unwrap();
     let p = bound(&bounder, data, outcome, hint);
     let text = p.text.as_bytes();
 
     // The hard ceiling.
-    assert!(text.len() <= max_bytes, "{} bytes > {max_bytes}", text.len());
-    assert!(count_lines(text) <= max_lines as u64, "{} lines > {max_lines}", count_lines(text));
+    assert!(
+        text.len() <= max_bytes,
+        "{} bytes > {max_bytes}",
+        text.len()
+    );
+    assert!(
+        count_lines(text) <= max_lines as u64,
+        "{} lines > {max_lines}",
+        count_lines(text)
+    );
 
     // Totals and counts that add up.
     assert_eq!(p.total_bytes, data.len() as u64);
@@ -119,7 +142,10 @@ fn check(data: &[u8], max_lines: usize, max_bytes: usize, outcome: &SpillOutcome
     assert_eq!(p.truncated, !fits);
     if fits {
         assert_eq!(p.text, lossy(data));
-        assert_eq!((p.omitted_bytes, p.omitted_lines, p.omitted_range), (0, 0, None));
+        assert_eq!(
+            (p.omitted_bytes, p.omitted_lines, p.omitted_range),
+            (0, 0, None)
+        );
         assert!(p.spill_id.is_none() && p.spill_path.is_none() && p.spill_error.is_none());
     } else {
         let head = p.head_bytes as usize;
@@ -149,14 +175,19 @@ fn check(data: &[u8], max_lines: usize, max_bytes: usize, outcome: &SpillOutcome
                 Some(used) => assert_eq!(used, path),
                 None => assert!(p.spill_error.is_some()),
             },
-            SpillOutcome::Failed { .. } => assert!(p.spill_path.is_none() && p.spill_error.is_some()),
+            SpillOutcome::Failed { .. } => {
+                assert!(p.spill_path.is_none() && p.spill_error.is_some())
+            }
             SpillOutcome::NotSaved => assert!(p.spill_path.is_none() && p.spill_error.is_none()),
         }
     }
 
     // Idempotence.
     let again = bounder.bound(text);
-    assert!(matches!(&again, Bounded::Fits(q) if q.text == p.text), "bounding the preview again changed it");
+    assert!(
+        matches!(&again, Bounded::Fits(q) if q.text == p.text),
+        "bounding the preview again changed it"
+    );
 
     // Streaming gives the same result, however the input is chunked.
     let mut streaming = StreamingBounder::new(max_lines, max_bytes).unwrap();
@@ -170,7 +201,11 @@ fn check(data: &[u8], max_lines: usize, max_bytes: usize, outcome: &SpillOutcome
         rest = tail;
     }
     streaming.push(rest);
-    assert_eq!(streaming.finish().render(outcome.clone(), hint), p, "streaming differs from whole");
+    assert_eq!(
+        streaming.finish().render(outcome.clone(), hint),
+        p,
+        "streaming differs from whole"
+    );
 }
 
 proptest! {
@@ -215,10 +250,19 @@ proptest! {
 #[test]
 fn digit_boundaries_never_overshoot() {
     for lines in [9usize, 10, 11, 99, 100, 101, 999, 1000, 1001] {
-        let data: String = (1..=lines).map(|i| format!("{}\n", "y".repeat(i % 7))).collect();
+        let data: String = (1..=lines)
+            .map(|i| format!("{}\n", "y".repeat(i % 7)))
+            .collect();
         for max_bytes in MIN_MAX_BYTES..MIN_MAX_BYTES + 60 {
             for max_lines in [1, 2, 3, 4, 9, 10, 11, 100] {
-                check(data.as_bytes(), max_lines, max_bytes, &SpillOutcome::NotSaved, None, &[7]);
+                check(
+                    data.as_bytes(),
+                    max_lines,
+                    max_bytes,
+                    &SpillOutcome::NotSaved,
+                    None,
+                    &[7],
+                );
             }
         }
     }

@@ -19,11 +19,14 @@ fn block(seed: usize) -> Vec<u8> {
     while out.len() < BLOCK {
         i += 1;
         match (i + seed) % 9 {
-            0 => out.extend_from_slice(format!("[{seed}:{i}] progress\r 40%\r 80%\r100%\n").as_bytes()),
+            0 => out
+                .extend_from_slice(format!("[{seed}:{i}] progress\r 40%\r 80%\r100%\n").as_bytes()),
             1 => out.extend_from_slice("emoji 😀 and 漢字 in a line\r\n".as_bytes()),
             2 => out.extend_from_slice(b"bad bytes \xff\xfe and a cut \xe2\x82 sequence\n"),
-            3 if i % 500 == 0 && seed % 3 == 0 => out.extend(std::iter::repeat_n(b'G', 3 * MAX_BYTES)),
-            _ => out.extend_from_slice(format!("{seed:04} line {i}: compiling crate number {}\n", i * 7).as_bytes()),
+            3 if i % 500 == 0 && seed % 3 == 0 => out.resize(out.len() + 3 * MAX_BYTES, b'G'),
+            _ => out.extend_from_slice(
+                format!("{seed:04} line {i}: compiling crate number {}\n", i * 7).as_bytes(),
+            ),
         }
     }
     out.truncate(BLOCK);
@@ -85,5 +88,7 @@ fn streaming_one_gib_keeps_memory_bounded() {
     assert!(preview.text.ends_with(&*String::from_utf8_lossy(tail)));
     let head = &pool[0][..preview.head_bytes as usize];
     assert!(preview.text.starts_with(&*String::from_utf8_lossy(head)));
-    assert!(preview.text.contains("full output: /tmp/spill/out.txt; read it with sed -n '"));
+    assert!(preview
+        .text
+        .contains("full output: /tmp/spill/out.txt; read it with sed -n '"));
 }

@@ -47,9 +47,16 @@ struct Case {
 }
 
 fn parse(v: &Value) -> Result<Case, String> {
-    let name = v["name"].as_str().ok_or("vector without a name")?.to_owned();
+    let name = v["name"]
+        .as_str()
+        .ok_or("vector without a name")?
+        .to_owned();
     let input = match (v.get("input"), v.get("input_b64")) {
-        (Some(text), None) => text.as_str().ok_or("input is not a string")?.as_bytes().to_vec(),
+        (Some(text), None) => text
+            .as_str()
+            .ok_or("input is not a string")?
+            .as_bytes()
+            .to_vec(),
         (None, Some(b64)) => base64::engine::general_purpose::STANDARD
             .decode(b64.as_str().ok_or("input_b64 is not a string")?)
             .map_err(|e| format!("input_b64: {e}"))?,
@@ -63,11 +70,16 @@ fn parse(v: &Value) -> Result<Case, String> {
     };
     let outcome = match v.get("spill") {
         None | Some(Value::Null) => SpillOutcome::NotSaved,
-        Some(spill) if spill.get("fails").and_then(Value::as_bool) == Some(true) => SpillOutcome::Failed {
-            reason: "the writer failed".into(),
-        },
+        Some(spill) if spill.get("fails").and_then(Value::as_bool) == Some(true) => {
+            SpillOutcome::Failed {
+                reason: "the writer failed".into(),
+            }
+        }
         Some(spill) => SpillOutcome::Saved {
-            path: spill["path"].as_str().ok_or_else(|| format!("{name}: bad spill"))?.to_owned(),
+            path: spill["path"]
+                .as_str()
+                .ok_or_else(|| format!("{name}: bad spill"))?
+                .to_owned(),
         },
     };
     Ok(Case {
@@ -86,7 +98,8 @@ fn lossy(bytes: &[u8]) -> String {
 }
 
 fn count_lines(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| b == b'\n').count() as u64 + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
+    bytes.iter().filter(|&&b| b == b'\n').count() as u64
+        + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }
 
 /// The reference notice wording, written independently of the crate.
@@ -125,24 +138,40 @@ fn check_invariants(case: &Case, p: &Preview) -> Result<(), String> {
     let data = &case.input;
     let text = p.text.as_bytes();
     // Valid UTF-8 is guaranteed by `String`; both limits hold.
-    ensure(text.len() <= case.max_bytes, || format!("{} bytes > max_bytes", text.len()))?;
-    ensure(count_lines(text) <= case.max_lines as u64, || format!("{} lines > max_lines", count_lines(text)))?;
+    ensure(text.len() <= case.max_bytes, || {
+        format!("{} bytes > max_bytes", text.len())
+    })?;
+    ensure(count_lines(text) <= case.max_lines as u64, || {
+        format!("{} lines > max_lines", count_lines(text))
+    })?;
     // Counts add up.
     ensure(p.total_bytes == data.len() as u64, || "total_bytes".into())?;
     ensure(p.total_lines == count_lines(data), || "total_lines".into())?;
-    ensure(p.head_bytes + p.omitted_bytes + p.tail_bytes == p.total_bytes, || "bytes do not add up".into())?;
+    ensure(
+        p.head_bytes + p.omitted_bytes + p.tail_bytes == p.total_bytes,
+        || "bytes do not add up".into(),
+    )?;
     if !p.truncated {
-        ensure(p.text == lossy(data), || "untruncated preview is not the input".into())?;
-        return ensure(p.omitted_bytes == 0 && p.omitted_lines == 0 && p.omitted_range.is_none(), || {
-            "untruncated preview reports omissions".into()
-        });
+        ensure(p.text == lossy(data), || {
+            "untruncated preview is not the input".into()
+        })?;
+        return ensure(
+            p.omitted_bytes == 0 && p.omitted_lines == 0 && p.omitted_range.is_none(),
+            || "untruncated preview reports omissions".into(),
+        );
     }
     let head = usize::try_from(p.head_bytes).map_err(|e| e.to_string())?;
     let tail_start = data.len() - usize::try_from(p.tail_bytes).map_err(|e| e.to_string())?;
     ensure(head < tail_start, || "head and tail overlap".into())?;
     for cut in [head, tail_start] {
-        ensure(lossy(&data[..cut]) + &lossy(&data[cut..]) == lossy(data), || format!("cut at {cut} splits a character"))?;
-        ensure(!(cut > 0 && data[cut - 1] == b'\r' && data.get(cut) == Some(&b'\n')), || format!("cut at {cut} splits \\r\\n"))?;
+        ensure(
+            lossy(&data[..cut]) + &lossy(&data[cut..]) == lossy(data),
+            || format!("cut at {cut} splits a character"),
+        )?;
+        ensure(
+            !(cut > 0 && data[cut - 1] == b'\r' && data.get(cut) == Some(&b'\n')),
+            || format!("cut at {cut} splits \\r\\n"),
+        )?;
     }
     // A rendering of a prefix, exactly one notice line, a rendering of a suffix.
     let notice = notice(p, case.hint.as_deref())?;
@@ -155,22 +184,40 @@ fn check_invariants(case: &Case, p: &Preview) -> Result<(), String> {
         expected.push('\n');
         expected += &lossy(&data[tail_start..]);
     }
-    ensure(p.text == expected, || format!("preview is not head + notice + tail:\n{:?}\n{expected:?}", p.text))?;
+    ensure(p.text == expected, || {
+        format!(
+            "preview is not head + notice + tail:\n{:?}\n{expected:?}",
+            p.text
+        )
+    })?;
     let notice_lines = p.text.lines().filter(|line| *line == notice).count();
     let input_notice_lines = lossy(data).lines().filter(|line| *line == notice).count();
-    ensure(notice_lines == 1 + input_notice_lines, || "not exactly one notice line".into())?;
+    ensure(notice_lines == 1 + input_notice_lines, || {
+        "not exactly one notice line".into()
+    })?;
     // The range names exactly the lines with a hidden byte.
     let first = count_lines(&data[..head]) + u64::from(head == 0 || data[head - 1] == b'\n');
     let last = data[..tail_start].iter().filter(|&&b| b == b'\n').count() as u64
         + u64::from(data[tail_start - 1] != b'\n');
-    ensure(p.omitted_range == Some((first, last)), || format!("range {:?} != {:?}", p.omitted_range, (first, last)))?;
-    ensure(p.omitted_lines == last - first + 1, || "omitted_lines".into())?;
-    ensure(p.spill_id.as_ref().is_some_and(|id| !id.is_empty()), || "no spill id".into())?;
+    ensure(p.omitted_range == Some((first, last)), || {
+        format!("range {:?} != {:?}", p.omitted_range, (first, last))
+    })?;
+    ensure(p.omitted_lines == last - first + 1, || {
+        "omitted_lines".into()
+    })?;
+    ensure(p.spill_id.as_ref().is_some_and(|id| !id.is_empty()), || {
+        "no spill id".into()
+    })?;
     if let Some(path) = &p.spill_path {
-        ensure(matches!(&case.outcome, SpillOutcome::Saved { path: given } if given == path), || "spill_path".into())?;
+        ensure(
+            matches!(&case.outcome, SpillOutcome::Saved { path: given } if given == path),
+            || "spill_path".into(),
+        )?;
     } else {
         let expect_error = !matches!(case.outcome, SpillOutcome::NotSaved);
-        ensure(p.spill_error.is_some() == expect_error, || "spill_error".into())?;
+        ensure(p.spill_error.is_some() == expect_error, || {
+            "spill_error".into()
+        })?;
     }
     Ok(())
 }
@@ -178,28 +225,45 @@ fn check_invariants(case: &Case, p: &Preview) -> Result<(), String> {
 fn check_expect(case: &Case, p: &Preview) -> Result<(), String> {
     let e = &case.expect;
     if let Some(text) = e.get("preview") {
-        ensure(text.as_str() == Some(p.text.as_str()), || format!("preview:\n got {:?}\nwant {text}", p.text))?;
+        ensure(text.as_str() == Some(p.text.as_str()), || {
+            format!("preview:\n got {:?}\nwant {text}", p.text)
+        })?;
     }
     if let Some(t) = e.get("truncated") {
         ensure(t.as_bool() == Some(p.truncated), || "truncated".into())?;
     }
-    for (key, got) in [("omitted_lines", p.omitted_lines), ("omitted_bytes", p.omitted_bytes)] {
+    for (key, got) in [
+        ("omitted_lines", p.omitted_lines),
+        ("omitted_bytes", p.omitted_bytes),
+    ] {
         if let Some(want) = e.get(key) {
-            ensure(want.as_u64() == Some(got), || format!("{key}: got {got}, want {want}"))?;
+            ensure(want.as_u64() == Some(got), || {
+                format!("{key}: got {got}, want {want}")
+            })?;
         }
     }
     if let Some(range) = e.get("omitted_range") {
         let want = range.as_array().map(|r| (r[0].as_u64(), r[1].as_u64()));
-        ensure(want == p.omitted_range.map(|(a, b)| (Some(a), Some(b))), || "omitted_range".into())?;
+        ensure(
+            want == p.omitted_range.map(|(a, b)| (Some(a), Some(b))),
+            || "omitted_range".into(),
+        )?;
     }
     let strings = |key: &str| -> Vec<String> {
         e.get(key)
             .and_then(Value::as_array)
-            .map(|list| list.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+            .map(|list| {
+                list.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
             .unwrap_or_default()
     };
     for s in strings("starts_with") {
-        ensure(p.text.starts_with(&s), || format!("does not start with {s:?}"))?;
+        ensure(p.text.starts_with(&s), || {
+            format!("does not start with {s:?}")
+        })?;
     }
     for s in strings("ends_with") {
         ensure(p.text.ends_with(&s), || format!("does not end with {s:?}"))?;
@@ -218,19 +282,26 @@ fn run(case: &Case) -> Result<(), String> {
     let streaming = StreamingBounder::new(case.max_lines, case.max_bytes);
     if let Some(code) = case.expect.get("error").map(|e| &e["code"]) {
         let code = code.as_str().ok_or("error without code")?;
-        ensure(bounder.as_ref().err().map(|e| e.code()) == Some(code), || format!("Bounder::new did not fail with {code}"))?;
+        ensure(
+            bounder.as_ref().err().map(|e| e.code()) == Some(code),
+            || format!("Bounder::new did not fail with {code}"),
+        )?;
         return ensure(streaming.err().map(|e| e.code()) == Some(code), || {
             format!("StreamingBounder::new did not fail with {code}")
         });
     }
     let bounder = bounder.map_err(|e| e.to_string())?;
     let hint = case.hint.as_deref();
-    let whole = bounder.bound(&case.input).render(case.outcome.clone(), hint);
+    let whole = bounder
+        .bound(&case.input)
+        .render(case.outcome.clone(), hint);
     check_expect(case, &whole)?;
     check_invariants(case, &whole)?;
     // Bounding the preview again with the same limits gives it back unchanged.
     match bounder.bound(whole.text.as_bytes()) {
-        Bounded::Fits(again) => ensure(again.text == whole.text, || "re-bounding changed the preview".into())?,
+        Bounded::Fits(again) => ensure(again.text == whole.text, || {
+            "re-bounding changed the preview".into()
+        })?,
         Bounded::NeedsSpill(_) => return Err("re-bounding the preview truncated it".into()),
     }
     // Streaming, one byte at a time (small inputs) and in seeded random chunks.
@@ -259,7 +330,9 @@ fn run(case: &Case) -> Result<(), String> {
             at += size;
         }
         let streamed = streaming.finish().render(case.outcome.clone(), hint);
-        ensure(streamed == whole, || format!("streaming differs from whole:\n{streamed:?}\n{whole:?}"))?;
+        ensure(streamed == whole, || {
+            format!("streaming differs from whole:\n{streamed:?}\n{whole:?}")
+        })?;
     }
     Ok(())
 }
@@ -272,15 +345,19 @@ fn preview_vectors() {
     let (mut ran, mut failures) = (0usize, Vec::new());
     let mut names = std::collections::HashSet::new();
     for file in files {
-        let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let text =
+            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let doc: Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         for v in doc["vectors"].as_array().into_iter().flatten() {
             if v["kind"] != "preview" {
                 continue;
             }
             ran += 1;
             let result = parse(v).and_then(|case| {
-                ensure(names.insert(case.name.clone()), || format!("duplicate name {}", case.name))?;
+                ensure(names.insert(case.name.clone()), || {
+                    format!("duplicate name {}", case.name)
+                })?;
                 run(&case).map_err(|e| format!("{}: {e}", case.name))
             });
             if let Err(e) = result {
@@ -290,5 +367,10 @@ fn preview_vectors() {
     }
     println!("ran {ran} preview vectors");
     assert!(ran > 0, "no preview vectors found below {}", root.display());
-    assert!(failures.is_empty(), "{} of {ran} preview vectors failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {ran} preview vectors failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

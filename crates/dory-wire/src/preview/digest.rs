@@ -115,7 +115,11 @@ mod tests {
     fn pinned_values() {
         // Pinned: changing the digest changes every spill path a caller derives from it.
         assert_eq!(spill_id_of(b""), spill_id_of(b""));
-        let ids = [spill_id_of(b""), spill_id_of(b"\0"), spill_id_of(b"hello\n")];
+        let ids = [
+            spill_id_of(b""),
+            spill_id_of(b"\0"),
+            spill_id_of(b"hello\n"),
+        ];
         assert_eq!(ids[0], PINNED_EMPTY);
         assert_eq!(ids[2], PINNED_HELLO);
         assert_ne!(ids[0], ids[1]);

@@ -122,7 +122,15 @@ mod tests {
 
     #[test]
     fn line_breakers_are_refused() {
-        for bad in ["a\nb", "a\rb", "a\tb", "\u{0}", "\u{85}", "a\u{2028}b", "\u{7f}"] {
+        for bad in [
+            "a\nb",
+            "a\rb",
+            "a\tb",
+            "\u{0}",
+            "\u{85}",
+            "a\u{2028}b",
+            "\u{7f}",
+        ] {
             assert!(breaks_line(bad), "{bad:?}");
         }
         assert!(!breaks_line("/tmp/out put/é😀.txt"));

@@ -178,7 +178,8 @@ fn fill_tail(r: &Retained<'_>, budget: u64, max_lines: u64, limit: u64) -> Side 
                 pos = start;
                 continue;
             }
-            if size + 1 <= budget {
+            // It would fit on its own (with the "\n" before it): never cut it.
+            if size < budget {
                 break;
             }
         }

@@ -102,7 +102,12 @@ pub(crate) fn suffix_within(bytes: &[u8], from: usize, budget: usize) -> (usize,
 /// A unit start `q` with `floor <= q <= y` found by looking back at most three
 /// bytes from `y` (a character has at most three continuation bytes).
 /// `floor_is_start` says whether `floor` itself is known to start a unit.
-pub(crate) fn unit_start_before(bytes: &[u8], floor: usize, floor_is_start: bool, y: usize) -> usize {
+pub(crate) fn unit_start_before(
+    bytes: &[u8],
+    floor: usize,
+    floor_is_start: bool,
+    y: usize,
+) -> usize {
     if floor_is_start && y - floor <= 3 {
         return floor;
     }
@@ -129,7 +134,11 @@ mod tests {
             b"\xed\xa0\x80",
         ];
         for bytes in samples {
-            assert_eq!(rendered_len(bytes), String::from_utf8_lossy(bytes).len(), "{bytes:?}");
+            assert_eq!(
+                rendered_len(bytes),
+                String::from_utf8_lossy(bytes).len(),
+                "{bytes:?}"
+            );
             let mut out = String::new();
             push_rendered(&mut out, bytes);
             assert_eq!(out, String::from_utf8_lossy(bytes));

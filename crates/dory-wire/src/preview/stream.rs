@@ -140,7 +140,10 @@ impl StreamingBounder {
 fn grow_capped(buf: &mut Vec<u8>, extra: usize, cap: usize) {
     let needed = buf.len() + extra;
     if needed > buf.capacity() {
-        let target = buf.capacity().saturating_mul(2).clamp(needed, cap.max(needed));
+        let target = buf
+            .capacity()
+            .saturating_mul(2)
+            .clamp(needed, cap.max(needed));
         buf.reserve_exact(target - buf.len());
     }
 }
@@ -213,7 +216,11 @@ mod tests {
                     ring.push(chunk);
                     assert!(ring.capacity() <= cap);
                 }
-                assert_eq!(ring.into_vec(), &data[data.len() - cap..], "cap {cap} split {split}");
+                assert_eq!(
+                    ring.into_vec(),
+                    &data[data.len() - cap..],
+                    "cap {cap} split {split}"
+                );
             }
         }
     }
