@@ -267,3 +267,27 @@ fn digit_boundaries_never_overshoot() {
         }
     }
 }
+
+/// Limits at the extremes of `usize` must neither panic nor over-allocate.
+#[test]
+fn extreme_limits() {
+    let data = "line\n".repeat(1000);
+    for (max_lines, max_bytes) in [
+        (1, usize::MAX),
+        (usize::MAX, MIN_MAX_BYTES),
+        (2, usize::MAX),
+    ] {
+        check(
+            data.as_bytes(),
+            max_lines,
+            max_bytes,
+            &SpillOutcome::NotSaved,
+            None,
+            &[3, 1000],
+        );
+    }
+    let mut streaming = StreamingBounder::new(usize::MAX, usize::MAX).unwrap();
+    streaming.push(data.as_bytes());
+    assert!(streaming.retained_bytes() <= 2 * data.len());
+    assert!(matches!(streaming.finish(), Bounded::Fits(p) if p.text == data));
+}
