@@ -96,9 +96,8 @@ macro_rules! value_class {
         impl $rust {
             /// The fields as a tuple, for equality and hashing.
             fn key<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-                #[allow(unused_mut)]
-                let mut fields: Vec<Bound<'py, PyAny>> = Vec::new();
-                $(fields.push((&self.$field).into_bound_py_any(py)?);)*
+                let fields: Vec<Bound<'py, PyAny>> =
+                    vec![$((&self.$field).into_bound_py_any(py)?),*];
                 PyTuple::new(py, fields)
             }
         }
@@ -152,7 +151,8 @@ impl PyCursor {
     }
 
     /// The cursor as JSON: ``{"stdout": N, "stderr": M}``.
-    fn to_json(&self) -> String {
+    #[pyo3(name = "to_json")]
+    fn json(&self) -> String {
         format!(
             "{{\"stdout\":{},\"stderr\":{}}}",
             self.0.stdout, self.0.stderr
@@ -175,7 +175,8 @@ impl PyCursor {
     }
 
     /// The cursor as a dict: ``{"stdout": N, "stderr": M}``.
-    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
+    #[pyo3(name = "to_dict")]
+    fn dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, pyo3::types::PyDict>> {
         let d = pyo3::types::PyDict::new(py);
         d.set_item("stdout", self.0.stdout)?;
         d.set_item("stderr", self.0.stderr)?;
