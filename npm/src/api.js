@@ -668,6 +668,15 @@ function createApi(wasm, platform) {
     }
   }
 
+  /**
+   * The size of the WebAssembly memory in bytes. For diagnostics: it grows
+   * when readers or bounders are neither freed nor garbage-collected.
+   */
+  function memoryBytes() {
+    platform.ready();
+    return wasm.memory_bytes();
+  }
+
   // ------------------------------------------------------------- exports
 
   const api = {
@@ -682,6 +691,7 @@ function createApi(wasm, platform) {
     ApiError,
     ProtocolError,
     MAX_FRAME_BYTES_LIMIT,
+    memoryBytes,
   };
   Object.assign(api, createPreviewApi({ wasm, platform, toBytes, toError, rethrow, checkInteger, checkOptions, describe, DoryWireError }));
   return api;

@@ -262,6 +262,12 @@ export class Utf8Decoder {
   free(): void;
 }
 
+/**
+ * The size of the WebAssembly memory in bytes. For diagnostics: it grows when
+ * readers or bounders are neither freed nor garbage-collected (it never shrinks).
+ */
+export function memoryBytes(): number;
+
 /** The largest `maxFrameBytes` accepted: 2^30 bytes. */
 export const MAX_FRAME_BYTES_LIMIT: number;
 

@@ -28,3 +28,17 @@ mod text;
 pub use preview::{WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::WasmReader;
 pub use text::WasmUtf8Decoder;
+
+/// The size of the module's WebAssembly memory in bytes (for diagnostics and
+/// the leak tests: it grows when memory is not released).
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn memory_bytes() -> f64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        (core::arch::wasm32::memory_size::<0>() * 65536) as f64
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0.0
+    }
+}

@@ -1,0 +1,154 @@
+// Misuse is an error with a clear message (TypeError, RangeError or
+// DoryWireError), never a crash, a hang or a silent wrong answer.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import * as api from "dory-wire";
+
+const { OutputReader, DoryWireError, bound, boundAsync, StreamingBounder } = api;
+const enc = (s) => new TextEncoder().encode(s);
+const NDJSON = "application/x-ndjson";
+
+function opened() {
+  const r = new OutputReader("process_output");
+  r.open(200, NDJSON);
+  return r;
+}
+
+const invalidState = (e) => e instanceof DoryWireError && e.code === "invalid_state" && /invalid_state/.test(e.message);
+
+test("feeding a string is a TypeError that says what to do", () => {
+  assert.throws(() => opened().feed("{}\n"), (e) => e instanceof TypeError && /not a string/.test(e.message) && /TextEncoder/.test(e.message));
+  for (const bad of [null, undefined, 42, {}, [1, 2], true]) {
+    assert.throws(() => opened().feed(bad), TypeError);
+  }
+});
+
+test("other byte views are accepted", () => {
+  const bytes = enc('{"type":"stdout","data":"ab","offset":2}\n');
+  for (const view of [bytes.buffer.slice(0), new DataView(bytes.buffer.slice(0)), Buffer.from(bytes)]) {
+    assert.equal(opened().feed(view).length, 1);
+  }
+});
+
+test("feed before open, after finish, and finish twice are invalid_state", () => {
+  const fresh = new OutputReader("process_output");
+  assert.throws(() => fresh.feed(enc("")), invalidState);
+  const r = opened();
+  r.finish();
+  assert.throws(() => r.feed(enc("")), invalidState);
+  assert.throws(() => r.finish(), invalidState);
+  const o = opened();
+  assert.throws(() => o.open(200, NDJSON), invalidState);
+});
+
+test("a freed reader refuses every call", () => {
+  const r = opened();
+  r.free();
+  r.free();
+  assert.equal(r.state, "freed");
+  assert.throws(() => r.feed(enc("")), invalidState);
+  assert.throws(() => r.cursor, invalidState);
+});
+
+test("bad endpoint and policy names", () => {
+  assert.throws(() => new OutputReader("stdout"), (e) => e instanceof RangeError && /unknown endpoint "stdout"/.test(e.message));
+  assert.throws(() => new OutputReader(), TypeError);
+  assert.throws(() => new OutputReader(7), TypeError);
+  assert.throws(() => new OutputReader("exec", { gapPolicy: "ignore" }), (e) => e instanceof RangeError && /gapPolicy/.test(e.message));
+  assert.throws(() => OutputReader.resume("nope", "{}"), RangeError);
+  assert.throws(() => new OutputReader("exec", { gap_policy: "skip" }), (e) => e instanceof TypeError && /gap_policy/.test(e.message));
+  assert.throws(() => new OutputReader("exec", "skip"), TypeError);
+});
+
+test("negative, fractional and absurd limits and offsets", () => {
+  for (const maxFrameBytes of [0, -1, 1.5, 2 ** 31, Infinity, NaN]) {
+    assert.throws(() => new OutputReader("exec", { maxFrameBytes }), RangeError, String(maxFrameBytes));
+  }
+  assert.throws(() => new OutputReader("exec", { maxFrameBytes: "16" }), TypeError);
+  for (const livenessTimeoutMs of [-1, Infinity, NaN]) {
+    assert.throws(() => new OutputReader("exec", { livenessTimeoutMs }), RangeError);
+  }
+  for (const stdout of [-1, 0.5, 2 ** 53, Infinity]) {
+    assert.throws(() => new OutputReader("exec", { cursor: { stdout } }), RangeError);
+  }
+  assert.throws(() => new OutputReader("exec", { cursor: { stdout: "1" } }), TypeError);
+  assert.equal(new OutputReader("exec", { cursor: { stdout: 5n } }).cursor.stdout, 5);
+  const r = new OutputReader("exec");
+  assert.throws(() => r.open(70000, NDJSON), RangeError);
+  assert.throws(() => r.open("200", NDJSON), TypeError);
+  assert.throws(() => r.open(200, 5), TypeError);
+  assert.throws(() => r.open(200, NDJSON, 5), TypeError);
+  assert.throws(() => r.handleTimeout(-5), RangeError);
+  assert.throws(() => r.handleTimeout("now"), TypeError);
+});
+
+test("bound: bad limits and options", () => {
+  assert.throws(() => bound("x", { maxLines: 0, maxBytes: 4096 }), (e) => e instanceof DoryWireError && e.code === "invalid_limits");
+  assert.throws(() => bound("x", { maxLines: 10, maxBytes: 10 }), (e) => e instanceof DoryWireError && e.code === "invalid_limits");
+  assert.throws(() => bound("x", { maxLines: -1, maxBytes: 4096 }), RangeError);
+  assert.throws(() => bound("x", { maxLines: 10, maxBytes: 2 ** 40 }), RangeError);
+  assert.throws(() => bound("x", { maxLines: 10 }), TypeError);
+  assert.throws(() => bound("x"), TypeError);
+  assert.throws(() => bound(42, { maxLines: 10, maxBytes: 4096 }), TypeError);
+  assert.throws(() => bound("x", { maxLines: 10, maxBytes: 4096, spill: "/tmp/x" }), TypeError);
+  assert.throws(() => bound("x", { maxLines: 10, maxBytes: 4096, max_lines: 3 }), TypeError);
+  assert.throws(() => new StreamingBounder({ maxLines: 1, maxBytes: 1 }), (e) => e.code === "invalid_limits");
+});
+
+const big = Array.from({ length: 500 }, (_, i) => `line ${i}\n`).join("");
+const limits = { maxLines: 10, maxBytes: 1024 };
+
+test("a spill writer that throws, returns a non-string or a promise never escapes bound", () => {
+  const cases = [
+    [() => {
+      throw new Error("disk full");
+    }, /disk full/],
+    [() => {
+      throw "a string";
+    }, /a string/],
+    [() => 42, /number/],
+    [() => ({ path: "/x" }), /Object/],
+    [() => Promise.resolve("/tmp/x"), /boundAsync/],
+    [() => Promise.reject(new Error("late")), /boundAsync/],
+  ];
+  for (const [spill, why] of cases) {
+    const p = bound(big, { ...limits, spill });
+    assert.equal(p.truncated, true);
+    assert.equal(p.spillPath, null);
+    assert.match(p.spillError, why);
+    assert.match(p.text, /full output not saved/);
+  }
+  const none = bound(big, { ...limits, spill: () => null });
+  assert.equal(none.spillError, null);
+  assert.match(none.text, /full output not saved/);
+});
+
+test("boundAsync reports a rejected writer", async () => {
+  const p = await boundAsync(big, { ...limits, spill: async () => {
+    throw new Error("EACCES");
+  } });
+  assert.match(p.spillError, /EACCES/);
+  const ok = await boundAsync(big, { ...limits, spill: async (id) => `/tmp/${id}.txt`, hint: "read it with cat" });
+  assert.equal(ok.spillPath, `/tmp/${ok.spillId}.txt`);
+  assert.match(ok.text, /read it with cat/);
+});
+
+test("a path with a line break is refused (plain notice)", () => {
+  const p = bound(big, { ...limits, spill: () => "/tmp/a\nb" });
+  assert.equal(p.spillPath, null);
+  assert.ok(p.spillError);
+  assert.equal(p.text.split("\n").filter((l) => l.startsWith("[... ")).length, 1);
+});
+
+test("StreamingBounder: push after finish and finish twice are invalid_state", async () => {
+  const sb = new StreamingBounder(limits);
+  sb.push(big);
+  assert.equal(sb.totalBytes, enc(big).length);
+  sb.finish();
+  assert.throws(() => sb.push("x"), invalidState);
+  assert.throws(() => sb.finish(), invalidState);
+  await assert.rejects(() => sb.finishAsync(), invalidState);
+  assert.throws(() => sb.push(5), (e) => e instanceof TypeError || invalidState(e));
+  const fresh = new StreamingBounder(limits);
+  assert.throws(() => fresh.push(5), TypeError);
+});
