@@ -64,7 +64,9 @@ impl Number<'_> {
 /// A member value. Objects and arrays are validated and reported as `Nested`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Value<'a> {
-    Str(Cow<'a, str>),
+    /// A string's UTF-8 bytes, unescaped (always valid UTF-8: the text was
+    /// validated and every escape yields a whole character).
+    Str(Cow<'a, [u8]>),
     Num(Number<'a>),
     Bool(bool),
     Null,
@@ -84,30 +86,101 @@ impl Value<'_> {
     }
 }
 
-/// Bytes that end a fast string scan: `"`, `\` and the control characters.
-static STRING_STOP: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut i = 0;
-    while i < 0x20 {
-        table[i] = true;
-        i += 1;
+/// Finds the next `"` or `\` in `text`, rejecting a control character
+/// before it. Escapes in log text come every few dozen bytes, so the first
+/// bytes are scanned eight at a time in registers (no call overhead), and
+/// only a longer run is handed to the vectorised `memchr2` plus a
+/// branch-free control-character fold.
+fn string_stop(text: &[u8]) -> Result<usize, JsonError> {
+    const SHORT: usize = 64;
+    let head = &text[..text.len().min(SHORT)];
+    let mut words = head.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let mut bytes = [0u8; 8];
+        bytes.copy_from_slice(word);
+        let mask = stop_mask(u64::from_le_bytes(bytes));
+        if mask != 0 {
+            return stop_at(text, at + (mask.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
     }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
+    for (i, &b) in words.remainder().iter().enumerate() {
+        if b == b'"' || b == b'\\' || b < 0x20 {
+            return stop_at(text, at + i);
+        }
+    }
+    at += words.remainder().len();
+    let rest = &text[at..];
+    let stop = memchr::memchr2(b'"', b'\\', rest).ok_or("unterminated string")?;
+    if has_control(&rest[..stop]) {
+        return Err("raw control character in a string");
+    }
+    Ok(at + stop)
+}
+
+/// Whether any byte is a control character (below 0x20).
+fn has_control(bytes: &[u8]) -> bool {
+    byte_range(bytes).0 < 0x20
+}
+
+/// The smallest and the largest byte, in one pass. The per-lane arrays make
+/// the compiler emit vector `min`/`max` instructions, 16 bytes at a time.
+fn byte_range(bytes: &[u8]) -> (u8, u8) {
+    const LANES: usize = 16;
+    let mut low = [u8::MAX; LANES];
+    let mut high = [0u8; LANES];
+    let mut blocks = bytes.chunks_exact(LANES);
+    for block in &mut blocks {
+        for i in 0..LANES {
+            low[i] = low[i].min(block[i]);
+            high[i] = high[i].max(block[i]);
+        }
+    }
+    let mut lo = low.iter().copied().min().unwrap_or(u8::MAX);
+    let mut hi = high.iter().copied().max().unwrap_or(0);
+    for &b in blocks.remainder() {
+        lo = lo.min(b);
+        hi = hi.max(b);
+    }
+    (lo, hi)
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGHS: u64 = 0x8080_8080_8080_8080;
+
+/// High bit set in the byte lanes of `x` that are zero (exact for the lowest
+/// such lane, which is the one used).
+fn zero_lanes(x: u64) -> u64 {
+    x.wrapping_sub(ONES) & !x & HIGHS
+}
+
+/// High bit set in each byte lane of `word` that is `"` or `\`.
+fn quote_or_backslash(word: u64) -> u64 {
+    zero_lanes(word ^ (ONES * u64::from(b'"'))) | zero_lanes(word ^ (ONES * u64::from(b'\\')))
+}
+
+/// High bit set in each byte lane of `word` that is `"`, `\` or below 0x20.
+fn stop_mask(word: u64) -> u64 {
+    quote_or_backslash(word) | (word.wrapping_sub(ONES * 0x20) & !word & HIGHS)
+}
+
+fn stop_at(text: &[u8], i: usize) -> Result<usize, JsonError> {
+    if text[i] < 0x20 {
+        Err("raw control character in a string")
+    } else {
+        Ok(i)
+    }
+}
 
 /// Reads one JSON object from `text` (surrounding whitespace allowed), calling
 /// `member` for each key and value in order. `member` may reject a member by
 /// returning an error.
 pub(crate) fn read_object<'a, F>(text: &'a [u8], mut member: F) -> Result<(), JsonError>
 where
-    F: FnMut(Cow<'a, str>, Value<'a>) -> Result<(), JsonError>,
+    F: FnMut(Cow<'a, [u8]>, Value<'a>) -> Result<(), JsonError>,
 {
-    if std::str::from_utf8(text).is_err() {
-        return Err("the line is not valid UTF-8");
-    }
-    let mut parser = Parser { text, pos: 0 };
+    let mut parser = Parser::new(text)?;
     parser.skip_ws();
     if parser.peek() != Some(b'{') {
         return Err("a frame must be a JSON object");
@@ -149,12 +222,83 @@ where
     Ok(())
 }
 
-struct Parser<'a> {
+pub(crate) struct Parser<'a> {
     text: &'a [u8],
     pos: usize,
+    /// The text holds control characters: strings must be checked for them.
+    careful: bool,
 }
 
 impl<'a> Parser<'a> {
+    /// A parser at the start of `text`, after checking that it is UTF-8.
+    ///
+    /// One pass finds the byte range: pure ASCII needs no UTF-8 check, and
+    /// compact frames hold no control character at all — then no string can,
+    /// and strings are scanned for `"` and `\` alone.
+    pub(crate) fn new(text: &'a [u8]) -> Result<Self, JsonError> {
+        let (low, high) = byte_range(text);
+        if high >= 0x80 && std::str::from_utf8(text).is_err() {
+            return Err("the line is not valid UTF-8");
+        }
+        Ok(Parser {
+            text,
+            pos: 0,
+            careful: low < 0x20,
+        })
+    }
+
+    /// The text not read yet.
+    pub(crate) fn rest(&self) -> &'a [u8] {
+        &self.text[self.pos..]
+    }
+
+    /// Moves past `prefix` if the unread text starts with it.
+    pub(crate) fn eat(&mut self, prefix: &[u8]) -> bool {
+        if self.rest().starts_with(prefix) {
+            self.pos += prefix.len();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Reads a run of ASCII digits as a `u64`; `None` when there is none, it
+    /// has a leading zero, or it overflows.
+    pub(crate) fn eat_u64(&mut self) -> Option<u64> {
+        let start = self.pos;
+        let n = self.digits();
+        let digits = &self.text[start..self.pos];
+        if n == 0 || (n > 1 && digits[0] == b'0') {
+            return None;
+        }
+        Number {
+            literal: digits,
+            integer: true,
+        }
+        .as_u64()
+    }
+
+    /// The next `"` or `\` of a string starting at `text`.
+    fn stop(&self, text: &[u8]) -> Result<usize, JsonError> {
+        if self.careful {
+            return string_stop(text);
+        }
+        // Keys and short values end within a word or two: look there first,
+        // in registers, before paying for a vectorised search.
+        for (i, word) in text.chunks_exact(8).take(2).enumerate() {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(word);
+            let mask = quote_or_backslash(u64::from_le_bytes(bytes));
+            if mask != 0 {
+                return Ok(i * 8 + (mask.trailing_zeros() / 8) as usize);
+            }
+        }
+        let from = (text.len() / 8).min(2) * 8;
+        memchr::memchr2(b'"', b'\\', &text[from..])
+            .map(|i| from + i)
+            .ok_or("unterminated string")
+    }
+
     fn peek(&self) -> Option<u8> {
         self.text.get(self.pos).copied()
     }
@@ -279,72 +423,57 @@ impl<'a> Parser<'a> {
     }
 
     /// Reads a string starting at `"`; borrows it when it holds no escape.
-    fn string(&mut self) -> Result<Cow<'a, str>, JsonError> {
+    pub(crate) fn string(&mut self) -> Result<Cow<'a, [u8]>, JsonError> {
         self.pos += 1;
         let start = self.pos;
         let rest = &self.text[start..];
-        let stop = rest
-            .iter()
-            .position(|&b| STRING_STOP[usize::from(b)])
-            .ok_or("unterminated string")?;
-        match rest[stop] {
-            b'"' => {
-                self.pos = start + stop + 1;
-                // The whole text was checked as UTF-8 and the stop is an ASCII
-                // quote, so this slice is UTF-8 too.
-                std::str::from_utf8(&rest[..stop])
-                    .map(Cow::Borrowed)
-                    .map_err(|_| "invalid UTF-8 in a string")
-            }
-            b'\\' => {
-                let mut out = Vec::with_capacity(stop + 16);
-                out.extend_from_slice(&rest[..stop]);
-                self.pos = start + stop;
-                self.escaped_string(out).map(Cow::Owned)
-            }
-            _ => Err("raw control character in a string"),
+        let stop = self.stop(rest)?;
+        if rest[stop] == b'"' {
+            self.pos = start + stop + 1;
+            return Ok(Cow::Borrowed(&rest[..stop]));
         }
+        // The unescaped string is shorter than the rest of the text: one
+        // allocation, no regrowth.
+        let mut out = Vec::with_capacity(rest.len());
+        out.extend_from_slice(&rest[..stop]);
+        self.pos = start + stop;
+        self.escaped_string(out).map(Cow::Owned)
     }
 
-    /// Continues a string that contains escapes, from the first backslash.
-    fn escaped_string(&mut self, mut out: Vec<u8>) -> Result<String, JsonError> {
+    /// Continues a string that contains escapes, from a backslash.
+    fn escaped_string(&mut self, mut out: Vec<u8>) -> Result<Vec<u8>, JsonError> {
         loop {
+            // At a backslash.
+            self.pos += 1;
+            let escape = self.peek().ok_or("unterminated string")?;
+            self.pos += 1;
+            let simple = match escape {
+                b'"' => b'"',
+                b'\\' => b'\\',
+                b'/' => b'/',
+                b'b' => 0x08,
+                b'f' => 0x0c,
+                b'n' => b'\n',
+                b'r' => b'\r',
+                b't' => b'\t',
+                b'u' => {
+                    let c = self.unicode_escape()?;
+                    let mut buf = [0u8; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                    0
+                }
+                _ => return Err("invalid escape in a string"),
+            };
+            if escape != b'u' {
+                out.push(simple);
+            }
             let rest = &self.text[self.pos..];
-            let stop = rest
-                .iter()
-                .position(|&b| STRING_STOP[usize::from(b)])
-                .ok_or("unterminated string")?;
+            let stop = self.stop(rest)?;
             out.extend_from_slice(&rest[..stop]);
             self.pos += stop;
-            match rest[stop] {
-                b'"' => {
-                    self.pos += 1;
-                    return String::from_utf8(out).map_err(|_| "invalid UTF-8 in a string");
-                }
-                b'\\' => {
-                    self.pos += 1;
-                    let escape = self.peek().ok_or("unterminated string")?;
-                    self.pos += 1;
-                    let simple = match escape {
-                        b'"' => b'"',
-                        b'\\' => b'\\',
-                        b'/' => b'/',
-                        b'b' => 0x08,
-                        b'f' => 0x0c,
-                        b'n' => b'\n',
-                        b'r' => b'\r',
-                        b't' => b'\t',
-                        b'u' => {
-                            let c = self.unicode_escape()?;
-                            let mut buf = [0u8; 4];
-                            out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                            continue;
-                        }
-                        _ => return Err("invalid escape in a string"),
-                    };
-                    out.push(simple);
-                }
-                _ => return Err("raw control character in a string"),
+            if rest[stop] == b'"' {
+                self.pos += 1;
+                return Ok(out);
             }
         }
     }
@@ -398,7 +527,7 @@ mod tests {
     fn members(text: &str) -> Result<Vec<(String, Value<'_>)>, JsonError> {
         let mut out = Vec::new();
         read_object(text.as_bytes(), |k, v| {
-            out.push((k.into_owned(), v));
+            out.push((String::from_utf8(k.into_owned()).unwrap(), v));
             Ok(())
         })?;
         Ok(out)
@@ -410,7 +539,7 @@ mod tests {
             r#" {"a":"x\n\u00e9\ud83d\ude00","b":-12,"c":true,"d":null,"e":{"f":[1,2.5e3,{}]}} "#,
         )
         .unwrap();
-        assert_eq!(m[0].1, Value::Str(Cow::Owned("x\né😀".into())));
+        assert_eq!(m[0].1, Value::Str(Cow::Owned("x\né😀".as_bytes().to_vec())));
         assert_eq!(
             match &m[1].1 {
                 Value::Num(n) => n.as_i64(),
@@ -445,6 +574,28 @@ mod tests {
         }
         let deep = format!("{{\"a\":{}{}}}", "[".repeat(100), "]".repeat(100));
         assert!(members(&deep).is_err());
+    }
+
+    #[test]
+    fn string_stops_at_every_position() {
+        for len in 0..80 {
+            for stop in [b'"', b'\\', 0x1f, 0x00] {
+                let mut text = vec![b'a'; len];
+                text.push(stop);
+                text.extend_from_slice(b"x\"");
+                let expected = if stop < 0x20 {
+                    Err("raw control character in a string")
+                } else {
+                    Ok(len)
+                };
+                assert_eq!(string_stop(&text), expected, "len {len} stop {stop}");
+            }
+            // Bytes just above the stops, and UTF-8, are never stops.
+            let mut text = [b' ', b'!', b'#', b'[', b']', 0x7f, 0xc3, 0xa9].repeat(len / 8 + 1);
+            text.push(b'"');
+            assert_eq!(string_stop(&text), Ok(text.len() - 1));
+        }
+        assert_eq!(string_stop(b"abc"), Err("unterminated string"));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! (any other status). Frames are decoded as soon as their line is complete;
 //! documents and error bodies when the body ends.
 
+use std::borrow::Cow;
 use std::time::Duration;
 
 use memchr::memchr;
@@ -529,7 +530,12 @@ impl Reader {
                     placement = place(&self.cursor, stream, data.len(), offset);
                 }
                 if let Placement::Deliver { skip } = placement {
-                    let bytes = data[skip..].to_vec();
+                    // Move an owned payload (base64, escapes) instead of copying it.
+                    let bytes = match data {
+                        Cow::Owned(v) if skip == 0 => v,
+                        Cow::Owned(v) => v[skip..].to_vec(),
+                        Cow::Borrowed(b) => b[skip..].to_vec(),
+                    };
                     let start = offset - bytes.len() as u64;
                     self.cursor.set(stream, offset);
                     events.push(Event::Output {
