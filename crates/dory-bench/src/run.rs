@@ -19,6 +19,8 @@ pub const PREVIEW_MAX_BYTES: usize = 50 * 1024;
 pub enum Workload {
     /// `dory_wire::Reader`, collecting each stream's bytes.
     Reader,
+    /// `dory_wire::Reader`, events dropped: decoding alone.
+    ReaderDecodeOnly,
     /// `dory_wire::Reader` feeding a `dory_wire::Transcript` (bytes and text views).
     ReaderTranscript,
     /// The serde_json-per-line baseline, collecting each stream's bytes.
@@ -33,8 +35,9 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 6] = [
+    pub const ALL: [Workload; 7] = [
         Workload::Reader,
+        Workload::ReaderDecodeOnly,
         Workload::ReaderTranscript,
         Workload::SerdeLines,
         Workload::Floor,
@@ -46,6 +49,7 @@ impl Workload {
     pub fn id(self) -> &'static str {
         match self {
             Workload::Reader => "reader",
+            Workload::ReaderDecodeOnly => "reader-decode",
             Workload::ReaderTranscript => "reader-transcript",
             Workload::SerdeLines => "serde-lines",
             Workload::Floor => "memchr",
@@ -63,6 +67,7 @@ impl Workload {
     pub fn label(self) -> &'static str {
         match self {
             Workload::Reader => "dory_wire::Reader, bytes per stream",
+            Workload::ReaderDecodeOnly => "dory_wire::Reader, events dropped (decode only)",
             Workload::ReaderTranscript => "dory_wire::Reader + Transcript",
             Workload::SerdeLines => "serde_json per line + base64 + Vec",
             Workload::Floor => "memchr newline count (floor)",
@@ -75,7 +80,9 @@ impl Workload {
     pub fn role(self) -> &'static str {
         match self {
             Workload::Reader | Workload::Preview => "ours",
-            Workload::ReaderTranscript | Workload::PreviewDigest => "ours-variant",
+            Workload::ReaderDecodeOnly | Workload::ReaderTranscript | Workload::PreviewDigest => {
+                "ours-variant"
+            }
             Workload::SerdeLines => "baseline",
             Workload::Floor => "floor",
         }
@@ -88,6 +95,7 @@ impl Workload {
                 let [out, err] = reader_collect(body, piece);
                 (out.len() + err.len()) as u64
             }
+            Workload::ReaderDecodeOnly => reader_decode_only(body, piece),
             Workload::ReaderTranscript => reader_transcript(body, piece),
             Workload::SerdeLines => {
                 let mut base = SerdeLines::new();
@@ -175,6 +183,21 @@ pub fn reader_collect(body: &[u8], piece: usize) -> [Vec<u8>; 2] {
     }
     expect_exit(reader.finish(&mut events));
     out
+}
+
+fn reader_decode_only(body: &[u8], piece: usize) -> u64 {
+    let mut reader = new_reader();
+    let mut events = Vec::new();
+    let mut n = 0u64;
+    for p in body.chunks(piece) {
+        if let Err(e) = reader.feed(black_box(p), &mut events) {
+            panic!("reader failed on the corpus: {e}");
+        }
+        n += events.len() as u64;
+        events.clear();
+    }
+    expect_exit(reader.finish(&mut events));
+    n
 }
 
 fn reader_transcript(body: &[u8], piece: usize) -> u64 {
