@@ -1,0 +1,54 @@
+// `npm pack`, install the tarball into a scratch project, and decode a vector
+// there through `import` and through `require` (no bundler, no flags).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadVectors, npmDir } from "./helpers.mjs";
+import { toB64 } from "./vector-lib.mjs";
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+test("the packed tarball installs and decodes via import and require", (t) => {
+  const scratch = mkdtempSync(join(tmpdir(), "dory-wire-pack-"));
+  t.after(() => rmSync(scratch, { recursive: true, force: true }));
+  const packed = JSON.parse(execFileSync(npm, ["pack", "--json", "--pack-destination", scratch], { cwd: npmDir, encoding: "utf8" }));
+  const files = packed[0].files.map((f) => f.path);
+  for (const needed of ["dist/node/index.cjs", "dist/node/index.mjs", "dist/web/index.js", "dist/index.d.ts", "dist/node/wasm/dory_wire_wasm_bg.wasm", "dist/web/wasm/dory_wire_wasm_bg.wasm", "README.md", "package.json"]) {
+    assert.ok(files.includes(needed), `${needed} missing from the tarball: ${files.join(", ")}`);
+  }
+  assert.ok(!files.some((f) => f.startsWith("test/") || f.startsWith("src/") || f.startsWith("node_modules/")), "the tarball ships only dist/");
+  const tarball = join(scratch, readdirSync(scratch).find((f) => f.endsWith(".tgz")));
+  const project = join(scratch, "project");
+  execFileSync("mkdir", ["-p", project]);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", version: "1.0.0", private: true }));
+  execFileSync(npm, ["install", "--no-audit", "--no-fund", "--offline", tarball], { cwd: project, stdio: "pipe" });
+
+  // A vector with output and an exit: a stream, not a document.
+  const v = loadVectors().find((x) => x.kind === "decode" && x.endpoint === "exec" && x.expect.end?.type === "exited" && x.expect.events.some((e) => e.type === "stdout"));
+  assert.ok(v, "no exec vector with stdout and exit");
+  const body = v.body_b64 ?? Buffer.from(v.body, "utf8").toString("base64");
+  const script = (load) => `${load}
+const v = ${JSON.stringify({ endpoint: v.endpoint, status: v.status, content_type: v.content_type, pid: v.process_id_header ?? null, body })};
+const r = new dory.OutputReader(v.endpoint);
+r.open(v.status, v.content_type, v.pid ?? undefined);
+const events = r.feed(Buffer.from(v.body, "base64")).map((e) => e.data ? { ...e, data: Buffer.from(e.data).toString("base64") } : e);
+const end = r.finish();
+console.log(JSON.stringify({ events, end: end.type, cursor: r.cursor, gap: typeof dory.OutputGap, init: typeof dory.init }));
+`;
+  writeFileSync(join(project, "esm.mjs"), script('import * as dory from "dory-wire";'));
+  writeFileSync(join(project, "cjs.cjs"), script('const dory = require("dory-wire");'));
+  const expectedOut = v.expect.events.filter((e) => e.type === "stdout").map((e) => e.data_b64);
+  for (const file of ["esm.mjs", "cjs.cjs"]) {
+    const out = JSON.parse(execFileSync(process.execPath, [file], { cwd: project, encoding: "utf8" }));
+    assert.equal(out.end, "exited", file);
+    assert.deepEqual(out.cursor, v.expect.cursor, file);
+    assert.deepEqual(out.events.filter((e) => e.type === "stdout").map((e) => e.data), expectedOut, file);
+    assert.equal(out.gap, "function", file);
+    assert.equal(out.init, "function", file);
+  }
+  // Types resolve from the installed package too.
+  void toB64;
+});
