@@ -1,0 +1,188 @@
+"""Start and stop the reference server (`dory-refserver`) for end-to-end tests,
+and talk HTTP to it with the standard library only.
+
+The binary is ``$DORY_REFSERVER_BIN`` when set, else ``target/debug/dory-refserver``
+(``scripts/test-e2e.sh`` builds it first). Each :class:`RefServer` listens on a
+free loopback port (``--port 0``; the URL is read from the one line the server
+prints) and is always stopped with SIGTERM, then SIGKILL if it does not exit.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import selectors
+import signal
+import subprocess
+import time
+import urllib.parse
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[3]
+START_TIMEOUT = 30.0  # hang guard: seconds to wait for the "listening on" line
+STOP_TIMEOUT = 15.0  # hang guard: seconds to wait for a clean exit after SIGTERM
+
+
+def server_binary() -> Path:
+    explicit = os.environ.get("DORY_REFSERVER_BIN")
+    path = Path(explicit) if explicit else ROOT / "target" / "debug" / "dory-refserver"
+    if not path.is_file() or not os.access(path, os.X_OK):
+        raise RuntimeError(
+            f"dory-refserver binary not found at {path}: run `cargo build -p dory-refserver` "
+            "(scripts/test-e2e.sh does) or set DORY_REFSERVER_BIN"
+        )
+    return path
+
+
+class RefServer:
+    """A running ``dory-refserver``: ``with RefServer("--retention-bytes", "1000") as srv:``."""
+
+    def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
+        self.args = ["--port", "0", *args]
+        self.env = env or {}
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.url = ""
+        self.computer = os.environ.get("CE_COMPUTER_ID", "e2e")
+
+    # -- lifecycle -------------------------------------------------------------
+
+    def start(self) -> RefServer:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DORY_")}
+        env.update(self.env)
+        self.proc = subprocess.Popen(
+            [str(server_binary()), *self.args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            stdin=subprocess.DEVNULL,
+            env=env,
+        )
+        try:
+            self.url = self._read_url()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def _read_url(self) -> str:
+        assert self.proc is not None and self.proc.stdout is not None
+        sel = selectors.DefaultSelector()
+        sel.register(self.proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + START_TIMEOUT
+        line = b""
+        while not line.endswith(b"\n"):
+            left = deadline - time.monotonic()
+            if left <= 0 or not sel.select(left):
+                raise RuntimeError(f"dory-refserver {self.args} printed no URL within {START_TIMEOUT}s")
+            byte = self.proc.stdout.read(1)
+            if not byte:
+                err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
+                raise RuntimeError(
+                    f"dory-refserver {self.args} exited ({self.proc.wait()}) before listening: {err}"
+                )
+            line += byte
+        sel.close()
+        text = line.decode().strip()
+        prefix = "listening on "
+        if not text.startswith(prefix):
+            raise RuntimeError(f"unexpected first line from dory-refserver: {text!r}")
+        return text[len(prefix) :]
+
+    def stop(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        for pipe in (proc.stdout, proc.stderr):
+            if pipe is not None:
+                pipe.close()
+
+    def __enter__(self) -> RefServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- HTTP ----------------------------------------------------------------
+
+    @property
+    def base(self) -> str:
+        return f"{self.url}/computers/{self.computer}"
+
+    def connection(self, timeout: float = 60.0) -> http.client.HTTPConnection:
+        parts = urllib.parse.urlsplit(self.url)
+        return http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=timeout)
+
+    def path(self, suffix: str) -> str:
+        return f"/computers/{self.computer}{suffix}"
+
+    def request(
+        self,
+        method: str,
+        suffix: str,
+        body: Any = None,
+        headers: dict[str, str] | None = None,
+        timeout: float = 60.0,
+    ) -> tuple[int, str, bytes]:
+        """One request, whole body read: (status, content type, body)."""
+        conn = self.connection(timeout)
+        try:
+            payload = None if body is None else json.dumps(body).encode()
+            conn.request(method, self.path(suffix), body=payload, headers=headers or {})
+            resp = conn.getresponse()
+            return resp.status, resp.getheader("content-type", ""), resp.read()
+        finally:
+            conn.close()
+
+    def json(self, method: str, suffix: str, body: Any = None, headers: dict[str, str] | None = None) -> Any:
+        status, ctype, data = self.request(method, suffix, body, headers)
+        if status != 200 or not ctype.startswith("application/json"):
+            raise AssertionError(f"{method} {suffix}: {status} {ctype} {data[:500]!r}")
+        return json.loads(data)
+
+    def start_process(self, command: list[str] | str, key: str | None = None, timeout: float | None = None) -> str:
+        body: dict[str, Any] = {"command": command}
+        if timeout is not None:
+            body["timeout_seconds"] = timeout
+        headers = {"Idempotency-Key": key} if key else {}
+        identity = self.json("POST", "/processes", body, headers)
+        return str(identity["proc_id"])
+
+    def kill(self, proc_id: str) -> Any:
+        return self.json("POST", f"/processes/{proc_id}/kill")
+
+    def wait_exited(self, proc_id: str, timeout: float = 60.0) -> None:
+        """Polls the identity until the process has exited (hang guard: ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        while self.json("GET", f"/processes/{proc_id}")["status"] != "exited":
+            if time.monotonic() > deadline:
+                raise AssertionError(f"process {proc_id} still running after {timeout}s")
+            time.sleep(0.02)
+
+
+def body_chunks(resp: http.client.HTTPResponse, size: int = 1 << 16) -> Iterator[bytes]:
+    """The body of a streamed response, chunk by chunk as it arrives.
+
+    A connection cut by the server (fault injection: no chunked terminator)
+    simply ends the iteration: the reader then sees an end of body without
+    ``exit`` and reports ``Disconnected``, which is exactly what happened.
+    """
+    while True:
+        try:
+            data = resp.read1(size)
+        except (http.client.IncompleteRead, ConnectionError) as exc:
+            partial = getattr(exc, "partial", b"")
+            if partial:
+                yield partial
+            return
+        if not data:
+            return
+        yield data
