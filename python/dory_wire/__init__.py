@@ -20,6 +20,8 @@ Main names:
   :class:`Result` (the :data:`Event` union);
 - ends :class:`Exited`, :class:`Disconnected`, :class:`Document` (the
   :data:`End` union);
+- :class:`Transcript` (per-stream bytes, text and skipped ranges) and
+  :class:`Utf8Decoder` (incremental UTF-8 that never splits a character);
 - :func:`iter_events` / :func:`aiter_events` to drive a reader from an
   (async) iterable of chunks;
 - previews: :func:`bound` / :func:`abound` (with a spill writer such as
@@ -51,7 +53,9 @@ from ._core import (
     Skipped,
     Started,
     StreamingBounder,
+    Transcript,
     Unknown,
+    Utf8Decoder,
     __version__,
 )
 from ._errors import (
@@ -118,9 +122,11 @@ __all__ = [
     "SpillWriter",
     "Started",
     "StreamingBounder",
+    "Transcript",
     "UnexpectedFrame",
     "Unknown",
     "UnsupportedContentType",
+    "Utf8Decoder",
     "__version__",
     "abound",
     "aiter_events",

@@ -332,3 +332,50 @@ def test_error_hierarchy() -> None:
     assert issubclass(dw.InvalidLimits, ValueError)
     codes = {cls.code for cls in (*protocol, dw.OutputGap, dw.ApiError, dw.InvalidState)}
     assert len(codes) == 8
+
+
+def test_transcript() -> None:
+    transcript = dw.Transcript()
+    for event in [
+        dw.Started("p_1"),
+        dw.Output("stdout", b"caf\xc3", 0, 4),
+        dw.Heartbeat(),
+        dw.Output("stdout", b"\xa9\n", 4, 6),
+        dw.Skipped("stdout", 6, 10),
+        dw.Output("stdout", b"end", 10, 13),
+        dw.Output("stderr", b"\xff", 0, 1),
+        dw.Exit(1, False),
+    ]:
+        transcript.push(event)
+    assert transcript.bytes() == b"caf\xc3\xa9\nend"
+    assert transcript.bytes("stderr") == b"\xff"
+    assert transcript.skipped() == [(6, 10)]
+    assert not transcript.is_complete()
+    assert transcript.is_complete("stderr")
+    assert transcript.text() == "café\n[dory-wire: bytes 6..10 were lost]\nend"
+    assert transcript.text("stderr") == "\ufffd"
+    assert transcript.exit == (1, False)
+    with pytest.raises(ValueError, match="unknown stream"):
+        transcript.text("stdin")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="'event' must be an event"):
+        transcript.push(b"bytes")  # type: ignore[arg-type]
+
+
+def test_transcript_finish_flushes_a_partial_character() -> None:
+    transcript = dw.Transcript()
+    transcript.push(dw.Output("stdout", b"ok \xe6\xbc", 0, 5))
+    assert transcript.text() == "ok "
+    transcript.finish()
+    assert transcript.text() == "ok \ufffd"
+
+
+def test_utf8_decoder() -> None:
+    decoder = dw.Utf8Decoder()
+    assert decoder.push(b"caf\xc3") == "caf"
+    assert decoder.pending == 1
+    assert decoder.push(bytearray(b"\xa9!")) == "é!"
+    assert decoder.push(memoryview(b"\xf0\x9f")) == ""
+    assert decoder.finish() == "\ufffd"
+    assert decoder.pending == 0
+    with pytest.raises(TypeError, match=r"push\(\) argument 'data'"):
+        decoder.push("text")  # type: ignore[arg-type]

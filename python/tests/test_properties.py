@@ -237,3 +237,10 @@ def test_reader_split_invariance(
                 assert e.start == position
                 assert e.end == position + len(e.data)
                 position = e.end
+
+
+@given(data=data_strategy, cuts=st.lists(st.integers(min_value=0, max_value=2000), max_size=12))
+def test_utf8_decoder_matches_python_replace(data: bytes, cuts: list[int]) -> None:
+    decoder = dw.Utf8Decoder()
+    text = "".join(decoder.push(piece) for piece in split_at(data, cuts)) + decoder.finish()
+    assert text == data.decode("utf-8", errors="replace")

@@ -12,6 +12,7 @@ mod args;
 mod errors;
 mod preview;
 mod reader;
+mod transcript;
 mod values;
 
 /// The native part of ``dory_wire``. Import from ``dory_wire`` instead.
@@ -32,6 +33,8 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<values::Exited>()?;
     m.add_class::<values::Disconnected>()?;
     m.add_class::<values::Document>()?;
+    m.add_class::<transcript::Transcript>()?;
+    m.add_class::<transcript::Utf8Decoder>()?;
     m.add_class::<preview::PyBounder>()?;
     m.add_class::<preview::StreamingBounder>()?;
     m.add_class::<preview::PendingSpill>()?;
