@@ -148,6 +148,7 @@
 
 mod error;
 mod frame;
+mod gaps;
 mod json;
 mod offsets;
 pub mod preview;

@@ -37,20 +37,6 @@ pub(crate) fn place(cursor: &Cursor, stream: Stream, len: usize, end: u64) -> Pl
     }
 }
 
-/// The streams that lost bytes when the earliest retained offsets are
-/// `earliest`: each with the lost range `[consumed, earliest)`, stdout first.
-pub(crate) fn losses(
-    consumed: &Cursor,
-    earliest: &Cursor,
-) -> impl Iterator<Item = (Stream, u64, u64)> {
-    let consumed = *consumed;
-    let earliest = *earliest;
-    [Stream::Stdout, Stream::Stderr]
-        .into_iter()
-        .filter(move |&s| earliest.get(s) > consumed.get(s))
-        .map(move |s| (s, consumed.get(s), earliest.get(s)))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,8 +62,5 @@ mod tests {
             place(&c, Stream::Stderr, 2, 4),
             Placement::Hole { from: 0, to: 2 }
         );
-        let lost: Vec<_> = losses(&c, &Cursor::new(12, 3)).collect();
-        assert_eq!(lost, vec![(Stream::Stdout, 10, 12), (Stream::Stderr, 0, 3)]);
-        assert_eq!(losses(&c, &Cursor::new(4, 0)).count(), 0);
     }
 }

@@ -18,12 +18,13 @@ use std::time::Duration;
 
 use memchr::memchr;
 
-use crate::frame::{parse_document, parse_error_document, parse_frame, Document, Frame};
-use crate::offsets::{losses, place, Placement};
+use crate::frame::{parse_document, parse_frame, Document, Frame};
+use crate::gaps::Gaps;
+use crate::offsets::{place, Placement};
 use crate::types::MAX_ERROR_BODY_BYTES;
 use crate::{
-    Cursor, DisconnectReason, End, Endpoint, Error, Event, GapPolicy, ReaderOptions, ResumeState,
-    Stream, RESUME_STATE_VERSION,
+    Cursor, DisconnectReason, End, Endpoint, Error, Event, ReaderOptions, ResumeState, Stream,
+    RESUME_STATE_VERSION,
 };
 
 /// Where a reader is in its life.
@@ -526,7 +527,13 @@ impl Reader {
                 if let Placement::Hole { from, to } = placement {
                     let mut earliest = self.cursor;
                     earliest.set(stream, to);
-                    self.lose(stream, from, to, earliest, events)?;
+                    Gaps::new(self.options.gap_policy).lose(
+                        &mut self.cursor,
+                        stream,
+                        from..to,
+                        earliest,
+                        events,
+                    )?;
                     placement = place(&self.cursor, stream, data.len(), offset);
                 }
                 if let Placement::Deliver { skip } = placement {
@@ -564,7 +571,11 @@ impl Reader {
                         stderr.ok_or_else(|| missing("earliest_stderr_offset"))?,
                     )
                 };
-                self.gap(earliest, events)?;
+                Gaps::new(self.options.gap_policy).retained_from(
+                    &mut self.cursor,
+                    earliest,
+                    events,
+                )?;
                 self.terminal = Some(Terminal::Gap);
             }
             Frame::Exit {
@@ -579,39 +590,6 @@ impl Reader {
                 });
             }
             Frame::Started { .. } | Frame::Unknown { .. } => {}
-        }
-        Ok(())
-    }
-
-    /// Output `[from, to)` of `stream` is missing: fail, or skip it visibly.
-    fn lose(
-        &mut self,
-        stream: Stream,
-        from: u64,
-        to: u64,
-        earliest: Cursor,
-        events: &mut Vec<Event>,
-    ) -> Result<(), Error> {
-        match self.options.gap_policy {
-            GapPolicy::Fail => Err(Error::OutputGap {
-                stream,
-                consumed: self.cursor,
-                earliest,
-            }),
-            GapPolicy::Skip => {
-                events.push(Event::Skipped { stream, from, to });
-                self.cursor.set(stream, to);
-                Ok(())
-            }
-        }
-    }
-
-    /// The server retains output only from `earliest` on: every stream whose
-    /// consumed offset is before that lost bytes.
-    fn gap(&mut self, earliest: Cursor, events: &mut Vec<Event>) -> Result<(), Error> {
-        let lost: Vec<_> = losses(&self.cursor, &earliest).collect();
-        for (stream, from, to) in lost {
-            self.lose(stream, from, to, earliest, events)?;
         }
         Ok(())
     }
@@ -644,61 +622,9 @@ impl Reader {
         body: &[u8],
         events: &mut Vec<Event>,
     ) -> Result<End, Error> {
-        let doc = if json {
-            parse_error_document(body)
-        } else {
-            Default::default()
-        };
-        let message = doc.message.clone().unwrap_or_default();
-        let Some(code) = doc.code else {
-            return Err(Error::Api {
-                status,
-                api_code: None,
-                message: describe_body(json, body),
-            });
-        };
-        match code.as_str() {
-            "output_gap" => {
-                let offset = |value: Option<Result<u64, _>>, name: &str| match value {
-                    Some(Ok(v)) => Ok(v),
-                    Some(Err(reason)) => Err(Error::MalformedFrame {
-                        line: 0,
-                        reason: format!("output_gap error body: {reason}"),
-                    }),
-                    None => Err(Error::MalformedFrame {
-                        line: 0,
-                        reason: format!("output_gap error body: missing member {name:?}"),
-                    }),
-                };
-                let earliest = if self.endpoint == Endpoint::SetupLogs {
-                    Cursor::new(offset(doc.earliest, "earliest_offset")?, 0)
-                } else {
-                    Cursor::new(
-                        offset(doc.earliest_stdout, "earliest_stdout_offset")?,
-                        offset(doc.earliest_stderr, "earliest_stderr_offset")?,
-                    )
-                };
-                if self.options.gap_policy == GapPolicy::Fail {
-                    let stream = losses(&self.cursor, &earliest)
-                        .next()
-                        .map_or(Stream::Stdout, |(s, _, _)| s);
-                    return Err(Error::OutputGap {
-                        stream,
-                        consumed: self.cursor,
-                        earliest,
-                    });
-                }
-                self.gap(earliest, events)?;
-                Ok(self.disconnected(DisconnectReason::Gap))
-            }
-            "output_expired" => Err(Error::OutputExpired { message }),
-            "offset_beyond_output" => Err(Error::OffsetBeyondOutput { message }),
-            _ => Err(Error::Api {
-                status,
-                api_code: Some(code),
-                message,
-            }),
-        }
+        let gaps = Gaps::new(self.options.gap_policy);
+        gaps.error_answer(status, json, body, self.endpoint, &mut self.cursor, events)?;
+        Ok(self.disconnected(DisconnectReason::Gap))
     }
 }
 
@@ -706,20 +632,4 @@ fn invalid_state(reason: &str) -> Error {
     Error::InvalidState {
         reason: reason.to_owned(),
     }
-}
-
-/// A short, printable description of an error body that is not a JSON error.
-fn describe_body(json: bool, body: &[u8]) -> String {
-    const SHOWN: usize = 200;
-    if body.is_empty() {
-        return "empty error body".to_owned();
-    }
-    let text = String::from_utf8_lossy(&body[..body.len().min(SHOWN)]);
-    let text: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    let kind = if json { "JSON" } else { "non-JSON" };
-    let more = if body.len() > SHOWN { "…" } else { "" };
-    format!("{kind} error body: {}{more}", text.trim())
 }
