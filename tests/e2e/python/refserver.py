@@ -76,7 +76,7 @@ class RefServer:
             left = deadline - time.monotonic()
             if left <= 0 or not sel.select(left):
                 raise RuntimeError(f"dory-refserver {self.args} printed no URL within {START_TIMEOUT}s")
-            byte = self.proc.stdout.read(1)
+            byte = os.read(self.proc.stdout.fileno(), 1)  # unbuffered: select() stays truthful
             if not byte:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
                 raise RuntimeError(
@@ -186,3 +186,70 @@ def body_chunks(resp: http.client.HTTPResponse, size: int = 1 << 16) -> Iterator
         if not data:
             return
         yield data
+
+
+class Followed:
+    """What :func:`follow_output` collected over one or more connections."""
+
+    def __init__(self) -> None:
+        self.data = {"stdout": bytearray(), "stderr": bytearray()}
+        self.events: list[Any] = []
+        self.ends: list[Any] = []
+        self.connections = 0
+
+    @property
+    def end(self) -> Any:
+        return self.ends[-1]
+
+    @property
+    def reconnects(self) -> int:
+        return self.connections - 1
+
+
+def follow_output(
+    server: RefServer,
+    proc_id: str,
+    *,
+    cursor: Any = None,
+    gap_policy: str = "fail",
+    follow: bool = True,
+    max_connections: int = 100,
+) -> Followed:
+    """Reads a process's retained output with ``OutputReader``, reconnecting
+    from the reader's consumed offsets after each ``Disconnected`` end, until
+    ``Exited`` (or, with ``follow=False``, after one connection). Errors of the
+    reader (``OutputGap`` …) propagate; ``max_connections`` is a hang guard.
+    """
+    from dory_wire import Disconnected, Output, OutputReader, iter_events
+
+    got = Followed()
+    while True:
+        if got.connections >= max_connections:
+            raise AssertionError(
+                f"{proc_id}: no exit after {max_connections} connections (at {cursor}, ends {got.ends[-3:]})"
+            )
+        got.connections += 1
+        reader = OutputReader("process_output", cursor=cursor, gap_policy=gap_policy)  # type: ignore[arg-type]
+        query = urllib.parse.urlencode(
+            {
+                "stdout_offset": reader.cursor.stdout,
+                "stderr_offset": reader.cursor.stderr,
+                "follow": "true" if follow else "false",
+            }
+        )
+        conn = server.connection()
+        try:
+            conn.request("GET", server.path(f"/processes/{proc_id}/output?{query}"))
+            resp = conn.getresponse()
+            reader.open(resp.status, resp.getheader("content-type"), resp.getheader("ce-process-id"))
+            events = iter_events(reader, body_chunks(resp))
+            for event in events:
+                got.events.append(event)
+                if isinstance(event, Output):
+                    got.data[event.stream].extend(event.data)
+        finally:
+            conn.close()
+        got.ends.append(events.end)
+        if not isinstance(events.end, Disconnected) or not follow:
+            return got
+        cursor = events.end.cursor
