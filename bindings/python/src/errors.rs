@@ -15,11 +15,7 @@ use crate::values::{events_to_tuple, PyCursor};
 static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
 /// The Python exception class name and its keyword fields for a core error.
-fn class_and_fields<'py>(
-    py: Python<'py>,
-    err: &Error,
-    kw: &Bound<'py, PyDict>,
-) -> PyResult<&'static str> {
+fn class_and_fields(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
     let class = match err {
         Error::OutputGap {
             stream,
@@ -91,7 +87,6 @@ fn class_and_fields<'py>(
             "DoryWireError"
         }
     };
-    let _ = py;
     Ok(class)
 }
 
@@ -108,6 +103,7 @@ pub(crate) fn to_py_err(py: Python<'_>, err: Error, events: Vec<dory_wire::Event
     }
 }
 
+/// Instantiates the exception for `err` from `dory_wire._errors`.
 fn build<'py>(
     py: Python<'py>,
     err: &Error,
@@ -117,7 +113,7 @@ fn build<'py>(
         PyModule::import(py, "dory_wire._errors").map(Bound::unbind)
     })?;
     let kw = PyDict::new(py);
-    let class = class_and_fields(py, err, &kw)?;
+    let class = class_and_fields(err, &kw)?;
     if !events.is_empty() {
         kw.set_item("events", events_to_tuple(py, events)?)?;
     }

@@ -3,7 +3,7 @@
 //! Every class is frozen, compares and hashes by value, has a `repr` that
 //! evaluates back to an equal value, and `__match_args__` for `match`.
 
-use dory_wire::{Cursor, DisconnectReason, End, Event, ResumeState};
+use dory_wire::{Cursor, End, Event, ResumeState};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyTuple};
 use pyo3::IntoPyObjectExt;
@@ -502,7 +502,7 @@ pub(crate) fn end_to_py(
         .into_any(),
         End::Disconnected { cursor, reason } => Disconnected {
             cursor: Py::new(py, PyCursor(cursor))?,
-            reason: reason_name(reason).to_owned(),
+            reason: reason.as_str().to_owned(),
             events,
         }
         .into_pyobject(py)?
@@ -510,9 +510,4 @@ pub(crate) fn end_to_py(
         End::Document => Document { events }.into_pyobject(py)?.into_any(),
     };
     Ok(obj)
-}
-
-/// The stable name of a disconnect reason.
-fn reason_name(reason: DisconnectReason) -> &'static str {
-    reason.as_str()
 }
