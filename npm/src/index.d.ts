@@ -7,7 +7,14 @@
  * the `.wasm` file is (by default the one next to the module). In Node the
  * module loads synchronously on import/require and `init()` does nothing.
  */
-export function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
+export function init(input?: InitInput): Promise<void>;
+
+/**
+ * Where the browser build finds its `.wasm`: a URL (string or `URL`), a
+ * `Response`, the bytes, or a compiled `WebAssembly.Module` (typed as `object`
+ * so the declarations need no DOM library).
+ */
+export type InitInput = string | URL | Response | ArrayBuffer | ArrayBufferView | object;
 
 /** Which request a response answers (it selects the frame union). */
 export type Endpoint = "exec" | "process_output" | "setup_logs" | "document";
