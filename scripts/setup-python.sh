@@ -41,9 +41,10 @@ fi
 needs_build() {
     [[ -f "$BUILD_STAMP" ]] || return 0
     compgen -G "$ROOT/python/dory_wire/_core*.so" > /dev/null || return 0
-    [[ -n "$(find "$ROOT/bindings/python" "$ROOT/crates/dory-wire" "$ROOT/python/pyproject.toml" \
-        "$ROOT/Cargo.toml" "$ROOT/Cargo.lock" -newer "$BUILD_STAMP" \
-        -not -path '*/target/*' -print -quit 2>/dev/null)" ]]
+    [[ -n "$(find "$ROOT/bindings/python/src" "$ROOT/bindings/python/Cargo.toml" \
+        "$ROOT/crates/dory-wire/src" "$ROOT/crates/dory-wire/Cargo.toml" \
+        "$ROOT/python/pyproject.toml" "$ROOT/Cargo.toml" "$ROOT/Cargo.lock" \
+        -newer "$BUILD_STAMP" -print -quit 2>/dev/null)" ]]
 }
 
 if needs_build; then
