@@ -166,9 +166,16 @@ fn check_layout(input: &[u8], p: &Preview) {
         notice.starts_with("[... ") && notice.ends_with(" ...]"),
         "not a notice line: {notice:?}"
     );
+    // `1 line` / `1 byte` in the singular; the range always reads `lines F-L`.
+    let plural = |n: u64, word: &str| match n {
+        1 => format!("1 {word}"),
+        n => format!("{n} {word}s"),
+    };
     let counts = format!(
-        "[... {} lines ({} bytes) omitted: lines {first}-{last} of {}; ",
-        p.omitted_lines, p.omitted_bytes, p.total_lines
+        "[... {} ({}) omitted: lines {first}-{last} of {}; ",
+        plural(p.omitted_lines, "line"),
+        plural(p.omitted_bytes, "byte"),
+        p.total_lines
     );
     assert!(notice.starts_with(&counts), "notice {notice:?} does not say {counts:?}");
     assert_eq!(after, tail_text, "the preview does not end with the tail");
