@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -208,18 +209,27 @@ def test_offset_beyond_output(server: RefServer) -> None:
 # -- slow consumer --------------------------------------------------------------------
 
 
-def test_slow_consumer_gets_a_gap_frame() -> None:
+def test_slow_consumer_gets_a_gap_frame(tmp_path: Path) -> None:
     total = 32_000_000
+    go = tmp_path / "go"
     with RefServer("--retention-bytes", "65536") as server:
-        proc_id = server.start_process(f"head -c {total} /dev/zero | tr '\\0' a")
+        # The process waits for the follower to be connected before its flood.
+        script = f"printf start; while [ ! -e '{go}' ]; do sleep 0.01; done; head -c {total - 5} /dev/zero | tr '\\0' a"
+        proc_id = server.start_process(["sh", "-c", script], timeout=120)
         conn = server.connection()
         try:
             conn.request("GET", server.path(f"/processes/{proc_id}/output?stdout_offset=0&stderr_offset=0"))
             resp = conn.getresponse()
             assert resp.status == 200
-            body = bytearray(resp.read1(1024))
+            body = bytearray()
+            while b"\n" not in body:
+                chunk = resp.read1(1024)
+                assert chunk, f"the body ended before its first frame: {bytes(body)!r}"
+                body += chunk
+            assert b'"data":"start"' in body
             # Stop reading until the process has produced everything: the
             # chunks this reader needs next are evicted meanwhile.
+            go.touch()
             server.wait_exited(proc_id)
             body += b"".join(body_chunks(resp))
         finally:
