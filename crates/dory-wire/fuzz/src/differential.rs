@@ -22,7 +22,11 @@ pub fn check(data: &[u8]) {
     let mut events = Vec::new();
     let body = String::from_utf8_lossy(&generated.body);
     reader
-        .open(200, "application/x-ndjson", generated.process_id_header.as_deref())
+        .open(
+            200,
+            "application/x-ndjson",
+            generated.process_id_header.as_deref(),
+        )
         .unwrap_or_else(|e| panic!("open: {e}"));
     for piece in pieces(&generated.body, generated.split_seed) {
         reader
@@ -50,8 +54,14 @@ pub fn check(data: &[u8]) {
             other => panic!("unexpected event on a valid stream: {other:?}\nbody: {body}"),
         }
     }
-    assert_eq!(bytes[0], reference.bytes[0], "stdout bytes differ\nbody: {body}");
-    assert_eq!(bytes[1], reference.bytes[1], "stderr bytes differ\nbody: {body}");
+    assert_eq!(
+        bytes[0], reference.bytes[0],
+        "stdout bytes differ\nbody: {body}"
+    );
+    assert_eq!(
+        bytes[1], reference.bytes[1],
+        "stderr bytes differ\nbody: {body}"
+    );
     let got = reader.cursor();
     assert_eq!([got.stdout, got.stderr], reference.cursor, "cursor differs");
     assert_eq!(started, reference.started, "process id differs");

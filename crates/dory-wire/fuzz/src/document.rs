@@ -77,7 +77,8 @@ impl DocumentSetup {
         let reader = ReaderSetup {
             endpoint: ENDPOINTS[usize::from(h.u8(0)) % ENDPOINTS.len()],
             status: DOCUMENT_STATUSES[usize::from(h.u8(1)) % DOCUMENT_STATUSES.len()],
-            content_type: DOCUMENT_CONTENT_TYPES[usize::from(h.u8(2)) % DOCUMENT_CONTENT_TYPES.len()],
+            content_type: DOCUMENT_CONTENT_TYPES
+                [usize::from(h.u8(2)) % DOCUMENT_CONTENT_TYPES.len()],
             process_id_header: PROCESS_IDS[usize::from(flags & 3)],
             resume,
             options: ReaderOptions::default().gap_policy(gap_policy),
@@ -144,7 +145,11 @@ fn check_document(setup: &DocumentSetup, outcome: &Result<End, Error>, events: &
             );
         }
         RefDocument::Identity { proc_id, status } => {
-            assert_eq!(outcome, &Ok(End::Document), "reference: identity {proc_id:?}");
+            assert_eq!(
+                outcome,
+                &Ok(End::Document),
+                "reference: identity {proc_id:?}"
+            );
             let Some(Event::Identity(identity)) = events.last() else {
                 panic!("no identity event: {events:?}");
             };
@@ -192,7 +197,9 @@ fn check_error_body(setup: &DocumentSetup, outcome: &Result<End, Error>, events:
     let status = setup.reader.status;
     let body = &setup.body;
     let members = if setup.json() && body.len() <= MAX_ERROR_BODY_BYTES {
-        serde_json::from_slice::<Members>(body).ok().map(|m| m.members)
+        serde_json::from_slice::<Members>(body)
+            .ok()
+            .map(|m| m.members)
     } else {
         None
     };

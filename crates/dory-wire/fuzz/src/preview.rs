@@ -114,7 +114,11 @@ impl PreviewSetup {
 pub fn check_preview(setup: &PreviewSetup, bounder: &Bounder, input: &[u8], p: &Preview) {
     let max_bytes = setup.max_bytes;
     let max_lines = setup.max_lines as u64;
-    assert!(p.text.len() <= max_bytes, "{} bytes > {max_bytes}", p.text.len());
+    assert!(
+        p.text.len() <= max_bytes,
+        "{} bytes > {max_bytes}",
+        p.text.len()
+    );
     let lines = count_lines(p.text.as_bytes());
     assert!(lines <= max_lines, "{lines} lines > {max_lines}");
     assert_eq!(p.total_bytes, input.len() as u64);
@@ -141,10 +145,17 @@ pub fn check_preview(setup: &PreviewSetup, bounder: &Bounder, input: &[u8], p: &
 
 /// head (a prefix), the notice on its own line, tail (a suffix), exactly.
 fn check_layout(input: &[u8], p: &Preview) {
-    assert!(p.omitted_bytes >= 1 && p.omitted_lines >= 1, "truncated but nothing omitted");
+    assert!(
+        p.omitted_bytes >= 1 && p.omitted_lines >= 1,
+        "truncated but nothing omitted"
+    );
     let (first, last) = p.omitted_range.expect("a truncated preview has a range");
     assert!(1 <= first && first <= last && last <= p.total_lines);
-    assert_eq!(last - first + 1, p.omitted_lines, "omitted lines are a contiguous range");
+    assert_eq!(
+        last - first + 1,
+        p.omitted_lines,
+        "omitted lines are a contiguous range"
+    );
     let head_len = usize::try_from(p.head_bytes).expect("head fits in memory");
     let tail_len = usize::try_from(p.tail_bytes).expect("tail fits in memory");
     let head = &input[..head_len];
@@ -177,7 +188,10 @@ fn check_layout(input: &[u8], p: &Preview) {
         plural(p.omitted_bytes, "byte"),
         p.total_lines
     );
-    assert!(notice.starts_with(&counts), "notice {notice:?} does not say {counts:?}");
+    assert!(
+        notice.starts_with(&counts),
+        "notice {notice:?} does not say {counts:?}"
+    );
     assert_eq!(after, tail_text, "the preview does not end with the tail");
     if tail.is_empty() {
         assert!(!rest.contains('\n'), "a notice line break with no tail");
@@ -189,7 +203,10 @@ fn check_layout(input: &[u8], p: &Preview) {
 }
 
 fn check_spill(setup: &PreviewSetup, p: &Preview) {
-    let id = p.spill_id.as_deref().expect("a truncated preview has a spill id");
+    let id = p
+        .spill_id
+        .as_deref()
+        .expect("a truncated preview has a spill id");
     match setup.spill_id {
         Some(given) => assert_eq!(id, given),
         None => assert!(
@@ -201,7 +218,10 @@ fn check_spill(setup: &PreviewSetup, p: &Preview) {
         SpillOutcome::NotSaved => assert!(p.spill_path.is_none() && p.spill_error.is_none()),
         SpillOutcome::Failed { reason } => {
             assert!(p.spill_path.is_none());
-            let error = p.spill_error.as_deref().expect("a failed spill is reported");
+            let error = p
+                .spill_error
+                .as_deref()
+                .expect("a failed spill is reported");
             if !reason.is_empty() {
                 assert_eq!(error, reason);
             }
@@ -215,7 +235,10 @@ fn check_spill(setup: &PreviewSetup, p: &Preview) {
                 assert!(p.spill_error.is_none());
             } else {
                 // Only a notice too long for max_bytes may drop a valid path.
-                let error = p.spill_error.as_deref().expect("a dropped path is reported");
+                let error = p
+                    .spill_error
+                    .as_deref()
+                    .expect("a dropped path is reported");
                 assert!(error.contains("too long"), "{error}");
             }
         }
@@ -230,7 +253,11 @@ pub fn check_whole(data: &[u8]) {
         return;
     };
     let bounded = setup.bound(&bounder, input);
-    assert_eq!(bounded, setup.bound(&bounder, input), "bounding is deterministic");
+    assert_eq!(
+        bounded,
+        setup.bound(&bounder, input),
+        "bounding is deterministic"
+    );
     if let Bounded::NeedsSpill(pending) = &bounded {
         assert_eq!(pending.total_bytes(), input.len() as u64);
         assert_eq!(pending.total_lines(), count_lines(input));
@@ -273,7 +300,10 @@ pub fn check_streaming(data: &[u8]) {
     assert_eq!(streaming.total_bytes(), input.len() as u64);
     let streamed = streaming.finish();
     let whole = setup.bound(&bounder, input);
-    assert_eq!(streamed, whole, "the streaming bounder differs from the whole bounder");
+    assert_eq!(
+        streamed, whole,
+        "the streaming bounder differs from the whole bounder"
+    );
     let hint = setup.hint.as_deref();
     let preview = streamed.render(setup.outcome.clone(), hint);
     assert_eq!(preview, whole.render(setup.outcome.clone(), hint));

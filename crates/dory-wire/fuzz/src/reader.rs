@@ -248,7 +248,11 @@ impl<'s> Checker<'s> {
             Event::Skipped { stream, from, to } => {
                 assert_eq!(self.setup.options.gap_policy, GapPolicy::Skip);
                 assert!(from < to, "empty skipped range");
-                assert_eq!(*from, self.expected.get(*stream), "skipped range not contiguous");
+                assert_eq!(
+                    *from,
+                    self.expected.get(*stream),
+                    "skipped range not contiguous"
+                );
                 self.expected.set(*stream, *to);
             }
             Event::Started { proc_id } => {
@@ -313,7 +317,10 @@ pub fn run_checked(setup: &ReaderSetup, body: &[u8], split_seed: u64, clock: boo
                     exit_code,
                     timed_out,
                 } => assert_eq!(
-                    events.iter().rev().find(|e| matches!(e, Event::Exit { .. })),
+                    events
+                        .iter()
+                        .rev()
+                        .find(|e| matches!(e, Event::Exit { .. })),
                     Some(&Event::Exit {
                         exit_code: *exit_code,
                         timed_out: *timed_out
@@ -331,7 +338,10 @@ pub fn run_checked(setup: &ReaderSetup, body: &[u8], split_seed: u64, clock: boo
                 }
             }
             let state = reader.resume_state();
-            assert_eq!(ResumeState::from_json(&state.to_json()).as_ref(), Ok(&state));
+            assert_eq!(
+                ResumeState::from_json(&state.to_json()).as_ref(),
+                Ok(&state)
+            );
             let mut more = Vec::new();
             let late = reader.feed(b"x", &mut more);
             assert!(

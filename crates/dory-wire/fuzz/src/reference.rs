@@ -39,7 +39,10 @@ pub fn decode_stream(body: &[u8], cursor: [u64; 2]) -> RefStream {
             panic!("generator wrote a line after exit");
         }
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
+        if line
+            .iter()
+            .all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n'))
+        {
             continue;
         }
         let frame: Value = serde_json::from_slice(line).expect("generated frame is JSON");

@@ -49,7 +49,11 @@ fn space(out: &mut String, u: &mut Unstructured<'_>) -> Result<()> {
 
 /// Writes an object from members whose values are already JSON text, in the
 /// given order, with random whitespace.
-pub fn write_object(out: &mut String, members: &[(String, String)], u: &mut Unstructured<'_>) -> Result<()> {
+pub fn write_object(
+    out: &mut String,
+    members: &[(String, String)],
+    u: &mut Unstructured<'_>,
+) -> Result<()> {
     space(out, u)?;
     out.push('{');
     for (i, (key, value)) in members.iter().enumerate() {
@@ -78,7 +82,9 @@ pub fn string_value(text: &str, u: &mut Unstructured<'_>) -> Result<String> {
 
 /// Members no frame reads: they must be ignored whatever their value.
 fn extra_member(u: &mut Unstructured<'_>) -> Result<(String, String)> {
-    let key = u.choose(&["ts", "meta", "x", "seq", "Type", "DATA"])?.to_string();
+    let key = u
+        .choose(&["ts", "meta", "x", "seq", "Type", "DATA"])?
+        .to_string();
     let value = u
         .choose(&[
             "1.5e3",
@@ -137,7 +143,11 @@ pub fn generate_stream(u: &mut Unstructured<'_>) -> Result<GeneratedStream> {
     } else {
         GapPolicy::Fail
     };
-    let streams = if endpoint == Endpoint::SetupLogs { 1 } else { 2 };
+    let streams = if endpoint == Endpoint::SetupLogs {
+        1
+    } else {
+        2
+    };
     let mut consumed = [0u64; 2];
     for c in consumed.iter_mut().take(streams) {
         *c = match u.int_in_range(0..=3u8)? {
@@ -223,7 +233,10 @@ pub fn generate_stream(u: &mut Unstructured<'_>) -> Result<GeneratedStream> {
             7 => {
                 let kind = *u.choose(&["progress", "STDOUT", "Exit", "", "résumé"])?;
                 members.push(("type".into(), string_value(kind, u)?));
-                members.push(("data".into(), u.choose(&["1", "null", "\"x\"", "{}"])?.to_string()));
+                members.push((
+                    "data".into(),
+                    u.choose(&["1", "null", "\"x\"", "{}"])?.to_string(),
+                ));
             }
             8 => {
                 body.push_str(u.choose(&["", " ", "\t", " \t "])?);
@@ -245,7 +258,11 @@ pub fn generate_stream(u: &mut Unstructured<'_>) -> Result<GeneratedStream> {
             1 => "0".to_owned(),
             _ => u.arbitrary::<i64>().unwrap_or(1).to_string(),
         };
-        let timed_out = if u.arbitrary().unwrap_or(false) { "true" } else { "false" };
+        let timed_out = if u.arbitrary().unwrap_or(false) {
+            "true"
+        } else {
+            "false"
+        };
         let mut members: Members = vec![
             ("type".into(), string_value("exit", u)?),
             ("exit_code".into(), exit_code),
@@ -258,7 +275,12 @@ pub fn generate_stream(u: &mut Unstructured<'_>) -> Result<GeneratedStream> {
     let mut body = body.into_bytes();
     // A trailing partial line: discarded by every decoder.
     let rest = u.len();
-    let partial: Vec<u8> = u.bytes(rest)?.iter().copied().filter(|&b| b != b'\n').collect();
+    let partial: Vec<u8> = u
+        .bytes(rest)?
+        .iter()
+        .copied()
+        .filter(|&b| b != b'\n')
+        .collect();
     body.extend_from_slice(&partial);
     Ok(GeneratedStream {
         endpoint,
@@ -276,13 +298,25 @@ pub fn generate_document(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
     let mut members: Members = Vec::new();
     let kind = u.int_in_range(0..=2u8)?;
     let junk = |u: &mut Unstructured<'_>| -> Result<String> {
-        Ok(u
-            .choose(&[
-                "null", "true", "1", "-1", "1.0", "1e2", "-0", "\"\"", "[]", "{}", "\"x\"",
-                "18446744073709551615", "18446744073709551616", "-9223372036854775808",
-                "9223372036854775808", "\"\\ud800\"",
-            ])?
-            .to_string())
+        Ok(u.choose(&[
+            "null",
+            "true",
+            "1",
+            "-1",
+            "1.0",
+            "1e2",
+            "-0",
+            "\"\"",
+            "[]",
+            "{}",
+            "\"x\"",
+            "18446744073709551615",
+            "18446744073709551616",
+            "-9223372036854775808",
+            "9223372036854775808",
+            "\"\\ud800\"",
+        ])?
+        .to_string())
     };
     // Each member: right value most of the time, junk sometimes, absent sometimes.
     macro_rules! member {
@@ -297,7 +331,9 @@ pub fn generate_document(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
             }
         };
     }
-    let proc_id = u.choose(&["p_1", "p_2", "", "p\u{e9}\u{1F600}"])?.to_string();
+    let proc_id = u
+        .choose(&["p_1", "p_2", "", "p\u{e9}\u{1F600}"])?
+        .to_string();
     match kind {
         0 => {
             member!("proc_id", string_value(&proc_id, u)?);
@@ -326,17 +362,26 @@ pub fn generate_document(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
                     _ => {
                         let encoded = STANDARD.encode(&bytes);
                         member!(name, string_value(&encoded, u)?);
-                        member!(format!("{name}_encoding"), string_value(u.choose(&["base64", "UTF-8", "hex"])?, u)?);
+                        member!(
+                            format!("{name}_encoding"),
+                            string_value(u.choose(&["base64", "UTF-8", "hex"])?, u)?
+                        );
                     }
                 }
             }
             for name in ["stdout_truncated", "stderr_truncated", "timed_out"] {
-                member!(name, if u.arbitrary()? { "true" } else { "false" }.to_owned());
+                member!(
+                    name,
+                    if u.arbitrary()? { "true" } else { "false" }.to_owned()
+                );
             }
-            member!("exit_code", match u.int_in_range(0..=2u8)? {
-                0 => "null".to_owned(),
-                _ => u.arbitrary::<i64>()?.to_string(),
-            });
+            member!(
+                "exit_code",
+                match u.int_in_range(0..=2u8)? {
+                    0 => "null".to_owned(),
+                    _ => u.arbitrary::<i64>()?.to_string(),
+                }
+            );
         }
         _ => {
             let code = *u.choose(&[
@@ -350,7 +395,11 @@ pub fn generate_document(u: &mut Unstructured<'_>) -> Result<Vec<u8>> {
             member!("error", string_value(code, u)?);
             let message: String = u.arbitrary()?;
             member!("message", string_value(&message, u)?);
-            for name in ["earliest_stdout_offset", "earliest_stderr_offset", "earliest_offset"] {
+            for name in [
+                "earliest_stdout_offset",
+                "earliest_stderr_offset",
+                "earliest_offset",
+            ] {
                 member!(name, u.arbitrary::<u64>()?.to_string());
             }
         }
