@@ -112,6 +112,22 @@ pub fn check(data: &[u8]) {
     let whole = run_checked(&setup.reader, &setup.body, 0, false);
     let split = run_checked(&setup.reader, &setup.body, setup.reader.split_seed, false);
     assert_eq!(whole, split, "split invariance");
+    let resumed_id = setup
+        .reader
+        .resume
+        .as_ref()
+        .and_then(|s| s.process_id.as_deref());
+    if let (Some(resumed), Some(header)) = (resumed_id, setup.reader.process_id_header) {
+        if resumed != header {
+            // `open` itself refuses a header that contradicts the resume state.
+            assert!(
+                matches!(&whole.outcome, Err(Error::IdentityMismatch { .. })),
+                "resumed as {resumed:?}, header {header:?}: {:?}",
+                whole.outcome
+            );
+            return;
+        }
+    }
     if setup.reader.status >= 300 || setup.reader.status < 200 {
         check_error_body(&setup, &whole.outcome, &whole.events);
     } else if setup.json() {
