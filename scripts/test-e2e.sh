@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# End-to-end tests against the reference server: builds what is needed
+# (tests/e2e/build.sh), then runs the Python suite (pytest, tests/e2e/python)
+# and the Node suite (node --test, tests/e2e/node). Each suite starts its own
+# servers on free loopback ports and stops them.
+#
+# Env: DORY_REFSERVER_BIN (use this server binary, skip its build),
+#      DORY_E2E_TRIALS (seeded resume trials per language, default 200),
+#      DORY_E2E_SEED (default 6).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+E2E_NAME=test-e2e
+# shellcheck source=../tests/e2e/build.sh
+source "$ROOT/tests/e2e/build.sh"
+e2e_build "$ROOT"
+e2e_log "server: $DORY_REFSERVER_BIN"
+
+cd "$ROOT"
+start=$SECONDS
+e2e_log "Python suite (pytest tests/e2e/python)"
+"$E2E_PY" -m pytest tests/e2e/python -q -s -p no:cacheprovider --durations=5
+py_time=$((SECONDS - start))
+
+start=$SECONDS
+e2e_log "Node suite (node --test tests/e2e/node)"
+node --test --test-reporter=spec tests/e2e/node/
+node_time=$((SECONDS - start))
+
+e2e_log "passed (Python ${py_time}s, Node ${node_time}s)"
