@@ -379,3 +379,13 @@ def test_utf8_decoder() -> None:
     assert decoder.pending == 0
     with pytest.raises(TypeError, match=r"push\(\) argument 'data'"):
         decoder.push("text")  # type: ignore[arg-type]
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    from dory_wire import _preview
+
+    result = doctest.testmod(_preview, raise_on_error=False)
+    assert result.attempted > 0
+    assert result.failed == 0
