@@ -26,23 +26,21 @@ const IMPLS = {
   "pure-js": { group: "reader", label: "JSON.parse + Buffer.from + offset checks", role: "baseline" },
 };
 
-/** A growable byte buffer: what both decoders append each stream's bytes to. */
+/**
+ * What both decoders collect each stream's bytes into, as a JS author would:
+ * the chunks in an array (no copy per frame), concatenated once at the end.
+ */
 class ByteSink {
   constructor() {
-    this.buf = new Uint8Array(1 << 16);
+    this.parts = [];
     this.length = 0;
   }
   append(bytes) {
-    const need = this.length + bytes.length;
-    if (need > this.buf.length) {
-      let size = this.buf.length * 2;
-      while (size < need) size *= 2;
-      const grown = new Uint8Array(size);
-      grown.set(this.buf.subarray(0, this.length));
-      this.buf = grown;
-    }
-    this.buf.set(bytes, this.length);
-    this.length = need;
+    this.parts.push(bytes);
+    this.length += bytes.length;
+  }
+  concat() {
+    return Buffer.concat(this.parts, this.length);
   }
 }
 
@@ -88,7 +86,7 @@ function decodePureJs(body, piece) {
     if (pos < chunk.length) partial = Buffer.from(chunk.subarray(pos));
   }
   if (exitCode !== 0) throw new Error(`the corpus must end with exit 0, got ${exitCode}`);
-  return [sinks.stdout.length, sinks.stderr.length];
+  return [sinks.stdout.concat().length, sinks.stderr.concat().length];
 }
 
 function decodeWasm(lib, body, piece) {
@@ -104,7 +102,7 @@ function decodeWasm(lib, body, piece) {
   const end = reader.finish();
   if (end.type !== "exited") throw new Error(`the corpus must end with exit, got ${end.type}`);
   if (typeof reader.free === "function") reader.free();
-  return [sinks.stdout.length, sinks.stderr.length];
+  return [sinks.stdout.concat().length, sinks.stderr.concat().length];
 }
 
 function child(impl, file, piece) {

@@ -128,16 +128,16 @@ def _cut_suffix(seg: bytes, room: int) -> int:
     return 0
 
 
-def _head(data: bytes, lines: int, budget: int) -> int:
-    """How many bytes of ``data`` a head of at most ``lines`` lines and
+def _head(data: bytes, hi: int, lines: int, budget: int) -> int:
+    """How many bytes of ``data[:hi]`` a head of at most ``lines`` lines and
     ``budget`` rendered bytes shows: whole lines, then a cut line."""
     pos = 0
     used = 0
     for _ in range(lines):
-        if pos >= len(data):
+        if pos >= hi:
             break
-        nl = data.find(b"\n", pos)
-        end = len(data) if nl < 0 else nl + 1
+        nl = data.find(b"\n", pos, hi)
+        end = hi if nl < 0 else nl + 1
         size = _rendered_len(data[pos:end])
         if used + size > budget:
             return pos + _cut_prefix(data[pos:end], budget - used)
@@ -146,15 +146,15 @@ def _head(data: bytes, lines: int, budget: int) -> int:
     return pos
 
 
-def _tail(data: bytes, lines: int, budget: int) -> int:
-    """How many bytes at the end of ``data`` a tail of at most ``lines``
+def _tail(data: bytes, lo: int, lines: int, budget: int) -> int:
+    """How many bytes at the end of ``data[lo:]`` a tail of at most ``lines``
     lines and ``budget`` rendered bytes shows: whole lines, then a cut line."""
     end = len(data)
     used = 0
     for _ in range(lines):
-        if end == 0:
+        if end <= lo:
             break
-        start = data.rfind(b"\n", 0, end - 1) + 1
+        start = max(data.rfind(b"\n", lo, end - 1) + 1, lo)
         size = _rendered_len(data[start:end])
         if used + size > budget:
             return len(data) - end + _cut_suffix(data[start:end], budget - used)
@@ -184,12 +184,16 @@ def py_bound(data: bytes, max_lines: int, max_bytes: int) -> str:
     # The tail gets the larger half (it holds the error); the head takes what
     # the tail left, then the tail what the head left. At least one byte stays
     # hidden, so head and tail never meet.
-    tail_n = _tail(data[1:], line_budget - line_budget // 2, budget - budget // 2)
-    rest = data[: total_bytes - tail_n - 1]
+    tail_n = _tail(data, 1, line_budget - line_budget // 2, budget - budget // 2)
     tail_text = data[total_bytes - tail_n :]
-    head_n = _head(rest, line_budget - _line_count(tail_text), budget - _rendered_len(tail_text))
+    head_n = _head(
+        data,
+        total_bytes - tail_n - 1,
+        line_budget - _line_count(tail_text),
+        budget - _rendered_len(tail_text),
+    )
     head = data[:head_n]
-    tail_n = _tail(data[head_n + 1 :], line_budget - _line_count(head), budget - _rendered_len(head))
+    tail_n = _tail(data, head_n + 1, line_budget - _line_count(head), budget - _rendered_len(head))
     tail = data[total_bytes - tail_n :]
     first = head.count(b"\n") + 1
     tail_whole = _line_count(tail)
