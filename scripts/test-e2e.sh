@@ -17,6 +17,11 @@ e2e_build "$ROOT"
 e2e_log "server: $DORY_REFSERVER_BIN"
 
 cd "$ROOT"
+e2e_log "ruff (tests/e2e/python, python/examples)"
+"$ROOT/.venv/bin/ruff" check --quiet --config tests/e2e/python/ruff.toml tests/e2e/python
+"$ROOT/.venv/bin/ruff" format --quiet --check --config tests/e2e/python/ruff.toml tests/e2e/python
+(cd python && "$ROOT/.venv/bin/ruff" check --quiet examples && "$ROOT/.venv/bin/ruff" format --quiet --check examples)
+
 start=$SECONDS
 e2e_log "Python suite (pytest tests/e2e/python)"
 "$E2E_PY" -m pytest tests/e2e/python -q -s -p no:cacheprovider --durations=5

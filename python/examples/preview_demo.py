@@ -80,10 +80,17 @@ def run_streaming(command: str, sink: Any) -> int | None:
     """Runs ``command`` with a streaming exec; passes stdout bytes to ``sink``.
     Resumes from the consumed offsets on the process output if the stream drops."""
     reader = OutputReader("exec")
-    resp = send("POST", "/exec", {"command": command, "timeout_seconds": 120}, {"Accept": "application/x-ndjson"})
-    for attempt in range(10):
+    resp = send(
+        "POST",
+        "/exec",
+        {"command": command, "timeout_seconds": 120},
+        {"Accept": "application/x-ndjson"},
+    )
+    for _attempt in range(10):
         with resp:
-            reader.open(resp.status, resp.headers.get("Content-Type"), resp.headers.get("CE-Process-Id"))
+            reader.open(
+                resp.status, resp.headers.get("Content-Type"), resp.headers.get("CE-Process-Id")
+            )
             events = iter_events(reader, chunks(resp))
             for event in events:
                 if isinstance(event, Output) and event.stream == "stdout":
@@ -96,7 +103,9 @@ def run_streaming(command: str, sink: Any) -> int | None:
         cursor: Cursor = end.cursor
         proc_id = reader.process_id
         reader = OutputReader("process_output", cursor=cursor)
-        query = urllib.parse.urlencode({"stdout_offset": cursor.stdout, "stderr_offset": cursor.stderr})
+        query = urllib.parse.urlencode(
+            {"stdout_offset": cursor.stdout, "stderr_offset": cursor.stderr}
+        )
         resp = send("GET", f"/processes/{proc_id}/output?{query}")
     raise RuntimeError("too many reconnects")
 
@@ -137,9 +146,7 @@ def main() -> int:
     print(f"--- preview tail ({len(tail)} lines, last {SHOWN}) ---")
     print("\n".join(tail[-SHOWN:]))
 
-    # Checks: the ceiling, the accounting, and the notice's own sed command.
-    assert preview.truncated and len(text.encode()) <= MAX_BYTES and len(text.splitlines()) <= MAX_LINES
-    assert preview.head_bytes + preview.omitted_bytes + preview.tail_bytes == preview.total_bytes
+    # The notice's own sed command recovers the hidden lines from the spill file.
     match = re.search(r"read it with (sed -n '(\d+),(\d+)p') ?", notice)
     if not match or f"full output: {spill_path};" not in notice:
         raise RuntimeError(f"the notice does not name the spill file and a sed command: {notice}")
@@ -149,9 +156,18 @@ def main() -> int:
     recovered = subprocess.run(argv, check=True, capture_output=True).stdout.decode().splitlines()
     full = spill_path.read_bytes().decode().splitlines()
     print(f"recovered {len(recovered)} lines: first {recovered[0]!r}, last {recovered[-1]!r}")
+    accounted = preview.head_bytes + preview.omitted_bytes + preview.tail_bytes
     checks = {
-        "count == omitted lines in the notice": len(recovered) == preview.omitted_lines == last - first + 1,
-        "head + hidden + tail == every line": len(head) + len(recovered) + len(tail) == LINES == len(full),
+        "the preview is within both limits": preview.truncated
+        and len(text.encode()) <= MAX_BYTES
+        and len(text.splitlines()) <= MAX_LINES,
+        "head + omitted + tail bytes == total bytes": accounted == preview.total_bytes,
+        "count == omitted lines in the notice": len(recovered)
+        == preview.omitted_lines
+        == last - first + 1,
+        "head + hidden + tail == every line": len(head) + len(recovered) + len(tail)
+        == LINES
+        == len(full),
         "the head ends just before the first hidden line": head[-1] == full[first - 2],
         "the tail starts just after the last hidden line": tail[0] == full[last],
         "the hidden lines are the full output's lines F..L": recovered == full[first - 1 : last],

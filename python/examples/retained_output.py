@@ -67,11 +67,15 @@ def send(method: str, path: str, body: Any = None, headers: dict[str, str] | Non
         return error
 
 
-def identity(method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Identity:
+def identity(
+    method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+) -> Identity:
     """A JSON identity answer, checked by the reader (Content-Type, shape, errors)."""
     with send(method, path, body, headers) as resp:
         reader = OutputReader("document")
-        reader.open(resp.status, resp.headers.get("Content-Type"), resp.headers.get("CE-Process-Id"))
+        reader.open(
+            resp.status, resp.headers.get("Content-Type"), resp.headers.get("CE-Process-Id")
+        )
         reader.feed(resp.read())
         document = reader.finish().document
     if not isinstance(document, Identity):
@@ -103,7 +107,9 @@ def follow(proc_id: str) -> tuple[dict[str, bytearray], int]:
             {"stdout_offset": cursor.stdout, "stderr_offset": cursor.stderr, "follow": "true"}
         )
         with send("GET", f"/processes/{proc_id}/output?{query}") as resp:
-            reader.open(resp.status, resp.headers.get("Content-Type"), resp.headers.get("CE-Process-Id"))
+            reader.open(
+                resp.status, resp.headers.get("Content-Type"), resp.headers.get("CE-Process-Id")
+            )
             events = iter_events(reader, body_chunks(resp))
             try:
                 for event in events:
@@ -115,13 +121,17 @@ def follow(proc_id: str) -> tuple[dict[str, bytearray], int]:
         end = events.end
         if isinstance(end, Exited):
             if end.exit_code != 0 or end.timed_out:
-                raise RuntimeError(f"guest process failed: exit code {end.exit_code}, timed out {end.timed_out}")
+                raise RuntimeError(
+                    f"guest process failed: exit code {end.exit_code}, timed out {end.timed_out}"
+                )
             return output, connection
         if not isinstance(end, Disconnected):
             raise RuntimeError(f"unexpected end of the output stream: {end!r}")
         # Reconnect to the retained output from the consumed offsets.
         cursor = end.cursor
-    raise RuntimeError(f"output still incomplete after {MAX_CONNECTIONS} connections (at {cursor.to_dict()})")
+    raise RuntimeError(
+        f"output still incomplete after {MAX_CONNECTIONS} connections (at {cursor.to_dict()})"
+    )
 
 
 def main() -> int:
@@ -132,12 +142,19 @@ def main() -> int:
         # Replaying the same start key identifies the same process, not new work.
         replay = identity("POST", "/processes", body, {"Idempotency-Key": key})
         if replay.proc_id != started.proc_id:
-            raise RuntimeError(f"process replay changed identity: {started.proc_id} then {replay.proc_id}")
+            raise RuntimeError(
+                f"process replay changed identity: {started.proc_id} then {replay.proc_id}"
+            )
         output, connections = follow(started.proc_id)
         got = {name: bytes(data) for name, data in output.items()}
         if got != EXPECTED:
-            raise RuntimeError(f"output was incomplete or different: {got!r}, expected {EXPECTED!r}")
-        print(f"retained output of {started.proc_id} read over {connections} connection(s)", file=sys.stderr)
+            raise RuntimeError(
+                f"output was incomplete or different: {got!r}, expected {EXPECTED!r}"
+            )
+        print(
+            f"retained output of {started.proc_id} read over {connections} connection(s)",
+            file=sys.stderr,
+        )
         print("Retained bytes and replay identity verified")
     finally:
         identity("POST", f"/processes/{started.proc_id}/kill")

@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from refserver import RefServer  # noqa: E402
+from refserver import RefServer
 
 
 @pytest.fixture(scope="session")

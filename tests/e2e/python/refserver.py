@@ -79,9 +79,7 @@ class RefServer:
             byte = os.read(self.proc.stdout.fileno(), 1)  # unbuffered: select() stays truthful
             if not byte:
                 err = self.proc.stderr.read().decode(errors="replace") if self.proc.stderr else ""
-                raise RuntimeError(
-                    f"dory-refserver {self.args} exited ({self.proc.wait()}) before listening: {err}"
-                )
+                raise RuntimeError(f"dory-refserver {self.args} exited ({self.proc.wait()}) before listening: {err}")
             line += byte
         sel.close()
         text = line.decode().strip()

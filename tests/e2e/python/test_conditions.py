@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from dory_wire import (
     Cursor,
     Disconnected,
