@@ -36,6 +36,9 @@ IMPLS: dict[str, tuple[str, str, str]] = {
     "reader": ("reader", "dory_wire.OutputReader, bytes per stream", "ours"),
     "json": ("reader", "json.loads + b64decode + bytearray", "baseline"),
     "orjson": ("reader", "orjson.loads + b64decode + bytearray", "baseline"),
+    "transcript": ("transcript", "OutputReader + dory_wire.Transcript (bytes and text)", "ours"),
+    "json-text": ("transcript", "json baseline + bytes.decode(errors='replace')", "baseline"),
+    "orjson-text": ("transcript", "orjson baseline + bytes.decode(errors='replace')", "baseline"),
     "bound": ("bound", "dory_wire.bound (caller's spill id)", "ours"),
     "py-bound": ("bound", "pure-Python head/tail bounder", "baseline"),
     "streaming": (
@@ -79,11 +82,32 @@ def _run_reader(body: bytes, piece: int) -> tuple[int, int]:
     return len(out["stdout"]), len(out["stderr"])
 
 
-def _run_baseline(decode: Callable[[Any], Any]) -> Callable[[bytes, int], tuple[int, int]]:
+def _run_transcript(body: bytes, piece: int) -> tuple[int, int]:
+    import dory_wire
+
+    reader = dory_wire.OutputReader("process_output")
+    reader.open(200, "application/x-ndjson")
+    transcript = dory_wire.Transcript()
+    push = transcript.push
+    for chunk in _chunks(body, piece):
+        for event in reader.feed(chunk):
+            push(event)
+    end = reader.finish()
+    if not isinstance(end, dory_wire.Exited):
+        raise SystemExit(f"the corpus must end with exit, got {end!r}")
+    transcript.finish()
+    return len(transcript.text("stdout")), len(transcript.text("stderr"))
+
+
+def _run_baseline(
+    decode: Callable[[Any], Any], text: bool = False
+) -> Callable[[bytes, int], tuple[int, int]]:
     def run(body: bytes, piece: int) -> tuple[int, int]:
         out, err, code = decode(_chunks(body, piece))
         if code != 0:
             raise SystemExit(f"the corpus must end with exit 0, got {code!r}")
+        if text:
+            return len(out.decode("utf-8", "replace")), len(err.decode("utf-8", "replace"))
         return len(out), len(err)
 
     return run
@@ -136,20 +160,22 @@ def child(impl: str, path: str, piece: int, limit: int | None) -> dict[str, Any]
             "check": [len(preview.text)],
         }
 
-    if impl == "orjson":
+    if impl.startswith("orjson"):
         import orjson  # noqa: F401  (fail early when missing)
     with open(path, "rb") as f:
         body = f.read() if limit is None else f.read(limit)
     runs: dict[str, Callable[[bytes, int], tuple[int, int]]] = {
         "reader": _run_reader,
+        "transcript": _run_transcript,
         "bound": _run_bound,
         "py-bound": _run_py_bound,
     }
-    if impl in ("json", "orjson"):
+    if impl in ("json", "orjson", "json-text", "orjson-text"):
         import baselines
 
         runs[impl] = _run_baseline(
-            baselines.decode_json if impl == "json" else baselines.decode_orjson
+            baselines.decode_json if impl.startswith("json") else baselines.decode_orjson,
+            text=impl.endswith("-text"),
         )
     run = runs[impl]
     base = _rss_now()
@@ -221,7 +247,13 @@ def main() -> None:
         return
 
     corpora = Path(args.corpora)
+    import dory_wire
+
     impls = ["reader", "json"] + ([] if args.no_orjson else ["orjson"])
+    # The transcript-collecting path, when the binding has one.
+    text_impls = []
+    if hasattr(dory_wire, "Transcript"):
+        text_impls = ["transcript", "json-text"] + ([] if args.no_orjson else ["orjson-text"])
     with open(args.out, "a") as out:
         for letter in "ABCD":
             path = _corpus(corpora, letter, args.mb)
@@ -235,6 +267,19 @@ def main() -> None:
                     out.flush()
             if len({tuple(c) for c in checks.values()}) != 1:
                 raise SystemExit(f"python: decoders disagree on {letter}: {checks}")
+            checks = {}
+            for _ in range(args.runs if text_impls else 0):
+                for impl in text_impls:
+                    m = _spawn(impl, path)
+                    checks[impl] = m["check"]
+                    out.write(_record(impl, letter, m) + "\n")
+                    out.flush()
+            if len({tuple(c) for c in checks.values()}) > 1:
+                # A correctness signal, not a reason to lose the timings.
+                print(
+                    f"python: WARNING: text lengths (stdout, stderr) differ on {letter}: {checks}",
+                    file=sys.stderr,
+                )
 
         path = _corpus(corpora, "P", args.mb)
         print("python: bound …", file=sys.stderr, flush=True)
