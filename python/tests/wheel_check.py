@@ -43,7 +43,8 @@ def main() -> None:
     assert decoded, "no decode vector ran"
     assert previewed, "no preview vector ran"
     print(
-        f"wheel {dory_wire.__version__} at {where.parent}: {decoded} decode and "
+        f"wheel {dory_wire.__version__} on Python {sys.version.split()[0]} at {where.parent}: "
+        f"{decoded} decode and "
         f"{previewed} preview vectors ok"
     )
 
