@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterable, AsyncIterator, Iterable, Iterator
-from typing import TYPE_CHECKING, Any, Union
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Iterable, Iterator
+from typing import TYPE_CHECKING, Union
 
 from ._core import (
     Disconnected,
@@ -136,7 +136,6 @@ class AsyncEventIterator(AsyncIterator["Event"]):
         self._pending: deque[Event] = deque()
         self._end: End | None = None
         self._done = False
-        self._read: asyncio.Future[Any] | None = None
 
     def __aiter__(self) -> AsyncEventIterator:
         return self
@@ -165,27 +164,31 @@ class AsyncEventIterator(AsyncIterator["Event"]):
         return self._pending.popleft()
 
     async def _next_chunk(self) -> Chunk | None:
-        """The next chunk, ``None`` when the stream stalled."""
+        """The next chunk, ``None`` when the stream stalled.
+
+        The read runs in the caller's task (so async generators that hold
+        per-task state across ``yield``, such as anyio cancel scopes, keep
+        working), under a deadline from the reader's clock.
+        """
         if not self._liveness:
             return await self._chunks.__anext__()
         loop = asyncio.get_running_loop()
-        if self._read is None:
-            self._read = asyncio.ensure_future(self._chunks.__anext__())
-        read = self._read
-        while True:
-            # Arms the clock the first time, restarts it after new bytes.
-            if self._reader.handle_timeout(loop.time()):
-                read.cancel()
-                await asyncio.gather(read, return_exceptions=True)
-                self._read = None
-                return None
-            deadline = self._reader.poll_timeout()
-            timeout = None if deadline is None else max(0.0, deadline - loop.time())
-            done, _ = await asyncio.wait({read}, timeout=timeout)
-            if done:
-                self._read = None
-                result: Chunk = read.result()
-                return result
+        # Arms the clock the first time, restarts it after new bytes.
+        if self._reader.handle_timeout(loop.time()):
+            return None
+        deadline = self._reader.poll_timeout()
+        if deadline is None:  # pragma: no cover - armed just above
+            return await self._chunks.__anext__()
+        try:
+            return await _within(deadline, self._chunks.__anext__())
+        except asyncio.TimeoutError:
+            # The pending read was cancelled at the deadline. The loop may
+            # fire a timer up to its clock resolution early: the deadline
+            # counts as reached.
+            stalled = self._reader.handle_timeout(max(loop.time(), deadline))
+            if not stalled:  # pragma: no cover - only if bytes raced the timer
+                raise
+            return None
 
     @property
     def end(self) -> End:
@@ -194,6 +197,17 @@ class AsyncEventIterator(AsyncIterator["Event"]):
         if self._end is None:
             raise RuntimeError(_NOT_DONE)
         return self._end
+
+
+async def _within(deadline: float, read: Awaitable[Chunk]) -> Chunk:
+    """Awaits ``read`` in the current task, cancelling it at ``deadline`` (on
+    the loop's clock) with ``asyncio.TimeoutError``."""
+    timeout_at = getattr(asyncio, "timeout_at", None)
+    if timeout_at is not None:  # Python 3.11+: no extra task
+        async with timeout_at(deadline):
+            return await read
+    loop = asyncio.get_running_loop()  # pragma: no cover - Python < 3.11
+    return await asyncio.wait_for(read, max(0.0, deadline - loop.time()))  # pragma: no cover
 
 
 def aiter_events(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 import pickle
 import pydoc
+import sys
 import threading
 from typing import Any
 
@@ -290,9 +291,10 @@ def test_help_shows_real_docs() -> None:
     assert "max_lines" in bound_doc
     assert "spill" in bound_doc
     assert "notice" in bound_doc
-    signature = inspect.signature(dw.OutputReader)
-    assert signature.parameters["gap_policy"].default == "fail"
-    assert signature.parameters["cursor"].kind is inspect.Parameter.KEYWORD_ONLY
+    if sys.version_info >= (3, 10):  # abi3 classes carry no signature before 3.10
+        signature = inspect.signature(dw.OutputReader)
+        assert signature.parameters["gap_policy"].default == "fail"
+        assert signature.parameters["cursor"].kind is inspect.Parameter.KEYWORD_ONLY
 
 
 def test_every_public_name_is_documented() -> None:
