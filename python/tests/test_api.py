@@ -391,3 +391,16 @@ def test_docstring_examples() -> None:
     result = doctest.testmod(_preview, raise_on_error=False)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_strict_mode_rejects_unknown_frames() -> None:
+    body = b'{"type":"progress","percent":5}\n'
+    lenient = dw.OutputReader("process_output")
+    lenient.open(200, NDJSON)
+    assert lenient.feed(body) == [dw.Unknown("progress")]
+    strict = dw.OutputReader("process_output", strict=True)
+    strict.open(200, NDJSON)
+    with pytest.raises(dw.UnexpectedFrame) as info:
+        strict.feed(body)
+    assert info.value.frame_type == "progress"
+    assert info.value.line == 1
