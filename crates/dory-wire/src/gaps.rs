@@ -9,6 +9,7 @@
 use std::ops::Range;
 
 use crate::frame::parse_error_document;
+use crate::sink::Sink;
 use crate::{Cursor, Endpoint, Error, Event, GapPolicy, Stream};
 
 /// Applies the gap policy.
@@ -30,7 +31,7 @@ impl Gaps {
         stream: Stream,
         lost: Range<u64>,
         earliest: Cursor,
-        events: &mut Vec<Event>,
+        events: &mut dyn Sink,
     ) -> Result<(), Error> {
         match self.policy {
             GapPolicy::Fail => Err(Error::OutputGap {
@@ -39,7 +40,7 @@ impl Gaps {
                 earliest,
             }),
             GapPolicy::Skip => {
-                events.push(Event::Skipped {
+                events.event(Event::Skipped {
                     stream,
                     from: lost.start,
                     to: lost.end,
@@ -57,7 +58,7 @@ impl Gaps {
         &self,
         cursor: &mut Cursor,
         earliest: Cursor,
-        events: &mut Vec<Event>,
+        events: &mut dyn Sink,
     ) -> Result<(), Error> {
         for stream in [Stream::Stdout, Stream::Stderr] {
             let (from, to) = (cursor.get(stream), earliest.get(stream));
@@ -78,7 +79,7 @@ impl Gaps {
         body: &[u8],
         endpoint: Endpoint,
         cursor: &mut Cursor,
-        events: &mut Vec<Event>,
+        events: &mut dyn Sink,
     ) -> Result<(), Error> {
         let doc = if json {
             parse_error_document(body)

@@ -153,10 +153,12 @@ mod json;
 mod offsets;
 pub mod preview;
 mod reader;
+mod sink;
 mod transcript;
 mod types;
 
 pub use error::Error;
 pub use reader::{Reader, ReaderState};
+pub use sink::Sink;
 pub use transcript::{Piece, StreamTranscript, Transcript, Utf8Decoder};
 pub use types::*;

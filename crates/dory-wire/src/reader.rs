@@ -21,6 +21,7 @@ use memchr::memchr;
 use crate::frame::{parse_document, parse_frame, Document, Frame};
 use crate::gaps::Gaps;
 use crate::offsets::{place, Placement};
+use crate::sink::Sink;
 use crate::types::MAX_ERROR_BODY_BYTES;
 use crate::{
     Cursor, DisconnectReason, End, Endpoint, Error, Event, ReaderOptions, ResumeState, Stream,
@@ -192,12 +193,13 @@ impl Reader {
         Ok(())
     }
 
-    /// Feeds the next piece of the body, split anywhere, appending the events
-    /// it completes to `events`.
+    /// Feeds the next piece of the body, split anywhere, delivering the events
+    /// it completes to `events`: a `Vec<Event>`, a [`Transcript`](crate::Transcript),
+    /// or any [`Sink`] (which can take output bytes without an event each).
     ///
     /// On error, the events decoded before it stay in `events`, the reader
     /// fails, and every later call returns the same error.
-    pub fn feed(&mut self, data: &[u8], events: &mut Vec<Event>) -> Result<(), Error> {
+    pub fn feed(&mut self, data: &[u8], events: &mut impl Sink) -> Result<(), Error> {
         self.check_usable()?;
         if self.finished {
             return Err(self.fail(invalid_state("feed after finish")));
@@ -238,7 +240,7 @@ impl Reader {
     /// policy) to `events`.
     ///
     /// A partial last line is discarded: it is read again after reconnecting.
-    pub fn finish(&mut self, events: &mut Vec<Event>) -> Result<End, Error> {
+    pub fn finish(&mut self, events: &mut impl Sink) -> Result<End, Error> {
         self.check_usable()?;
         if self.finished {
             return Err(self.fail(invalid_state("finish was already called")));
@@ -407,7 +409,7 @@ impl Reader {
     }
 
     /// Splits the input into lines without copying complete ones.
-    fn feed_frames(&mut self, mut data: &[u8], events: &mut Vec<Event>) -> Result<(), Error> {
+    fn feed_frames(&mut self, mut data: &[u8], events: &mut dyn Sink) -> Result<(), Error> {
         let max = self.options.max_frame_bytes;
         if !self.partial.is_empty() {
             let Some(i) = memchr(b'\n', data) else {
@@ -443,7 +445,7 @@ impl Reader {
     }
 
     /// Decodes one complete line (without its `\n`).
-    fn line(&mut self, line: &[u8], events: &mut Vec<Event>) -> Result<(), Error> {
+    fn line(&mut self, line: &[u8], events: &mut dyn Sink) -> Result<(), Error> {
         self.line += 1;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.first() != Some(&b'{') && line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
@@ -465,7 +467,7 @@ impl Reader {
     }
 
     /// Applies one frame's rules: union, order, offsets, gaps.
-    fn apply(&mut self, frame: Frame<'_>, events: &mut Vec<Event>) -> Result<(), Error> {
+    fn apply(&mut self, frame: Frame<'_>, events: &mut dyn Sink) -> Result<(), Error> {
         match self.terminal {
             Some(Terminal::Exit) => return Err(self.unexpected(&frame, "after exit")),
             Some(Terminal::Gap) => return Err(self.unexpected(&frame, "after gap")),
@@ -481,7 +483,7 @@ impl Reader {
                         reason: "is not a frame type of the protocol (strict mode)".into(),
                     });
                 }
-                events.push(Event::Unknown { frame_type });
+                events.event(Event::Unknown { frame_type });
                 return Ok(());
             }
             Frame::Started { proc_id } => {
@@ -502,7 +504,7 @@ impl Reader {
                 self.check_identity(&proc_id)?;
                 self.started = true;
                 self.process_id = Some(proc_id.clone());
-                events.push(Event::Started { proc_id });
+                events.event(Event::Started { proc_id });
                 return Ok(());
             }
             _ if exec_union && !self.started => {
@@ -537,23 +539,18 @@ impl Reader {
                     placement = place(&self.cursor, stream, data.len(), offset);
                 }
                 if let Placement::Deliver { skip } = placement {
-                    // Move an owned payload (base64, escapes) instead of copying it.
+                    // An owned payload (base64, escapes) is handed over, not copied.
                     let bytes = match data {
-                        Cow::Owned(v) if skip == 0 => v,
-                        Cow::Owned(v) => v[skip..].to_vec(),
-                        Cow::Borrowed(b) => b[skip..].to_vec(),
+                        Cow::Owned(v) if skip == 0 => Cow::Owned(v),
+                        Cow::Owned(v) => Cow::Owned(v[skip..].to_vec()),
+                        Cow::Borrowed(b) => Cow::Borrowed(&b[skip..]),
                     };
                     let start = offset - bytes.len() as u64;
                     self.cursor.set(stream, offset);
-                    events.push(Event::Output {
-                        stream,
-                        data: bytes,
-                        start,
-                        end: offset,
-                    });
+                    events.output(stream, bytes, start, offset);
                 }
             }
-            Frame::Heartbeat => events.push(Event::Heartbeat),
+            Frame::Heartbeat => events.event(Event::Heartbeat),
             Frame::Gap {
                 stdout,
                 stderr,
@@ -584,7 +581,7 @@ impl Reader {
             } => {
                 self.terminal = Some(Terminal::Exit);
                 self.exit = Some((exit_code, timed_out));
-                events.push(Event::Exit {
+                events.event(Event::Exit {
                     exit_code,
                     timed_out,
                 });
@@ -594,7 +591,7 @@ impl Reader {
         Ok(())
     }
 
-    fn finish_document(&mut self, body: &[u8], events: &mut Vec<Event>) -> Result<End, Error> {
+    fn finish_document(&mut self, body: &[u8], events: &mut dyn Sink) -> Result<End, Error> {
         let document = parse_document(body).map_err(|reason| Error::MalformedFrame {
             line: 0,
             reason: reason.into_owned(),
@@ -605,7 +602,7 @@ impl Reader {
         };
         self.check_identity(proc_id)?;
         self.process_id = Some(proc_id.clone());
-        events.push(match document {
+        events.event(match document {
             Document::Identity(identity) => Event::Identity(identity),
             Document::Result(result) => {
                 self.exit = Some((result.exit_code, result.timed_out));
@@ -620,7 +617,7 @@ impl Reader {
         status: u16,
         json: bool,
         body: &[u8],
-        events: &mut Vec<Event>,
+        events: &mut dyn Sink,
     ) -> Result<End, Error> {
         let gaps = Gaps::new(self.options.gap_policy);
         gaps.error_answer(status, json, body, self.endpoint, &mut self.cursor, events)?;

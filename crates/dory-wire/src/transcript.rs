@@ -65,9 +65,11 @@ impl Utf8Decoder {
                     return;
                 }
                 Err(e) if e.valid_up_to() == 0 => {
-                    // The held bytes are a maximal invalid subsequence; the
-                    // new bytes are decoded afresh below.
+                    // A maximal invalid subsequence: the held bytes and
+                    // possibly some of the new ones (`\xe2` then `\x82x`).
                     out.push(char::REPLACEMENT_CHARACTER);
+                    let used = e.error_len().unwrap_or(0).saturating_sub(self.pending_len);
+                    data = &data[used..];
                 }
                 _ => {
                     let width = sequence_len(joined[0]);
@@ -77,27 +79,21 @@ impl Utf8Decoder {
             }
             self.pending_len = 0;
         }
-        loop {
-            match std::str::from_utf8(data) {
-                Ok(text) => {
-                    out.push_str(text);
-                    return;
-                }
-                Err(e) => {
-                    let (valid, rest) = data.split_at(e.valid_up_to());
-                    out.push_str(&String::from_utf8_lossy(valid));
-                    match e.error_len() {
-                        Some(n) => {
-                            out.push(char::REPLACEMENT_CHARACTER);
-                            data = &rest[n..];
-                        }
-                        None => {
-                            self.pending[..rest.len()].copy_from_slice(rest);
-                            self.pending_len = rest.len();
-                            return;
-                        }
-                    }
-                }
+        let mut chunks = data.utf8_chunks().peekable();
+        while let Some(chunk) = chunks.next() {
+            out.push_str(chunk.valid());
+            let invalid = chunk.invalid();
+            if invalid.is_empty() {
+                continue;
+            }
+            // The last invalid run may be a character that is only incomplete.
+            let incomplete = chunks.peek().is_none()
+                && std::str::from_utf8(invalid).is_err_and(|e| e.error_len().is_none());
+            if incomplete {
+                self.pending[..invalid.len()].copy_from_slice(invalid);
+                self.pending_len = invalid.len();
+            } else {
+                out.push(char::REPLACEMENT_CHARACTER);
             }
         }
     }
@@ -228,7 +224,7 @@ impl Transcript {
                 data,
                 start,
                 end,
-            } => self.stream_mut(*stream).push_data(data, *start, *end),
+            } => self.push_output(*stream, data, *start, *end),
             Event::Skipped { stream, from, to } => {
                 self.stream_mut(*stream).push_skipped(*from, *to)
             }
@@ -238,6 +234,12 @@ impl Transcript {
             } => self.exit = Some((*exit_code, *timed_out)),
             _ => {}
         }
+    }
+
+    /// Records output bytes `[start, end)` of `stream` (what
+    /// [`Event::Output`] carries).
+    pub fn push_output(&mut self, stream: Stream, data: &[u8], start: u64, end: u64) {
+        self.stream_mut(stream).push_data(data, start, end);
     }
 
     /// Ends both text views: an incomplete last character becomes U+FFFD.
@@ -273,7 +275,10 @@ mod tests {
 
     #[test]
     fn decoder_matches_lossy_at_every_split() {
-        let samples: [&[u8]; 6] = [
+        let samples: [&[u8]; 9] = [
+            b"\xe2\x82x",
+            b"\xf0\xb1\x99\xfe",
+            b"\xf0\x9f\x98\xe2\x82\xac\xf0\x9f",
             "héllo wörld 😀 漢字".as_bytes(),
             b"a\xffb\xc3(c\xe2\x82",
             b"\xf0\x9f\x98",
