@@ -130,8 +130,8 @@ pub enum Piece {
 pub struct StreamTranscript {
     bytes: Vec<u8>,
     pieces: Vec<Piece>,
-    text: String,
-    decoder: Utf8Decoder,
+    /// Set by [`Transcript::finish`]: an incomplete last character is final.
+    finished: bool,
 }
 
 impl StreamTranscript {
@@ -161,13 +161,39 @@ impl StreamTranscript {
     /// The text view so far: the bytes decoded as UTF-8 (U+FFFD for invalid
     /// bytes), never splitting a character; an incomplete last character is
     /// held back until it completes or [`Transcript::finish`] is called. A
-    /// skipped range appears as a line `[dory-wire: bytes A..B were lost]`.
-    pub fn text(&self) -> &str {
-        &self.text
+    /// character is never joined across a skipped range, which appears as a
+    /// line `[dory-wire: bytes A..B were lost]`.
+    ///
+    /// Built on demand (collecting bytes stays at full speed); for a live
+    /// view of a growing stream, run a [`Utf8Decoder`] over the output events.
+    pub fn text(&self) -> String {
+        let mut text = String::with_capacity(self.bytes.len());
+        let mut decoder = Utf8Decoder::new();
+        for piece in &self.pieces {
+            match piece {
+                Piece::Data { range, at } => {
+                    let len = (range.end - range.start) as usize;
+                    decoder.push(&self.bytes[*at..*at + len], &mut text);
+                }
+                Piece::Skipped { range } => {
+                    decoder.finish(&mut text);
+                    if !text.is_empty() && !text.ends_with('\n') {
+                        text.push('\n');
+                    }
+                    text.push_str(&format!(
+                        "[dory-wire: bytes {}..{} were lost]\n",
+                        range.start, range.end
+                    ));
+                }
+            }
+        }
+        if self.finished {
+            decoder.finish(&mut text);
+        }
+        text
     }
 
     fn push_data(&mut self, data: &[u8], start: u64, end: u64) {
-        self.decoder.push(data, &mut self.text);
         match self.pieces.last_mut() {
             Some(Piece::Data { range, .. }) if range.end == start => range.end = end,
             _ => self.pieces.push(Piece::Data {
@@ -179,13 +205,6 @@ impl StreamTranscript {
     }
 
     fn push_skipped(&mut self, from: u64, to: u64) {
-        // A character cut by the loss must not be joined across it.
-        self.decoder.finish(&mut self.text);
-        if !self.text.is_empty() && !self.text.ends_with('\n') {
-            self.text.push('\n');
-        }
-        self.text
-            .push_str(&format!("[dory-wire: bytes {from}..{to} were lost]\n"));
         self.pieces.push(Piece::Skipped { range: from..to });
     }
 }
@@ -244,8 +263,8 @@ impl Transcript {
 
     /// Ends both text views: an incomplete last character becomes U+FFFD.
     pub fn finish(&mut self) {
-        self.stdout.decoder.finish(&mut self.stdout.text);
-        self.stderr.decoder.finish(&mut self.stderr.text);
+        self.stdout.finished = true;
+        self.stderr.finished = true;
     }
 
     /// One stream's record.
