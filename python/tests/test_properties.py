@@ -244,3 +244,22 @@ def test_utf8_decoder_matches_python_replace(data: bytes, cuts: list[int]) -> No
     decoder = dw.Utf8Decoder()
     text = "".join(decoder.push(piece) for piece in split_at(data, cuts)) + decoder.finish()
     assert text == data.decode("utf-8", errors="replace")
+
+
+@given(
+    pieces=st.lists(
+        st.lists(
+            st.sampled_from(
+                [0x61, 0x80, 0x82, 0x9F, 0xA0, 0xA9, 0xAC, 0xC3, 0xE2, 0xED, 0xF0, 0xFF]
+            ),
+            max_size=4,
+        ).map(bytes),
+        max_size=30,
+    )
+)
+def test_utf8_decoder_on_fragments_of_sequences(pieces: list[bytes]) -> None:
+    # Lead and continuation bytes in tiny pushes: every way a sequence can be
+    # split, truncated or invalid across push boundaries.
+    decoder = dw.Utf8Decoder()
+    text = "".join(decoder.push(piece) for piece in pieces) + decoder.finish()
+    assert text == b"".join(pieces).decode("utf-8", errors="replace")
