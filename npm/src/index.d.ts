@@ -404,7 +404,7 @@ export interface BoundOptions<W> {
   maxBytes: number;
   /** Saves the full output when it must be cut. Its errors never escape: see `Preview.spillError`. */
   spill?: W | null;
-  /** The spill id to use instead of the content-derived default (32 hex digits). */
+  /** The spill id to save under (default with a writer: a random 32-hex id). */
   spillId?: string | null;
   /** One line added to the notice after the path (e.g. which tool reads it). */
   hint?: string | null;

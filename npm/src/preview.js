@@ -78,7 +78,10 @@ function createPreviewApi(deps) {
     } catch (e) {
       rethrow(e);
     }
-    return { bounder, bytes, spill, spillId, hint };
+    // PREVIEW.md: a binding's default spill id is random (a content-derived
+    // id, the core's default, could be forced to collide by crafted output).
+    const id = spillId === undefined && spill != null ? randomSpillId() : spillId;
+    return { bounder, bytes, spill, spillId: id, hint };
   }
 
   /**
@@ -89,6 +92,14 @@ function createPreviewApi(deps) {
    * nothing); the notice then points at that path. Synchronous writer only:
    * see `boundAsync`.
    */
+  /** A random 32-hex spill id (the core's content-derived id where Web Crypto is missing). */
+  function randomSpillId() {
+    const webcrypto = globalThis.crypto;
+    if (!webcrypto || typeof webcrypto.getRandomValues !== "function") return undefined;
+    const bytes = webcrypto.getRandomValues(new Uint8Array(16));
+    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
   function bound(data, options) {
     const { bounder, bytes, spill, spillId, hint } = prepare(data, options, "bound");
     try {

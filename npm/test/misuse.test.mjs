@@ -152,3 +152,14 @@ test("StreamingBounder: push after finish and finish twice are invalid_state", a
   const fresh = new StreamingBounder(limits);
   assert.throws(() => fresh.push(5), TypeError);
 });
+
+test("the default spill id with a writer is random (PREVIEW.md)", () => {
+  const text = "z\n".repeat(5000);
+  const ids = [];
+  for (let i = 0; i < 2; i++) {
+    const p = bound(text, { maxLines: 20, maxBytes: 1000, spill: (id) => `/tmp/${id}.txt` });
+    assert.match(p.spillId, /^[0-9a-f]{32}$/);
+    ids.push(p.spillId);
+  }
+  assert.notEqual(ids[0], ids[1]);
+});

@@ -59,13 +59,17 @@ def _render(pending: PendingSpill, path: object, hint: str | None) -> Preview:
 
 
 def _start(
-    data: Data, max_lines: int, max_bytes: int, spill_id: str | None
+    data: Data, max_lines: int, max_bytes: int, spill_id: str | None, writer: object
 ) -> Preview | PendingSpill:
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
         raise TypeError(
             "bound() argument 'data' must be str, bytes, bytearray or memoryview, "
             f"not {type(data).__name__}"
         )
+    if spill_id is None and writer is not None:
+        # PREVIEW.md: a binding's default spill id is random. A content-derived
+        # id (the core's default) could be forced to collide by crafted output.
+        spill_id = new_spill_id()
     return Bounder(max_lines, max_bytes).bound(data, spill_id=spill_id)
 
 
@@ -92,8 +96,8 @@ def bound(
         max_lines: at least 1.
         max_bytes: at least ``MIN_MAX_BYTES`` (169).
         spill: a writer such as :class:`SpillDirectory`, or ``None``.
-        spill_id: the id to save under (default: 32 hex digits derived from
-            the content; :func:`new_spill_id` gives a random one).
+        spill_id: the id to save under (default with a writer: a random
+            32-hex id from :func:`new_spill_id`).
         hint: an extra notice note, used only with a saved path.
 
     Returns:
@@ -110,7 +114,7 @@ def bound(
         >>> p.truncated, p.omitted_lines, p.omitted_range
         (True, 996, (3, 998))
     """
-    bounded = _start(data, max_lines, max_bytes, spill_id)
+    bounded = _start(data, max_lines, max_bytes, spill_id, spill)
     if isinstance(bounded, Preview):
         return bounded
     if spill is None:
@@ -142,7 +146,7 @@ async def abound(
     that raises (except on cancellation) never escapes: see
     :attr:`Preview.spill_error`.
     """
-    bounded = _start(data, max_lines, max_bytes, spill_id)
+    bounded = _start(data, max_lines, max_bytes, spill_id, spill)
     if isinstance(bounded, Preview):
         return bounded
     if spill is None:

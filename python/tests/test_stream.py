@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Generator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -230,3 +231,16 @@ def test_default_spill_id_is_content_derived() -> None:
     assert a.spill_id is not None
     assert len(a.spill_id) == 32
     assert a == b
+
+
+def test_default_spill_id_with_a_writer_is_random(tmp_path: Path) -> None:
+    # PREVIEW.md: a binding's default spill id is random, so crafted output
+    # cannot choose (or collide with) another output's spill file.
+    text = "z\n" * 5000
+    spill = dw.SpillDirectory(tmp_path)
+    a = dw.bound(text, max_lines=20, max_bytes=1000, spill=spill)
+    b = dw.bound(text, max_lines=20, max_bytes=1000, spill=spill)
+    assert a.spill_id is not None and b.spill_id is not None
+    assert len(a.spill_id) == 32 and int(a.spill_id, 16) >= 0
+    assert a.spill_id != b.spill_id
+    assert a.spill_path != b.spill_path
