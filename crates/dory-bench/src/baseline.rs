@@ -155,6 +155,7 @@ mod tests {
             base.finish();
             let ours = crate::run::reader_collect(&body, 65536);
             assert_eq!(base.streams, ours, "{kind:?}");
+            assert_eq!(crate::run::reader_sink(&body, 777), ours, "{kind:?}");
             assert_eq!(base.exit, Some(Some(0)));
         }
     }

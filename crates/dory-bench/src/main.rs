@@ -100,7 +100,7 @@ fn cmd_one(a: &Args) -> Result<(), String> {
         .options
         .get("workload")
         .and_then(|w| Workload::from_id(w))
-        .ok_or("--workload: one of reader, reader-decode, reader-transcript, serde-lines, memchr, preview, preview-digest")?;
+        .ok_or("--workload: one of reader-sink, reader, reader-decode, reader-transcript, serde-lines, memchr, copy, preview, preview-digest")?;
     let file = PathBuf::from(a.options.get("file").ok_or("--file is required")?);
     let piece = a.get("piece", PIECE)?.max(1);
     let limit = a
@@ -197,11 +197,13 @@ fn cmd_rust(a: &Args) -> Result<(), String> {
     };
 
     let readers = [
+        Workload::ReaderSink,
         Workload::Reader,
         Workload::ReaderDecodeOnly,
         Workload::ReaderTranscript,
         Workload::SerdeLines,
         Workload::Floor,
+        Workload::CopyFloor,
     ];
     for kind in Kind::READER {
         eprintln!("rust: reader on {} …", kind.letter());

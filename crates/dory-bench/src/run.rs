@@ -5,7 +5,9 @@
 use std::hint::black_box;
 
 use dory_wire::preview::{Bounded, SpillOutcome, StreamingBounder};
-use dory_wire::{Cursor, End, Endpoint, Event, Reader, ReaderOptions, Stream};
+use std::borrow::Cow;
+
+use dory_wire::{Cursor, End, Endpoint, Event, Reader, ReaderOptions, Sink, Stream};
 
 use crate::baseline::{newline_floor, SerdeLines};
 
@@ -17,9 +19,11 @@ pub const PREVIEW_MAX_BYTES: usize = 50 * 1024;
 /// One workload of the Rust benchmark.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Workload {
-    /// `dory_wire::Reader`, collecting each stream's bytes.
+    /// `dory_wire::Reader` into a [`Sink`] that appends each stream's bytes to a `Vec`.
+    ReaderSink,
+    /// `dory_wire::Reader` into a `Vec<Event>`, each `Event::Output` appended to a `Vec` per stream.
     Reader,
-    /// `dory_wire::Reader`, events dropped: decoding alone.
+    /// `dory_wire::Reader` into a [`Sink`] that only counts: decoding alone.
     ReaderDecodeOnly,
     /// `dory_wire::Reader` feeding a `dory_wire::Transcript` (bytes and text views).
     ReaderTranscript,
@@ -27,6 +31,8 @@ pub enum Workload {
     SerdeLines,
     /// The `memchr` newline count.
     Floor,
+    /// Copying the input into a growing `Vec`: what collecting ≈100 MB costs by itself.
+    CopyFloor,
     /// `StreamingBounder` with a caller-chosen spill id (what the bindings default to).
     Preview,
     /// `StreamingBounder` deriving the spill id from the content (hashes every byte).
@@ -35,12 +41,14 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 7] = [
+    pub const ALL: [Workload; 9] = [
+        Workload::ReaderSink,
         Workload::Reader,
         Workload::ReaderDecodeOnly,
         Workload::ReaderTranscript,
         Workload::SerdeLines,
         Workload::Floor,
+        Workload::CopyFloor,
         Workload::Preview,
         Workload::PreviewDigest,
     ];
@@ -48,11 +56,13 @@ impl Workload {
     /// The short id used on the command line and in results.
     pub fn id(self) -> &'static str {
         match self {
+            Workload::ReaderSink => "reader-sink",
             Workload::Reader => "reader",
             Workload::ReaderDecodeOnly => "reader-decode",
             Workload::ReaderTranscript => "reader-transcript",
             Workload::SerdeLines => "serde-lines",
             Workload::Floor => "memchr",
+            Workload::CopyFloor => "copy",
             Workload::Preview => "preview",
             Workload::PreviewDigest => "preview-digest",
         }
@@ -66,11 +76,13 @@ impl Workload {
     /// The label shown in the table.
     pub fn label(self) -> &'static str {
         match self {
-            Workload::Reader => "dory_wire::Reader, bytes per stream",
-            Workload::ReaderDecodeOnly => "dory_wire::Reader, events dropped (decode only)",
-            Workload::ReaderTranscript => "dory_wire::Reader + Transcript",
+            Workload::ReaderSink => "dory_wire::Reader into a Sink, Vec per stream",
+            Workload::Reader => "dory_wire::Reader into Vec<Event>, then Vec per stream",
+            Workload::ReaderDecodeOnly => "dory_wire::Reader into a counting Sink (decode only)",
+            Workload::ReaderTranscript => "dory_wire::Reader into a Transcript (bytes and text)",
             Workload::SerdeLines => "serde_json per line + base64 + Vec",
             Workload::Floor => "memchr newline count (floor)",
+            Workload::CopyFloor => "input copied into a growing Vec (collecting floor)",
             Workload::Preview => "StreamingBounder, caller's spill id",
             Workload::PreviewDigest => "StreamingBounder, content-derived id",
         }
@@ -79,18 +91,23 @@ impl Workload {
     /// `ours`, `baseline` or `floor`.
     pub fn role(self) -> &'static str {
         match self {
-            Workload::Reader | Workload::Preview => "ours",
-            Workload::ReaderDecodeOnly | Workload::ReaderTranscript | Workload::PreviewDigest => {
-                "ours-variant"
-            }
+            Workload::ReaderSink | Workload::Preview => "ours",
+            Workload::Reader
+            | Workload::ReaderDecodeOnly
+            | Workload::ReaderTranscript
+            | Workload::PreviewDigest => "ours-variant",
             Workload::SerdeLines => "baseline",
-            Workload::Floor => "floor",
+            Workload::Floor | Workload::CopyFloor => "floor",
         }
     }
 
     /// Runs the workload once over `body` in pieces of `piece` bytes.
     pub fn run(self, body: &[u8], piece: usize) -> u64 {
         match self {
+            Workload::ReaderSink => {
+                let [out, err] = reader_sink(body, piece);
+                (out.len() + err.len()) as u64
+            }
             Workload::Reader => {
                 let [out, err] = reader_collect(body, piece);
                 (out.len() + err.len()) as u64
@@ -108,6 +125,13 @@ impl Workload {
                 (base.streams[0].len() + base.streams[1].len()) as u64
             }
             Workload::Floor => newline_floor(body.chunks(piece).map(black_box)),
+            Workload::CopyFloor => {
+                let mut out = Vec::new();
+                for p in body.chunks(piece) {
+                    out.extend_from_slice(black_box(p));
+                }
+                black_box(&out).len() as u64
+            }
             Workload::Preview | Workload::PreviewDigest => {
                 let mut bounder = streaming_bounder(self == Workload::Preview);
                 for p in body.chunks(piece) {
@@ -185,34 +209,77 @@ pub fn reader_collect(body: &[u8], piece: usize) -> [Vec<u8>; 2] {
     out
 }
 
-fn reader_decode_only(body: &[u8], piece: usize) -> u64 {
+/// Collects each stream's bytes straight from the reader; keeps other events.
+#[derive(Debug, Default)]
+struct Collect {
+    streams: [Vec<u8>; 2],
+    other: Vec<Event>,
+}
+
+impl Sink for Collect {
+    fn output(&mut self, stream: Stream, data: Cow<'_, [u8]>, _start: u64, _end: u64) {
+        self.streams[usize::from(stream == Stream::Stderr)].extend_from_slice(&data);
+    }
+
+    fn event(&mut self, event: Event) {
+        self.other.push(event);
+    }
+}
+
+/// Decodes `body` with the reader into a [`Sink`] that appends each stream's
+/// bytes to a `Vec` (stdout, stderr): no event per output frame.
+pub fn reader_sink(body: &[u8], piece: usize) -> [Vec<u8>; 2] {
     let mut reader = new_reader();
-    let mut events = Vec::new();
-    let mut n = 0u64;
+    let mut sink = Collect::default();
     for p in body.chunks(piece) {
-        if let Err(e) = reader.feed(black_box(p), &mut events) {
+        if let Err(e) = reader.feed(black_box(p), &mut sink) {
             panic!("reader failed on the corpus: {e}");
         }
-        n += events.len() as u64;
-        events.clear();
+        sink.other.clear();
     }
-    expect_exit(reader.finish(&mut events));
-    n
+    expect_exit(reader.finish(&mut sink));
+    sink.streams
+}
+
+/// Counts output bytes without keeping them: the reader's own throughput.
+#[derive(Debug, Default)]
+struct Count {
+    bytes: u64,
+    events: u64,
+}
+
+impl Sink for Count {
+    fn output(&mut self, _stream: Stream, data: Cow<'_, [u8]>, _start: u64, _end: u64) {
+        self.bytes += black_box(&data).len() as u64;
+    }
+
+    fn event(&mut self, event: Event) {
+        black_box(event);
+        self.events += 1;
+    }
+}
+
+fn reader_decode_only(body: &[u8], piece: usize) -> u64 {
+    let mut reader = new_reader();
+    let mut sink = Count::default();
+    for p in body.chunks(piece) {
+        if let Err(e) = reader.feed(black_box(p), &mut sink) {
+            panic!("reader failed on the corpus: {e}");
+        }
+    }
+    expect_exit(reader.finish(&mut sink));
+    sink.bytes + sink.events
 }
 
 fn reader_transcript(body: &[u8], piece: usize) -> u64 {
     let mut reader = new_reader();
-    let mut events = Vec::new();
     let mut transcript = dory_wire::Transcript::new();
     for p in body.chunks(piece) {
-        if let Err(e) = reader.feed(black_box(p), &mut events) {
+        if let Err(e) = reader.feed(black_box(p), &mut transcript) {
             panic!("reader failed on the corpus: {e}");
         }
-        for event in events.drain(..) {
-            transcript.push(&event);
-        }
     }
-    expect_exit(reader.finish(&mut events));
+    expect_exit(reader.finish(&mut transcript));
     transcript.finish();
     (transcript.stream(Stream::Stdout).text().len()
         + transcript.stream(Stream::Stderr).text().len()) as u64
