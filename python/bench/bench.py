@@ -33,10 +33,15 @@ SPILL_ID = "0123456789abcdef0123456789abcdef"
 
 # id -> (group, label, role)
 IMPLS: dict[str, tuple[str, str, str]] = {
-    "reader": ("reader", "dory_wire.OutputReader, bytes per stream", "ours"),
+    "reader": ("reader", "dory_wire.OutputReader.feed, bytes per stream", "ours"),
+    "reader-into": (
+        "reader",
+        "dory_wire.OutputReader.feed_into(Transcript), bytes per stream",
+        "ours",
+    ),
     "json": ("reader", "json.loads + b64decode + bytearray", "baseline"),
     "orjson": ("reader", "orjson.loads + b64decode + bytearray", "baseline"),
-    "transcript": ("transcript", "OutputReader + dory_wire.Transcript (bytes and text)", "ours"),
+    "transcript": ("transcript", "OutputReader into dory_wire.Transcript (bytes and text)", "ours"),
     "json-text": ("transcript", "json baseline + bytes.decode(errors='replace')", "baseline"),
     "orjson-text": ("transcript", "orjson baseline + bytes.decode(errors='replace')", "baseline"),
     "bound": ("bound", "dory_wire.bound (caller's spill id)", "ours"),
@@ -82,20 +87,37 @@ def _run_reader(body: bytes, piece: int) -> tuple[int, int]:
     return len(out["stdout"]), len(out["stderr"])
 
 
-def _run_transcript(body: bytes, piece: int) -> tuple[int, int]:
+def _fill_transcript(body: bytes, piece: int) -> Any:
+    """Decodes into a ``Transcript``: with ``feed_into`` (no Python object
+    per output frame) when the binding has it, else one ``push`` per event."""
     import dory_wire
 
     reader = dory_wire.OutputReader("process_output")
     reader.open(200, "application/x-ndjson")
     transcript = dory_wire.Transcript()
-    push = transcript.push
-    for chunk in _chunks(body, piece):
-        for event in reader.feed(chunk):
-            push(event)
+    if hasattr(reader, "feed_into"):
+        feed_into = reader.feed_into
+        for chunk in _chunks(body, piece):
+            feed_into(chunk, transcript)
+    else:
+        push = transcript.push
+        for chunk in _chunks(body, piece):
+            for event in reader.feed(chunk):
+                push(event)
     end = reader.finish()
     if not isinstance(end, dory_wire.Exited):
         raise SystemExit(f"the corpus must end with exit, got {end!r}")
     transcript.finish()
+    return transcript
+
+
+def _run_reader_into(body: bytes, piece: int) -> tuple[int, int]:
+    transcript = _fill_transcript(body, piece)
+    return len(transcript.bytes("stdout")), len(transcript.bytes("stderr"))
+
+
+def _run_transcript(body: bytes, piece: int) -> tuple[int, int]:
+    transcript = _fill_transcript(body, piece)
     return len(transcript.text("stdout")), len(transcript.text("stderr"))
 
 
@@ -166,6 +188,7 @@ def child(impl: str, path: str, piece: int, limit: int | None) -> dict[str, Any]
         body = f.read() if limit is None else f.read(limit)
     runs: dict[str, Callable[[bytes, int], tuple[int, int]]] = {
         "reader": _run_reader,
+        "reader-into": _run_reader_into,
         "transcript": _run_transcript,
         "bound": _run_bound,
         "py-bound": _run_py_bound,
@@ -250,6 +273,12 @@ def main() -> None:
     import dory_wire
 
     impls = ["reader", "json"] + ([] if args.no_orjson else ["orjson"])
+    if hasattr(dory_wire.OutputReader, "feed_into"):
+        # The collect mode is what a "read all output" SDK call uses: it is
+        # ours; the per-event loop stays as a variant.
+        impls.insert(0, "reader-into")
+        group, label, _ = IMPLS["reader"]
+        IMPLS["reader"] = (group, label, "ours-variant")
     # The transcript-collecting path, when the binding has one.
     text_impls = []
     if hasattr(dory_wire, "Transcript"):
