@@ -6,7 +6,31 @@ use pyo3::types::PyList;
 
 use crate::args;
 use crate::errors::to_py_err;
+use crate::transcript::Transcript;
 use crate::values::{end_to_py, event_to_py, PyCursor, PyResumeState};
+
+/// Output bytes go to a transcript; other events are also kept to return.
+struct IntoTranscript<'a> {
+    transcript: &'a mut dory_wire::Transcript,
+    events: Vec<dory_wire::Event>,
+}
+
+impl dory_wire::Sink for IntoTranscript<'_> {
+    fn output(
+        &mut self,
+        stream: dory_wire::Stream,
+        data: std::borrow::Cow<'_, [u8]>,
+        start: u64,
+        end: u64,
+    ) {
+        self.transcript.push_output(stream, &data, start, end);
+    }
+
+    fn event(&mut self, event: dory_wire::Event) {
+        self.transcript.push(&event);
+        self.events.push(event);
+    }
+}
 
 /// Feeds at least this many bytes without the GIL; smaller feeds keep it
 /// (releasing and re-taking it would cost more than decoding).
@@ -189,6 +213,51 @@ impl OutputReader {
         if let Err(err) = result {
             // Deferred-error rule: return what was decoded; the sticky error
             // is raised by the next call.
+            if events.is_empty() {
+                return Err(to_py_err(py, err, Vec::new()));
+            }
+        }
+        let list = PyList::empty(py);
+        for event in events {
+            list.append(event_to_py(py, event)?)?;
+        }
+        Ok(list)
+    }
+
+    /// Feeds a chunk like :meth:`feed`, but appends the output bytes straight
+    /// to ``transcript`` — no ``Output`` object per frame, the fast way to
+    /// collect a process's output — and returns only the other events
+    /// (``Skipped`` ranges are recorded in the transcript and returned too).
+    ///
+    /// Same errors and deferred-error rule as :meth:`feed`.
+    fn feed_into<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        transcript: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let input = args::bytes_like(data, "feed_into", "data")?;
+        let Ok(transcript) = transcript.cast::<Transcript>() else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "feed_into() argument 'transcript' must be a Transcript, not {}",
+                args::type_name(transcript)
+            )));
+        };
+        let bytes = input.as_slice();
+        let mut guard = transcript.borrow_mut();
+        let mut sink = IntoTranscript {
+            transcript: guard.core_mut(),
+            events: Vec::new(),
+        };
+        let inner = &mut self.inner;
+        let result = if bytes.len() >= DETACH_THRESHOLD {
+            py.detach(|| inner.feed(bytes, &mut sink))
+        } else {
+            inner.feed(bytes, &mut sink)
+        };
+        let events = sink.events;
+        drop(guard);
+        if let Err(err) = result {
             if events.is_empty() {
                 return Err(to_py_err(py, err, Vec::new()));
             }

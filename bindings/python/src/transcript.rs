@@ -83,6 +83,13 @@ fn stream_of(name: &str) -> PyResult<Stream> {
     }
 }
 
+impl Transcript {
+    /// The core transcript, for the reader's `feed_into`.
+    pub(crate) fn core_mut(&mut self) -> &mut dory_wire::Transcript {
+        &mut self.0
+    }
+}
+
 #[pymethods]
 impl Transcript {
     #[new]
