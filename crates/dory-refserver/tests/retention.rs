@@ -41,11 +41,17 @@ fn evicted_offsets_get_409_with_both_earliest_offsets() {
         (4000..5000).contains(&earliest_out),
         "earliest stdout {earliest_out}"
     );
-    assert_eq!(earliest_err, 0, "stderr was never evicted");
+    // The two pipes are read concurrently, so the 3-byte stderr chunk may
+    // enter retention before the last stdout chunks and be evicted with the
+    // oldest: it is either wholly retained or wholly gone.
+    assert!(
+        earliest_err == 0 || earliest_err == 3,
+        "earliest stderr {earliest_err}"
+    );
 
     // Reading from the earliest offsets gives exactly the retained tail.
     let mut tail = server.get(&format!(
-        "/computers/c1/processes/{id}/output?stdout_offset={earliest_out}&stderr_offset=0&follow=false"
+        "/computers/c1/processes/{id}/output?stdout_offset={earliest_out}&stderr_offset={earliest_err}&follow=false"
     ));
     assert_eq!(tail.status, 200);
     let mut t = Transcript {
@@ -56,7 +62,7 @@ fn evicted_offsets_get_409_with_both_earliest_offsets() {
         t.apply(&f);
     }
     assert_eq!(t.stdout.len(), 5000);
-    assert_eq!(t.stderr, b"err");
+    assert_eq!(t.stderr, &b"err"[earliest_err as usize..]);
     assert!(t.exit.is_some());
 
     // Setup logs: one stream, `earliest_offset`.
