@@ -64,7 +64,14 @@ if (!noCargo) {
       "-p",
       crate,
     ],
-    { RUSTC: "/usr/bin/rustc", RUSTC_BOOTSTRAP: "1", CARGO_TARGET_DIR: join(root, "target", "wasm") },
+    {
+      RUSTC: "/usr/bin/rustc",
+      RUSTC_BOOTSTRAP: "1",
+      CARGO_TARGET_DIR: join(root, "target", "wasm"),
+      // 128-bit SIMD (every browser since 2021, Node >= 16.4): memchr's
+      // vector search and the decoder's byte-range pass use it.
+      RUSTFLAGS: "-C target-feature=+simd128",
+    },
   );
 }
 if (!existsSync(wasmFile)) throw new Error(`${wasmFile} is missing: build without --no-cargo`);

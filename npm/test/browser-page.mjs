@@ -34,7 +34,7 @@ async function run() {
       if (ok) result.decodePassed++;
     } else if (v.kind === "preview") {
       try {
-        const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined };
+        const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined, spillId: v.spill_id ?? "0123456789abcdef0123456789abcdef" };
         result.previews[v.name] = api.bound(vectorInput(v), options);
       } catch (e) {
         result.previews[v.name] = { error: e.code ?? String(e) };

@@ -114,7 +114,7 @@ test("the browser build decodes in headless Chromium", async (t) => {
   for (const v of vectors.filter((x) => x.kind === "preview")) {
     let expected;
     try {
-      expected = api.bound(vectorInput(v), { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined });
+      expected = api.bound(vectorInput(v), { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined, spillId: v.spill_id ?? "0123456789abcdef0123456789abcdef" });
     } catch (e) {
       expected = { error: e.code ?? String(e) };
     }

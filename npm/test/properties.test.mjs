@@ -4,7 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import * as api from "dory-wire";
-import { checkInvariants, streamPreview } from "./preview-lib.mjs";
+import { FIXED_SPILL_ID, checkInvariants, streamPreview } from "./preview-lib.mjs";
 import { splitAt } from "./vector-lib.mjs";
 
 const enc = (s) => new TextEncoder().encode(s);
@@ -42,7 +42,7 @@ const spillArb = fc.oneof(
 test("bound: ceiling, accounting, idempotence, streaming = whole", () => {
   fc.assert(
     fc.property(input, limitsArb, spillArb, fc.option(fc.string({ maxLength: 60 }), { nil: undefined }), fc.integer(), (data, limits, spill, hint, seed) => {
-      const options = { ...limits, spill, hint };
+      const options = { ...limits, spill, hint, spillId: FIXED_SPILL_ID };
       const p = api.bound(data, options);
       checkInvariants(data, limits.maxLines, limits.maxBytes, p, "property");
       const again = api.bound(p.text, limits);

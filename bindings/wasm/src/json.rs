@@ -20,7 +20,7 @@
 
 use std::fmt::Write as _;
 
-use dory_wire::{Cursor, End, Error, Event};
+use dory_wire::{Cursor, End, Error, Event, Stream};
 
 /// The largest integer a JavaScript number holds exactly: 2^53 − 1.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
@@ -69,7 +69,42 @@ pub fn push_u64(out: &mut String, field: &'static str, v: u64) -> Result<(), Out
             value: v.to_string(),
         });
     }
-    let _ = write!(out, "{v}");
+    push_digits(out, v);
+    Ok(())
+}
+
+/// Appends the decimal digits of `v` (cheaper than `fmt` on the hot path).
+fn push_digits(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.extend(buf[i..].iter().map(|&d| char::from(d)));
+}
+
+/// Appends the record of an output event: `["stdout",start,end]` (its bytes
+/// go to the data buffer).
+pub fn push_output(
+    out: &mut String,
+    stream: Stream,
+    start: u64,
+    end: u64,
+) -> Result<(), OutOfRange> {
+    out.push_str(match stream {
+        Stream::Stdout => "[\"stdout\",",
+        Stream::Stderr => "[\"stderr\",",
+    });
+    push_u64(out, "output start offset", start)?;
+    out.push(',');
+    push_u64(out, "output end offset", end)?;
+    out.push(']');
     Ok(())
 }
 

@@ -23,8 +23,64 @@ pub struct WasmReader {
     failed: Option<String>,
     /// Output bytes of the events of the last `feed`/`finish`, in event order.
     data: Vec<u8>,
-    /// Reused between calls.
-    events: Vec<Event>,
+}
+
+/// Receives the reader's events and writes them straight into the batch that
+/// crosses the boundary: one compact JSON record per event, and the output
+/// bytes appended to one data buffer (no allocation per event).
+struct Batch<'a> {
+    out: &'a mut String,
+    data: &'a mut Vec<u8>,
+    first: bool,
+    /// An integer a JavaScript number cannot hold: conversion stops there
+    /// (the events before it are kept).
+    error: Option<OutOfRange>,
+}
+
+impl Batch<'_> {
+    fn record(&mut self, write: impl FnOnce(&mut String) -> Result<(), OutOfRange>) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        let mark = self.out.len();
+        if !self.first {
+            self.out.push(',');
+        }
+        match write(self.out) {
+            Ok(()) => {
+                self.first = false;
+                true
+            }
+            Err(e) => {
+                self.out.truncate(mark);
+                self.error = Some(e);
+                false
+            }
+        }
+    }
+}
+
+impl dory_wire::Sink for Batch<'_> {
+    fn output(
+        &mut self,
+        stream: dory_wire::Stream,
+        bytes: std::borrow::Cow<'_, [u8]>,
+        start: u64,
+        end: u64,
+    ) {
+        if self.record(|out| json::push_output(out, stream, start, end)) {
+            self.data.extend_from_slice(&bytes);
+        }
+    }
+
+    fn event(&mut self, event: Event) {
+        // `push_event` appends the event's bytes (a result document's) to the
+        // data buffer only when its record was written.
+        let mut bytes = Vec::new();
+        if self.record(|out| json::push_event(out, &mut bytes, &event)) {
+            self.data.extend_from_slice(&bytes);
+        }
+    }
 }
 
 fn endpoint(name: &str) -> Result<Endpoint, String> {
@@ -134,16 +190,22 @@ impl WasmReader {
         if let Some(failed) = &self.failed {
             return format!("{{\"events\":[],\"error\":{failed}}}");
         }
-        self.events.clear();
-        let result = self.inner.feed(chunk, &mut self.events);
-        let mut out = String::with_capacity(32 + self.events.len() * 24);
-        out.push_str("{\"events\":");
-        let converted = self.push_events(&mut out);
-        out.push_str(",\"error\":");
+        let mut out = String::with_capacity(64);
+        out.push_str("{\"events\":[");
+        self.data.clear();
+        let mut batch = Batch {
+            out: &mut out,
+            data: &mut self.data,
+            first: true,
+            error: None,
+        };
+        let result = self.inner.feed(chunk, &mut batch);
+        let converted = batch.error.take();
+        out.push_str("],\"error\":");
         match (converted, result) {
-            (Err(e), _) => out.push_str(&self.fail(&e)),
-            (Ok(()), Err(e)) => out.push_str(&json::write_error(&e)),
-            (Ok(()), Ok(())) => out.push_str("null"),
+            (Some(e), _) => out.push_str(&self.fail(&e)),
+            (None, Err(e)) => out.push_str(&json::write_error(&e)),
+            (None, Ok(())) => out.push_str("null"),
         }
         out.push('}');
         out
@@ -154,15 +216,22 @@ impl WasmReader {
         if let Some(failed) = &self.failed {
             return format!("{{\"events\":[],\"end\":null,\"error\":{failed}}}");
         }
-        self.events.clear();
-        let result = self.inner.finish(&mut self.events);
         let mut out = String::with_capacity(64);
-        out.push_str("{\"events\":");
-        let converted = self.push_events(&mut out);
+        out.push_str("{\"events\":[");
+        self.data.clear();
+        let mut batch = Batch {
+            out: &mut out,
+            data: &mut self.data,
+            first: true,
+            error: None,
+        };
+        let result = self.inner.finish(&mut batch);
+        let converted = batch.error.take();
+        out.push(']');
         let (end, error) = match (converted, result) {
-            (Err(e), _) => ("null".to_owned(), self.fail(&e)),
-            (Ok(()), Err(e)) => ("null".to_owned(), json::write_error(&e)),
-            (Ok(()), Ok(end)) => {
+            (Some(e), _) => ("null".to_owned(), self.fail(&e)),
+            (None, Err(e)) => ("null".to_owned(), json::write_error(&e)),
+            (None, Ok(end)) => {
                 let mut s = String::new();
                 match json::push_end(&mut s, &end) {
                     Ok(()) => (s, "null".to_owned()),
@@ -238,32 +307,7 @@ impl WasmReader {
             inner,
             failed: None,
             data: Vec::new(),
-            events: Vec::new(),
         }
-    }
-
-    /// Writes the events of the last call as a JSON array, their bytes into
-    /// `self.data`. Stops at the first event that cannot be converted (the
-    /// events before it are kept).
-    fn push_events(&mut self, out: &mut String) -> Result<(), OutOfRange> {
-        self.data.clear();
-        out.push('[');
-        let mut result = Ok(());
-        for (i, event) in self.events.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            if let Err(e) = json::push_event(out, &mut self.data, event) {
-                if i > 0 {
-                    out.pop();
-                }
-                result = Err(e);
-                break;
-            }
-        }
-        out.push(']');
-        self.events.clear();
-        result
     }
 
     /// Makes an out-of-range integer the reader's sticky error.
