@@ -7,7 +7,9 @@
 //
 // Everything protocol-related is decided by the Rust core; this layer checks
 // argument types (TypeError / RangeError), turns the compact JSON that crosses
-// the wasm boundary into plain objects, and maps error objects to classes.
+// the wasm boundary (numeric event records read in wasm memory, and compact
+// JSON for the rare other events) into plain objects, and maps error objects
+// to classes.
 
 /* eslint-disable no-unused-vars */
 function createApi(wasm, platform) {
@@ -230,70 +232,79 @@ function createApi(wasm, platform) {
 
   // --------------------------------------------------------------- events
 
-  /** Builds event objects from the compact arrays and the call's data buffer. */
-  function buildEvents(raw, data) {
-    const events = new Array(raw.length);
-    let at = 0;
-    for (let i = 0; i < raw.length; i++) {
-      const e = raw[i];
-      switch (e[0]) {
-        case "stdout":
-        case "stderr": {
-          const next = at + (e[2] - e[1]);
-          events[i] = { type: e[0], data: data.subarray(at, next), start: e[1], end: e[2] };
-          at = next;
-          break;
-        }
-        case "skipped":
-          events[i] = { type: "skipped", stream: e[1], from: e[2], to: e[3] };
-          break;
-        case "heartbeat":
-          events[i] = { type: "heartbeat" };
-          break;
-        case "started":
-          events[i] = { type: "started", procId: e[1] };
-          break;
-        case "exit":
-          events[i] = { type: "exit", exitCode: e[1], timedOut: e[2] };
-          break;
-        case "unknown":
-          events[i] = { type: "unknown", frameType: e[1] };
-          break;
-        case "identity":
-          events[i] = { type: "identity", procId: e[1], status: e[2] };
-          break;
-        case "result": {
-          const stdout = data.subarray(at, at + e[2]);
-          at += e[2];
-          const stderr = data.subarray(at, at + e[3]);
-          at += e[3];
-          events[i] = {
-            type: "result",
-            procId: e[1],
-            stdout,
-            stderr,
-            stdoutTruncated: e[4],
-            stderrTruncated: e[5],
-            exitCode: e[6],
-            timedOut: e[7],
-          };
-          break;
-        }
-        default:
-          throw new Error(`dory-wire: unknown event tag ${JSON.stringify(e[0])} (binding mismatch)`);
-      }
+  /** Builds a non-output event from its compact array; its bytes start at `at` in `data`. */
+  function otherEvent(e, data, at) {
+    switch (e[0]) {
+      case "skipped":
+        return { type: "skipped", stream: e[1], from: e[2], to: e[3] };
+      case "heartbeat":
+        return { type: "heartbeat" };
+      case "started":
+        return { type: "started", procId: e[1] };
+      case "exit":
+        return { type: "exit", exitCode: e[1], timedOut: e[2] };
+      case "unknown":
+        return { type: "unknown", frameType: e[1] };
+      case "identity":
+        return { type: "identity", procId: e[1], status: e[2] };
+      case "result":
+        return {
+          type: "result",
+          procId: e[1],
+          stdout: data.subarray(at, at + e[2]),
+          stderr: data.subarray(at + e[2], at + e[2] + e[3]),
+          stdoutTruncated: e[4],
+          stderrTruncated: e[5],
+          exitCode: e[6],
+          timedOut: e[7],
+        };
+      default:
+        throw new Error(`dory-wire: unknown event tag ${JSON.stringify(e[0])} (binding mismatch)`);
     }
-    return events;
   }
 
   const EMPTY = new Uint8Array(0);
+  /** The module's WebAssembly.Memory (fetched on first use: the web build loads it in init()). */
+  let memory = null;
 
-  function hasBytes(raw) {
-    for (let i = 0; i < raw.length; i++) {
-      const t = raw[i][0];
-      if (t === "stdout" || t === "stderr" || t === "result") return true;
+  /**
+   * Builds the event objects of the last `feed`/`finish` of `inner`, which
+   * returned `n` (`records * 2 + hasSide`). Output events are read in place in
+   * wasm memory: three f64 per event (tag 0 stdout, 1 stderr, 2 other; start;
+   * end) and their bytes, copied out once; the other events are the arrays of
+   * the side document, in order.
+   */
+  function buildEvents(inner, n, side) {
+    const records = (n - (n % 2)) / 2;
+    if (records === 0) return [];
+    const metaPtr = inner.meta_ptr();
+    const dataPtr = inner.data_ptr();
+    const dataLen = inner.data_len();
+    if (memory === null) memory = wasm.wasm_memory();
+    // No wasm call below: the views stay valid (memory cannot grow meanwhile).
+    const buffer = memory.buffer;
+    const meta = new Float64Array(buffer, metaPtr, records * 3);
+    const data = dataLen === 0 ? EMPTY : new Uint8Array(buffer, dataPtr, dataLen).slice();
+    const own = data.buffer;
+    const raw = side === null ? null : side.events;
+    const events = new Array(records);
+    let at = 0;
+    let other = 0;
+    for (let i = 0, j = 0; i < records; i++, j += 3) {
+      const tag = meta[j];
+      if (tag === 0 || tag === 1) {
+        const start = meta[j + 1];
+        const end = meta[j + 2];
+        const len = end - start;
+        events[i] = { type: tag === 0 ? "stdout" : "stderr", data: new Uint8Array(own, at, len), start, end };
+        at += len;
+      } else {
+        const e = raw[other++];
+        events[i] = otherEvent(e, data, at);
+        if (e[0] === "result") at += e[2] + e[3];
+      }
     }
-    return false;
+    return events;
   }
 
   // --------------------------------------------------------------- reader
@@ -402,10 +413,10 @@ function createApi(wasm, platform) {
     feed(chunk) {
       const inner = this.#live();
       const bytes = toBytes(chunk, "feed()");
-      const result = JSON.parse(inner.feed(bytes));
-      const raw = result.events;
-      const events = raw.length === 0 ? [] : buildEvents(raw, hasBytes(raw) ? inner.take_data() : EMPTY);
-      if (result.error !== null && events.length === 0) throw toError(result.error);
+      const n = inner.feed(bytes);
+      const side = n % 2 === 1 ? JSON.parse(inner.take_side()) : null;
+      const events = buildEvents(inner, n, side);
+      if (side !== null && side.error !== null && events.length === 0) throw toError(side.error);
       return events;
     }
 
@@ -415,9 +426,9 @@ function createApi(wasm, platform) {
      */
     finish() {
       const inner = this.#live();
-      const result = JSON.parse(inner.finish());
-      const raw = result.events;
-      const events = raw.length === 0 ? [] : buildEvents(raw, hasBytes(raw) ? inner.take_data() : EMPTY);
+      const n = inner.finish();
+      const result = JSON.parse(inner.take_side());
+      const events = buildEvents(inner, n, result);
       if (result.error !== null) {
         const error = toError(result.error);
         if (events.length > 0) error.events = events;

@@ -1,13 +1,13 @@
 //! The JSON shapes that cross the boundary, written by hand so every integer
 //! is checked against `Number.MAX_SAFE_INTEGER` and no number is ever rounded.
 //!
-//! Events are compact arrays, tagged by their first element (the JavaScript
-//! layer turns them into objects and attaches the bytes):
+//! Output events cross as numeric records (see the reader); the other events
+//! are compact arrays, tagged by their first element (the JavaScript layer
+//! turns them into objects and attaches the bytes):
 //!
 //! | event | array |
 //! | --- | --- |
 //! | started | `["started", procId]` |
-//! | stdout / stderr | `["stdout", start, end]` (the `end - start` bytes come next in the data buffer) |
 //! | skipped | `["skipped", stream, from, to]` |
 //! | heartbeat | `["heartbeat"]` |
 //! | exit | `["exit", exitCode, timedOut]` |
@@ -20,7 +20,7 @@
 
 use std::fmt::Write as _;
 
-use dory_wire::{Cursor, End, Error, Event, Stream};
+use dory_wire::{Cursor, End, Error, Event};
 
 /// The largest integer a JavaScript number holds exactly: 2^53 − 1.
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
@@ -87,25 +87,6 @@ fn push_digits(out: &mut String, mut v: u64) {
     }
     // Only ASCII digits were written.
     out.extend(buf[i..].iter().map(|&d| char::from(d)));
-}
-
-/// Appends the record of an output event: `["stdout",start,end]` (its bytes
-/// go to the data buffer).
-pub fn push_output(
-    out: &mut String,
-    stream: Stream,
-    start: u64,
-    end: u64,
-) -> Result<(), OutOfRange> {
-    out.push_str(match stream {
-        Stream::Stdout => "[\"stdout\",",
-        Stream::Stderr => "[\"stderr\",",
-    });
-    push_u64(out, "output start offset", start)?;
-    out.push(',');
-    push_u64(out, "output end offset", end)?;
-    out.push(']');
-    Ok(())
 }
 
 /// Appends a signed integer (or `null`) after checking it is a safe JavaScript integer.

@@ -9,9 +9,12 @@
 //!
 //! Calls between JavaScript and WebAssembly are cheap but not free, and
 //! building JavaScript objects from Rust costs one call per property. So each
-//! `feed` returns one compact JSON document describing every event of the call
-//! (parsed with one `JSON.parse`), and the output bytes of all those events in
-//! one buffer (one copy), whatever the number of events.
+//! `feed` of a reader returns one number; its events are then read in place in
+//! the module's memory (`wasm_memory`): one record of three `f64` per event
+//! (tag, start, end), and the output bytes of all of them in one buffer (one
+//! copy out of wasm memory per call, whatever the number of events). Only the
+//! rare events that are not output, and errors, cross as a small JSON document
+//! (parsed with one `JSON.parse`).
 //!
 //! # Integers
 //!
@@ -26,7 +29,7 @@ mod reader;
 mod text;
 
 pub use preview::{WasmBounded, WasmBounder, WasmStreamingBounder};
-pub use reader::WasmReader;
+pub use reader::{wasm_memory, WasmReader};
 pub use text::WasmUtf8Decoder;
 
 /// The size of the module's WebAssembly memory in bytes (for diagnostics and

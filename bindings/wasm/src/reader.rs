@@ -13,54 +13,84 @@ use crate::json::{self, OutOfRange};
 /// line exhaust the 4 GiB address space of a wasm32 module.
 pub(crate) const MAX_FRAME_BYTES_LIMIT: f64 = (1u64 << 30) as f64;
 
+/// The record tag of a stdout event in the metadata buffer.
+const TAG_STDOUT: f64 = 0.0;
+/// The record tag of a stderr event.
+const TAG_STDERR: f64 = 1.0;
+/// The record tag of any other event: the next array of the side JSON.
+const TAG_OTHER: f64 = 2.0;
+/// `feed`/`finish` result flag: the call has side JSON (rare events, an error
+/// or an end) to take with [`WasmReader::take_side`].
+const FLAG_SIDE: f64 = 1.0;
+/// The result of `feed`/`finish` is `records * RECORDS + flags`.
+const RECORDS: f64 = 2.0;
+/// A data buffer larger than this is released after the call instead of
+/// being kept for the next one.
+const KEEP_DATA_CAPACITY: usize = 4 << 20;
+
 /// A [`Reader`] plus the binding's own sticky error (an integer that a
-/// JavaScript number cannot hold exactly), and the output bytes of the last call.
+/// JavaScript number cannot hold exactly), and the batch of the last call.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct WasmReader {
     inner: Reader,
     /// Set once an event could not be converted; every later call returns it.
     failed: Option<String>,
-    /// Output bytes of the events of the last `feed`/`finish`, in event order.
-    data: Vec<u8>,
+    /// The batch of the last `feed`/`finish` (kept between calls so its
+    /// buffers are reused).
+    batch: Batch,
+    /// The side JSON of the last call, when it has one.
+    side: Option<String>,
 }
 
-/// Receives the reader's events and writes them straight into the batch that
-/// crosses the boundary: one compact JSON record per event, and the output
-/// bytes appended to one data buffer (no allocation per event).
-struct Batch<'a> {
-    out: &'a mut String,
-    data: &'a mut Vec<u8>,
-    first: bool,
+/// The events of one `feed`/`finish`, in the form that crosses the boundary
+/// without serialization: one record of three numbers per event,
+/// `(tag, start, end)`, in a `Vec<f64>` that JavaScript reads in place; the
+/// output bytes of all events in one buffer; and, for the rare events that
+/// are not output (and an error or an end), one small JSON side document.
+#[derive(Debug, Default)]
+struct Batch {
+    /// `(tag, start, end)` per event (`start`/`end` are 0 for [`TAG_OTHER`]).
+    meta: Vec<f64>,
+    /// Output bytes of the events, in event order.
+    data: Vec<u8>,
+    /// The compact JSON arrays of the [`TAG_OTHER`] events, comma-separated
+    /// (see [`json`]).
+    other: String,
     /// An integer a JavaScript number cannot hold: conversion stops there
     /// (the events before it are kept).
     error: Option<OutOfRange>,
 }
 
-impl Batch<'_> {
-    fn record(&mut self, write: impl FnOnce(&mut String) -> Result<(), OutOfRange>) -> bool {
-        if self.error.is_some() {
-            return false;
+impl Batch {
+    fn clear(&mut self) {
+        self.meta.clear();
+        if self.data.capacity() > KEEP_DATA_CAPACITY {
+            self.data = Vec::new();
+        } else {
+            self.data.clear();
         }
-        let mark = self.out.len();
-        if !self.first {
-            self.out.push(',');
-        }
-        match write(self.out) {
-            Ok(()) => {
-                self.first = false;
-                true
-            }
-            Err(e) => {
-                self.out.truncate(mark);
-                self.error = Some(e);
-                false
-            }
-        }
+        self.other.clear();
+        self.error = None;
+    }
+
+    fn records(&self) -> f64 {
+        (self.meta.len() / 3) as f64
     }
 }
 
-impl dory_wire::Sink for Batch<'_> {
+fn safe(field: &'static str, v: u64) -> Result<f64, OutOfRange> {
+    if v > json::MAX_SAFE_INTEGER {
+        Err(OutOfRange {
+            field,
+            value: v.to_string(),
+        })
+    } else {
+        Ok(v as f64)
+    }
+}
+
+impl dory_wire::Sink for Batch {
     fn output(
         &mut self,
         stream: dory_wire::Stream,
@@ -68,17 +98,40 @@ impl dory_wire::Sink for Batch<'_> {
         start: u64,
         end: u64,
     ) {
-        if self.record(|out| json::push_output(out, stream, start, end)) {
-            self.data.extend_from_slice(&bytes);
+        if self.error.is_some() {
+            return;
+        }
+        let checked = safe("output start offset", start)
+            .and_then(|s| Ok((s, safe("output end offset", end)?)));
+        match checked {
+            Ok((s, e)) => {
+                let tag = match stream {
+                    dory_wire::Stream::Stdout => TAG_STDOUT,
+                    dory_wire::Stream::Stderr => TAG_STDERR,
+                };
+                self.meta.extend_from_slice(&[tag, s, e]);
+                self.data.extend_from_slice(&bytes);
+            }
+            Err(e) => self.error = Some(e),
         }
     }
 
     fn event(&mut self, event: Event) {
+        if self.error.is_some() {
+            return;
+        }
+        let mark = self.other.len();
+        if mark != 0 {
+            self.other.push(',');
+        }
         // `push_event` appends the event's bytes (a result document's) to the
         // data buffer only when its record was written.
-        let mut bytes = Vec::new();
-        if self.record(|out| json::push_event(out, &mut bytes, &event)) {
-            self.data.extend_from_slice(&bytes);
+        match json::push_event(&mut self.other, &mut self.data, &event) {
+            Ok(()) => self.meta.extend_from_slice(&[TAG_OTHER, 0.0, 0.0]),
+            Err(e) => {
+                self.other.truncate(mark);
+                self.error = Some(e);
+            }
         }
     }
 }
@@ -130,6 +183,19 @@ fn range_error(message: String) -> String {
     json::push_str(&mut out, &message);
     out.push('}');
     out
+}
+
+/// A pointer as a wasm32 address (the low 32 bits on a 64-bit host, where
+/// the binding is only compiled for its lints and unit tests).
+fn address(p: *const u8) -> u32 {
+    (p as usize & 0xffff_ffff) as u32
+}
+
+/// The module's `WebAssembly.Memory`, through which JavaScript reads the
+/// event records and bytes of a call in place.
+#[wasm_bindgen]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
 }
 
 #[wasm_bindgen]
@@ -184,51 +250,46 @@ impl WasmReader {
         }
     }
 
-    /// Feeds body bytes. Returns `{"events":[…],"error":null|{…}}`; the bytes
-    /// of the events are then taken with [`WasmReader::take_data`].
-    pub fn feed(&mut self, chunk: &[u8]) -> String {
+    /// Feeds body bytes. Returns `records * 2 + flags`: the events are the
+    /// `records` records of [`WasmReader::meta_ptr`] (three `f64` each:
+    /// tag, start, end) with their bytes at [`WasmReader::data_ptr`]; when
+    /// the flag is set, [`WasmReader::take_side`] returns
+    /// `{"events":[…],"error":null|{…}}` with the arrays of the events whose
+    /// tag is "other", in order.
+    pub fn feed(&mut self, chunk: &[u8]) -> f64 {
+        self.batch.clear();
         if let Some(failed) = &self.failed {
-            return format!("{{\"events\":[],\"error\":{failed}}}");
+            self.side = Some(format!("{{\"events\":[],\"error\":{failed}}}"));
+            return FLAG_SIDE;
         }
-        let mut out = String::with_capacity(64);
-        out.push_str("{\"events\":[");
-        self.data.clear();
-        let mut batch = Batch {
-            out: &mut out,
-            data: &mut self.data,
-            first: true,
-            error: None,
+        let result = self.inner.feed(chunk, &mut self.batch);
+        let error = match (self.batch.error.take(), result) {
+            (Some(e), _) => Some(self.fail(&e)),
+            (None, Err(e)) => Some(json::write_error(&e)),
+            (None, Ok(())) => None,
         };
-        let result = self.inner.feed(chunk, &mut batch);
-        let converted = batch.error.take();
-        out.push_str("],\"error\":");
-        match (converted, result) {
-            (Some(e), _) => out.push_str(&self.fail(&e)),
-            (None, Err(e)) => out.push_str(&json::write_error(&e)),
-            (None, Ok(())) => out.push_str("null"),
+        let records = self.batch.records();
+        if error.is_none() && self.batch.other.is_empty() {
+            return records * RECORDS;
         }
-        out.push('}');
-        out
+        self.side = Some(format!(
+            "{{\"events\":[{}],\"error\":{}}}",
+            self.batch.other,
+            error.as_deref().unwrap_or("null")
+        ));
+        records * RECORDS + FLAG_SIDE
     }
 
-    /// Ends the body. Returns `{"events":[…],"end":null|{…},"error":null|{…}}`.
-    pub fn finish(&mut self) -> String {
+    /// Ends the body. Returns `records * 2 + 1` like [`WasmReader::feed`];
+    /// the side JSON is `{"events":[…],"end":null|{…},"error":null|{…}}`.
+    pub fn finish(&mut self) -> f64 {
+        self.batch.clear();
         if let Some(failed) = &self.failed {
-            return format!("{{\"events\":[],\"end\":null,\"error\":{failed}}}");
+            self.side = Some(format!("{{\"events\":[],\"end\":null,\"error\":{failed}}}"));
+            return FLAG_SIDE;
         }
-        let mut out = String::with_capacity(64);
-        out.push_str("{\"events\":[");
-        self.data.clear();
-        let mut batch = Batch {
-            out: &mut out,
-            data: &mut self.data,
-            first: true,
-            error: None,
-        };
-        let result = self.inner.finish(&mut batch);
-        let converted = batch.error.take();
-        out.push(']');
-        let (end, error) = match (converted, result) {
+        let result = self.inner.finish(&mut self.batch);
+        let (end, error) = match (self.batch.error.take(), result) {
             (Some(e), _) => ("null".to_owned(), self.fail(&e)),
             (None, Err(e)) => ("null".to_owned(), json::write_error(&e)),
             (None, Ok(end)) => {
@@ -239,17 +300,32 @@ impl WasmReader {
                 }
             }
         };
-        out.push_str(",\"end\":");
-        out.push_str(&end);
-        out.push_str(",\"error\":");
-        out.push_str(&error);
-        out.push('}');
-        out
+        self.side = Some(format!(
+            "{{\"events\":[{}],\"end\":{end},\"error\":{error}}}",
+            self.batch.other
+        ));
+        self.batch.records() * RECORDS + FLAG_SIDE
     }
 
-    /// The bytes of the events returned by the last `feed`/`finish`, in order.
-    pub fn take_data(&mut self) -> Vec<u8> {
-        std::mem::take(&mut self.data)
+    /// The side JSON of the last `feed`/`finish` (see [`WasmReader::feed`]).
+    pub fn take_side(&mut self) -> String {
+        self.side.take().unwrap_or_default()
+    }
+
+    /// The address in wasm memory of the event records of the last call
+    /// (valid until the next call on this reader).
+    pub fn meta_ptr(&self) -> u32 {
+        address(self.batch.meta.as_ptr().cast())
+    }
+
+    /// The address in wasm memory of the output bytes of the last call.
+    pub fn data_ptr(&self) -> u32 {
+        address(self.batch.data.as_ptr())
+    }
+
+    /// The number of output bytes of the last call.
+    pub fn data_len(&self) -> u32 {
+        u32::try_from(self.batch.data.len()).unwrap_or(u32::MAX)
     }
 
     /// The consumed offsets as `{"stdout":…,"stderr":…}`, or an error object.
@@ -306,7 +382,8 @@ impl WasmReader {
         WasmReader {
             inner,
             failed: None,
-            data: Vec::new(),
+            batch: Batch::default(),
+            side: None,
         }
     }
 
