@@ -240,7 +240,9 @@ def test_default_spill_id_with_a_writer_is_random(tmp_path: Path) -> None:
     spill = dw.SpillDirectory(tmp_path)
     a = dw.bound(text, max_lines=20, max_bytes=1000, spill=spill)
     b = dw.bound(text, max_lines=20, max_bytes=1000, spill=spill)
-    assert a.spill_id is not None and b.spill_id is not None
-    assert len(a.spill_id) == 32 and int(a.spill_id, 16) >= 0
+    assert a.spill_id is not None
+    assert b.spill_id is not None
+    assert len(a.spill_id) == 32
+    assert int(a.spill_id, 16) >= 0
     assert a.spill_id != b.spill_id
     assert a.spill_path != b.spill_path

@@ -6,7 +6,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::args;
-use crate::values::{Exit, Output, Skipped};
+use crate::values::{Exit, Output, Skipped, StreamName};
 
 /// An incremental UTF-8 decoder that never splits a character.
 ///
@@ -73,14 +73,13 @@ fn stream_arg(obj: &Bound<'_, PyAny>) -> PyResult<Stream> {
     }
 }
 
-fn stream_of(name: &str) -> PyResult<Stream> {
-    match name {
-        "stdout" => Ok(Stream::Stdout),
-        "stderr" => Ok(Stream::Stderr),
-        other => Err(PyValueError::new_err(format!(
-            "event has unknown stream {other:?}"
-        ))),
-    }
+fn stream_of(py: Python<'_>, name: &StreamName) -> PyResult<Stream> {
+    name.stream(py)?.ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "event has unknown stream {:?}",
+            name.to_string_lossy(py)
+        ))
+    })
 }
 
 impl Transcript {
@@ -103,7 +102,7 @@ impl Transcript {
         let core = if let Ok(e) = event.cast::<Output>() {
             let e = e.get();
             Event::Output {
-                stream: stream_of(&e.stream)?,
+                stream: stream_of(py, &e.stream)?,
                 data: e.data.bind(py).as_bytes().to_vec(),
                 start: e.start,
                 end: e.end,
@@ -111,7 +110,7 @@ impl Transcript {
         } else if let Ok(e) = event.cast::<Skipped>() {
             let e = e.get();
             Event::Skipped {
-                stream: stream_of(&e.stream)?,
+                stream: stream_of(py, &e.stream)?,
                 from: e.start,
                 to: e.end,
             }

@@ -3,10 +3,10 @@
 //! Every class is frozen, compares and hashes by value, has a `repr` that
 //! evaluates back to an equal value, and `__match_args__` for `match`.
 
-use dory_wire::{Cursor, End, Event, ResumeState};
+use dory_wire::{Cursor, End, Event, ResumeState, Stream};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyTuple};
-use pyo3::IntoPyObjectExt;
+use pyo3::types::{PyBool, PyBytes, PyString, PyTuple};
+use pyo3::{intern, Borrowed, IntoPyObjectExt};
 
 use crate::args;
 use crate::errors::to_py_err;
@@ -26,6 +26,71 @@ fn repr_call(name: &str, fields: &[(&str, Bound<'_, PyAny>)]) -> PyResult<String
     }
     out.push(')');
     Ok(out)
+}
+
+/// A stream name as a Python `str`, the `stream` field of `Output` and
+/// `Skipped`. `"stdout"` and `"stderr"` are interned: every event (and every
+/// access to its `stream`) shares one `str` object per name, none is built
+/// per event or per access.
+pub(crate) struct StreamName(Py<PyString>);
+
+impl StreamName {
+    /// The interned name of `stream`.
+    pub(crate) fn of(py: Python<'_>, stream: Stream) -> Self {
+        let name = match stream {
+            Stream::Stdout => intern!(py, "stdout"),
+            Stream::Stderr => intern!(py, "stderr"),
+        };
+        StreamName(name.clone().unbind())
+    }
+
+    /// The core stream this names, if any.
+    pub(crate) fn stream(&self, py: Python<'_>) -> PyResult<Option<Stream>> {
+        let name = self.0.bind(py);
+        // The interned objects first: a pointer comparison.
+        if name.is(intern!(py, "stdout")) {
+            return Ok(Some(Stream::Stdout));
+        }
+        if name.is(intern!(py, "stderr")) {
+            return Ok(Some(Stream::Stderr));
+        }
+        Ok(match &*name.to_cow()? {
+            "stdout" => Some(Stream::Stdout),
+            "stderr" => Some(Stream::Stderr),
+            _ => None,
+        })
+    }
+
+    /// The name as Rust text (for messages).
+    pub(crate) fn to_string_lossy(&self, py: Python<'_>) -> String {
+        self.0.bind(py).to_string_lossy().into_owned()
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for StreamName {
+    type Error = PyErr;
+
+    /// Any `str`, as before (same `TypeError` otherwise); a plain `str` copy
+    /// is kept, and the two known names are the interned objects.
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let py = obj.py();
+        let text: String = obj.extract()?;
+        Ok(match text.as_str() {
+            "stdout" => StreamName::of(py, Stream::Stdout),
+            "stderr" => StreamName::of(py, Stream::Stderr),
+            other => StreamName(PyString::new(py, other).unbind()),
+        })
+    }
+}
+
+impl<'py> IntoPyObject<'py> for &StreamName {
+    type Target = PyString;
+    type Output = Bound<'py, PyString>;
+    type Error = std::convert::Infallible;
+
+    fn into_pyobject(self, py: Python<'py>) -> Result<Self::Output, Self::Error> {
+        Ok(self.0.bind(py).clone())
+    }
 }
 
 /// An empty tuple, the default `events` of the end classes.
@@ -289,7 +354,7 @@ value_class! {
     /// concatenating the ``data`` of a stream's events gives its output.
     Output as "Output" {
         /// ``"stdout"`` or ``"stderr"``.
-        stream: String,
+        stream: StreamName,
         /// The bytes, exact (not necessarily valid UTF-8, and a chunk may
         /// split a character: use ``Utf8Decoder`` for text).
         data: Py<PyBytes>,
@@ -305,7 +370,7 @@ value_class! {
     /// ``[start, end)`` of ``stream`` (the core's ``from``/``to``).
     Skipped as "Skipped" {
         /// ``"stdout"`` or ``"stderr"``.
-        stream: String,
+        stream: StreamName,
         /// First lost offset.
         start: u64,
         /// Offset just past the last lost byte.
@@ -367,6 +432,24 @@ value_class! {
     }
 }
 
+/// Builds an `Output` event around its `bytes` object.
+pub(crate) fn output_to_py<'py>(
+    py: Python<'py>,
+    stream: Stream,
+    data: Bound<'py, PyBytes>,
+    start: u64,
+    end: u64,
+) -> PyResult<Bound<'py, PyAny>> {
+    Ok(Output {
+        stream: StreamName::of(py, stream),
+        data: data.unbind(),
+        start,
+        end,
+    }
+    .into_pyobject(py)?
+    .into_any())
+}
+
 /// Converts a core event.
 pub(crate) fn event_to_py(py: Python<'_>, event: Event) -> PyResult<Bound<'_, PyAny>> {
     let obj = match event {
@@ -376,16 +459,9 @@ pub(crate) fn event_to_py(py: Python<'_>, event: Event) -> PyResult<Bound<'_, Py
             data,
             start,
             end,
-        } => Output {
-            stream: stream.as_str().to_owned(),
-            data: PyBytes::new(py, &data).unbind(),
-            start,
-            end,
-        }
-        .into_pyobject(py)?
-        .into_any(),
+        } => output_to_py(py, stream, PyBytes::new(py, &data), start, end)?,
         Event::Skipped { stream, from, to } => Skipped {
-            stream: stream.as_str().to_owned(),
+            stream: StreamName::of(py, stream),
             start: from,
             end: to,
         }
