@@ -413,13 +413,7 @@ function createApi(wasm, platform) {
     feed(chunk) {
       const inner = this.#live();
       const bytes = toBytes(chunk, "feed()");
-      // The chunk is copied into the reader's own input buffer in wasm memory
-      // (reused between calls) rather than a fresh allocation per call.
-      const len = bytes.length;
-      const ptr = inner.input_ptr(len);
-      if (memory === null) memory = wasm.wasm_memory();
-      new Uint8Array(memory.buffer, ptr, len).set(bytes);
-      const n = inner.feed_input(len);
+      const n = inner.feed(bytes);
       const side = n % 2 === 1 ? JSON.parse(inner.take_side()) : null;
       const events = buildEvents(inner, n, side);
       if (side !== null && side.error !== null && events.length === 0) throw toError(side.error);

@@ -41,9 +41,6 @@ pub struct WasmReader {
     batch: Batch,
     /// The side JSON of the last call, when it has one.
     side: Option<String>,
-    /// The input buffer JavaScript copies a chunk into ([`WasmReader::input_ptr`]),
-    /// reused between calls so a feed allocates nothing.
-    input: Vec<u8>,
 }
 
 /// The events of one `feed`/`finish`, in the form that crosses the boundary
@@ -283,28 +280,6 @@ impl WasmReader {
         records * RECORDS + FLAG_SIDE
     }
 
-    /// The address of an input buffer of at least `len` bytes, for
-    /// JavaScript to copy the next chunk into before [`WasmReader::feed_input`]
-    /// (no wasm call may come in between).
-    pub fn input_ptr(&mut self, len: u32) -> u32 {
-        let len = len as usize;
-        if self.input.len() < len {
-            self.input.resize(len, 0);
-        }
-        address(self.input.as_ptr())
-    }
-
-    /// Feeds the first `len` bytes of the input buffer; the same result as
-    /// [`WasmReader::feed`].
-    pub fn feed_input(&mut self, len: u32) -> f64 {
-        let input = std::mem::take(&mut self.input);
-        let n = self.feed(input.get(..len as usize).unwrap_or(&input));
-        if input.capacity() <= KEEP_DATA_CAPACITY {
-            self.input = input;
-        }
-        n
-    }
-
     /// Ends the body. Returns `records * 2 + 1` like [`WasmReader::feed`];
     /// the side JSON is `{"events":[…],"end":null|{…},"error":null|{…}}`.
     pub fn finish(&mut self) -> f64 {
@@ -409,7 +384,6 @@ impl WasmReader {
             failed: None,
             batch: Batch::default(),
             side: None,
-            input: Vec::new(),
         }
     }
 
