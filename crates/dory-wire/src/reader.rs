@@ -163,7 +163,9 @@ impl Reader {
             return Err(self.fail(invalid_state("open was already called")));
         }
         if let Some(header) = process_id {
-            self.check_identity(header)?;
+            if let Err(e) = self.check_identity(header) {
+                return Err(self.fail(e));
+            }
             self.process_id = Some(header.to_owned());
         }
         let media = content_type
