@@ -3,6 +3,9 @@
 //! (invalid UTF-8, CRLF, lone `\r`, giant lines, emoji, CJK), random limits,
 //! random spill paths and hints, and random chunkings.
 
+mod common;
+
+use common::preview::{count_lines, expected_notice, lossy};
 use dory_wire::preview::{
     Bounded, Bounder, Preview, SpillOutcome, StreamingBounder, MIN_MAX_BYTES,
 };
@@ -59,44 +62,6 @@ fn hint() -> impl Strategy<Value = Option<String>> {
         3 => "[a-z ]{0,30}",
         1 => "[a-z\n\u{1b}]{1,10}",
     ])
-}
-
-fn lossy(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn count_lines(bytes: &[u8]) -> u64 {
-    let newlines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
-    newlines + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
-}
-
-/// The notice as docs/PREVIEW.md words it, written independently of the crate.
-fn expected_notice(p: &Preview, hint: Option<&str>) -> String {
-    let (first, last) = p.omitted_range.expect("a truncated preview has a range");
-    let plural = |n: u64, word: &str| {
-        if n == 1 {
-            format!("{n} {word}")
-        } else {
-            format!("{n} {word}s")
-        }
-    };
-    let mut notice = format!(
-        "[... {} ({}) omitted: lines {first}-{last} of {}; ",
-        plural(p.omitted_lines, "line"),
-        plural(p.omitted_bytes, "byte"),
-        p.total_lines
-    );
-    match &p.spill_path {
-        Some(path) => {
-            notice += &format!("full output: {path}; read it with sed -n '{first},{last}p'");
-            if let Some(hint) = hint.filter(|h| !h.is_empty()) {
-                notice += &format!("; {hint}");
-            }
-            notice += " ...]";
-        }
-        None => notice += "full output not saved ...]",
-    }
-    notice
 }
 
 /// True when `at` is a cut point: between two lossy-decoding units, not inside `\r\n`.
@@ -157,7 +122,7 @@ fn check(
         if head > 0 && data[head - 1] != b'\n' {
             expected.push('\n');
         }
-        expected += &expected_notice(&p, hint);
+        expected += &expected_notice(&p, hint).expect("a truncated preview has a range");
         if tail_start < data.len() {
             expected.push('\n');
             expected += &lossy(&data[tail_start..]);

@@ -2,39 +2,12 @@
 //! `docs/VECTORS.md`): the expectation, and every invariant, for the
 //! whole-input bounder and for the streaming bounder fed in seeded random chunks.
 
-use std::path::{Path, PathBuf};
+mod common;
 
 use base64::Engine;
+use common::preview::{count_lines, expected_notice, lossy};
 use dory_wire::preview::{Bounded, Bounder, Preview, SpillOutcome, StreamingBounder};
 use serde_json::Value;
-
-fn vector_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
-        .map(|entry| entry.expect("directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            vector_files(&path, out);
-        } else if path.extension().is_some_and(|ext| ext == "json") {
-            out.push(path);
-        }
-    }
-}
-
-/// SplitMix64: a tiny seeded generator, so chunkings are reproducible.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-}
 
 struct Case {
     name: String,
@@ -93,38 +66,6 @@ fn parse(v: &Value) -> Result<Case, String> {
     })
 }
 
-fn lossy(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn count_lines(bytes: &[u8]) -> u64 {
-    bytes.iter().filter(|&&b| b == b'\n').count() as u64
-        + u64::from(bytes.last().is_some_and(|&b| b != b'\n'))
-}
-
-/// The reference notice wording, written independently of the crate.
-fn notice(p: &Preview, hint: Option<&str>) -> Result<String, String> {
-    let (first, last) = p.omitted_range.ok_or("truncated without omitted_range")?;
-    let n = |count: u64, word: &str| format!("{count} {word}{}", if count == 1 { "" } else { "s" });
-    let mut text = format!(
-        "[... {} ({}) omitted: lines {first}-{last} of {}; ",
-        n(p.omitted_lines, "line"),
-        n(p.omitted_bytes, "byte"),
-        p.total_lines
-    );
-    match &p.spill_path {
-        None => text += "full output not saved ...]",
-        Some(path) => {
-            text += &format!("full output: {path}; read it with sed -n '{first},{last}p'");
-            if let Some(hint) = hint.filter(|h| !h.is_empty()) {
-                text += &format!("; {hint}");
-            }
-            text += " ...]";
-        }
-    }
-    Ok(text)
-}
-
 fn ensure(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
     if ok {
         Ok(())
@@ -174,7 +115,8 @@ fn check_invariants(case: &Case, p: &Preview) -> Result<(), String> {
         )?;
     }
     // A rendering of a prefix, exactly one notice line, a rendering of a suffix.
-    let notice = notice(p, case.hint.as_deref())?;
+    let notice =
+        expected_notice(p, case.hint.as_deref()).ok_or("truncated without omitted_range")?;
     let mut expected = lossy(&data[..head]);
     if head > 0 && data[head - 1] != b'\n' {
         expected.push('\n');
@@ -310,7 +252,7 @@ fn run(case: &Case) -> Result<(), String> {
         splits.push(vec![1; case.input.len()]);
     }
     for seed in 0..6u64 {
-        let mut rng = SplitMix(seed.wrapping_mul(0x1234_5678_9ABC) ^ case.input.len() as u64);
+        let mut rng = common::Rng(seed.wrapping_mul(0x1234_5678_9ABC) ^ case.input.len() as u64);
         let most = [2, 17, 300, 5000][(seed % 4) as usize];
         let mut sizes = Vec::new();
         let mut left = case.input.len();
@@ -339,34 +281,27 @@ fn run(case: &Case) -> Result<(), String> {
 
 #[test]
 fn preview_vectors() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/vectors");
-    let mut files = Vec::new();
-    vector_files(&root, &mut files);
-    let (mut ran, mut failures) = (0usize, Vec::new());
+    let vectors = common::vectors("preview");
+    let mut failures = Vec::new();
     let mut names = std::collections::HashSet::new();
-    for file in files {
-        let text =
-            std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        let doc: Value =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        for v in doc["vectors"].as_array().into_iter().flatten() {
-            if v["kind"] != "preview" {
-                continue;
-            }
-            ran += 1;
-            let result = parse(v).and_then(|case| {
-                ensure(names.insert(case.name.clone()), || {
-                    format!("duplicate name {}", case.name)
-                })?;
-                run(&case).map_err(|e| format!("{}: {e}", case.name))
-            });
-            if let Err(e) = result {
-                failures.push(format!("{}: {e}", file.display()));
-            }
+    for (file, v) in &vectors {
+        let result = parse(v).and_then(|case| {
+            ensure(names.insert(case.name.clone()), || {
+                format!("duplicate name {}", case.name)
+            })?;
+            run(&case).map_err(|e| format!("{}: {e}", case.name))
+        });
+        if let Err(e) = result {
+            failures.push(format!("{}: {e}", file.display()));
         }
     }
+    let ran = vectors.len();
     println!("ran {ran} preview vectors");
-    assert!(ran > 0, "no preview vectors found below {}", root.display());
+    assert!(
+        ran > 0,
+        "no preview vectors found below {}",
+        common::vectors_dir().display()
+    );
     assert!(
         failures.is_empty(),
         "{} of {ran} preview vectors failed:\n{}",

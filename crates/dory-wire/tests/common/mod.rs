@@ -2,6 +2,8 @@
 //! shapes of VECTORS.md.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod preview;
+
 use std::path::{Path, PathBuf};
 
 use base64::engine::general_purpose::STANDARD;
