@@ -432,13 +432,17 @@ impl Reader {
             line.clear();
             self.partial = line;
         }
-        while let Some(i) = memchr(b'\n', data) {
-            if i > max {
+        // One iterator over the piece: its vector search state is kept between
+        // lines instead of being set up again for every short line.
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', data) {
+            if end - start > max {
                 return Err(Error::FrameTooLarge { limit: max });
             }
-            self.line(&data[..i], events)?;
-            data = &data[i + 1..];
+            self.line(&data[start..end], events)?;
+            start = end + 1;
         }
+        let data = &data[start..];
         if data.len() > max {
             return Err(Error::FrameTooLarge { limit: max });
         }
