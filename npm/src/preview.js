@@ -92,6 +92,24 @@ function createPreviewApi(deps) {
    * nothing); the notice then points at that path. Synchronous writer only:
    * see `boundAsync`.
    */
+  /**
+   * Calls a synchronous spill writer; its error, or a promise it returned by
+   * mistake, becomes the outcome's `error` and never escapes.
+   */
+  function callSyncWriter(call, asyncName) {
+    try {
+      const value = call();
+      if (value !== null && typeof value === "object" && typeof value.then === "function") {
+        // A promise from a sync call: never leave it unhandled, never await it.
+        Promise.resolve(value).catch(() => {});
+        return { error: `spill writer returned a Promise: use ${asyncName} for asynchronous writers` };
+      }
+      return { value };
+    } catch (err) {
+      return { error: reasonOf(err) };
+    }
+  }
+
   /** A random 32-hex spill id (the core's content-derived id where Web Crypto is missing). */
   function randomSpillId() {
     const webcrypto = globalThis.crypto;
@@ -110,19 +128,7 @@ function createPreviewApi(deps) {
       try {
         const id = pending.spill_id();
         if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
-        let outcome;
-        try {
-          const value = spill(id, bytes);
-          if (value !== null && typeof value === "object" && typeof value.then === "function") {
-            // A promise from a sync call: never leave it unhandled, never await it.
-            Promise.resolve(value).catch(() => {});
-            outcome = { error: "spill writer returned a Promise: use boundAsync() for asynchronous writers" };
-          } else {
-            outcome = { value };
-          }
-        } catch (err) {
-          outcome = { error: reasonOf(err) };
-        }
+        const outcome = callSyncWriter(() => spill(id, bytes), "boundAsync()");
         return settle(pending, outcome, hint);
       } finally {
         pending.free();
@@ -235,18 +241,7 @@ function createPreviewApi(deps) {
       try {
         const id = pending.spill_id();
         if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
-        let outcome;
-        try {
-          const value = spill(id);
-          if (value !== null && typeof value === "object" && typeof value.then === "function") {
-            Promise.resolve(value).catch(() => {});
-            outcome = { error: "spill writer returned a Promise: use finishAsync() for asynchronous writers" };
-          } else {
-            outcome = { value };
-          }
-        } catch (err) {
-          outcome = { error: reasonOf(err) };
-        }
+        const outcome = callSyncWriter(() => spill(id), "finishAsync()");
         return settle(pending, outcome, hint);
       } finally {
         pending.free();
