@@ -1,27 +1,39 @@
 # dory-wire — every target installs what it needs, idempotently.
-# `make test` runs every test; `make demo` runs the main job.
+# `make test` runs every test suite, even after one fails, then prints a
+# summary (target/test-summary.txt: PASS, FAIL or SKIP with the reason, per
+# suite) and fails if any suite failed. `make demo` runs the main job.
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
-.PHONY: test test-rust test-python test-npm test-e2e test-fuzz-smoke demo bench fuzz setup-python setup-wasm
+SUITES := repo rust python npm e2e fuzz-smoke
+SUMMARY := $(CURDIR)/target/test-summary.txt
 
-test: test-rust test-python test-npm test-e2e test-fuzz-smoke
-	@echo "== make test: all suites passed"
+.PHONY: test $(addprefix test-,$(SUITES)) demo bench fuzz setup-python setup-wasm
+
+test:
+	@mkdir -p target && : > "$(SUMMARY)"
+	@failed=0; for suite in $(SUITES); do \
+	    DORY_TEST_SUMMARY="$(SUMMARY)" $(MAKE) --no-print-directory test-$$suite || failed=1; \
+	done; \
+	DORY_TEST_SUMMARY="$(SUMMARY)" bash scripts/suite.sh print && [[ $$failed -eq 0 ]]
+
+test-repo:
+	@bash scripts/suite.sh run repo bash scripts/test-repo.sh
 
 test-rust:
-	bash scripts/test-rust.sh
+	@bash scripts/suite.sh run rust bash scripts/test-rust.sh
 
 test-python:
-	bash scripts/test-python.sh
+	@bash scripts/suite.sh run python bash scripts/test-python.sh
 
 test-npm:
-	bash scripts/test-npm.sh
+	@bash scripts/suite.sh run npm bash scripts/test-npm.sh
 
 test-e2e:
-	bash scripts/test-e2e.sh
+	@bash scripts/suite.sh run e2e bash scripts/test-e2e.sh
 
 test-fuzz-smoke:
-	bash scripts/fuzz.sh smoke
+	@bash scripts/suite.sh run fuzz-smoke bash scripts/fuzz.sh smoke
 
 setup-python:
 	bash scripts/setup-python.sh

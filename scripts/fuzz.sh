@@ -34,9 +34,11 @@ if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
     exit 2
 fi
 
+# shellcheck source=suite.sh
+source "$root/scripts/suite.sh"
 skip() {
     if [[ "$mode" == smoke ]]; then
-        echo "fuzz smoke: SKIPPED: $1"
+        summary_skip fuzz-smoke "$1"
         exit 0
     fi
     echo "fuzz: $1" >&2

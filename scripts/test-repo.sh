@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Checks of the repository itself, stdlib Python only, a second or two:
+# the format and coverage of the shared vectors (tests/vectors/check_vectors.py)
+# and that the repository stands alone — every relative link of every
+# Markdown file resolves, nothing names a file outside it
+# (tests/api/check_standalone.py).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== vectors: format and coverage (tests/vectors/check_vectors.py)"
+python3 tests/vectors/check_vectors.py
+echo "== the repository stands alone (tests/api/check_standalone.py)"
+python3 tests/api/check_standalone.py
