@@ -1,16 +1,203 @@
-//! The one error type of the crate.
+//! The one error type of the crate, and the one table of its codes.
 //!
-//! Every error has a stable [`Error::code`] string, the same in Rust, Python and
-//! JavaScript (see `tests/vectors` and `docs/PROTOCOL.md`). Errors are sticky: once
-//! a [`Reader`](crate::Reader) has returned one, every later call returns it again.
+//! Every error has a stable [`Error::code`] string, a class name and an
+//! [`ErrorKind`], the same in Rust, Python and JavaScript: the bindings build
+//! their exception classes from [`ERROR_CODES`] and copy each error's
+//! [`Error::fields`] onto them. Errors are sticky: once a
+//! [`Reader`](crate::Reader) has returned one, every later call returns it again.
+//!
+//! Invariants: [`ERROR_CODES`] holds every code exactly once; [`Error::entry`]
+//! is the only place that maps a variant to its row, so code, class and kind
+//! cannot disagree; [`Error::fields`] names exactly the row's `fields`, in order
+//! (both checked by the tests below).
 
 use std::fmt;
 
 use crate::types::{Cursor, Stream};
 
+/// The family of an error: what went wrong, and so what the caller can do.
+///
+/// ```
+/// use dory_wire::{Error, ErrorKind};
+///
+/// let err = Error::FrameTooLarge { limit: 16 };
+/// assert_eq!(err.kind(), ErrorKind::Protocol);
+/// assert_eq!(err.kind().as_str(), "protocol");
+/// assert_eq!(err.kind().base_class(), Some("ProtocolError"));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The server answered with an error (`api_error`, `offset_beyond_output`).
+    Answer,
+    /// Output is gone (`output_gap`, `output_expired`).
+    Loss,
+    /// The wire broke the protocol (`unsupported_content_type`,
+    /// `malformed_frame`, `unexpected_frame`, `identity_mismatch`, `frame_too_large`).
+    Protocol,
+    /// The API was called out of order (`invalid_state`).
+    Misuse,
+    /// Limits that cannot be honoured (`invalid_limits`).
+    Limits,
+}
+
+impl ErrorKind {
+    /// `"answer"`, `"loss"`, `"protocol"`, `"misuse"` or `"limits"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Answer => "answer",
+            ErrorKind::Loss => "loss",
+            ErrorKind::Protocol => "protocol",
+            ErrorKind::Misuse => "misuse",
+            ErrorKind::Limits => "limits",
+        }
+    }
+
+    /// The class the bindings derive this kind's classes from:
+    /// `AnswerError`, `LossError`, `ProtocolError`, or `None` when the classes
+    /// of the kind derive from the root error class directly.
+    pub fn base_class(self) -> Option<&'static str> {
+        match self {
+            ErrorKind::Answer => Some("AnswerError"),
+            ErrorKind::Loss => Some("LossError"),
+            ErrorKind::Protocol => Some("ProtocolError"),
+            ErrorKind::Misuse | ErrorKind::Limits => None,
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One row of the error table: a code, the class name the bindings give it,
+/// its kind, and the names of the fields its errors carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ErrorCode {
+    /// The stable code string, e.g. `"output_gap"`.
+    pub code: &'static str,
+    /// The class name in every language, e.g. `"OutputGap"`.
+    pub class: &'static str,
+    /// The family of the code.
+    pub kind: ErrorKind,
+    /// The names of the fields, in the order [`Error::fields`] returns them.
+    pub fields: &'static [&'static str],
+}
+
+const OUTPUT_GAP: ErrorCode = ErrorCode {
+    code: "output_gap",
+    class: "OutputGap",
+    kind: ErrorKind::Loss,
+    fields: &["stream", "consumed", "earliest"],
+};
+const OUTPUT_EXPIRED: ErrorCode = ErrorCode {
+    code: "output_expired",
+    class: "OutputExpired",
+    kind: ErrorKind::Loss,
+    fields: &["server_message"],
+};
+const OFFSET_BEYOND_OUTPUT: ErrorCode = ErrorCode {
+    code: "offset_beyond_output",
+    class: "OffsetBeyondOutput",
+    kind: ErrorKind::Answer,
+    fields: &["server_message"],
+};
+const API_ERROR: ErrorCode = ErrorCode {
+    code: "api_error",
+    class: "ApiError",
+    kind: ErrorKind::Answer,
+    fields: &["status", "api_code", "server_message"],
+};
+const UNSUPPORTED_CONTENT_TYPE: ErrorCode = ErrorCode {
+    code: "unsupported_content_type",
+    class: "UnsupportedContentType",
+    kind: ErrorKind::Protocol,
+    fields: &["content_type"],
+};
+const MALFORMED_FRAME: ErrorCode = ErrorCode {
+    code: "malformed_frame",
+    class: "MalformedFrame",
+    kind: ErrorKind::Protocol,
+    fields: &["line", "reason"],
+};
+const UNEXPECTED_FRAME: ErrorCode = ErrorCode {
+    code: "unexpected_frame",
+    class: "UnexpectedFrame",
+    kind: ErrorKind::Protocol,
+    fields: &["line", "frame_type", "reason"],
+};
+const IDENTITY_MISMATCH: ErrorCode = ErrorCode {
+    code: "identity_mismatch",
+    class: "IdentityMismatch",
+    kind: ErrorKind::Protocol,
+    fields: &["expected", "found"],
+};
+const FRAME_TOO_LARGE: ErrorCode = ErrorCode {
+    code: "frame_too_large",
+    class: "FrameTooLarge",
+    kind: ErrorKind::Protocol,
+    fields: &["limit"],
+};
+const INVALID_LIMITS: ErrorCode = ErrorCode {
+    code: "invalid_limits",
+    class: "InvalidLimits",
+    kind: ErrorKind::Limits,
+    fields: &["reason"],
+};
+const INVALID_STATE: ErrorCode = ErrorCode {
+    code: "invalid_state",
+    class: "InvalidState",
+    kind: ErrorKind::Misuse,
+    fields: &["reason"],
+};
+
+/// Every error code, each once, in a stable order: the table the bindings
+/// build their error classes from.
+///
+/// ```
+/// use dory_wire::{ErrorKind, ERROR_CODES};
+///
+/// let gap = ERROR_CODES.iter().find(|c| c.code == "output_gap").unwrap();
+/// assert_eq!((gap.class, gap.kind), ("OutputGap", ErrorKind::Loss));
+/// assert_eq!(gap.fields, ["stream", "consumed", "earliest"]);
+/// ```
+pub const ERROR_CODES: &[ErrorCode] = &[
+    OUTPUT_GAP,
+    OUTPUT_EXPIRED,
+    OFFSET_BEYOND_OUTPUT,
+    API_ERROR,
+    UNSUPPORTED_CONTENT_TYPE,
+    MALFORMED_FRAME,
+    UNEXPECTED_FRAME,
+    IDENTITY_MISMATCH,
+    FRAME_TOO_LARGE,
+    INVALID_LIMITS,
+    INVALID_STATE,
+];
+
+/// The value of one field of an error, as [`Error::fields`] lists them.
+///
+/// Deliberately exhaustive: a new field type must break every binding's match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FieldValue<'a> {
+    /// A string.
+    Str(&'a str),
+    /// A string that may be absent (`api_code`).
+    OptStr(Option<&'a str>),
+    /// An unsigned integer (a status, a line number, a limit).
+    U64(u64),
+    /// A stream.
+    Stream(Stream),
+    /// Offsets per stream.
+    Cursor(Cursor),
+}
+
 /// Everything that can go wrong while decoding a response or bounding a preview.
 ///
-/// The enum is `#[non_exhaustive]`: match on [`Error::code`] or use a wildcard arm.
+/// The enum is `#[non_exhaustive]`: match on [`Error::code`] or
+/// [`Error::kind`], or use a wildcard arm.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {
@@ -27,14 +214,14 @@ pub enum Error {
     },
     /// 410 `output_expired`: retained output is gone (one hour after exit). Terminal.
     OutputExpired {
-        /// The server's message, if any.
-        message: String,
+        /// The server's message (empty when it sent none).
+        server_message: String,
     },
     /// 400 `offset_beyond_output`: the requested offsets are beyond what the process
     /// produced. A client bug; never reset to zero. Terminal.
     OffsetBeyondOutput {
-        /// The server's message, if any.
-        message: String,
+        /// The server's message (empty when it sent none).
+        server_message: String,
     },
     /// Any other error answer from the API.
     Api {
@@ -43,7 +230,7 @@ pub enum Error {
         /// The body's `error` code, when the body was a JSON error document.
         api_code: Option<String>,
         /// The body's `message`, or a description of the body.
-        message: String,
+        server_message: String,
     },
     /// The response's Content-Type is neither NDJSON nor JSON: never guessed.
     UnsupportedContentType {
@@ -81,7 +268,7 @@ pub enum Error {
         /// The limit that was exceeded, in bytes.
         limit: usize,
     },
-    /// Preview limits too small to hold the plain notice (see `docs/PREVIEW.md`).
+    /// Preview limits too small to hold the plain notice (see `docs/preview.md`).
     InvalidLimits {
         /// Which limit is wrong and why.
         reason: String,
@@ -94,37 +281,115 @@ pub enum Error {
 }
 
 impl Error {
+    /// This error's row of [`ERROR_CODES`]: the one place that maps a variant
+    /// to its code, class and kind.
+    fn entry(&self) -> &'static ErrorCode {
+        match self {
+            Error::OutputGap { .. } => &OUTPUT_GAP,
+            Error::OutputExpired { .. } => &OUTPUT_EXPIRED,
+            Error::OffsetBeyondOutput { .. } => &OFFSET_BEYOND_OUTPUT,
+            Error::Api { .. } => &API_ERROR,
+            Error::UnsupportedContentType { .. } => &UNSUPPORTED_CONTENT_TYPE,
+            Error::MalformedFrame { .. } => &MALFORMED_FRAME,
+            Error::UnexpectedFrame { .. } => &UNEXPECTED_FRAME,
+            Error::IdentityMismatch { .. } => &IDENTITY_MISMATCH,
+            Error::FrameTooLarge { .. } => &FRAME_TOO_LARGE,
+            Error::InvalidLimits { .. } => &INVALID_LIMITS,
+            Error::InvalidState { .. } => &INVALID_STATE,
+        }
+    }
+
     /// The stable code string: `output_gap`, `output_expired`,
     /// `offset_beyond_output`, `api_error`, `unsupported_content_type`,
     /// `malformed_frame`, `unexpected_frame`, `identity_mismatch`,
     /// `frame_too_large`, `invalid_limits` or `invalid_state`.
     pub fn code(&self) -> &'static str {
+        self.entry().code
+    }
+
+    /// The family of the error. A protocol violation is
+    /// `err.kind() == ErrorKind::Protocol`.
+    pub fn kind(&self) -> ErrorKind {
+        self.entry().kind
+    }
+
+    /// The class name the bindings raise, e.g. `"OutputGap"` (note `"ApiError"`
+    /// for [`Error::Api`]).
+    pub fn class_name(&self) -> &'static str {
+        self.entry().class
+    }
+
+    /// The fields of the error, named as in its row of [`ERROR_CODES`] and in
+    /// that order: what the bindings copy onto their exception objects.
+    ///
+    /// ```
+    /// use dory_wire::{Error, FieldValue};
+    ///
+    /// let err = Error::Api { status: 503, api_code: None, server_message: "busy".into() };
+    /// assert_eq!(
+    ///     err.fields(),
+    ///     vec![
+    ///         ("status", FieldValue::U64(503)),
+    ///         ("api_code", FieldValue::OptStr(None)),
+    ///         ("server_message", FieldValue::Str("busy")),
+    ///     ]
+    /// );
+    /// ```
+    pub fn fields(&self) -> Vec<(&'static str, FieldValue<'_>)> {
+        use FieldValue as V;
         match self {
-            Error::OutputGap { .. } => "output_gap",
-            Error::OutputExpired { .. } => "output_expired",
-            Error::OffsetBeyondOutput { .. } => "offset_beyond_output",
-            Error::Api { .. } => "api_error",
-            Error::UnsupportedContentType { .. } => "unsupported_content_type",
-            Error::MalformedFrame { .. } => "malformed_frame",
-            Error::UnexpectedFrame { .. } => "unexpected_frame",
-            Error::IdentityMismatch { .. } => "identity_mismatch",
-            Error::FrameTooLarge { .. } => "frame_too_large",
-            Error::InvalidLimits { .. } => "invalid_limits",
-            Error::InvalidState { .. } => "invalid_state",
+            Error::OutputGap {
+                stream,
+                consumed,
+                earliest,
+            } => vec![
+                ("stream", V::Stream(*stream)),
+                ("consumed", V::Cursor(*consumed)),
+                ("earliest", V::Cursor(*earliest)),
+            ],
+            Error::OutputExpired { server_message }
+            | Error::OffsetBeyondOutput { server_message } => {
+                vec![("server_message", V::Str(server_message))]
+            }
+            Error::Api {
+                status,
+                api_code,
+                server_message,
+            } => vec![
+                ("status", V::U64(u64::from(*status))),
+                ("api_code", V::OptStr(api_code.as_deref())),
+                ("server_message", V::Str(server_message)),
+            ],
+            Error::UnsupportedContentType { content_type } => {
+                vec![("content_type", V::Str(content_type))]
+            }
+            Error::MalformedFrame { line, reason } => {
+                vec![("line", V::U64(*line)), ("reason", V::Str(reason))]
+            }
+            Error::UnexpectedFrame {
+                line,
+                frame_type,
+                reason,
+            } => vec![
+                ("line", V::U64(*line)),
+                ("frame_type", V::Str(frame_type)),
+                ("reason", V::Str(reason)),
+            ],
+            Error::IdentityMismatch { expected, found } => {
+                vec![("expected", V::Str(expected)), ("found", V::Str(found))]
+            }
+            Error::FrameTooLarge { limit } => vec![("limit", V::U64(*limit as u64))],
+            Error::InvalidLimits { reason } | Error::InvalidState { reason } => {
+                vec![("reason", V::Str(reason))]
+            }
         }
     }
 
-    /// True for errors that describe the wire (protocol violations) rather than
-    /// the server's answer or the caller's use of the API.
+    /// True for errors that describe the wire rather than the server's answer
+    /// or the caller's use of the API: the same as
+    /// `self.kind() == ErrorKind::Protocol`.
     pub fn is_protocol_error(&self) -> bool {
-        matches!(
-            self,
-            Error::UnsupportedContentType { .. }
-                | Error::MalformedFrame { .. }
-                | Error::UnexpectedFrame { .. }
-                | Error::IdentityMismatch { .. }
-                | Error::FrameTooLarge { .. }
-        )
+        self.kind() == ErrorKind::Protocol
     }
 }
 
@@ -140,15 +405,19 @@ impl fmt::Display for Error {
                 "output_gap: {stream} output was lost (consumed stdout={} stderr={}, earliest available stdout={} stderr={})",
                 consumed.stdout, consumed.stderr, earliest.stdout, earliest.stderr
             ),
-            Error::OutputExpired { message } => write!(f, "output_expired: {message}"),
-            Error::OffsetBeyondOutput { message } => write!(f, "offset_beyond_output: {message}"),
+            Error::OutputExpired { server_message } => {
+                write!(f, "output_expired: {server_message}")
+            }
+            Error::OffsetBeyondOutput { server_message } => {
+                write!(f, "offset_beyond_output: {server_message}")
+            }
             Error::Api {
                 status,
                 api_code,
-                message,
+                server_message,
             } => match api_code {
-                Some(code) => write!(f, "api_error: HTTP {status} {code}: {message}"),
-                None => write!(f, "api_error: HTTP {status}: {message}"),
+                Some(code) => write!(f, "api_error: HTTP {status} {code}: {server_message}"),
+                None => write!(f, "api_error: HTTP {status}: {server_message}"),
             },
             Error::UnsupportedContentType { content_type } => {
                 write!(f, "unsupported_content_type: {content_type:?}")
@@ -175,3 +444,131 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use super::*;
+
+    /// One instance of every variant (the match makes a new variant a compile error here).
+    fn one_of_each() -> Vec<Error> {
+        let s = || "x".to_owned();
+        let all = vec![
+            Error::OutputGap {
+                stream: Stream::Stderr,
+                consumed: Cursor::new(1, 2),
+                earliest: Cursor::new(3, 4),
+            },
+            Error::OutputExpired {
+                server_message: s(),
+            },
+            Error::OffsetBeyondOutput {
+                server_message: s(),
+            },
+            Error::Api {
+                status: 500,
+                api_code: Some(s()),
+                server_message: s(),
+            },
+            Error::UnsupportedContentType { content_type: s() },
+            Error::MalformedFrame {
+                line: 1,
+                reason: s(),
+            },
+            Error::UnexpectedFrame {
+                line: 1,
+                frame_type: s(),
+                reason: s(),
+            },
+            Error::IdentityMismatch {
+                expected: s(),
+                found: s(),
+            },
+            Error::FrameTooLarge { limit: 1 },
+            Error::InvalidLimits { reason: s() },
+            Error::InvalidState { reason: s() },
+        ];
+        for e in &all {
+            match e {
+                Error::OutputGap { .. }
+                | Error::OutputExpired { .. }
+                | Error::OffsetBeyondOutput { .. }
+                | Error::Api { .. }
+                | Error::UnsupportedContentType { .. }
+                | Error::MalformedFrame { .. }
+                | Error::UnexpectedFrame { .. }
+                | Error::IdentityMismatch { .. }
+                | Error::FrameTooLarge { .. }
+                | Error::InvalidLimits { .. }
+                | Error::InvalidState { .. } => {}
+            }
+        }
+        all
+    }
+
+    #[test]
+    fn the_table_has_every_code_once() {
+        let errors = one_of_each();
+        assert_eq!(ERROR_CODES.len(), errors.len());
+        let codes: HashSet<_> = ERROR_CODES.iter().map(|c| c.code).collect();
+        let classes: HashSet<_> = ERROR_CODES.iter().map(|c| c.class).collect();
+        assert_eq!(codes.len(), ERROR_CODES.len(), "a code appears twice");
+        assert_eq!(classes.len(), ERROR_CODES.len(), "a class appears twice");
+        for e in &errors {
+            assert_eq!(
+                ERROR_CODES.iter().filter(|c| c.code == e.code()).count(),
+                1,
+                "{}",
+                e.code()
+            );
+        }
+    }
+
+    #[test]
+    fn fields_are_named_as_in_the_table() {
+        for e in one_of_each() {
+            let row = ERROR_CODES
+                .iter()
+                .find(|c| c.code == e.code())
+                .expect("every code is in the table");
+            assert_eq!(*row, *e.entry());
+            assert_eq!((e.class_name(), e.kind()), (row.class, row.kind));
+            let names: Vec<_> = e.fields().iter().map(|(name, _)| *name).collect();
+            assert_eq!(names, row.fields, "{}", e.code());
+            assert!(e.to_string().starts_with(e.code()), "{e}");
+        }
+    }
+
+    #[test]
+    fn kinds_and_base_classes() {
+        let kind = |code: &str| ERROR_CODES.iter().find(|c| c.code == code).map(|c| c.kind);
+        assert_eq!(kind("api_error"), Some(ErrorKind::Answer));
+        assert_eq!(kind("offset_beyond_output"), Some(ErrorKind::Answer));
+        assert_eq!(kind("output_expired"), Some(ErrorKind::Loss));
+        assert_eq!(kind("invalid_state"), Some(ErrorKind::Misuse));
+        assert_eq!(kind("invalid_limits"), Some(ErrorKind::Limits));
+        let protocol: Vec<_> = ERROR_CODES
+            .iter()
+            .filter(|c| c.kind == ErrorKind::Protocol)
+            .map(|c| c.code)
+            .collect();
+        assert_eq!(
+            protocol,
+            [
+                "unsupported_content_type",
+                "malformed_frame",
+                "unexpected_frame",
+                "identity_mismatch",
+                "frame_too_large"
+            ]
+        );
+        for e in one_of_each() {
+            assert_eq!(e.is_protocol_error(), e.kind() == ErrorKind::Protocol);
+        }
+        assert_eq!(ErrorKind::Misuse.base_class(), None);
+        assert_eq!(ErrorKind::Limits.base_class(), None);
+        assert_eq!(ErrorKind::Answer.base_class(), Some("AnswerError"));
+        assert_eq!(ErrorKind::Loss.to_string(), "loss");
+    }
+}

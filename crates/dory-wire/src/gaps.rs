@@ -42,8 +42,8 @@ impl Gaps {
             GapPolicy::Skip => {
                 events.event(Event::Skipped {
                     stream,
-                    from: lost.start,
-                    to: lost.end,
+                    start: lost.start,
+                    end: lost.end,
                 });
                 cursor.set(stream, lost.end);
                 Ok(())
@@ -86,12 +86,12 @@ impl Gaps {
         } else {
             Default::default()
         };
-        let message = doc.message.unwrap_or_default();
+        let server_message = doc.message.unwrap_or_default();
         let Some(code) = doc.code else {
             return Err(Error::Api {
                 status,
                 api_code: None,
-                message: describe_body(json, body),
+                server_message: describe_body(json, body),
             });
         };
         match code.as_str() {
@@ -130,12 +130,12 @@ impl Gaps {
                 }
                 self.retained_from(cursor, earliest, events)
             }
-            "output_expired" => Err(Error::OutputExpired { message }),
-            "offset_beyond_output" => Err(Error::OffsetBeyondOutput { message }),
+            "output_expired" => Err(Error::OutputExpired { server_message }),
+            "offset_beyond_output" => Err(Error::OffsetBeyondOutput { server_message }),
             _ => Err(Error::Api {
                 status,
                 api_code: Some(code),
-                message,
+                server_message,
             }),
         }
     }
@@ -186,13 +186,13 @@ mod tests {
             vec![
                 Event::Skipped {
                     stream: Stream::Stdout,
-                    from: 10,
-                    to: 12
+                    start: 10,
+                    end: 12
                 },
                 Event::Skipped {
                     stream: Stream::Stderr,
-                    from: 0,
-                    to: 3
+                    start: 0,
+                    end: 3
                 },
             ]
         );
@@ -222,7 +222,7 @@ mod tests {
             Error::Api {
                 status: 502,
                 api_code: None,
-                message: "non-JSON error body: <h1>Bad gateway</h1>".into()
+                server_message: "non-JSON error body: <h1>Bad gateway</h1>".into()
             }
         );
     }

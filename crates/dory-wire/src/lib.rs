@@ -102,7 +102,7 @@
 //!             break;
 //!         }
 //!         End::Disconnected { cursor: resume_from, .. } => cursor = resume_from,
-//!         End::Document => unreachable!("process output is a frame stream"),
+//!         _ => unreachable!("process output is a frame stream"),
 //!     }
 //! }
 //! assert_eq!(transcript.stream(Stream::Stdout).bytes(), b"hello\0\xff");
@@ -130,7 +130,7 @@
 //! reader.feed(body, &mut events)?;
 //! assert_eq!(
 //!     events,
-//!     vec![dory_wire::Event::Skipped { stream: Stream::Stdout, from: 4096, to: 1048576 }]
+//!     vec![dory_wire::Event::Skipped { stream: Stream::Stdout, start: 4096, end: 1048576 }]
 //! );
 //! # Ok::<(), Error>(())
 //! ```
@@ -142,7 +142,9 @@
 //!   the input ([`Reader::buffered_bytes`]).
 //! * The same bytes give the same events however they are split.
 //! * Errors are values with stable [`Error::code`] strings, the same in the
-//!   Rust, Python and JavaScript packages.
+//!   Rust, Python and JavaScript packages: one table, [`ERROR_CODES`], gives
+//!   each code its class name, its [`ErrorKind`] and its fields
+//!   ([`Error::fields`]), and the bindings build their error classes from it.
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
@@ -157,7 +159,7 @@ mod sink;
 mod transcript;
 mod types;
 
-pub use error::Error;
+pub use error::{Error, ErrorCode, ErrorKind, FieldValue, ERROR_CODES};
 pub use reader::{Reader, ReaderState};
 pub use sink::Sink;
 pub use transcript::{Piece, StreamTranscript, Transcript, Utf8Decoder};

@@ -93,7 +93,7 @@ pub struct Reader {
     options: ReaderOptions,
     cursor: Cursor,
     /// The process id known so far (resume state, header, `started`, document).
-    process_id: Option<String>,
+    proc_id: Option<String>,
     /// The exit seen, on this response or in the resume state.
     exit: Option<(Option<i64>, bool)>,
     body: Body,
@@ -119,7 +119,7 @@ impl Reader {
             endpoint,
             options,
             cursor,
-            process_id: None,
+            proc_id: None,
             exit: None,
             body: Body::Unopened,
             partial: Vec::new(),
@@ -138,7 +138,7 @@ impl Reader {
     /// id, which the response must not contradict (`identity_mismatch`).
     pub fn resume(endpoint: Endpoint, state: &ResumeState, options: ReaderOptions) -> Self {
         let mut reader = Reader::new(endpoint, state.cursor, options);
-        reader.process_id.clone_from(&state.process_id);
+        reader.proc_id.clone_from(&state.proc_id);
         if state.exit_seen {
             reader.exit = Some((state.exit_code, state.timed_out));
         }
@@ -156,17 +156,17 @@ impl Reader {
         &mut self,
         status: u16,
         content_type: &str,
-        process_id: Option<&str>,
+        proc_id: Option<&str>,
     ) -> Result<(), Error> {
         self.check_usable()?;
         if !matches!(self.body, Body::Unopened) {
             return Err(self.fail(invalid_state("open was already called")));
         }
-        if let Some(header) = process_id {
+        if let Some(header) = proc_id {
             if let Err(e) = self.check_identity(header) {
                 return Err(self.fail(e));
             }
-            self.process_id = Some(header.to_owned());
+            self.proc_id = Some(header.to_owned());
         }
         let media = content_type
             .split(';')
@@ -285,7 +285,7 @@ impl Reader {
     pub fn resume_state(&self) -> ResumeState {
         ResumeState {
             version: RESUME_STATE_VERSION,
-            process_id: self.process_id.clone(),
+            proc_id: self.proc_id.clone(),
             cursor: self.cursor,
             exit_seen: self.exit.is_some(),
             exit_code: self.exit.and_then(|(code, _)| code),
@@ -295,8 +295,8 @@ impl Reader {
 
     /// The process id, once known: from the resume state, the `CE-Process-Id`
     /// header, the `started` frame or an identity/result document.
-    pub fn process_id(&self) -> Option<&str> {
-        self.process_id.as_deref()
+    pub fn proc_id(&self) -> Option<&str> {
+        self.proc_id.as_deref()
     }
 
     /// The endpoint this reader decodes.
@@ -401,7 +401,7 @@ impl Reader {
     }
 
     fn check_identity(&self, found: &str) -> Result<(), Error> {
-        match &self.process_id {
+        match &self.proc_id {
             Some(expected) if expected != found => Err(Error::IdentityMismatch {
                 expected: expected.clone(),
                 found: found.to_owned(),
@@ -509,7 +509,7 @@ impl Reader {
                 }
                 self.check_identity(&proc_id)?;
                 self.started = true;
-                self.process_id = Some(proc_id.clone());
+                self.proc_id = Some(proc_id.clone());
                 events.event(Event::Started { proc_id });
                 return Ok(());
             }
@@ -607,12 +607,12 @@ impl Reader {
             Document::Result(result) => &result.proc_id,
         };
         self.check_identity(proc_id)?;
-        self.process_id = Some(proc_id.clone());
+        self.proc_id = Some(proc_id.clone());
         events.event(match document {
             Document::Identity(identity) => Event::Identity(identity),
             Document::Result(result) => {
                 self.exit = Some((result.exit_code, result.timed_out));
-                Event::Result(result)
+                Event::ExecResult(result)
             }
         });
         Ok(End::Document)

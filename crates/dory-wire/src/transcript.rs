@@ -120,7 +120,7 @@ pub enum Piece {
     },
     /// Bytes that were lost and explicitly skipped.
     Skipped {
-        /// The lost stream offsets `[from, to)`.
+        /// The lost stream offsets `[start, end)`.
         range: Range<u64>,
     },
 }
@@ -145,7 +145,7 @@ impl StreamTranscript {
         &self.pieces
     }
 
-    /// The skipped ranges `[from, to)`.
+    /// The skipped ranges `[start, end)`.
     pub fn skipped(&self) -> impl Iterator<Item = Range<u64>> + '_ {
         self.pieces.iter().filter_map(|p| match p {
             Piece::Skipped { range } => Some(range.clone()),
@@ -204,8 +204,8 @@ impl StreamTranscript {
         self.bytes.extend_from_slice(data);
     }
 
-    fn push_skipped(&mut self, from: u64, to: u64) {
-        self.pieces.push(Piece::Skipped { range: from..to });
+    fn push_skipped(&mut self, start: u64, end: u64) {
+        self.pieces.push(Piece::Skipped { range: start..end });
     }
 }
 
@@ -216,7 +216,7 @@ impl StreamTranscript {
 ///
 /// let mut transcript = Transcript::new();
 /// transcript.push(&Event::Output { stream: Stream::Stdout, data: b"ab".to_vec(), start: 0, end: 2 });
-/// transcript.push(&Event::Skipped { stream: Stream::Stdout, from: 2, to: 9 });
+/// transcript.push(&Event::Skipped { stream: Stream::Stdout, start: 2, end: 9 });
 /// transcript.push(&Event::Output { stream: Stream::Stdout, data: b"z".to_vec(), start: 9, end: 10 });
 /// let stdout = transcript.stream(Stream::Stdout);
 /// assert_eq!(stdout.bytes(), b"abz");
@@ -244,8 +244,8 @@ impl Transcript {
                 start,
                 end,
             } => self.push_output(*stream, data, *start, *end),
-            Event::Skipped { stream, from, to } => {
-                self.stream_mut(*stream).push_skipped(*from, *to)
+            Event::Skipped { stream, start, end } => {
+                self.stream_mut(*stream).push_skipped(*start, *end)
             }
             Event::Exit {
                 exit_code,
@@ -332,8 +332,8 @@ mod tests {
         });
         t.push(&Event::Skipped {
             stream: Stream::Stderr,
-            from: 2,
-            to: 5,
+            start: 2,
+            end: 5,
         });
         t.push(&Event::Output {
             stream: Stream::Stderr,

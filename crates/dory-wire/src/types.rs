@@ -69,6 +69,7 @@ impl Cursor {
 /// Which request a response answers. It selects the frame union; the response's
 /// Content-Type still decides between a frame stream and a JSON document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Endpoint {
     /// `POST /computers/{id}/exec` with `Accept: application/x-ndjson`:
     /// `started`, `stdout`, `stderr`, `heartbeat`, `gap`, `exit`.
@@ -219,6 +220,7 @@ impl ProcessStatus {
 
 /// A JSON identity document: the answer to a process start, its keyed replay, a kill.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Identity {
     /// The process id.
     pub proc_id: String,
@@ -226,8 +228,21 @@ pub struct Identity {
     pub status: ProcessStatus,
 }
 
+impl Identity {
+    /// An identity document's content.
+    pub fn new(proc_id: impl Into<String>, status: ProcessStatus) -> Self {
+        Identity {
+            proc_id: proc_id.into(),
+            status,
+        }
+    }
+}
+
 /// A JSON result document: the answer to a synchronous exec.
+///
+/// Build one with [`ExecResult::new`] and the `with_*` setters.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ExecResult {
     /// The process id.
     pub proc_id: String,
@@ -245,8 +260,46 @@ pub struct ExecResult {
     pub timed_out: bool,
 }
 
+impl ExecResult {
+    /// A result of process `proc_id` that exited with `exit_code` (`None`:
+    /// killed or timed out) after writing `stdout` and `stderr`, neither
+    /// truncated, without timing out.
+    pub fn new(
+        proc_id: impl Into<String>,
+        stdout: impl Into<Vec<u8>>,
+        stderr: impl Into<Vec<u8>>,
+        exit_code: Option<i64>,
+    ) -> Self {
+        ExecResult {
+            proc_id: proc_id.into(),
+            stdout: stdout.into(),
+            stderr: stderr.into(),
+            stdout_truncated: false,
+            stderr_truncated: false,
+            exit_code,
+            timed_out: false,
+        }
+    }
+
+    /// Sets whether stdout and stderr were cut at the synchronous limit.
+    pub fn with_truncated(mut self, stdout: bool, stderr: bool) -> Self {
+        self.stdout_truncated = stdout;
+        self.stderr_truncated = stderr;
+        self
+    }
+
+    /// Sets whether the process hit its deadline.
+    pub fn with_timed_out(mut self, timed_out: bool) -> Self {
+        self.timed_out = timed_out;
+        self
+    }
+}
+
 /// What a [`Reader`](crate::Reader) yields while a body is fed.
+///
+/// The enum is `#[non_exhaustive]`: a match needs a wildcard arm.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Event {
     /// The exec stream's first frame: the process now exists under this id.
     Started {
@@ -264,14 +317,14 @@ pub enum Event {
         /// Offset just past the last byte (`start + data.len()`).
         end: u64,
     },
-    /// Output that was lost and skipped under [`GapPolicy::Skip`]: `[from, to)`.
+    /// Output that was lost and skipped under [`GapPolicy::Skip`]: `[start, end)`.
     Skipped {
         /// Which stream lost bytes.
         stream: Stream,
         /// First lost offset.
-        from: u64,
+        start: u64,
         /// Offset just past the last lost byte.
-        to: u64,
+        end: u64,
     },
     /// A keep-alive frame.
     Heartbeat,
@@ -290,11 +343,12 @@ pub enum Event {
     /// A JSON identity document.
     Identity(Identity),
     /// A JSON result document.
-    Result(ExecResult),
+    ExecResult(ExecResult),
 }
 
 /// Why a stream ended without `exit`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum DisconnectReason {
     /// The body ended (a partial last line, if any, was discarded).
     EndOfBody,
@@ -317,7 +371,10 @@ impl DisconnectReason {
 }
 
 /// How a response ended, once the whole body was fed.
+///
+/// The enum is `#[non_exhaustive]`: a match needs a wildcard arm.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum End {
     /// An `exit` frame was seen: the output is complete.
     Exited {
@@ -335,7 +392,7 @@ pub enum End {
         reason: DisconnectReason,
     },
     /// A JSON document was decoded (delivered as an [`Event::Identity`] or
-    /// [`Event::Result`]).
+    /// [`Event::ExecResult`]).
     Document,
 }
 
@@ -349,7 +406,9 @@ pub struct ResumeState {
     /// Format version; [`RESUME_STATE_VERSION`].
     pub version: u32,
     /// The process id, once known (from `started`, `CE-Process-Id` or a document).
-    pub process_id: Option<String>,
+    /// Version-1 states written with the older key `process_id` still parse.
+    #[serde(alias = "process_id")]
+    pub proc_id: Option<String>,
     /// Consumed offsets.
     pub cursor: Cursor,
     /// Whether `exit` was seen.
@@ -363,10 +422,10 @@ pub struct ResumeState {
 
 impl ResumeState {
     /// A fresh state at offset zero.
-    pub fn new(process_id: Option<String>) -> Self {
+    pub fn new(proc_id: Option<String>) -> Self {
         ResumeState {
             version: RESUME_STATE_VERSION,
-            process_id,
+            proc_id,
             cursor: Cursor::default(),
             exit_seen: false,
             exit_code: None,
@@ -395,5 +454,30 @@ impl ResumeState {
             });
         }
         Ok(state)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resume_state_writes_proc_id_and_reads_the_older_key() {
+        let mut state = ResumeState::new(Some("p-1".into()));
+        state.cursor = Cursor::new(5, 7);
+        let json = state.to_json();
+        assert!(json.contains("\"proc_id\":\"p-1\""), "{json}");
+        assert!(!json.contains("process_id"), "{json}");
+        assert_eq!(ResumeState::from_json(&json).unwrap(), state);
+
+        // A version-1 state saved before the rename.
+        let old = r#"{"version":1,"process_id":"p-1","cursor":{"stdout":5,"stderr":7},"exit_seen":false,"exit_code":null,"timed_out":false}"#;
+        assert_eq!(ResumeState::from_json(old).unwrap(), state);
+        // Both keys at once is ambiguous: rejected, not guessed.
+        let both = r#"{"version":1,"proc_id":"a","process_id":"b","cursor":{"stdout":0,"stderr":0},"exit_seen":false,"exit_code":null}"#;
+        assert_eq!(
+            ResumeState::from_json(both).unwrap_err().code(),
+            "invalid_state"
+        );
     }
 }

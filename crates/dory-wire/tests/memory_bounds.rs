@@ -173,10 +173,11 @@ fn an_error_body_of_one_gib_is_capped_at_64_kib() {
             Err(Error::Api {
                 status: s,
                 api_code: None,
-                message,
+                server_message,
             }) => {
                 assert_eq!(s, status);
-                assert!(message.len() < 1024, "a {} byte message", message.len());
+                let len = server_message.len();
+                assert!(len < 1024, "a {len} byte message");
             }
             other => panic!("{status} {content_type}: {other:?}"),
         }

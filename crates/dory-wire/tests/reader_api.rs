@@ -4,11 +4,12 @@
 use std::time::Duration;
 
 use dory_wire::{
-    Cursor, DisconnectReason, End, Endpoint, Error, Reader, ReaderOptions, ReaderState, ResumeState,
+    Cursor, DisconnectReason, End, Endpoint, Error, ErrorKind, Reader, ReaderOptions, ReaderState,
+    ResumeState,
 };
 
-fn resumed(process_id: &str) -> Reader {
-    let mut state = ResumeState::new(Some(process_id.to_owned()));
+fn resumed(proc_id: &str) -> Reader {
+    let mut state = ResumeState::new(Some(proc_id.to_owned()));
     state.cursor = Cursor::new(5, 2);
     Reader::resume(Endpoint::ProcessOutput, &state, ReaderOptions::default())
 }
@@ -148,10 +149,11 @@ fn documents_and_error_bodies_have_no_liveness_deadline() {
         .feed(br#"{"proc_id":"p","status":"running"}"#, &mut Vec::new())
         .unwrap();
     assert_eq!(reader.finish(&mut Vec::new()).unwrap(), End::Document);
-    assert_eq!(reader.process_id(), Some("p"));
+    assert_eq!(reader.proc_id(), Some("p"));
     let err = Error::OutputExpired {
-        message: String::new(),
+        server_message: String::new(),
     };
     assert_eq!(err.code(), "output_expired");
+    assert_eq!(err.kind(), ErrorKind::Loss);
     assert!(!err.is_protocol_error());
 }

@@ -25,7 +25,7 @@ pub fn check(data: &[u8]) {
         .open(
             200,
             "application/x-ndjson",
-            generated.process_id_header.as_deref(),
+            generated.proc_id_header.as_deref(),
         )
         .unwrap_or_else(|e| panic!("open: {e}"));
     for piece in pieces(&generated.body, generated.split_seed) {

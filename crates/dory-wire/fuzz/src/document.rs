@@ -79,7 +79,7 @@ impl DocumentSetup {
             status: DOCUMENT_STATUSES[usize::from(h.u8(1)) % DOCUMENT_STATUSES.len()],
             content_type: DOCUMENT_CONTENT_TYPES
                 [usize::from(h.u8(2)) % DOCUMENT_CONTENT_TYPES.len()],
-            process_id_header: PROCESS_IDS[usize::from(flags & 3)],
+            proc_id_header: PROCESS_IDS[usize::from(flags & 3)],
             resume,
             options: ReaderOptions::default().gap_policy(gap_policy),
             cursor,
@@ -98,8 +98,8 @@ impl DocumentSetup {
         self.reader
             .resume
             .as_ref()
-            .and_then(|s| s.process_id.as_deref())
-            .or(self.reader.process_id_header)
+            .and_then(|s| s.proc_id.as_deref())
+            .or(self.reader.proc_id_header)
     }
 }
 
@@ -116,8 +116,8 @@ pub fn check(data: &[u8]) {
         .reader
         .resume
         .as_ref()
-        .and_then(|s| s.process_id.as_deref());
-    if let (Some(resumed), Some(header)) = (resumed_id, setup.reader.process_id_header) {
+        .and_then(|s| s.proc_id.as_deref());
+    if let (Some(resumed), Some(header)) = (resumed_id, setup.reader.proc_id_header) {
         if resumed != header {
             // `open` itself refuses a header that contradicts the resume state.
             assert!(
@@ -186,7 +186,7 @@ fn check_document(setup: &DocumentSetup, outcome: &Result<End, Error>, events: &
             timed_out,
         } => {
             assert_eq!(outcome, &Ok(End::Document), "reference: result {proc_id:?}");
-            let Some(Event::Result(result)) = events.last() else {
+            let Some(Event::ExecResult(result)) = events.last() else {
                 panic!("no result event: {events:?}");
             };
             assert_eq!(result.proc_id, proc_id);
@@ -245,7 +245,7 @@ fn check_error_body(setup: &DocumentSetup, outcome: &Result<End, Error>, events:
         return;
     };
     let fields = members.unwrap_or_default();
-    let message = fields
+    let server_message = fields
         .iter()
         .find_map(|(k, v)| match (k.as_str(), v) {
             ("message", Value::String(m)) => Some(m.clone()),
@@ -253,9 +253,9 @@ fn check_error_body(setup: &DocumentSetup, outcome: &Result<End, Error>, events:
         })
         .unwrap_or_default();
     match code.as_str() {
-        "output_expired" => assert_eq!(outcome, &Err(Error::OutputExpired { message })),
+        "output_expired" => assert_eq!(outcome, &Err(Error::OutputExpired { server_message })),
         "offset_beyond_output" => {
-            assert_eq!(outcome, &Err(Error::OffsetBeyondOutput { message }));
+            assert_eq!(outcome, &Err(Error::OffsetBeyondOutput { server_message }));
         }
         "output_gap" => {
             let names: &[&str] = if setup.reader.endpoint == Endpoint::SetupLogs {
@@ -294,7 +294,7 @@ fn check_error_body(setup: &DocumentSetup, outcome: &Result<End, Error>, events:
             &Err(Error::Api {
                 status,
                 api_code: Some(code),
-                message
+                server_message
             })
         ),
     }

@@ -72,7 +72,7 @@ pub struct ReaderSetup {
     /// The Content-Type.
     pub content_type: &'static str,
     /// The `CE-Process-Id` header.
-    pub process_id_header: Option<&'static str>,
+    pub proc_id_header: Option<&'static str>,
     /// The resume state to start from, if any (its cursor is [`Self::cursor`]).
     pub resume: Option<ResumeState>,
     /// The reader options.
@@ -130,7 +130,7 @@ impl ReaderSetup {
             endpoint: ENDPOINTS[usize::from(h.u8(0)) % ENDPOINTS.len()],
             status,
             content_type: CONTENT_TYPES[usize::from(h.u8(4)) % CONTENT_TYPES.len()],
-            process_id_header: PROCESS_IDS[usize::from(h.u8(5) & 3)],
+            proc_id_header: PROCESS_IDS[usize::from(h.u8(5) & 3)],
             resume,
             options: ReaderOptions::default()
                 .gap_policy(gap_policy)
@@ -245,15 +245,15 @@ impl<'s> Checker<'s> {
                 }
                 self.expected.set(*stream, *end);
             }
-            Event::Skipped { stream, from, to } => {
+            Event::Skipped { stream, start, end } => {
                 assert_eq!(self.setup.options.gap_policy, GapPolicy::Skip);
-                assert!(from < to, "empty skipped range");
+                assert!(start < end, "empty skipped range");
                 assert_eq!(
-                    *from,
+                    *start,
                     self.expected.get(*stream),
                     "skipped range not contiguous"
                 );
-                self.expected.set(*stream, *to);
+                self.expected.set(*stream, *end);
             }
             Event::Started { proc_id } => {
                 assert!(!self.started_seen, "two started events");
@@ -262,7 +262,8 @@ impl<'s> Checker<'s> {
             }
             Event::Exit { .. } => self.exit_seen = true,
             Event::Unknown { .. } => assert!(!self.setup.options.strict),
-            Event::Heartbeat | Event::Identity(_) | Event::Result(_) => {}
+            Event::Heartbeat | Event::Identity(_) | Event::ExecResult(_) => {}
+            other => panic!("an event this target does not know: {other:?}"),
         }
     }
 }
@@ -331,11 +332,12 @@ pub fn run_checked(setup: &ReaderSetup, body: &[u8], split_seed: u64, clock: boo
                 End::Document => {
                     let proc_id = match events.last() {
                         Some(Event::Identity(identity)) => &identity.proc_id,
-                        Some(Event::Result(result)) => &result.proc_id,
+                        Some(Event::ExecResult(result)) => &result.proc_id,
                         other => panic!("a document ended without its event: {other:?}"),
                     };
-                    assert_eq!(reader.process_id(), Some(proc_id.as_str()));
+                    assert_eq!(reader.proc_id(), Some(proc_id.as_str()));
                 }
+                other => panic!("an end this target does not know: {other:?}"),
             }
             let state = reader.resume_state();
             assert_eq!(
@@ -372,7 +374,7 @@ fn drive(
     clock: bool,
     stalled: &mut bool,
 ) -> Result<End, Error> {
-    let opened = reader.open(setup.status, setup.content_type, setup.process_id_header);
+    let opened = reader.open(setup.status, setup.content_type, setup.proc_id_header);
     checker.after_call(reader, events);
     opened?;
     let mut rng = Rng::new(split_seed ^ 0x5EED);

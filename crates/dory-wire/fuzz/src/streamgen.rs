@@ -119,7 +119,7 @@ pub struct GeneratedStream {
     /// The cursor the response resumes from.
     pub cursor: Cursor,
     /// The `CE-Process-Id` header.
-    pub process_id_header: Option<String>,
+    pub proc_id_header: Option<String>,
     /// The gap policy (no gap is ever generated, so it must not matter).
     pub gap_policy: GapPolicy,
     /// The body.
@@ -158,7 +158,7 @@ pub fn generate_stream(u: &mut Unstructured<'_>) -> Result<GeneratedStream> {
     }
     let cursor = Cursor::new(consumed[0], consumed[1]);
     let mut body = String::new();
-    let mut process_id_header = None;
+    let mut proc_id_header = None;
     let newline = |u: &mut Unstructured<'_>, body: &mut String| -> Result<()> {
         body.push_str(if u.ratio(1, 4)? { "\r\n" } else { "\n" });
         Ok(())
@@ -175,7 +175,7 @@ pub fn generate_stream(u: &mut Unstructured<'_>) -> Result<GeneratedStream> {
             }
         };
         if u.arbitrary()? {
-            process_id_header = Some(proc_id.clone());
+            proc_id_header = Some(proc_id.clone());
         }
         let mut members: Members = vec![
             ("type".into(), string_value("started", u)?),
@@ -285,7 +285,7 @@ pub fn generate_stream(u: &mut Unstructured<'_>) -> Result<GeneratedStream> {
     Ok(GeneratedStream {
         endpoint,
         cursor,
-        process_id_header,
+        proc_id_header,
         gap_policy,
         body,
         split_seed,

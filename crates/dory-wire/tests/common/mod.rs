@@ -73,8 +73,9 @@ pub fn event_json(e: &Event) -> Value {
             start,
             end,
         } => json!({"type": stream.as_str(), "data_b64": b64(data), "start": start, "end": end}),
-        Event::Skipped { stream, from, to } => {
-            json!({"type": "skipped", "stream": stream.as_str(), "from": from, "to": to})
+        // The vectors' own format (docs/VECTORS.md) names the range `from`/`to`.
+        Event::Skipped { stream, start, end } => {
+            json!({"type": "skipped", "stream": stream.as_str(), "from": start, "to": end})
         }
         Event::Heartbeat => json!({"type": "heartbeat"}),
         Event::Exit {
@@ -85,7 +86,7 @@ pub fn event_json(e: &Event) -> Value {
         Event::Identity(i) => {
             json!({"type": "identity", "proc_id": i.proc_id, "status": i.status.as_str()})
         }
-        Event::Result(r) => json!({
+        Event::ExecResult(r) => json!({
             "type": "result",
             "proc_id": r.proc_id,
             "stdout_b64": b64(&r.stdout),
@@ -95,6 +96,7 @@ pub fn event_json(e: &Event) -> Value {
             "exit_code": r.exit_code,
             "timed_out": r.timed_out,
         }),
+        other => panic!("an event the vectors do not describe: {other:?}"),
     }
 }
 
@@ -108,6 +110,7 @@ pub fn end_json(end: &Result<End, Error>) -> Value {
             "type": "disconnected", "reason": reason.as_str(), "cursor": cursor_json(cursor)
         }),
         Ok(End::Document) => json!({"type": "document"}),
+        Ok(other) => panic!("an end the vectors do not describe: {other:?}"),
         Err(e) => error_json(e),
     }
 }
