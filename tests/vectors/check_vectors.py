@@ -19,7 +19,14 @@ format of VECTORS.md, not about decoding (the runners do that):
   cursor is where the events leave it, an `exited` end matches the last `exit`
   event, setup logs never show stderr;
 - `preview` vectors have an input and an expectation (their own checks live with
-  the preview runners).
+  the preview runners); an expected error has a code of the core.
+
+Run on the whole set (no arguments), it also checks coverage: at least one
+vector for every event type, every end type and disconnect reason, and every
+error code of the core's table (`ERROR_CODES` in
+`crates/dory-wire/src/error.rs`, read from there), except what a vector cannot
+express: the `stalled` reason needs a clock, and codes of kind `misuse`
+(`invalid_state`) need the API called out of order, which runners never do.
 
 Exits 1 and lists the problems if any check fails.
 """
@@ -39,21 +46,36 @@ B64_RE = re.compile(r"^[A-Za-z0-9+/]*={0,2}$")
 ENDPOINTS = {"exec", "process_output", "setup_logs", "document"}
 GAP_POLICIES = {"fail", "skip"}
 STREAMS = ("stdout", "stderr")
-ERROR_CODES = {
-    "output_gap",
-    "output_expired",
-    "offset_beyond_output",
-    "api_error",
-    "unsupported_content_type",
-    "malformed_frame",
-    "unexpected_frame",
-    "identity_mismatch",
-    "frame_too_large",
-}
 DISCONNECT_REASONS = {"end_of_body", "gap", "stalled"}
+# What a vector cannot express, and why (the coverage check skips these).
+UNCOVERABLE_REASONS = {"stalled": "liveness needs a clock; vectors have none"}
+# Error kinds of the core, by the vectors that can expect them.
+DECODE_KINDS = {"Answer", "Loss", "Protocol"}
+PREVIEW_KINDS = {"Limits"}
+UNCOVERABLE_KINDS = {"Misuse": "the runners never call the API out of order"}
+
+ERROR_RS = Path(__file__).resolve().parents[2] / "crates" / "dory-wire" / "src" / "error.rs"
+ERROR_ROW = re.compile(r'code:\s*"([a-z_]+)",\s*class:\s*"\w+",\s*kind:\s*ErrorKind::(\w+)')
+
+
+def core_error_codes():
+    """{code: kind} from the core's error table, the one list of codes."""
+    try:
+        text = ERROR_RS.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SystemExit(f"cannot read the error codes: {e}") from e
+    codes = dict(ERROR_ROW.findall(text))
+    if not codes:
+        raise SystemExit(f"no error codes found in {ERROR_RS} (has the table's layout changed?)")
+    return codes
+
+
+ERROR_KINDS = core_error_codes()
+DECODE_ERROR_CODES = {c for c, k in ERROR_KINDS.items() if k in DECODE_KINDS}
+PREVIEW_ERROR_CODES = {c for c, k in ERROR_KINDS.items() if k in PREVIEW_KINDS}
 
 DECODE_REQUIRED = {"name", "kind", "endpoint", "status", "content_type", "expect"}
-DECODE_OPTIONAL = {"process_id_header", "cursor", "gap_policy", "max_frame_bytes", "body", "body_b64"}
+DECODE_OPTIONAL = {"process_id_header", "cursor", "gap_policy", "max_frame_bytes", "strict", "body", "body_b64"}
 PREVIEW_KEYS = {"name", "kind", "input", "input_b64", "max_lines", "max_bytes", "spill", "hint", "expect"}
 
 EVENT_KEYS = {
@@ -111,6 +133,7 @@ class Checker:
         self.warnings = []
         self.names = {}
         self.counts = {}
+        self.seen = {"event": set(), "end": set(), "reason": set(), "code": set()}
 
     def err(self, where, msg):
         self.problems.append(f"{where}: {msg}")
@@ -166,8 +189,16 @@ class Checker:
             self.err(where, f"unknown keys {sorted(unknown)}")
         if ("input" in v) == ("input_b64" in v):
             self.err(where, "exactly one of input / input_b64 is required")
-        if not isinstance(v.get("expect"), dict):
+        expect = v.get("expect")
+        if not isinstance(expect, dict):
             self.err(where, "expect must be an object")
+        elif "error" in expect:
+            error = expect["error"]
+            code = error.get("code") if isinstance(error, dict) else None
+            if code not in PREVIEW_ERROR_CODES:
+                self.err(where, f"a preview error must be one of {sorted(PREVIEW_ERROR_CODES)}, got {code!r}")
+            else:
+                self.seen["code"].add(code)
 
     def check_decode(self, where, v):
         missing = DECODE_REQUIRED - set(v)
@@ -188,6 +219,8 @@ class Checker:
             self.err(where, "process_id_header must be a string")
         if "gap_policy" in v and v["gap_policy"] not in GAP_POLICIES:
             self.err(where, f"gap_policy must be fail or skip, got {v['gap_policy']!r}")
+        if "strict" in v and not isinstance(v["strict"], bool):
+            self.err(where, "strict must be a bool")
         if "max_frame_bytes" in v and not (is_int(v["max_frame_bytes"]) and v["max_frame_bytes"] >= 1):
             self.err(where, "max_frame_bytes must be a positive integer")
         start = {"stdout": 0, "stderr": 0}
@@ -260,6 +293,7 @@ class Checker:
             self.err(where, f"unknown event {e!r}")
             return False
         t = e["type"]
+        self.seen["event"].add(t)
         if set(e) != EVENT_KEYS[t]:
             self.err(where, f"{t} event must have exactly the keys {sorted(EVENT_KEYS[t])}")
             return False
@@ -321,6 +355,11 @@ class Checker:
             self.err(where, f"unknown end {end!r}")
             return
         t = end["type"]
+        self.seen["end"].add(t)
+        if t == "disconnected" and "reason" in end:
+            self.seen["reason"].add(end["reason"])
+        if t == "error" and end.get("code") in DECODE_ERROR_CODES:
+            self.seen["code"].add(end["code"])
         if END_REQUIRED[t] - set(end):
             self.err(where, f"{t} end needs {sorted(END_REQUIRED[t])}")
         unknown = set(end) - END_ALLOWED[t]
@@ -340,8 +379,9 @@ class Checker:
         if t == "document" and not any(e.get("type") in ("identity", "result") for e in events if isinstance(e, dict)):
             self.err(where, "document end without an identity or result event")
         if t == "error":
-            if end.get("code") not in ERROR_CODES:
-                self.err(where, f"unknown error code {end.get('code')!r}")
+            if end.get("code") not in DECODE_ERROR_CODES:
+                self.err(where, f"{end.get('code')!r} is not an error code a decode vector can expect "
+                         f"(one of {sorted(DECODE_ERROR_CODES)})")
             if "stream" in end and end["stream"] not in STREAMS:
                 self.err(where, f"unknown stream {end['stream']!r}")
             for k in ("consumed", "earliest"):
@@ -351,6 +391,23 @@ class Checker:
                 self.err(where, "status must be an HTTP status")
             if "api_code" in end and end["api_code"] is not None and not isinstance(end["api_code"], str):
                 self.err(where, "api_code must be a string or null")
+
+
+    def check_coverage(self):
+        """At least one vector for every event, end, reason and error code."""
+        wanted = {
+            "event": set(EVENT_KEYS),
+            "end": set(END_ALLOWED) - {"error"},
+            "reason": DISCONNECT_REASONS - set(UNCOVERABLE_REASONS),
+            "code": {c for c, k in ERROR_KINDS.items() if k not in UNCOVERABLE_KINDS},
+        }
+        unknown_kinds = set(ERROR_KINDS.values()) - DECODE_KINDS - PREVIEW_KINDS - set(UNCOVERABLE_KINDS)
+        if unknown_kinds:
+            self.err("coverage", f"error kinds {sorted(unknown_kinds)} of error.rs are unknown to this checker")
+        for what, names in wanted.items():
+            for name in sorted(names - self.seen[what]):
+                self.err("coverage", f"no vector expects the {what} {name!r}")
+        return wanted
 
 
 def main(argv):
@@ -369,6 +426,13 @@ def main(argv):
         except ValueError:
             display = str(f)
         checker.check_file(f, display)
+    if not argv:
+        wanted = checker.check_coverage()
+        exempt = [f"{r} ({why})" for r, why in UNCOVERABLE_REASONS.items()]
+        exempt += [f"{c} ({why})" for c, k in sorted(ERROR_KINDS.items()) if (why := UNCOVERABLE_KINDS.get(k))]
+        print(f"coverage: {len(wanted['event'])} event types, {len(wanted['end'])} end types, "
+              f"{len(wanted['reason'])} disconnect reasons, {len(wanted['code'])} error codes; "
+              f"not expressible: {', '.join(exempt)}")
     for w in checker.warnings:
         print(f"warning: {w}")
     for p in checker.problems:

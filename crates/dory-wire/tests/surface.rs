@@ -1,0 +1,520 @@
+//! The public surface of the crate, against `tests/api/surface.json` (the
+//! machine-checked table of `docs/api.md`).
+//!
+//! - The `use` lines below name every Rust path of that file, one per line:
+//!   if an item is renamed or removed, this file stops compiling.
+//! - The functions after them name every type, and the fields and methods
+//!   that `docs/api.md` gives, so a changed shape stops compiling too.
+//! - The tests check that the `use` lines and the file list the same paths,
+//!   and that the crate exports nothing the file does not list.
+#![allow(unused_imports, dead_code)]
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+// ---- the list: exactly the "rust" paths of tests/api/surface.json
+use dory_wire::preview::Bounded;
+use dory_wire::preview::Bounder;
+use dory_wire::preview::Limits;
+use dory_wire::preview::PendingSpill;
+use dory_wire::preview::Preview;
+use dory_wire::preview::SpillOutcome;
+use dory_wire::preview::StreamingBounder;
+use dory_wire::preview::MIN_MAX_BYTES;
+use dory_wire::Cursor;
+use dory_wire::DisconnectReason;
+use dory_wire::End;
+use dory_wire::End::Disconnected;
+use dory_wire::End::Document;
+use dory_wire::End::Exited;
+use dory_wire::Endpoint;
+use dory_wire::Error;
+use dory_wire::Error::Api;
+use dory_wire::Error::FrameTooLarge;
+use dory_wire::Error::IdentityMismatch;
+use dory_wire::Error::InvalidLimits;
+use dory_wire::Error::InvalidState;
+use dory_wire::Error::MalformedFrame;
+use dory_wire::Error::OffsetBeyondOutput;
+use dory_wire::Error::OutputExpired;
+use dory_wire::Error::OutputGap;
+use dory_wire::Error::UnexpectedFrame;
+use dory_wire::Error::UnsupportedContentType;
+use dory_wire::ErrorCode;
+use dory_wire::ErrorKind;
+use dory_wire::Event;
+use dory_wire::Event::ExecResult as ExecResultEvent;
+use dory_wire::Event::Exit;
+use dory_wire::Event::Heartbeat;
+use dory_wire::Event::Identity as IdentityEvent;
+use dory_wire::Event::Output;
+use dory_wire::Event::Skipped;
+use dory_wire::Event::Started;
+use dory_wire::Event::Unknown;
+use dory_wire::ExecResult;
+use dory_wire::FieldValue;
+use dory_wire::GapPolicy;
+use dory_wire::Identity;
+use dory_wire::Piece;
+use dory_wire::ProcessStatus;
+use dory_wire::Reader;
+use dory_wire::ReaderOptions;
+use dory_wire::ReaderState;
+use dory_wire::ResumeState;
+use dory_wire::Sink;
+use dory_wire::Stream;
+use dory_wire::StreamTranscript;
+use dory_wire::Transcript;
+use dory_wire::Utf8Decoder;
+use dory_wire::DEFAULT_LIVENESS_TIMEOUT;
+use dory_wire::DEFAULT_MAX_FRAME_BYTES;
+use dory_wire::ERROR_CODES;
+use dory_wire::MAX_ERROR_BODY_BYTES;
+use dory_wire::RESUME_STATE_VERSION;
+// ---- end of the list
+
+/// Names every type of the list.
+#[allow(clippy::too_many_arguments)]
+fn names_every_type(
+    _: Reader,
+    _: ReaderOptions,
+    _: ReaderState,
+    _: Endpoint,
+    _: GapPolicy,
+    _: Stream,
+    _: Cursor,
+    _: ResumeState,
+    _: ProcessStatus,
+    _: DisconnectReason,
+    _: Event,
+    _: Identity,
+    _: ExecResult,
+    _: End,
+    _: Transcript,
+    _: &StreamTranscript,
+    _: Piece,
+    _: Utf8Decoder,
+    _: Error,
+    _: ErrorCode,
+    _: ErrorKind,
+    _: FieldValue,
+    _: Bounder,
+    _: StreamingBounder,
+    _: Preview,
+    _: PendingSpill,
+    _: Bounded,
+    _: SpillOutcome,
+    _: Limits,
+    _: &mut dyn Sink,
+) {
+}
+
+/// Names every constant of the list, with the type it has.
+fn names_every_constant() {
+    let _: usize = DEFAULT_MAX_FRAME_BYTES;
+    let _: Duration = DEFAULT_LIVENESS_TIMEOUT;
+    let _: usize = MAX_ERROR_BODY_BYTES;
+    let _: u32 = RESUME_STATE_VERSION;
+    let _: usize = MIN_MAX_BYTES;
+    let _: &[ErrorCode] = ERROR_CODES;
+}
+
+/// Every event variant with the fields of docs/api.md: a variant or field
+/// renamed or removed stops this compiling. (`Event`, `End`, `Identity` and
+/// `ExecResult` are `#[non_exhaustive]`, hence the `_` arms and `..`; a variant
+/// added is caught by `every_variant_is_listed` instead.)
+fn event_fields(event: Event) {
+    match event {
+        Started { proc_id: _ } => {}
+        Output {
+            stream: _,
+            data: _,
+            start: _,
+            end: _,
+        } => {}
+        Skipped {
+            stream: _,
+            start: _,
+            end: _,
+        } => {}
+        Heartbeat => {}
+        Exit {
+            exit_code: _,
+            timed_out: _,
+        } => {}
+        Unknown { frame_type: _ } => {}
+        IdentityEvent(Identity {
+            proc_id: _,
+            status: _,
+            ..
+        }) => {}
+        ExecResultEvent(ExecResult {
+            proc_id: _,
+            stdout: _,
+            stderr: _,
+            stdout_truncated: _,
+            stderr_truncated: _,
+            exit_code: _,
+            timed_out: _,
+            ..
+        }) => {}
+        _ => {}
+    }
+}
+
+/// Every end with exactly the fields of docs/api.md.
+fn end_fields(end: End) {
+    match end {
+        Exited {
+            exit_code: _,
+            timed_out: _,
+        } => {}
+        Disconnected {
+            cursor: _,
+            reason: _,
+        } => {}
+        Document => {}
+        _ => {}
+    }
+    let _ = [
+        DisconnectReason::EndOfBody,
+        DisconnectReason::Gap,
+        DisconnectReason::Stalled,
+    ];
+}
+
+/// The plain-data structs of docs/api.md, field by field.
+fn data_fields(cursor: Cursor, state: ResumeState, options: ReaderOptions) {
+    // `#[non_exhaustive]`: the fields of docs/api.md must be there.
+    let ReaderOptions {
+        gap_policy: _,
+        max_frame_bytes: _,
+        liveness_timeout: _,
+        strict: _,
+        ..
+    } = options;
+    let Cursor {
+        stdout: _,
+        stderr: _,
+    } = cursor;
+    let ResumeState {
+        version: _,
+        proc_id: _,
+        cursor: _,
+        exit_seen: _,
+        exit_code: _,
+        timed_out: _,
+    } = state;
+    let _ = [
+        Endpoint::Exec,
+        Endpoint::ProcessOutput,
+        Endpoint::SetupLogs,
+        Endpoint::Document,
+    ];
+    let _ = [GapPolicy::Fail, GapPolicy::Skip];
+    let _ = [Stream::Stdout, Stream::Stderr];
+    let _ = [ProcessStatus::Running, ProcessStatus::Exited];
+}
+
+/// Every error variant of the list (the enum is `#[non_exhaustive]`, so
+/// `ERROR_CODES` is the completeness check: see the tests).
+fn error_variants(error: &Error) -> &'static str {
+    match error {
+        Api { .. } => "api_error",
+        OffsetBeyondOutput { .. } => "offset_beyond_output",
+        OutputGap { .. } => "output_gap",
+        OutputExpired { .. } => "output_expired",
+        UnsupportedContentType { .. } => "unsupported_content_type",
+        MalformedFrame { .. } => "malformed_frame",
+        UnexpectedFrame { .. } => "unexpected_frame",
+        IdentityMismatch { .. } => "identity_mismatch",
+        FrameTooLarge { .. } => "frame_too_large",
+        InvalidState { .. } => "invalid_state",
+        InvalidLimits { .. } => "invalid_limits",
+        _ => "",
+    }
+}
+
+/// The methods of `Reader` and `Transcript` that docs/api.md names, with
+/// their argument and result types.
+fn reader_methods(endpoint: Endpoint, cursor: Cursor, state: &ResumeState) -> Result<(), Error> {
+    let mut reader: Reader = Reader::new(endpoint, cursor, ReaderOptions::default());
+    let _: Reader = Reader::resume(endpoint, state, ReaderOptions::default());
+    let _: ReaderOptions = ReaderOptions::default()
+        .gap_policy(GapPolicy::Skip)
+        .max_frame_bytes(DEFAULT_MAX_FRAME_BYTES)
+        .liveness_timeout(DEFAULT_LIVENESS_TIMEOUT)
+        .strict(true);
+    let mut transcript = Transcript::new();
+    reader.open(200, "application/x-ndjson", Some("p_1"))?;
+    reader.feed(b"", &mut transcript)?;
+    let mut events: Vec<Event> = Vec::new();
+    reader.feed(b"", &mut events)?;
+    let _: End = reader.finish(&mut events)?;
+    let _: Cursor = reader.cursor();
+    let _: Option<&str> = reader.proc_id();
+    let _: ResumeState = reader.resume_state();
+    let _: ReaderState = reader.state();
+    let _: Option<Duration> = reader.poll_timeout();
+    let _: bool = reader.handle_timeout(Duration::ZERO);
+    let _: String = state.to_json();
+    let _: ResumeState = ResumeState::from_json("{}")?;
+
+    let view: &StreamTranscript = transcript.stream(Stream::Stdout);
+    let _: &[u8] = view.bytes();
+    let _: String = view.text();
+    let _: Vec<std::ops::Range<u64>> = view.skipped().collect();
+    let _: bool = view.is_complete();
+    let _: Option<(Option<i64>, bool)> = transcript.exit();
+
+    let _: &'static str = error_variants(&reader.finish(&mut events).unwrap_err());
+    Ok(())
+}
+
+/// The preview entry points of docs/api.md.
+fn preview_methods(data: &[u8]) -> Result<Preview, Error> {
+    let bounder: Bounder = Bounder::new(10, 1000)?;
+    let _: Bounded = bounder.bound(data);
+    let mut streaming: StreamingBounder = StreamingBounder::new(10, 1000)?;
+    streaming.push(data);
+    Ok(match streaming.finish() {
+        Bounded::Fits(preview) => preview,
+        Bounded::NeedsSpill(pending) => pending.render(SpillOutcome::NotSaved, None),
+    })
+}
+
+// ---- the checks
+
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The "rust" paths of tests/api/surface.json.
+fn listed_paths() -> BTreeSet<String> {
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&repo_root().join("tests/api/surface.json")))
+            .expect("tests/api/surface.json is JSON");
+    let concepts = json["concepts"].as_array().expect("a concepts array");
+    let mut paths = BTreeSet::new();
+    for concept in concepts {
+        match &concept["rust"] {
+            serde_json::Value::String(path) => {
+                assert!(
+                    paths.insert(path.clone()),
+                    "{path} is listed twice in surface.json"
+                );
+            }
+            serde_json::Value::Null => assert!(
+                concept["note"].is_string(),
+                "{concept}: a null needs a note saying why"
+            ),
+            other => panic!("{concept}: rust is {other}, not a path or null"),
+        }
+    }
+    paths
+}
+
+/// The paths of the `use dory_wire::…` lines of this file.
+fn used_paths() -> BTreeSet<String> {
+    let source = read(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/surface.rs"));
+    let mut paths = BTreeSet::new();
+    for line in source.lines() {
+        let Some(rest) = line.strip_prefix("use dory_wire::") else {
+            continue;
+        };
+        let rest = rest.strip_suffix(';').expect("one path per use line");
+        let path = rest.split(" as ").next().unwrap_or(rest);
+        assert!(
+            !path.contains('{') && !path.contains('*'),
+            "one path per use line: {line}"
+        );
+        assert!(paths.insert(format!("dory_wire::{path}")), "{line} twice");
+    }
+    paths
+}
+
+#[test]
+fn the_use_list_is_the_surface_file() {
+    let listed = listed_paths();
+    let used = used_paths();
+    let missing: Vec<_> = listed.difference(&used).collect();
+    let extra: Vec<_> = used.difference(&listed).collect();
+    assert!(
+        missing.is_empty() && extra.is_empty(),
+        "tests/api/surface.json and tests/surface.rs disagree:\n  listed, not used here: {missing:?}\n  used here, not listed: {extra:?}"
+    );
+}
+
+/// The names a module exports, read from its source: its `pub use`
+/// statements (a glob reads the named module's own `pub` items) and the
+/// items it defines `pub` at the top level. `pub mod` is not an item here.
+fn exported_names(src: &Path, module_file: &Path) -> BTreeSet<String> {
+    let text = read(module_file);
+    let mut names = BTreeSet::new();
+    let mut statements = Vec::new();
+    let mut current: Option<String> = None;
+    for line in text.lines() {
+        if let Some(statement) = current.as_mut() {
+            statement.push_str(line.trim());
+        } else if let Some(rest) = line.strip_prefix("pub use ") {
+            current = Some(rest.trim().to_owned());
+        } else {
+            names.extend(defined_name(line));
+        }
+        if current.as_deref().is_some_and(|s| s.ends_with(';')) {
+            statements.extend(current.take());
+        }
+    }
+    for statement in statements {
+        let statement = statement.trim_end_matches(';');
+        let (module, items) = match statement.split_once("::{") {
+            Some((module, items)) => (module, items.trim_end_matches('}').to_owned()),
+            None => match statement.rsplit_once("::") {
+                Some((module, item)) => (module, item.to_owned()),
+                None => panic!("unexpected pub use {statement}"),
+            },
+        };
+        for item in items.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            if item == "*" {
+                let dir = module_file.parent().unwrap_or(src);
+                let glob = read(&dir.join(format!("{module}.rs")));
+                names.extend(glob.lines().filter_map(defined_name));
+            } else {
+                let name = item.rsplit(" as ").next().unwrap_or(item);
+                names.insert(name.to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// The name of a top-level `pub` item defined on this line, if any.
+fn defined_name(line: &str) -> Option<String> {
+    let rest = line.strip_prefix("pub ")?;
+    let rest = rest.strip_prefix("const fn ").unwrap_or(rest);
+    let (keyword, rest) = rest.split_once(' ')?;
+    if !["enum", "struct", "const", "static", "fn", "trait", "type"].contains(&keyword) {
+        return None;
+    }
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    Some(name)
+}
+
+/// The variants of `pub enum NAME` in the crate's sources.
+fn variants_in_source(name: &str) -> BTreeSet<String> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let header = format!("pub enum {name} {{");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&src)
+        .expect("src/ is readable")
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .collect();
+    files.sort();
+    for file in files {
+        let text = read(&file);
+        let Some(start) = text.lines().position(|line| line == header) else {
+            continue;
+        };
+        return text
+            .lines()
+            .skip(start + 1)
+            .take_while(|line| *line != "}")
+            .filter_map(|line| {
+                let rest = line.strip_prefix("    ")?;
+                rest.starts_with(|c: char| c.is_ascii_uppercase()).then(|| {
+                    rest.chars()
+                        .take_while(|c| c.is_ascii_alphanumeric())
+                        .collect()
+                })
+            })
+            .collect();
+    }
+    panic!("no `{header}` in the crate's sources");
+}
+
+#[test]
+fn every_variant_is_listed() {
+    // The enums whose variants the list names (the other languages have a
+    // class or type per variant): all of them, or a new one goes unnoticed.
+    let listed = listed_paths();
+    for name in ["Event", "End", "Error"] {
+        let prefix = format!("dory_wire::{name}::");
+        let in_list: BTreeSet<String> = listed
+            .iter()
+            .filter_map(|path| path.strip_prefix(&prefix).map(str::to_owned))
+            .collect();
+        let in_source = variants_in_source(name);
+        assert!(!in_source.is_empty(), "no variants of {name} found");
+        assert_eq!(in_list, in_source, "the variants of {name}");
+    }
+}
+
+#[test]
+fn the_crate_exports_nothing_unlisted() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut exported = BTreeSet::new();
+    for name in exported_names(&src, &src.join("lib.rs")) {
+        exported.insert(format!("dory_wire::{name}"));
+    }
+    for name in exported_names(&src.join("preview"), &src.join("preview/mod.rs")) {
+        exported.insert(format!("dory_wire::preview::{name}"));
+    }
+    // Items, not variants: no segment after dory_wire:: but the last is a type.
+    let listed: BTreeSet<String> = listed_paths()
+        .into_iter()
+        .filter(|path| {
+            let segments: Vec<&str> = path.split("::").collect();
+            segments[1..segments.len() - 1]
+                .iter()
+                .all(|s| s.starts_with(|c: char| c.is_ascii_lowercase()))
+        })
+        .collect();
+    let unlisted: Vec<_> = exported.difference(&listed).collect();
+    let absent: Vec<_> = listed.difference(&exported).collect();
+    assert!(
+        unlisted.is_empty() && absent.is_empty(),
+        "the crate's exports and tests/api/surface.json disagree:\n  exported, not listed: {unlisted:?}\n  listed, not exported: {absent:?}"
+    );
+}
+
+/// The (python, js) names of every concept of tests/api/surface.json.
+fn binding_names() -> (BTreeSet<String>, BTreeSet<String>) {
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&repo_root().join("tests/api/surface.json")))
+            .expect("tests/api/surface.json is JSON");
+    let mut python = BTreeSet::new();
+    let mut js = BTreeSet::new();
+    for concept in json["concepts"].as_array().expect("a concepts array") {
+        python.extend(concept["python"].as_str().map(str::to_owned));
+        js.extend(concept["js"].as_str().map(str::to_owned));
+    }
+    (python, js)
+}
+
+#[test]
+fn every_error_code_is_listed_in_every_language() {
+    // ERROR_CODES is the core's table: the list names one Rust variant per
+    // code, and each code's class (and its kind's base class) in Python and JS.
+    let variants = listed_paths()
+        .into_iter()
+        .filter(|path| path.starts_with("dory_wire::Error::"))
+        .count();
+    assert_eq!(variants, ERROR_CODES.len(), "one Error variant per code");
+    let (python, js) = binding_names();
+    for row in ERROR_CODES {
+        let mut classes = vec![row.class];
+        classes.extend(row.kind.base_class());
+        for class in classes {
+            assert!(python.contains(class), "{}: no Python {class}", row.code);
+            assert!(js.contains(class), "{}: no JS {class}", row.code);
+        }
+    }
+}
