@@ -1,4 +1,4 @@
-//! Property tests of the preview bounder (docs/PREVIEW.md): the hard ceiling,
+//! Property tests of the preview bounder (docs/preview.md): the hard ceiling,
 //! exact accounting, idempotence and streaming = whole, over random inputs
 //! (invalid UTF-8, CRLF, lone `\r`, giant lines, emoji, CJK), random limits,
 //! random spill paths and hints, and random chunkings.

@@ -1,5 +1,5 @@
 //! The preview harness: limits and spill answers from the input header, and
-//! the checks of PREVIEW.md on every preview.
+//! the checks of docs/preview.md on every preview.
 
 use dory_wire::preview::{Bounded, Bounder, Preview, SpillOutcome, MIN_MAX_BYTES};
 
@@ -110,7 +110,7 @@ impl PreviewSetup {
     }
 }
 
-/// Checks one preview of `input` against PREVIEW.md.
+/// Checks one preview of `input` against docs/preview.md.
 pub fn check_preview(setup: &PreviewSetup, bounder: &Bounder, input: &[u8], p: &Preview) {
     let max_bytes = setup.max_bytes;
     let max_lines = setup.max_lines as u64;

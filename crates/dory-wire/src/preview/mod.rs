@@ -1,6 +1,6 @@
 //! The preview bounder: a bounded head + tail preview of a large output, with
 //! exact accounting and a one-line notice pointing at the full output, saved
-//! ("spilled") by the caller. The contract is `docs/PREVIEW.md`.
+//! ("spilled") by the caller. The contract is `docs/preview.md`.
 //!
 //! - **Hard ceiling**: a preview never exceeds `max_lines` lines or `max_bytes`
 //!   bytes (rendered UTF-8, notice and separators included), for every input,

@@ -1,5 +1,5 @@
 //! What the preview tests share: the reference notice wording and the
-//! counting rules of docs/PREVIEW.md, written independently of the crate.
+//! counting rules of docs/preview.md, written independently of the crate.
 
 use dory_wire::preview::Preview;
 
@@ -8,7 +8,7 @@ pub fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// Lines as PREVIEW.md counts them: runs ending with `\n`, plus a last run
+/// Lines as docs/preview.md counts them: runs ending with `\n`, plus a last run
 /// without one.
 pub fn count_lines(bytes: &[u8]) -> u64 {
     let newlines = bytes.iter().filter(|&&b| b == b'\n').count() as u64;
