@@ -5,10 +5,10 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
-SUITES := repo rust python npm e2e fuzz-smoke
+SUITES := repo rust python npm release e2e fuzz-smoke
 SUMMARY := $(CURDIR)/target/test-summary.txt
 
-.PHONY: test $(addprefix test-,$(SUITES)) demo bench fuzz setup-python setup-wasm
+.PHONY: test $(addprefix test-,$(SUITES)) demo bench fuzz setup-python setup-wasm docs dist release-check
 
 test:
 	@mkdir -p target && : > "$(SUMMARY)"
@@ -28,6 +28,10 @@ test-python:
 
 test-npm:
 	@bash scripts/suite.sh run npm bash scripts/test-npm.sh
+
+# Needs npm/dist, which test-npm builds.
+test-release:
+	@bash scripts/suite.sh run release bash scripts/test-release.sh
 
 test-e2e:
 	@bash scripts/suite.sh run e2e bash scripts/test-e2e.sh
@@ -49,3 +53,12 @@ bench:
 
 fuzz:
 	bash scripts/fuzz.sh full
+
+docs:
+	bash scripts/docs.sh
+
+dist:
+	bash scripts/dist.sh
+
+release-check:
+	bash scripts/release-check.sh
