@@ -3,21 +3,21 @@
 The decoder is the Rust core shared with the other SDKs; this package only
 converts types. Feed it the bytes of an HTTP response, get typed events::
 
-    from dory_wire import OutputReader, Output, iter_events
+    from dory_wire import Reader, iter_events
 
-    reader = OutputReader("exec")
+    reader = Reader("exec")
     reader.open(200, "application/x-ndjson")
     events = iter_events(reader, [b'{"type":"started","proc_id":"p_1"}\\n'])
     for event in events:
         print(event)
     print(events.end)
 
-Main names:
+Main names (the same in Rust and JavaScript):
 
-- :class:`OutputReader`, :class:`Cursor`, :class:`ResumeState`;
+- :class:`Reader`, :class:`Cursor`, :class:`ResumeState`;
 - events :class:`Started`, :class:`Output`, :class:`Skipped`,
   :class:`Heartbeat`, :class:`Exit`, :class:`Unknown`, :class:`Identity`,
-  :class:`Result` (the :data:`Event` union);
+  :class:`ExecResult` (the :data:`Event` union);
 - ends :class:`Exited`, :class:`Disconnected`, :class:`Document` (the
   :data:`End` union);
 - :class:`Transcript` (per-stream bytes, text and skipped ranges) and
@@ -26,29 +26,30 @@ Main names:
   (async) iterable of chunks;
 - previews: :func:`bound` / :func:`abound` (with a spill writer such as
   :class:`SpillDirectory`), :class:`StreamingBounder`, :class:`Preview`;
-- exceptions: :class:`DoryWireError` and its subclasses (see
-  ``dory_wire._errors``).
+- exceptions: :class:`DoryWireError` and its subclasses, one per code of
+  :data:`ERROR_CODES` (see ``dory_wire._errors``).
 """
 
 from __future__ import annotations
 
 from ._core import (
-    DEFAULT_LIVENESS_TIMEOUT,
+    DEFAULT_LIVENESS_TIMEOUT_SECONDS,
     DEFAULT_MAX_FRAME_BYTES,
+    ERROR_CODES,
     MIN_MAX_BYTES,
     Bounder,
     Cursor,
     Disconnected,
     Document,
+    ExecResult,
     Exit,
     Exited,
     Heartbeat,
     Identity,
     Output,
-    OutputReader,
     PendingSpill,
     Preview,
-    Result,
+    Reader,
     ResumeState,
     Skipped,
     Started,
@@ -59,12 +60,14 @@ from ._core import (
     __version__,
 )
 from ._errors import (
+    AnswerError,
     ApiError,
     DoryWireError,
     FrameTooLarge,
     IdentityMismatch,
     InvalidLimits,
     InvalidState,
+    LossError,
     MalformedFrame,
     OffsetBeyondOutput,
     OutputExpired,
@@ -81,12 +84,21 @@ from ._preview import (
     bound,
     new_spill_id,
 )
-from ._stream import AsyncEventIterator, End, Event, EventIterator, aiter_events, iter_events
+from ._stream import (
+    AsyncEventIterator,
+    End,
+    Event,
+    EventIterator,
+    aiter_events,
+    iter_events,
+)
 
 __all__ = [
-    "DEFAULT_LIVENESS_TIMEOUT",
+    "DEFAULT_LIVENESS_TIMEOUT_SECONDS",
     "DEFAULT_MAX_FRAME_BYTES",
+    "ERROR_CODES",
     "MIN_MAX_BYTES",
+    "AnswerError",
     "ApiError",
     "AsyncEventIterator",
     "AsyncSpillWriter",
@@ -98,6 +110,7 @@ __all__ = [
     "End",
     "Event",
     "EventIterator",
+    "ExecResult",
     "Exit",
     "Exited",
     "FrameTooLarge",
@@ -106,16 +119,16 @@ __all__ = [
     "IdentityMismatch",
     "InvalidLimits",
     "InvalidState",
+    "LossError",
     "MalformedFrame",
     "OffsetBeyondOutput",
     "Output",
     "OutputExpired",
     "OutputGap",
-    "OutputReader",
     "PendingSpill",
     "Preview",
     "ProtocolError",
-    "Result",
+    "Reader",
     "ResumeState",
     "Skipped",
     "SpillDirectory",

@@ -1,45 +1,52 @@
 """The exceptions raised by dory_wire.
 
-Every exception is a :class:`DoryWireError` with a stable ``code`` string, the
-same in Rust, Python and JavaScript. Fields are keyword arguments of the
-constructors and attributes of the instances; ``str(error)`` is a complete
-message.
+The table of error codes is the Rust core's (:data:`ERROR_CODES`): each code
+names its class, its kind and its fields. The classes are declared here with
+their place in the hierarchy and the types of their fields, for type checkers
+and readers; their ``code``, ``kind`` and ``fields`` come from the core's table
+(the test suite checks that every code has its class, with those fields). The
+native module picks the class by the core's class name and passes the core's
+fields as keyword arguments.
 
 Hierarchy::
 
     DoryWireError (Exception)
-    ├── OutputGap                 code "output_gap"
-    ├── OutputExpired             code "output_expired"
-    ├── OffsetBeyondOutput        code "offset_beyond_output"
-    ├── ApiError                  code "api_error"
-    ├── ProtocolError             the stream itself is wrong
+    ├── AnswerError               kind "answer": the server answered with an error
+    │   ├── ApiError                  code "api_error"
+    │   └── OffsetBeyondOutput        code "offset_beyond_output"
+    ├── LossError                 kind "loss": output is gone
+    │   ├── OutputGap                 code "output_gap"
+    │   └── OutputExpired             code "output_expired"
+    ├── ProtocolError             kind "protocol": the wire broke the protocol
     │   ├── UnsupportedContentType    code "unsupported_content_type"
     │   ├── MalformedFrame            code "malformed_frame"
     │   ├── UnexpectedFrame           code "unexpected_frame"
     │   ├── IdentityMismatch          code "identity_mismatch"
     │   └── FrameTooLarge             code "frame_too_large"
-    ├── InvalidLimits (also ValueError)   code "invalid_limits"
-    └── InvalidState  (also ValueError)   code "invalid_state"
+    ├── InvalidState (also ValueError)    code "invalid_state", kind "misuse"
+    └── InvalidLimits (also ValueError)   code "invalid_limits", kind "limits"
 
-``InvalidState`` (the API used out of order: ``feed`` before ``open`` or after
-``finish``, a bad resume state) subclasses ``ValueError`` like Python's own
-"I/O operation on closed file".
+``str(error)`` is the core's message, the same text in every language.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ._core import ERROR_CODES
 
 if TYPE_CHECKING:
     from ._core import Cursor
 
 __all__ = [
+    "AnswerError",
     "ApiError",
     "DoryWireError",
     "FrameTooLarge",
     "IdentityMismatch",
     "InvalidLimits",
     "InvalidState",
+    "LossError",
     "MalformedFrame",
     "OffsetBeyondOutput",
     "OutputExpired",
@@ -53,31 +60,91 @@ __all__ = [
 class DoryWireError(Exception):
     """Base class of every dory_wire error.
 
+    The fields of an error's code are keyword arguments of its constructor
+    (all required) and attributes of the instance.
+
     Attributes:
         code: the stable error code (``"output_gap"``, ``"malformed_frame"``, …).
+        kind: ``"answer"``, ``"loss"``, ``"protocol"``, ``"misuse"`` or ``"limits"``.
+        fields: the names of the code's fields, as in the core's table.
         events: events decoded by the failing call that it could not return
-            (only :meth:`OutputReader.finish` can have any; usually empty).
+            (only :meth:`Reader.finish` can have any; usually empty).
     """
 
-    code: str = "dory_wire_error"
-    events: tuple[Any, ...] = ()
+    code: ClassVar[str]
+    kind: ClassVar[str]
+    fields: ClassVar[tuple[str, ...]] = ()
+    events: tuple[Any, ...]
 
-    def __init__(
-        self, text: str = "", /, *, code: str | None = None, events: tuple[Any, ...] = ()
-    ) -> None:
-        super().__init__(text)
-        if code is not None:
-            self.code = code
-        if events:
-            self.events = tuple(events)
+    def __init__(self, message: str, /, *, events: tuple[Any, ...] = (), **fields: Any) -> None:
+        super().__init__(message)
+        wrong = sorted(set(fields) ^ set(self.fields))
+        if wrong:
+            raise TypeError(
+                f"{type(self).__name__}() takes the fields {list(self.fields)}, not {wrong}"
+            )
+        self.__dict__.update(fields)
+        self.events = tuple(events)
 
-    @property
-    def is_protocol_error(self) -> bool:
-        """True when the wire itself is wrong (a :class:`ProtocolError`)."""
-        return isinstance(self, ProtocolError)
+    def __reduce__(self) -> tuple[Any, ...]:
+        # The keyword fields are not in ``args``: rebuild from the attributes.
+        state = {name: getattr(self, name) for name in self.fields}
+        return (_rebuild, (type(self), str(self), self.events, state))
 
 
-class OutputGap(DoryWireError):
+def _rebuild(
+    cls: type[DoryWireError], message: str, events: tuple[Any, ...], fields: dict[str, Any]
+) -> DoryWireError:
+    """Unpickles an error (see :meth:`DoryWireError.__reduce__`)."""
+    return cls(message, events=events, **fields)
+
+
+class AnswerError(DoryWireError):
+    """The server answered with an error (kind ``"answer"``)."""
+
+    kind = "answer"
+
+
+class LossError(DoryWireError):
+    """Output that was asked for is gone (kind ``"loss"``)."""
+
+    kind = "loss"
+
+
+class ProtocolError(DoryWireError):
+    """The response violates the protocol (kind ``"protocol"``); ``code`` tells how."""
+
+    kind = "protocol"
+
+
+class ApiError(AnswerError):
+    """Any other error answer from the API.
+
+    Attributes:
+        status: the HTTP status.
+        api_code: the body's ``error`` string, or ``None`` when the body was
+            not a JSON error document (e.g. a proxy's HTML page).
+        server_message: the body's ``message``, or a description of the body.
+    """
+
+    status: int
+    api_code: str | None
+    server_message: str
+
+
+class OffsetBeyondOutput(AnswerError):
+    """400 ``offset_beyond_output``: the offsets asked for are beyond the output.
+
+    A client bug (a cursor from another process?); never reset to zero.
+
+    Attributes:
+        server_message: the server's message.
+    """
+
+    server_message: str
+
+
+class OutputGap(LossError):
     """Output that was asked for (or that the stream skipped over) is gone.
 
     Raised under ``gap_policy="fail"`` (the default) for a hole between
@@ -90,97 +157,21 @@ class OutputGap(DoryWireError):
         earliest: the earliest offsets still available.
     """
 
-    code = "output_gap"
-
-    def __init__(
-        self,
-        text: str = "",
-        /,
-        *,
-        stream: str = "stdout",
-        consumed: Cursor | None = None,
-        earliest: Cursor | None = None,
-        events: tuple[Any, ...] = (),
-    ) -> None:
-        super().__init__(text, events=events)
-        self.stream = stream
-        self.consumed = consumed
-        self.earliest = earliest
+    stream: str
+    consumed: Cursor
+    earliest: Cursor
 
 
-class OutputExpired(DoryWireError):
+class OutputExpired(LossError):
     """410 ``output_expired``: the retained output is gone (an hour after exit).
 
     Terminal: retrying cannot help.
 
     Attributes:
-        message: the server's message.
+        server_message: the server's message.
     """
 
-    code = "output_expired"
-
-    def __init__(
-        self, text: str = "", /, *, message: str = "", events: tuple[Any, ...] = ()
-    ) -> None:
-        super().__init__(text, events=events)
-        self.message = message
-
-
-class OffsetBeyondOutput(DoryWireError):
-    """400 ``offset_beyond_output``: the offsets asked for are beyond the output.
-
-    A client bug (a cursor from another process?); never reset to zero.
-
-    Attributes:
-        message: the server's message.
-    """
-
-    code = "offset_beyond_output"
-
-    def __init__(
-        self, text: str = "", /, *, message: str = "", events: tuple[Any, ...] = ()
-    ) -> None:
-        super().__init__(text, events=events)
-        self.message = message
-
-
-class ApiError(DoryWireError):
-    """Any other error answer from the API.
-
-    Attributes:
-        status: the HTTP status.
-        api_code: the body's ``error`` string, or ``None`` when the body was
-            not a JSON error document (e.g. a proxy's HTML page).
-        message: the body's ``message``, or a description of the body.
-    """
-
-    code = "api_error"
-
-    def __init__(
-        self,
-        text: str = "",
-        /,
-        *,
-        status: int = 0,
-        api_code: str | None = None,
-        message: str = "",
-        events: tuple[Any, ...] = (),
-    ) -> None:
-        super().__init__(text, events=events)
-        self.status = status
-        self.api_code = api_code
-        self.message = message
-
-
-class ProtocolError(DoryWireError):
-    """The response violates the protocol; ``code`` tells how.
-
-    One of :class:`UnsupportedContentType`, :class:`MalformedFrame`,
-    :class:`UnexpectedFrame`, :class:`IdentityMismatch`,
-    :class:`FrameTooLarge`.
-    """
-
-    code = "protocol_error"
+    server_message: str
 
 
 class UnsupportedContentType(ProtocolError):
@@ -190,13 +181,7 @@ class UnsupportedContentType(ProtocolError):
         content_type: the Content-Type as given (empty when absent).
     """
 
-    code = "unsupported_content_type"
-
-    def __init__(
-        self, text: str = "", /, *, content_type: str = "", events: tuple[Any, ...] = ()
-    ) -> None:
-        super().__init__(text, events=events)
-        self.content_type = content_type
+    content_type: str
 
 
 class MalformedFrame(ProtocolError):
@@ -207,14 +192,8 @@ class MalformedFrame(ProtocolError):
         reason: what was wrong.
     """
 
-    code = "malformed_frame"
-
-    def __init__(
-        self, text: str = "", /, *, line: int = 0, reason: str = "", events: tuple[Any, ...] = ()
-    ) -> None:
-        super().__init__(text, events=events)
-        self.line = line
-        self.reason = reason
+    line: int
+    reason: str
 
 
 class UnexpectedFrame(ProtocolError):
@@ -226,22 +205,9 @@ class UnexpectedFrame(ProtocolError):
         reason: why it is unexpected here.
     """
 
-    code = "unexpected_frame"
-
-    def __init__(
-        self,
-        text: str = "",
-        /,
-        *,
-        line: int = 0,
-        frame_type: str = "",
-        reason: str = "",
-        events: tuple[Any, ...] = (),
-    ) -> None:
-        super().__init__(text, events=events)
-        self.line = line
-        self.frame_type = frame_type
-        self.reason = reason
+    line: int
+    frame_type: str
+    reason: str
 
 
 class IdentityMismatch(ProtocolError):
@@ -252,20 +218,8 @@ class IdentityMismatch(ProtocolError):
         found: the process id the body announced.
     """
 
-    code = "identity_mismatch"
-
-    def __init__(
-        self,
-        text: str = "",
-        /,
-        *,
-        expected: str = "",
-        found: str = "",
-        events: tuple[Any, ...] = (),
-    ) -> None:
-        super().__init__(text, events=events)
-        self.expected = expected
-        self.found = found
+    expected: str
+    found: str
 
 
 class FrameTooLarge(ProtocolError):
@@ -275,42 +229,40 @@ class FrameTooLarge(ProtocolError):
         limit: the limit that was exceeded, in bytes.
     """
 
-    code = "frame_too_large"
-
-    def __init__(self, text: str = "", /, *, limit: int = 0, events: tuple[Any, ...] = ()) -> None:
-        super().__init__(text, events=events)
-        self.limit = limit
-
-
-class InvalidLimits(DoryWireError, ValueError):
-    """Preview limits too small to hold the notice, or otherwise unusable.
-
-    Attributes:
-        reason: which limit is wrong and why.
-    """
-
-    code = "invalid_limits"
-
-    def __init__(
-        self, text: str = "", /, *, reason: str = "", events: tuple[Any, ...] = ()
-    ) -> None:
-        super().__init__(text, events=events)
-        self.reason = reason
+    limit: int
 
 
 class InvalidState(DoryWireError, ValueError):
-    """The API was used out of order, or a resume state is invalid.
+    """The API was used out of order, or a resume state is invalid (kind ``"misuse"``).
 
-    E.g. ``feed`` before ``open``, ``feed`` or ``finish`` after ``finish``.
+    E.g. ``feed`` before ``open``, ``feed`` or ``finish`` after ``finish``:
+    a ``ValueError`` like Python's own "I/O operation on closed file".
 
     Attributes:
         reason: what was done out of order.
     """
 
-    code = "invalid_state"
+    reason: str
 
-    def __init__(
-        self, text: str = "", /, *, reason: str = "", events: tuple[Any, ...] = ()
-    ) -> None:
-        super().__init__(text, events=events)
-        self.reason = reason
+
+class InvalidLimits(DoryWireError, ValueError):
+    """Preview limits too small to hold the notice, or otherwise unusable
+    (kind ``"limits"``).
+
+    Attributes:
+        reason: which limit is wrong and why.
+    """
+
+    reason: str
+
+
+def _from_the_table() -> None:
+    """Gives each class its ``code``, ``kind`` and ``fields`` from the core's
+    table (a code without a class here fails the test suite, not the import)."""
+    for code, name, kind, fields in ERROR_CODES:
+        cls = globals().get(name)
+        if isinstance(cls, type) and issubclass(cls, DoryWireError):
+            cls.code, cls.kind, cls.fields = code, kind, fields
+
+
+_from_the_table()

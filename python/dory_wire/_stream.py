@@ -1,4 +1,4 @@
-"""Drive an :class:`OutputReader` from an iterable of body chunks.
+"""Drive a :class:`Reader` from an iterable of body chunks.
 
 Works with any HTTP client: ``httpx`` (``response.iter_bytes()`` /
 ``response.aiter_bytes()``), ``aiohttp`` (``response.content.iter_chunked(n)``),
@@ -16,30 +16,30 @@ from typing import TYPE_CHECKING, Union
 from ._core import (
     Disconnected,
     Document,
+    ExecResult,
     Exit,
     Exited,
     Heartbeat,
     Identity,
     Output,
-    Result,
     Skipped,
     Started,
     Unknown,
 )
 
 if TYPE_CHECKING:
-    from ._core import OutputReader
+    from ._core import Reader
 
-Event = Union[Started, Output, Skipped, Heartbeat, Exit, Unknown, Identity, Result]
-"""Any event an :class:`OutputReader` yields."""
+Event = Union[Started, Output, Skipped, Heartbeat, Exit, Unknown, Identity, ExecResult]
+"""Any event a :class:`Reader` yields."""
 
 End = Union[Exited, Disconnected, Document]
-"""How a response ended: what :meth:`OutputReader.finish` returns."""
+"""How a response ended: what :meth:`Reader.finish` returns."""
 
 __all__ = ["AsyncEventIterator", "End", "Event", "EventIterator", "aiter_events", "iter_events"]
 
 Chunk = Union[bytes, bytearray, memoryview]
-"""A body chunk: what :meth:`OutputReader.feed` accepts."""
+"""A body chunk: what :meth:`Reader.feed` accepts."""
 
 _NOT_DONE = "the events are not exhausted yet: iterate to the end first"
 
@@ -48,13 +48,13 @@ class EventIterator(Iterator["Event"]):
     """The events of a response body, fed chunk by chunk to a reader.
 
     Iterate it to the end; then :attr:`end` holds how the response ended
-    (the value :meth:`OutputReader.finish` returned), and ``end`` is also the
+    (the end :meth:`Reader.finish` returned), and ``end`` is also the
     iterator's return value for ``end = yield from iter_events(...)``.
     Errors of the stream (e.g. :class:`OutputGap`) are raised by the
     iteration, after every event that preceded them was yielded.
     """
 
-    def __init__(self, reader: OutputReader, chunks: Iterable[Chunk]) -> None:
+    def __init__(self, reader: Reader, chunks: Iterable[Chunk]) -> None:
         self._reader = reader
         self._chunks = iter(chunks)
         self._pending: deque[Event] = deque()
@@ -72,8 +72,8 @@ class EventIterator(Iterator["Event"]):
             if chunk is None:
                 # A failing finish() must not be retried by a later next().
                 self._done = True
-                self._end = self._reader.finish()
-                self._pending.extend(self._end.events)
+                events, self._end = self._reader.finish()
+                self._pending.extend(events)
             else:
                 try:
                     self._pending.extend(self._reader.feed(chunk))
@@ -91,9 +91,9 @@ class EventIterator(Iterator["Event"]):
         return self._end
 
 
-def iter_events(reader: OutputReader, chunks: Iterable[Chunk]) -> EventIterator:
+def iter_events(reader: Reader, chunks: Iterable[Chunk]) -> EventIterator:
     """Feed ``chunks`` (an iterable of ``bytes``) to an opened ``reader`` and
-    yield its events; at the end call :meth:`OutputReader.finish`.
+    yield its events; at the end call :meth:`Reader.finish`.
 
     Returns an :class:`EventIterator`; after the loop its ``end`` attribute
     holds the :class:`Exited` / :class:`Disconnected` / :class:`Document`.
@@ -102,7 +102,7 @@ def iter_events(reader: OutputReader, chunks: Iterable[Chunk]) -> EventIterator:
 
     Example::
 
-        reader = OutputReader("process_output", cursor=saved_cursor)
+        reader = Reader("process_output", cursor=saved_cursor)
         reader.open(resp.status_code, resp.headers.get("content-type"),
                     resp.headers.get("ce-process-id"))
         events = iter_events(reader, resp.iter_bytes())
@@ -118,14 +118,14 @@ class AsyncEventIterator(AsyncIterator["Event"]):
 
     Iterate it with ``async for``; then :attr:`end` holds how the response
     ended. With ``liveness`` on (the default), a body that sends no byte for
-    the reader's ``liveness_timeout`` ends the iteration with
+    the reader's ``liveness_timeout_seconds`` ends the iteration with
     ``Disconnected(reason="stalled")`` (the pending read is cancelled; the
     caller still closes the response).
     """
 
     def __init__(
         self,
-        reader: OutputReader,
+        reader: Reader,
         chunks: AsyncIterable[Chunk],
         *,
         liveness: bool = True,
@@ -153,8 +153,8 @@ class AsyncEventIterator(AsyncIterator["Event"]):
                 raise
             if chunk is None:
                 self._done = True
-                self._end = self._reader.finish()
-                self._pending.extend(self._end.events)
+                events, self._end = self._reader.finish()
+                self._pending.extend(events)
             else:
                 try:
                     self._pending.extend(self._reader.feed(chunk))
@@ -174,9 +174,9 @@ class AsyncEventIterator(AsyncIterator["Event"]):
             return await self._chunks.__anext__()
         loop = asyncio.get_running_loop()
         # Arms the clock the first time, restarts it after new bytes.
-        if self._reader.handle_timeout(loop.time()):
+        if self._reader.handle_timeout_seconds(loop.time()):
             return None
-        deadline = self._reader.poll_timeout()
+        deadline = self._reader.poll_timeout_seconds()
         if deadline is None:  # pragma: no cover - armed just above
             return await self._chunks.__anext__()
         try:
@@ -185,7 +185,7 @@ class AsyncEventIterator(AsyncIterator["Event"]):
             # The pending read was cancelled at the deadline. The loop may
             # fire a timer up to its clock resolution early: the deadline
             # counts as reached.
-            stalled = self._reader.handle_timeout(max(loop.time(), deadline))
+            stalled = self._reader.handle_timeout_seconds(max(loop.time(), deadline))
             if not stalled:  # pragma: no cover - only if bytes raced the timer
                 raise
             return None
@@ -211,22 +211,22 @@ async def _within(deadline: float, read: Awaitable[Chunk]) -> Chunk:
 
 
 def aiter_events(
-    reader: OutputReader, chunks: AsyncIterable[Chunk], *, liveness: bool = True
+    reader: Reader, chunks: AsyncIterable[Chunk], *, liveness: bool = True
 ) -> AsyncEventIterator:
     """Feed ``chunks`` (an async iterable of ``bytes``) to an opened
     ``reader`` and yield its events; at the end call
-    :meth:`OutputReader.finish`.
+    :meth:`Reader.finish`.
 
     Returns an :class:`AsyncEventIterator`; after the loop its ``end``
     attribute holds the :class:`Exited` / :class:`Disconnected` /
     :class:`Document`. With ``liveness=True`` the reader's
-    ``liveness_timeout`` is enforced on the event loop's clock: a silent
+    ``liveness_timeout_seconds`` is enforced on the event loop's clock: a silent
     stream ends with ``Disconnected(reason="stalled")``.
 
     Example::
 
         async with client.stream("GET", url) as resp:
-            reader = OutputReader("process_output")
+            reader = Reader("process_output")
             reader.open(resp.status_code, resp.headers.get("content-type"),
                         resp.headers.get("ce-process-id"))
             events = aiter_events(reader, resp.aiter_bytes())

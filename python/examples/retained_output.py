@@ -39,7 +39,7 @@ from dory_wire import (
     Output,
     OutputExpired,
     OutputGap,
-    OutputReader,
+    Reader,
     iter_events,
 )
 
@@ -72,15 +72,15 @@ def identity(
 ) -> Identity:
     """A JSON identity answer, checked by the reader (Content-Type, shape, errors)."""
     with send(method, path, body, headers) as resp:
-        reader = OutputReader("document")
+        reader = Reader("document")
         reader.open(
             resp.status, resp.headers.get("Content-Type"), resp.headers.get("CE-Process-Id")
         )
         reader.feed(resp.read())
-        document = reader.finish().document
-    if not isinstance(document, Identity):
-        raise RuntimeError(f"{method} {path}: expected a process identity, got {document!r}")
-    return document
+        events, _ = reader.finish()
+    if len(events) != 1 or not isinstance(events[0], Identity):
+        raise RuntimeError(f"{method} {path}: expected a process identity, got {events!r}")
+    return events[0]
 
 
 def body_chunks(resp: http.client.HTTPResponse) -> Iterator[bytes]:
@@ -102,7 +102,7 @@ def follow(proc_id: str) -> tuple[dict[str, bytearray], int]:
     output = {"stdout": bytearray(), "stderr": bytearray()}
     for connection in range(1, MAX_CONNECTIONS + 1):
         # The default gap policy is "fail": missing bytes raise OutputGap.
-        reader = OutputReader("process_output", cursor=cursor)
+        reader = Reader("process_output", cursor=cursor)
         query = urllib.parse.urlencode(
             {"stdout_offset": cursor.stdout, "stderr_offset": cursor.stderr, "follow": "true"}
         )

@@ -32,11 +32,11 @@ VALUES: list[Any] = [
     dw.Exit(-9, False),
     dw.Unknown("progress"),
     dw.Identity("p_1", "running"),
-    dw.Result("p_1", b"out", b"err", False, True, 0, False),
+    dw.ExecResult("p_1", b"out", b"err", False, True, 0, False),
     dw.Cursor(5, 6),
     dw.Exited(0, False),
-    dw.Disconnected(dw.Cursor(1, 2), "gap", (dw.Skipped("stdout", 0, 1),)),
-    dw.Document((dw.Identity("p_1", "exited"),)),
+    dw.Disconnected(dw.Cursor(1, 2), "gap"),
+    dw.Document(),
 ]
 
 
@@ -65,7 +65,9 @@ def test_match_args() -> None:
     assert dw.Output.__match_args__ == ("stream", "data", "start", "end")
     assert dw.Skipped.__match_args__ == ("stream", "start", "end")
     assert dw.Cursor.__match_args__ == ("stdout", "stderr")
-    assert dw.Disconnected.__match_args__ == ("cursor", "reason", "events")
+    assert dw.Disconnected.__match_args__ == ("cursor", "reason")
+    assert dw.Exited.__match_args__ == ("exit_code", "timed_out")
+    assert dw.Document.__match_args__ == ()
 
 
 def test_cursor_round_trips() -> None:
@@ -74,39 +76,38 @@ def test_cursor_round_trips() -> None:
     assert cursor.to_dict() == {"stdout": 2**64 - 1, "stderr": 7}
     assert pickle.loads(pickle.dumps(cursor)) == cursor
     assert dw.Cursor() == dw.Cursor(0, 0)
-    reader = dw.OutputReader("process_output", cursor={"stderr": 4})
+    reader = dw.Reader("process_output", cursor={"stderr": 4})
     assert reader.cursor == dw.Cursor(0, 4)
-    assert dw.OutputReader("process_output", cursor=cursor).cursor == cursor
+    assert dw.Reader("process_output", cursor=cursor).cursor == cursor
 
 
 def test_resume_state_round_trip_and_resume() -> None:
-    reader = dw.OutputReader("exec")
+    reader = dw.Reader("exec")
     reader.open(200, NDJSON, "p_1")
     events = reader.feed(b'{"type":"started","proc_id":"p_1"}\n' + frame("stdout", "hello", 5))
     assert events == [dw.Started("p_1"), dw.Output("stdout", b"hello", 0, 5)]
-    assert reader.process_id == "p_1"
-    end = reader.finish()
-    assert end == dw.Disconnected(dw.Cursor(5, 0), "end_of_body")
+    assert reader.proc_id == "p_1"
+    assert reader.finish() == ([], dw.Disconnected(dw.Cursor(5, 0), "end_of_body"))
     state = reader.resume_state()
-    assert state.process_id == "p_1"
+    assert state.proc_id == "p_1"
     assert state.cursor == dw.Cursor(5, 0)
     assert not state.exit_seen
     assert dw.ResumeState.from_json(state.to_json()) == state
-    assert "process_id='p_1'" in repr(state)
+    assert "proc_id='p_1'" in repr(state)
 
     # Reconnect to process output from the saved state: overlap is trimmed.
     for saved in (state, state.to_json()):
-        again = dw.OutputReader.resume("process_output", saved)
+        again = dw.Reader.resume("process_output", saved)
         again.open(200, NDJSON, "p_1")
         assert again.cursor == dw.Cursor(5, 0)
         got = again.feed(frame("stdout", "hello world", 11) + EXIT0)
         assert got == [dw.Output("stdout", b" world", 5, 11), dw.Exit(0, False)]
-        assert again.finish() == dw.Exited(0, False)
+        assert again.finish() == ([], dw.Exited(0, False))
         assert again.resume_state().exit_seen
 
 
 def test_deferred_error_rule() -> None:
-    reader = dw.OutputReader("process_output")
+    reader = dw.Reader("process_output")
     reader.open(200, NDJSON)
     events = reader.feed(frame("stdout", "ok", 2) + b"not json\n" + frame("stdout", "x", 3))
     # The events before the error come back; the error waits for the next call.
@@ -116,8 +117,8 @@ def test_deferred_error_rule() -> None:
         reader.feed(b"")
     assert first.value.line == 2
     assert first.value.code == "malformed_frame"
+    assert first.value.kind == "protocol"
     assert isinstance(first.value, dw.ProtocolError)
-    assert first.value.is_protocol_error
     # Sticky: the same error again, from feed and finish.
     with pytest.raises(dw.MalformedFrame) as again:
         reader.finish()
@@ -126,14 +127,14 @@ def test_deferred_error_rule() -> None:
 
 
 def test_error_without_events_raises_at_once() -> None:
-    reader = dw.OutputReader("process_output")
+    reader = dw.Reader("process_output")
     reader.open(200, NDJSON)
     with pytest.raises(dw.MalformedFrame):
         reader.feed(b"[]\n")
 
 
 def test_output_gap_fields_and_pickle() -> None:
-    reader = dw.OutputReader("process_output", cursor={"stdout": 3})
+    reader = dw.Reader("process_output", cursor={"stdout": 3})
     reader.open(200, NDJSON)
     with pytest.raises(dw.OutputGap) as info:
         reader.feed(frame("stdout", "xy", 12))
@@ -150,7 +151,7 @@ def test_output_gap_fields_and_pickle() -> None:
 
 
 def test_gap_skip_policy() -> None:
-    reader = dw.OutputReader("process_output", gap_policy="skip")
+    reader = dw.Reader("process_output", gap_policy="skip")
     reader.open(200, NDJSON)
     assert reader.feed(frame("stdout", "xy", 12)) == [
         dw.Skipped("stdout", 0, 10),
@@ -159,58 +160,60 @@ def test_gap_skip_policy() -> None:
 
 
 def test_api_error_fields() -> None:
-    reader = dw.OutputReader("process_output")
+    reader = dw.Reader("process_output")
     reader.open(404, "application/json")
     reader.feed(b'{"error":"process_not_found","message":"no such process"}')
     with pytest.raises(dw.ApiError) as info:
         reader.finish()
     err = info.value
-    assert (err.status, err.api_code, err.message) == (404, "process_not_found", "no such process")
-    assert not err.is_protocol_error
+    assert (err.status, err.api_code, err.server_message) == (
+        404,
+        "process_not_found",
+        "no such process",
+    )
+    assert (err.code, err.kind) == ("api_error", "answer")
+    assert isinstance(err, dw.AnswerError)
 
 
 def test_expired_and_beyond_output() -> None:
-    for status, body, cls in (
-        (410, b'{"error":"output_expired","message":"gone"}', dw.OutputExpired),
-        (400, b'{"error":"offset_beyond_output","message":"too far"}', dw.OffsetBeyondOutput),
+    for status, body, cls, message in (
+        (410, b'{"error":"output_expired","message":"gone"}', dw.OutputExpired, "gone"),
+        (400, b'{"error":"offset_beyond_output","message":"far"}', dw.OffsetBeyondOutput, "far"),
     ):
-        reader = dw.OutputReader("process_output")
+        reader = dw.Reader("process_output")
         reader.open(status, "application/json")
         reader.feed(body)
         with pytest.raises(cls) as info:
             reader.finish()
-        assert info.value.message in ("gone", "too far")
+        assert info.value.server_message == message
 
 
 def test_unsupported_content_type_at_open() -> None:
-    reader = dw.OutputReader("exec")
+    reader = dw.Reader("exec")
     with pytest.raises(dw.UnsupportedContentType) as info:
         reader.open(200, "text/html")
     assert info.value.content_type == "text/html"
     with pytest.raises(dw.UnsupportedContentType):
-        dw.OutputReader("exec").open(200, None)
+        dw.Reader("exec").open(200, None)
 
 
-def test_document_end_carries_the_event() -> None:
-    reader = dw.OutputReader("document")
+def test_document_event_comes_from_finish() -> None:
+    reader = dw.Reader("document")
     reader.open(201, "application/json")
     assert reader.feed(b'{"proc_id":"p_9","status":"running"}') == []
-    end = reader.finish()
-    assert isinstance(end, dw.Document)
-    assert end.document == dw.Identity("p_9", "running")
-    assert end.events == (dw.Identity("p_9", "running"),)
-    assert reader.process_id == "p_9"
+    assert reader.finish() == ([dw.Identity("p_9", "running")], dw.Document())
+    assert reader.proc_id == "p_9"
 
 
 def test_byte_inputs_of_every_kind() -> None:
     body = frame("stdout", "abcdef", 6)
     for data in (body, bytearray(body), memoryview(body), memoryview(body + b"..")[: len(body)]):
-        reader = dw.OutputReader("process_output")
+        reader = dw.Reader("process_output")
         reader.open(200, NDJSON)
         assert reader.feed(data) == [dw.Output("stdout", b"abcdef", 0, 6)]
     # A strided view is copied in logical order.
     strided = memoryview(bytes(b for c in body for b in (c, 0)))[::2]
-    reader = dw.OutputReader("process_output")
+    reader = dw.Reader("process_output")
     reader.open(200, NDJSON)
     assert reader.feed(strided) == [dw.Output("stdout", b"abcdef", 0, 6)]
 
@@ -223,10 +226,11 @@ def test_large_feeds_in_threads() -> None:
     results: dict[int, Any] = {}
 
     def run(n: int) -> None:
-        reader = dw.OutputReader("process_output")
+        reader = dw.Reader("process_output")
         reader.open(200, NDJSON)
         events = reader.feed(body)
-        results[n] = (b"".join(e.data for e in events if isinstance(e, dw.Output)), reader.finish())
+        data = b"".join(e.data for e in events if isinstance(e, dw.Output))
+        results[n] = (data, reader.finish())
 
     threads = [threading.Thread(target=run, args=(n,)) for n in range(4)]
     for t in threads:
@@ -236,33 +240,34 @@ def test_large_feeds_in_threads() -> None:
     assert len(results) == 4
     for data, end in results.values():
         assert data == chunk.encode() * 200
-        assert end == dw.Exited(0, False)
+        assert end == ([], dw.Exited(0, False))
 
 
 def test_liveness_on_a_caller_clock() -> None:
-    reader = dw.OutputReader("process_output", liveness_timeout=5)
+    reader = dw.Reader("process_output", liveness_timeout_seconds=5)
     reader.open(200, NDJSON)
-    assert reader.poll_timeout() is None
-    assert not reader.handle_timeout(100.0)  # arms the clock
-    assert reader.poll_timeout() == pytest.approx(105.0)
-    assert not reader.handle_timeout(104.0)
+    assert reader.poll_timeout_seconds() is None
+    assert not reader.handle_timeout_seconds(100.0)  # arms the clock
+    assert reader.poll_timeout_seconds() == pytest.approx(105.0)
+    assert not reader.handle_timeout_seconds(104.0)
     reader.feed(b'{"type":"heartbeat"}\n')
-    assert not reader.handle_timeout(104.5)  # bytes arrived: restart at 104.5
-    assert reader.poll_timeout() == pytest.approx(109.5)
-    assert reader.handle_timeout(109.5)
-    end = reader.finish()
+    assert not reader.handle_timeout_seconds(104.5)  # bytes arrived: restart at 104.5
+    assert reader.poll_timeout_seconds() == pytest.approx(109.5)
+    assert reader.handle_timeout_seconds(109.5)
+    events, end = reader.finish()
+    assert events == []
     assert isinstance(end, dw.Disconnected)
     assert end.reason == "stalled"
 
 
 def test_default_constants() -> None:
     assert dw.DEFAULT_MAX_FRAME_BYTES == 16 * 1024 * 1024
-    assert dw.DEFAULT_LIVENESS_TIMEOUT == 30.0
+    assert dw.DEFAULT_LIVENESS_TIMEOUT_SECONDS == 30.0
     assert dw.MIN_MAX_BYTES >= 1
 
 
 def test_max_frame_bytes() -> None:
-    reader = dw.OutputReader("process_output", max_frame_bytes=10)
+    reader = dw.Reader("process_output", max_frame_bytes=10)
     reader.open(200, NDJSON)
     with pytest.raises(dw.FrameTooLarge) as info:
         reader.feed(b"x" * 11)
@@ -270,11 +275,11 @@ def test_max_frame_bytes() -> None:
 
 
 def test_reader_repr_and_state() -> None:
-    reader = dw.OutputReader("setup_logs")
+    reader = dw.Reader("setup_logs")
     assert reader.state == "new"
     assert reader.endpoint == "setup_logs"
     assert repr(reader) == (
-        "<OutputReader endpoint='setup_logs' state='new' cursor=Cursor(stdout=0, stderr=0)>"
+        "<Reader endpoint='setup_logs' state='new' cursor=Cursor(stdout=0, stderr=0)>"
     )
     reader.open(200, NDJSON)
     assert reader.state == "open"
@@ -283,16 +288,16 @@ def test_reader_repr_and_state() -> None:
 
 
 def test_help_shows_real_docs() -> None:
-    reader_doc = pydoc.render_doc(dw.OutputReader)
+    reader_doc = pydoc.render_doc(dw.Reader)
     assert "Decodes one HTTP response" in reader_doc
     assert "gap_policy='fail'" in reader_doc
-    assert "handle_timeout" in reader_doc
+    assert "handle_timeout_seconds" in reader_doc
     bound_doc = pydoc.render_doc(dw.bound)
     assert "max_lines" in bound_doc
     assert "spill" in bound_doc
     assert "notice" in bound_doc
     if sys.version_info >= (3, 10):  # abi3 classes carry no signature before 3.10
-        signature = inspect.signature(dw.OutputReader)
+        signature = inspect.signature(dw.Reader)
         assert signature.parameters["gap_policy"].default == "fail"
         assert signature.parameters["cursor"].kind is inspect.Parameter.KEYWORD_ONLY
 
@@ -315,25 +320,6 @@ def test_every_public_name_is_documented() -> None:
                 if not (getattr(member, "__doc__", None) or "").strip():
                     missing.append(f"{name}.{attr}")
     assert not missing, f"undocumented: {missing}"
-
-
-def test_error_hierarchy() -> None:
-    protocol = [
-        dw.UnsupportedContentType,
-        dw.MalformedFrame,
-        dw.UnexpectedFrame,
-        dw.IdentityMismatch,
-        dw.FrameTooLarge,
-    ]
-    for cls in protocol:
-        assert issubclass(cls, dw.ProtocolError)
-    for cls in (*protocol, dw.OutputGap, dw.OutputExpired, dw.OffsetBeyondOutput, dw.ApiError):
-        assert issubclass(cls, dw.DoryWireError)
-        assert not issubclass(cls, ValueError)
-    assert issubclass(dw.InvalidState, ValueError)
-    assert issubclass(dw.InvalidLimits, ValueError)
-    codes = {cls.code for cls in (*protocol, dw.OutputGap, dw.ApiError, dw.InvalidState)}
-    assert len(codes) == 8
 
 
 def test_transcript() -> None:
@@ -395,10 +381,10 @@ def test_docstring_examples() -> None:
 
 def test_strict_mode_rejects_unknown_frames() -> None:
     body = b'{"type":"progress","percent":5}\n'
-    lenient = dw.OutputReader("process_output")
+    lenient = dw.Reader("process_output")
     lenient.open(200, NDJSON)
     assert lenient.feed(body) == [dw.Unknown("progress")]
-    strict = dw.OutputReader("process_output", strict=True)
+    strict = dw.Reader("process_output", strict=True)
     strict.open(200, NDJSON)
     with pytest.raises(dw.UnexpectedFrame) as info:
         strict.feed(body)

@@ -1,4 +1,4 @@
-"""`OutputReader.feed` hands each event's bytes from wherever the core left
+"""`Reader.feed` hands each event's bytes from wherever the core left
 them (the fed chunk itself, a line carried over from the previous chunk, a
 decoded buffer) and interns the stream names: the events must be exactly the
 same as one decoded frame by frame, for every kind of input and split."""
@@ -57,7 +57,7 @@ def _body() -> tuple[bytes, list[dw.Output]]:
 @pytest.mark.parametrize("kind", [bytes, bytearray, memoryview])
 def test_feed_at_every_piece_size_and_input_kind(piece: int, kind: type) -> None:
     body, expected = _body()
-    reader = dw.OutputReader("process_output")
+    reader = dw.Reader("process_output")
     reader.open(200, NDJSON)
     outputs: list[dw.Output] = []
     heartbeats = 0
@@ -82,7 +82,7 @@ def test_stream_names_are_shared_objects() -> None:
         + frame("stdout", "c", 2)
         + b'{"type":"stderr","from":1,"to":5}\n'
     )
-    reader = dw.OutputReader("process_output", gap_policy="skip")
+    reader = dw.Reader("process_output", gap_policy="skip")
     reader.open(200, NDJSON)
     events = reader.feed(body)
     names = [e.stream for e in events if isinstance(e, (dw.Output, dw.Skipped))]
@@ -119,7 +119,7 @@ def test_deferred_error_after_a_large_feed() -> None:
     # Events decoded before the error are returned (bytes intact); the
     # error comes with the next call.
     body = b"".join(frame("stdout", "y" * 1000, 1000 * (i + 1)) for i in range(40))
-    reader = dw.OutputReader("process_output")
+    reader = dw.Reader("process_output")
     reader.open(200, NDJSON)
     events = reader.feed(body + b"not json\n")
     assert b"".join(e.data for e in events if isinstance(e, dw.Output)) == b"y" * 40_000

@@ -1,4 +1,4 @@
-"""`OutputReader.feed_into`: output bytes go straight into a Transcript, and
+"""`Reader.feed_into`: output bytes go straight into a Transcript, and
 the result is exactly what `feed` + `Transcript.push` give, on every decode
 vector and at every split tested."""
 
@@ -15,12 +15,12 @@ import dory_wire as dw
 DECODE = [(name, v) for name, v in load_vectors() if v["kind"] == "decode"]
 
 
-def _reader(vector: dict[str, Any]) -> dw.OutputReader:
+def _reader(vector: dict[str, Any]) -> dw.Reader:
     kwargs: dict[str, Any] = {}
     for key in ("cursor", "gap_policy", "max_frame_bytes"):
         if key in vector:
             kwargs[key] = vector[key]
-    reader = dw.OutputReader(vector["endpoint"], **kwargs)
+    reader = dw.Reader(vector["endpoint"], **kwargs)
     reader.open(vector["status"], vector.get("content_type"), vector.get("process_id_header"))
     return reader
 
@@ -67,7 +67,7 @@ def test_feed_into_equals_feed_and_push(name: str, vector: dict[str, Any]) -> No
 
 
 def test_feed_into_rejects_what_is_not_a_transcript() -> None:
-    reader = dw.OutputReader("process_output")
+    reader = dw.Reader("process_output")
     reader.open(200, "application/x-ndjson")
     with pytest.raises(TypeError, match="transcript"):
         reader.feed_into(b"", [])  # type: ignore[arg-type]

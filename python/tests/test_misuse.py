@@ -1,4 +1,4 @@
-"""Misuse is an error with a clear message, never a crash (issue 8):
+"""Misuse is an error with a clear message, never a crash:
 TypeError for wrong types (naming the argument), ValueError subclasses for
 bad values, InvalidState for calls out of order."""
 
@@ -16,8 +16,8 @@ NDJSON = "application/x-ndjson"
 EXIT = b'{"type":"exit","exit_code":0,"timed_out":false}\n'
 
 
-def opened(endpoint: str = "process_output", **kwargs: Any) -> dw.OutputReader:
-    reader = dw.OutputReader(endpoint, **kwargs)
+def opened(endpoint: str = "process_output", **kwargs: Any) -> dw.Reader:
+    reader = dw.Reader(endpoint, **kwargs)
     reader.open(200, NDJSON)
     return reader
 
@@ -37,7 +37,7 @@ def test_feed_str_suggests_encoding() -> None:
 
 
 def test_feed_before_open_is_invalid_state() -> None:
-    reader = dw.OutputReader("exec")
+    reader = dw.Reader("exec")
     with pytest.raises(dw.InvalidState) as info:
         reader.feed(b"{}\n")
     assert info.value.code == "invalid_state"
@@ -55,7 +55,7 @@ def test_feed_after_finish_is_invalid_state() -> None:
 def test_finish_twice_raises() -> None:
     reader = opened()
     reader.feed(EXIT)
-    assert isinstance(reader.finish(), dw.Exited)
+    assert reader.finish() == ([], dw.Exited(0, False))
     with pytest.raises(dw.InvalidState):
         reader.finish()
 
@@ -69,46 +69,46 @@ def test_open_twice_raises() -> None:
 @pytest.mark.parametrize("name", ["", "EXEC", "processes", "exec "])
 def test_bad_endpoint_name(name: str) -> None:
     with pytest.raises(ValueError, match="unknown endpoint"):
-        dw.OutputReader(name)
+        dw.Reader(name)
 
 
 def test_endpoint_of_wrong_type() -> None:
     with pytest.raises(TypeError, match="'endpoint' must be str, not int"):
-        dw.OutputReader(1)  # type: ignore[arg-type]
+        dw.Reader(1)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("policy", ["", "Fail", "ignore"])
 def test_bad_gap_policy(policy: str) -> None:
     with pytest.raises(ValueError, match="unknown gap_policy"):
-        dw.OutputReader("exec", gap_policy=policy)  # type: ignore[arg-type]
+        dw.Reader("exec", gap_policy=policy)  # type: ignore[arg-type]
 
 
 def test_gap_policy_of_wrong_type() -> None:
     with pytest.raises(TypeError, match="'gap_policy' must be str"):
-        dw.OutputReader("exec", gap_policy=3)  # type: ignore[arg-type]
+        dw.Reader("exec", gap_policy=3)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("limit", [0, -1, -(2**70), 2**64, 2**200])
 def test_absurd_max_frame_bytes(limit: int) -> None:
     with pytest.raises(ValueError, match="max_frame_bytes"):
-        dw.OutputReader("exec", max_frame_bytes=limit)
+        dw.Reader("exec", max_frame_bytes=limit)
 
 
 @pytest.mark.parametrize("limit", ["10", 1.5, True])
 def test_max_frame_bytes_of_wrong_type(limit: Any) -> None:
     with pytest.raises(TypeError, match="'max_frame_bytes' must be int"):
-        dw.OutputReader("exec", max_frame_bytes=limit)
+        dw.Reader("exec", max_frame_bytes=limit)
 
 
 @pytest.mark.parametrize("timeout", [0, -1.0, math.nan, math.inf, 1e300])
-def test_bad_liveness_timeout(timeout: float) -> None:
-    with pytest.raises(ValueError, match="liveness_timeout"):
-        dw.OutputReader("exec", liveness_timeout=timeout)
+def test_bad_liveness_timeout_seconds(timeout: float) -> None:
+    with pytest.raises(ValueError, match="liveness_timeout_seconds"):
+        dw.Reader("exec", liveness_timeout_seconds=timeout)
 
 
-def test_liveness_timeout_of_wrong_type() -> None:
-    with pytest.raises(TypeError, match="'liveness_timeout' must be float"):
-        dw.OutputReader("exec", liveness_timeout="30")  # type: ignore[arg-type]
+def test_liveness_timeout_seconds_of_wrong_type() -> None:
+    with pytest.raises(TypeError, match="'liveness_timeout_seconds' must be float"):
+        dw.Reader("exec", liveness_timeout_seconds="30")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -125,7 +125,7 @@ def test_liveness_timeout_of_wrong_type() -> None:
 )
 def test_bad_cursor(cursor: Any, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
-        dw.OutputReader("process_output", cursor=cursor)
+        dw.Reader("process_output", cursor=cursor)
 
 
 @pytest.mark.parametrize(("stdout", "stderr"), [(-1, 0), (0, 2**64), (0.5, 0)])
@@ -138,14 +138,14 @@ def test_bad_cursor_constructor(stdout: Any, stderr: Any) -> None:
     ("status", "error"), [(0, ValueError), (600, ValueError), ("200", TypeError)]
 )
 def test_bad_status(status: Any, error: type[Exception]) -> None:
-    reader = dw.OutputReader("exec")
+    reader = dw.Reader("exec")
     with pytest.raises(error, match="status"):
         reader.open(status, NDJSON)
 
 
 def test_content_type_of_wrong_type() -> None:
     with pytest.raises(TypeError, match="'content_type' must be str"):
-        dw.OutputReader("exec").open(200, b"application/x-ndjson")  # type: ignore[arg-type]
+        dw.Reader("exec").open(200, b"application/x-ndjson")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(
@@ -153,7 +153,7 @@ def test_content_type_of_wrong_type() -> None:
 )
 def test_bad_handle_timeout(now: Any, error: type[Exception]) -> None:
     with pytest.raises(error, match="'now'"):
-        opened().handle_timeout(now)
+        opened().handle_timeout_seconds(now)
 
 
 @pytest.mark.parametrize("text", ["", "{", "[]", '{"version": 99}', "null"])
@@ -162,12 +162,12 @@ def test_bad_resume_state_json(text: str) -> None:
         dw.ResumeState.from_json(text)
     assert isinstance(info.value, ValueError)
     with pytest.raises(dw.InvalidState):
-        dw.OutputReader.resume("process_output", text)
+        dw.Reader.resume("process_output", text)
 
 
 def test_resume_with_wrong_type() -> None:
     with pytest.raises(TypeError, match="'state' must be ResumeState or str"):
-        dw.OutputReader.resume("process_output", {"cursor": {}})  # type: ignore[arg-type]
+        dw.Reader.resume("process_output", {"cursor": {}})  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("text", ["", "{", '{"stdout": -1}', '{"bogus": 1}', "[]"])

@@ -192,13 +192,13 @@ def build_stream(
 
 
 def run_reader(body_chunks: list[bytes]) -> tuple[list[Any], Any, dw.Cursor]:
-    reader = dw.OutputReader("process_output")
+    reader = dw.Reader("process_output")
     reader.open(200, "application/x-ndjson")
     events: list[Any] = []
     for chunk in body_chunks:
         events.extend(reader.feed(chunk))
-    end = reader.finish()
-    return events + list(end.events), end, reader.cursor
+    last, end = reader.finish()
+    return events + last, end, reader.cursor
 
 
 @given(

@@ -52,7 +52,7 @@ def event_json(event: dw.Event) -> dict[str, Any]:
         return {"type": "unknown", "frame_type": event.frame_type}
     if isinstance(event, dw.Identity):
         return {"type": "identity", "proc_id": event.proc_id, "status": event.status}
-    if isinstance(event, dw.Result):
+    if isinstance(event, dw.ExecResult):
         return {
             "type": "result",
             "proc_id": event.proc_id,
@@ -113,15 +113,15 @@ def decode(vector: dict[str, Any], chunks: list[bytes]) -> dict[str, Any]:
         kwargs["gap_policy"] = vector["gap_policy"]
     if "max_frame_bytes" in vector:
         kwargs["max_frame_bytes"] = vector["max_frame_bytes"]
-    reader = dw.OutputReader(vector["endpoint"], **kwargs)
+    reader = dw.Reader(vector["endpoint"], **kwargs)
     events: list[dw.Event] = []
     end: dict[str, Any]
     try:
         reader.open(vector["status"], vector.get("content_type"), vector.get("process_id_header"))
         for chunk in chunks:
             events.extend(reader.feed(chunk))
-        finished = reader.finish()
-        events.extend(finished.events)
+        last, finished = reader.finish()
+        events.extend(last)
         end = end_json(finished)
     except dw.DoryWireError as err:
         events.extend(err.events)

@@ -22,7 +22,7 @@ def main() -> None:
         for v in json.loads(path.read_text(encoding="utf-8"))["vectors"]:
             if v["kind"] == "decode" and v["expect"]["end"]["type"] != "error":
                 body = base64.b64decode(v["body_b64"]) if "body_b64" in v else v["body"].encode()
-                reader = dory_wire.OutputReader(
+                reader = dory_wire.Reader(
                     v["endpoint"],
                     cursor=v.get("cursor"),
                     gap_policy=v.get("gap_policy", "fail"),

@@ -1,93 +1,43 @@
-//! Core errors to Python exceptions.
+//! Core errors to Python exceptions, by the core's table of error codes.
 //!
-//! The exception classes are plain Python (`dory_wire/_errors.py`): they get
-//! keyword constructors, docstrings and pickling for free. This module only
-//! picks the class and its fields for each core error.
+//! The exception classes are plain Python (`dory_wire/_errors.py`), declared
+//! for type checkers and checked against [`dory_wire::ERROR_CODES`] by the
+//! test suite. An error becomes an instance of the class its code names, with
+//! the core's fields as keyword arguments: nothing here knows one code from
+//! another.
 
-use dory_wire::Error;
+use dory_wire::{Error, FieldValue, ERROR_CODES};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyModule, PyTuple};
+use pyo3::IntoPyObjectExt;
 
-use crate::values::{events_to_tuple, PyCursor};
+use crate::values::{events_to_list, PyCursor, StreamName};
 
 /// `dory_wire._errors`, imported on the first error.
 static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();
 
-/// The Python exception class name and its keyword fields for a core error.
-fn class_and_fields(err: &Error, kw: &Bound<'_, PyDict>) -> PyResult<&'static str> {
-    let class = match err {
-        Error::OutputGap {
-            stream,
-            consumed,
-            earliest,
-        } => {
-            kw.set_item("stream", stream.as_str())?;
-            kw.set_item("consumed", PyCursor(*consumed))?;
-            kw.set_item("earliest", PyCursor(*earliest))?;
-            "OutputGap"
-        }
-        Error::OutputExpired { message } => {
-            kw.set_item("message", message)?;
-            "OutputExpired"
-        }
-        Error::OffsetBeyondOutput { message } => {
-            kw.set_item("message", message)?;
-            "OffsetBeyondOutput"
-        }
-        Error::Api {
-            status,
-            api_code,
-            message,
-        } => {
-            kw.set_item("status", status)?;
-            kw.set_item("api_code", api_code)?;
-            kw.set_item("message", message)?;
-            "ApiError"
-        }
-        Error::UnsupportedContentType { content_type } => {
-            kw.set_item("content_type", content_type)?;
-            "UnsupportedContentType"
-        }
-        Error::MalformedFrame { line, reason } => {
-            kw.set_item("line", line)?;
-            kw.set_item("reason", reason)?;
-            "MalformedFrame"
-        }
-        Error::UnexpectedFrame {
-            line,
-            frame_type,
-            reason,
-        } => {
-            kw.set_item("line", line)?;
-            kw.set_item("frame_type", frame_type)?;
-            kw.set_item("reason", reason)?;
-            "UnexpectedFrame"
-        }
-        Error::IdentityMismatch { expected, found } => {
-            kw.set_item("expected", expected)?;
-            kw.set_item("found", found)?;
-            "IdentityMismatch"
-        }
-        Error::FrameTooLarge { limit } => {
-            kw.set_item("limit", limit)?;
-            "FrameTooLarge"
-        }
-        Error::InvalidLimits { reason } => {
-            kw.set_item("reason", reason)?;
-            "InvalidLimits"
-        }
-        Error::InvalidState { reason } => {
-            kw.set_item("reason", reason)?;
-            "InvalidState"
-        }
-        // A code added to the core later: the base class with its code.
-        other => {
-            kw.set_item("code", other.code())?;
-            "DoryWireError"
-        }
-    };
-    Ok(class)
+/// The core's table for Python: `(code, class, kind, fields)` per code.
+pub(crate) fn error_codes(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+    let rows = ERROR_CODES
+        .iter()
+        .map(|row| {
+            let fields = PyTuple::new(py, row.fields.iter().copied())?;
+            (row.code, row.class, row.kind.as_str(), fields).into_pyobject(py)
+        })
+        .collect::<PyResult<Vec<_>>>()?;
+    PyTuple::new(py, rows)
+}
+
+/// One field value as the Python attribute value.
+fn field_to_py<'py>(py: Python<'py>, value: FieldValue<'_>) -> PyResult<Bound<'py, PyAny>> {
+    match value {
+        FieldValue::Str(s) => s.into_bound_py_any(py),
+        FieldValue::OptStr(s) => s.into_bound_py_any(py),
+        FieldValue::U64(n) => n.into_bound_py_any(py),
+        FieldValue::Stream(s) => (&StreamName::of(py, s)).into_bound_py_any(py),
+        FieldValue::Cursor(c) => PyCursor(c).into_bound_py_any(py),
+    }
 }
 
 /// Builds the Python exception for a core error.
@@ -103,7 +53,7 @@ pub(crate) fn to_py_err(py: Python<'_>, err: Error, events: Vec<dory_wire::Event
     }
 }
 
-/// Instantiates the exception for `err` from `dory_wire._errors`.
+/// Instantiates `dory_wire._errors.<class>(message, **fields, events=...)`.
 fn build<'py>(
     py: Python<'py>,
     err: &Error,
@@ -113,10 +63,12 @@ fn build<'py>(
         PyModule::import(py, "dory_wire._errors").map(Bound::unbind)
     })?;
     let kw = PyDict::new(py);
-    let class = class_and_fields(err, &kw)?;
-    if !events.is_empty() {
-        kw.set_item("events", events_to_tuple(py, events)?)?;
+    for (name, value) in err.fields() {
+        kw.set_item(name, field_to_py(py, value)?)?;
     }
-    let cls = module.bind(py).getattr(class)?;
-    cls.call(PyTuple::new(py, [err.to_string()])?, Some(&kw))
+    if !events.is_empty() {
+        kw.set_item("events", events_to_list(py, events)?)?;
+    }
+    let cls = module.bind(py).getattr(err.class_name())?;
+    cls.call((err.to_string(),), Some(&kw))
 }

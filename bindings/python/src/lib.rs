@@ -19,7 +19,7 @@ mod values;
 #[pymodule]
 #[pyo3(name = "_core")]
 fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<reader::OutputReader>()?;
+    m.add_class::<reader::PyReader>()?;
     m.add_class::<values::PyCursor>()?;
     m.add_class::<values::PyResumeState>()?;
     m.add_class::<values::Started>()?;
@@ -45,9 +45,10 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
         dory_wire::DEFAULT_MAX_FRAME_BYTES,
     )?;
     m.add(
-        "DEFAULT_LIVENESS_TIMEOUT",
+        "DEFAULT_LIVENESS_TIMEOUT_SECONDS",
         dory_wire::DEFAULT_LIVENESS_TIMEOUT.as_secs_f64(),
     )?;
+    m.add("ERROR_CODES", errors::error_codes(m.py())?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -1,15 +1,17 @@
-//! `OutputReader`: the core `Reader` with Python types.
+//! `Reader`: the core `Reader` with Python types.
 
 use std::borrow::Cow;
 
 use dory_wire::{Reader, ReaderOptions, ReaderState, ResumeState, Stream};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 
 use crate::args;
 use crate::errors::to_py_err;
 use crate::transcript::Transcript;
-use crate::values::{end_to_py, event_to_py, output_to_py, PyCursor, PyResumeState};
+use crate::values::{
+    end_to_py, event_to_py, events_to_list, output_to_py, PyCursor, PyResumeState,
+};
 
 /// Where one output event's bytes wait (while the GIL may be released)
 /// until its `bytes` object is made.
@@ -110,7 +112,7 @@ const DETACH_THRESHOLD: usize = 16 * 1024;
 /// One reader per response. Call :meth:`open` with the status and headers,
 /// :meth:`feed` with each body chunk as it arrives (any split is fine), then
 /// :meth:`finish` when the body ends. The reader does no IO and keeps no
-/// clock: see :meth:`handle_timeout` for liveness.
+/// clock: see :meth:`handle_timeout_seconds` for liveness.
 ///
 /// Arguments:
 ///     endpoint: ``"exec"``, ``"process_output"``, ``"setup_logs"`` or
@@ -120,8 +122,8 @@ const DETACH_THRESHOLD: usize = 16 * 1024;
 ///     gap_policy: ``"fail"`` (raise :class:`OutputGap` when output is
 ///         missing) or ``"skip"`` (yield :class:`Skipped` and go on).
 ///     max_frame_bytes: the longest line accepted (default 16 MiB).
-///     liveness_timeout: seconds without a byte before the stream counts as
-///         stalled (default 30.0).
+///     liveness_timeout_seconds: seconds without a byte before the stream
+///         counts as stalled (default ``DEFAULT_LIVENESS_TIMEOUT_SECONDS``, 30).
 ///     strict: raise :class:`UnexpectedFrame` for unknown frame types
 ///         instead of yielding :class:`Unknown`.
 ///
@@ -131,8 +133,8 @@ const DETACH_THRESHOLD: usize = 16 * 1024;
 /// by the next call; a call raises at once only when it decoded nothing.
 ///
 /// Not thread-safe: use one reader from one thread at a time.
-#[pyclass(module = "dory_wire", name = "OutputReader")]
-pub(crate) struct OutputReader {
+#[pyclass(module = "dory_wire", name = "Reader")]
+pub(crate) struct PyReader {
     inner: Reader,
     endpoint: &'static str,
     /// `feed`'s reused buffers (empty between calls).
@@ -143,7 +145,7 @@ pub(crate) struct OutputReader {
 fn options(
     gap_policy: &Bound<'_, PyAny>,
     max_frame_bytes: Option<&Bound<'_, PyAny>>,
-    liveness_timeout: Option<&Bound<'_, PyAny>>,
+    liveness_timeout_seconds: Option<&Bound<'_, PyAny>>,
     strict: bool,
 ) -> PyResult<ReaderOptions> {
     let mut opts = ReaderOptions::default()
@@ -152,18 +154,19 @@ fn options(
     if let Some(limit) = max_frame_bytes.filter(|o| !o.is_none()) {
         opts = opts.max_frame_bytes(args::limit(limit, "max_frame_bytes")?);
     }
-    if let Some(timeout) = liveness_timeout.filter(|o| !o.is_none()) {
-        opts = opts.liveness_timeout(args::seconds(timeout, "liveness_timeout", true)?);
+    if let Some(timeout) = liveness_timeout_seconds.filter(|o| !o.is_none()) {
+        let arg = "liveness_timeout_seconds";
+        opts = opts.liveness_timeout(args::seconds(timeout, arg, true)?);
     }
     Ok(opts)
 }
 
 #[pymethods]
-impl OutputReader {
+impl PyReader {
     #[new]
     #[pyo3(
-        signature = (endpoint, *, cursor = None, gap_policy = None, max_frame_bytes = None, liveness_timeout = None, strict = false),
-        text_signature = "(endpoint, *, cursor=None, gap_policy='fail', max_frame_bytes=None, liveness_timeout=None, strict=False)"
+        signature = (endpoint, *, cursor = None, gap_policy = None, max_frame_bytes = None, liveness_timeout_seconds = None, strict = false),
+        text_signature = "(endpoint, *, cursor=None, gap_policy='fail', max_frame_bytes=None, liveness_timeout_seconds=None, strict=False)"
     )]
     fn py_new(
         py: Python<'_>,
@@ -171,7 +174,7 @@ impl OutputReader {
         cursor: Option<&Bound<'_, PyAny>>,
         gap_policy: Option<&Bound<'_, PyAny>>,
         max_frame_bytes: Option<&Bound<'_, PyAny>>,
-        liveness_timeout: Option<&Bound<'_, PyAny>>,
+        liveness_timeout_seconds: Option<&Bound<'_, PyAny>>,
         strict: bool,
     ) -> PyResult<Self> {
         let endpoint = args::endpoint(endpoint)?;
@@ -180,10 +183,10 @@ impl OutputReader {
         let opts = options(
             gap_policy.unwrap_or(&fail),
             max_frame_bytes,
-            liveness_timeout,
+            liveness_timeout_seconds,
             strict,
         )?;
-        Ok(OutputReader {
+        Ok(PyReader {
             inner: Reader::new(endpoint, cursor, opts),
             endpoint: endpoint.as_str(),
             scratch: Vec::new(),
@@ -196,8 +199,8 @@ impl OutputReader {
     /// :class:`Disconnected`. Options as in the constructor.
     #[staticmethod]
     #[pyo3(
-        signature = (endpoint, state, *, gap_policy = None, max_frame_bytes = None, liveness_timeout = None, strict = false),
-        text_signature = "(endpoint, state, *, gap_policy='fail', max_frame_bytes=None, liveness_timeout=None, strict=False)"
+        signature = (endpoint, state, *, gap_policy = None, max_frame_bytes = None, liveness_timeout_seconds = None, strict = false),
+        text_signature = "(endpoint, state, *, gap_policy='fail', max_frame_bytes=None, liveness_timeout_seconds=None, strict=False)"
     )]
     fn resume(
         py: Python<'_>,
@@ -205,7 +208,7 @@ impl OutputReader {
         state: &Bound<'_, PyAny>,
         gap_policy: Option<&Bound<'_, PyAny>>,
         max_frame_bytes: Option<&Bound<'_, PyAny>>,
-        liveness_timeout: Option<&Bound<'_, PyAny>>,
+        liveness_timeout_seconds: Option<&Bound<'_, PyAny>>,
         strict: bool,
     ) -> PyResult<Self> {
         let endpoint = args::endpoint(endpoint)?;
@@ -224,10 +227,10 @@ impl OutputReader {
         let opts = options(
             gap_policy.unwrap_or(&fail),
             max_frame_bytes,
-            liveness_timeout,
+            liveness_timeout_seconds,
             strict,
         )?;
-        Ok(OutputReader {
+        Ok(PyReader {
             inner: Reader::resume(endpoint, &state, opts),
             endpoint: endpoint.as_str(),
             scratch: Vec::new(),
@@ -242,25 +245,25 @@ impl OutputReader {
     /// Raises :class:`UnsupportedContentType` for a 2xx answer that is
     /// neither NDJSON nor JSON. An error answer (non-2xx) is decoded from
     /// the body and raised by :meth:`finish`.
-    #[pyo3(signature = (status, content_type, process_id = None))]
+    #[pyo3(signature = (status, content_type, proc_id = None))]
     fn open(
         &mut self,
         py: Python<'_>,
         status: &Bound<'_, PyAny>,
         content_type: Option<&Bound<'_, PyAny>>,
-        process_id: Option<&Bound<'_, PyAny>>,
+        proc_id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let status = args::int_in_range(status, "status", 100, 599)? as u16;
         let content_type = match content_type.filter(|o| !o.is_none()) {
             Some(ct) => args::string(ct, "content_type")?,
             None => String::new(),
         };
-        let process_id = match process_id.filter(|o| !o.is_none()) {
-            Some(p) => Some(args::string(p, "process_id")?),
+        let proc_id = match proc_id.filter(|o| !o.is_none()) {
+            Some(p) => Some(args::string(p, "proc_id")?),
             None => None,
         };
         self.inner
-            .open(status, &content_type, process_id.as_deref())
+            .open(status, &content_type, proc_id.as_deref())
             .map_err(|e| to_py_err(py, e, Vec::new()))
     }
 
@@ -347,16 +350,18 @@ impl OutputReader {
         Ok(list)
     }
 
-    /// Ends the body and returns how the response ended: :class:`Exited`,
-    /// :class:`Disconnected` or :class:`Document`.
+    /// Ends the body and returns ``(events, end)``: the events completed by
+    /// the end of the body (a JSON document's ``Identity`` or ``ExecResult``,
+    /// the ``Skipped`` ranges of a 409 answer; usually none) and how the
+    /// response ended, :class:`Exited`, :class:`Disconnected` or
+    /// :class:`Document`.
     ///
-    /// Events delivered at the end (a JSON document's event, the skipped
-    /// ranges of a 409 answer) are in the result's ``events``. Raises the
-    /// stream's error, if any (e.g. :class:`OutputGap`, :class:`ApiError`).
-    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// Raises the stream's error, if any (e.g. :class:`OutputGap`,
+    /// :class:`ApiError`); events completed before it are its ``events``.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
         let mut events = Vec::new();
         match self.inner.finish(&mut events) {
-            Ok(end) => end_to_py(py, end, events),
+            Ok(end) => (events_to_list(py, events)?, end_to_py(py, end)?).into_pyobject(py),
             Err(err) => Err(to_py_err(py, err, events)),
         }
     }
@@ -370,8 +375,8 @@ impl OutputReader {
     /// The process id once known (from ``started``, the ``CE-Process-Id``
     /// header, the resume state or a document), else ``None``.
     #[getter]
-    fn process_id(&self) -> Option<&str> {
-        self.inner.process_id()
+    fn proc_id(&self) -> Option<&str> {
+        self.inner.proc_id()
     }
 
     /// The endpoint name given to the constructor.
@@ -398,20 +403,21 @@ impl OutputReader {
     }
 
     /// The deadline by which the next byte must arrive, in seconds on the
-    /// clock passed to :meth:`handle_timeout`; ``None`` until that clock is
-    /// armed (by the first :meth:`handle_timeout` call).
-    fn poll_timeout(&self) -> Option<f64> {
+    /// clock passed to :meth:`handle_timeout_seconds`; ``None`` until that
+    /// clock is armed (by the first :meth:`handle_timeout_seconds` call).
+    fn poll_timeout_seconds(&self) -> Option<f64> {
         self.inner.poll_timeout().map(|d| d.as_secs_f64())
     }
 
     /// Tells the reader the time ``now`` (float seconds on the caller's own
     /// monotonic clock, e.g. ``time.monotonic()``) and returns ``True`` when
     /// the stream stalled: no byte arrived within the liveness timeout. Then
-    /// :meth:`finish` returns ``Disconnected(reason="stalled")``.
+    /// :meth:`finish` ends with ``Disconnected(reason="stalled")``.
     ///
     /// The first call arms the clock; a later call after new bytes restarts
-    /// it at ``now``. Call it whenever :meth:`poll_timeout`'s deadline passes.
-    fn handle_timeout(&mut self, now: &Bound<'_, PyAny>) -> PyResult<bool> {
+    /// it at ``now``. Call it whenever :meth:`poll_timeout_seconds`'s
+    /// deadline passes.
+    fn handle_timeout_seconds(&mut self, now: &Bound<'_, PyAny>) -> PyResult<bool> {
         let now = args::seconds(now, "now", false)?;
         Ok(self.inner.handle_timeout(now))
     }
@@ -419,7 +425,7 @@ impl OutputReader {
     fn __repr__(&self) -> String {
         let c = self.inner.cursor();
         format!(
-            "<OutputReader endpoint='{}' state='{}' cursor=Cursor(stdout={}, stderr={})>",
+            "<Reader endpoint='{}' state='{}' cursor=Cursor(stdout={}, stderr={})>",
             self.endpoint,
             self.state(),
             c.stdout,
@@ -428,7 +434,7 @@ impl OutputReader {
     }
 }
 
-impl OutputReader {
+impl PyReader {
     /// Turns what `feed` collected into its list of events, applying the
     /// deferred-error rule to `result`.
     fn build_list<'py>(

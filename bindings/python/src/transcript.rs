@@ -111,8 +111,8 @@ impl Transcript {
             let e = e.get();
             Event::Skipped {
                 stream: stream_of(py, &e.stream)?,
-                from: e.start,
-                to: e.end,
+                start: e.start,
+                end: e.end,
             }
         } else if let Ok(e) = event.cast::<Exit>() {
             let e = e.get();

@@ -5,7 +5,7 @@
 
 use dory_wire::{Cursor, End, Event, ResumeState, Stream};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyString, PyTuple};
+use pyo3::types::{PyBool, PyBytes, PyList, PyString, PyTuple};
 use pyo3::{intern, Borrowed, IntoPyObjectExt};
 
 use crate::args;
@@ -93,25 +93,17 @@ impl<'py> IntoPyObject<'py> for &StreamName {
     }
 }
 
-/// An empty tuple, the default `events` of the end classes.
-fn empty_tuple() -> Py<PyTuple> {
-    Python::attach(|py| PyTuple::empty(py).unbind())
-}
-
 /// Declares a frozen value class whose fields convert to Python by reference.
 ///
-/// Generates the constructor (optionally with a `signature`), getters,
-/// `__match_args__`, `__repr__`, `__eq__` and `__hash__` (over a tuple of the
-/// fields), plus any `extra` methods.
+/// Generates the constructor, getters, `__match_args__`, `__repr__`, `__eq__`
+/// and `__hash__` (over a tuple of the fields).
 macro_rules! value_class {
     (
         $(#[$doc:meta])*
         $rust:ident as $py_name:literal
-        $(signature ($($sig:tt)*))?
         {
             $( $(#[$fdoc:meta])* $field:ident : $ty:ty ),* $(,)?
         }
-        $(extra { $($extra:tt)* })?
     ) => {
         $(#[$doc])*
         #[pyclass(frozen, module = "dory_wire", name = $py_name)]
@@ -122,7 +114,6 @@ macro_rules! value_class {
         #[pymethods]
         impl $rust {
             #[new]
-            $(#[pyo3(signature = ($($sig)*))])?
             fn py_new($($field: $ty),*) -> Self {
                 $rust { $($field),* }
             }
@@ -154,8 +145,6 @@ macro_rules! value_class {
             fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
                 self.key(py)?.hash()
             }
-
-            $($($extra)*)?
         }
 
         impl $rust {
@@ -260,9 +249,9 @@ impl PyCursor {
 /// Everything needed to resume reading a process's output, even in another
 /// process: the process id, the cursor and whether ``exit`` was seen.
 ///
-/// Get one from :meth:`OutputReader.resume_state`, save it with
+/// Get one from :meth:`Reader.resume_state`, save it with
 /// :meth:`to_json`, load it with :meth:`ResumeState.from_json` and pass it to
-/// :meth:`OutputReader.resume`.
+/// :meth:`Reader.resume`.
 #[pyclass(frozen, eq, module = "dory_wire", name = "ResumeState")]
 #[derive(Clone, PartialEq, Eq)]
 pub(crate) struct PyResumeState(pub(crate) ResumeState);
@@ -277,8 +266,8 @@ impl PyResumeState {
 
     /// The process id, once known.
     #[getter]
-    fn process_id(&self) -> Option<&str> {
-        self.0.process_id.as_deref()
+    fn proc_id(&self) -> Option<&str> {
+        self.0.proc_id.as_deref()
     }
 
     /// Consumed offsets.
@@ -305,12 +294,14 @@ impl PyResumeState {
         self.0.timed_out
     }
 
-    /// Serializes to JSON (versioned; stable across releases of the format).
+    /// Serializes to JSON (versioned, snake_case keys, the same in every
+    /// language; stable across releases of the format).
     fn to_json(&self) -> String {
         self.0.to_json()
     }
 
-    /// Parses JSON made by :meth:`to_json`.
+    /// Parses JSON made by :meth:`to_json` in any language (version 1
+    /// states with the older key ``process_id`` too).
     ///
     /// Raises :class:`InvalidState` (a ``ValueError``) for malformed JSON or an
     /// unsupported version.
@@ -324,12 +315,12 @@ impl PyResumeState {
 
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         let s = &self.0;
-        let process_id = s.process_id.as_deref().into_bound_py_any(py)?;
+        let proc_id = s.proc_id.as_deref().into_bound_py_any(py)?;
         let exit_code = s.exit_code.into_bound_py_any(py)?;
         Ok(format!(
-            "ResumeState(version={}, process_id={}, cursor=Cursor(stdout={}, stderr={}), exit_seen={}, exit_code={}, timed_out={})",
+            "ResumeState(version={}, proc_id={}, cursor=Cursor(stdout={}, stderr={}), exit_seen={}, exit_code={}, timed_out={})",
             s.version,
-            process_id.repr()?,
+            proc_id.repr()?,
             s.cursor.stdout,
             s.cursor.stderr,
             if s.exit_seen { "True" } else { "False" },
@@ -367,7 +358,7 @@ value_class! {
 
 value_class! {
     /// Output lost and skipped under ``gap_policy="skip"``: offsets
-    /// ``[start, end)`` of ``stream`` (the core's ``from``/``to``).
+    /// ``[start, end)`` of ``stream``.
     Skipped as "Skipped" {
         /// ``"stdout"`` or ``"stderr"``.
         stream: StreamName,
@@ -414,7 +405,7 @@ value_class! {
 
 value_class! {
     /// A JSON result document (the answer to a synchronous exec).
-    ExecResult as "Result" {
+    ExecResult as "ExecResult" {
         /// The process id.
         proc_id: String,
         /// Standard output bytes.
@@ -460,10 +451,10 @@ pub(crate) fn event_to_py(py: Python<'_>, event: Event) -> PyResult<Bound<'_, Py
             start,
             end,
         } => output_to_py(py, stream, PyBytes::new(py, &data), start, end)?,
-        Event::Skipped { stream, from, to } => Skipped {
+        Event::Skipped { stream, start, end } => Skipped {
             stream: StreamName::of(py, stream),
-            start: from,
-            end: to,
+            start,
+            end,
         }
         .into_pyobject(py)?
         .into_any(),
@@ -484,7 +475,7 @@ pub(crate) fn event_to_py(py: Python<'_>, event: Event) -> PyResult<Bound<'_, Py
         }
         .into_pyobject(py)?
         .into_any(),
-        Event::Result(r) => ExecResult {
+        Event::ExecResult(r) => ExecResult {
             proc_id: r.proc_id,
             stdout: PyBytes::new(py, &r.stdout).unbind(),
             stderr: PyBytes::new(py, &r.stderr).unbind(),
@@ -495,31 +486,35 @@ pub(crate) fn event_to_py(py: Python<'_>, event: Event) -> PyResult<Bound<'_, Py
         }
         .into_pyobject(py)?
         .into_any(),
+        _ => return Err(unknown("event")),
     };
     Ok(obj)
 }
 
-/// Converts core events into a tuple.
-pub(crate) fn events_to_tuple(py: Python<'_>, events: Vec<Event>) -> PyResult<Bound<'_, PyTuple>> {
+/// The error for a value that a newer core added and this binding does not
+/// convert yet (the core's enums are `#[non_exhaustive]`).
+fn unknown(what: &str) -> PyErr {
+    pyo3::exceptions::PyNotImplementedError::new_err(format!(
+        "dory_wire._core cannot convert this {what}: the core is newer than the binding"
+    ))
+}
+
+/// Converts core events into a list.
+pub(crate) fn events_to_list(py: Python<'_>, events: Vec<Event>) -> PyResult<Bound<'_, PyList>> {
     let items = events
         .into_iter()
         .map(|e| event_to_py(py, e))
         .collect::<PyResult<Vec<_>>>()?;
-    PyTuple::new(py, items)
+    PyList::new(py, items)
 }
 
 value_class! {
     /// The stream ended with an ``exit`` frame: the output is complete.
-    ///
-    /// ``events`` holds the events delivered when the body ended (usually
-    /// none); :func:`iter_events` yields them before it returns.
-    Exited as "Exited" signature (exit_code, timed_out, events = empty_tuple()) {
+    Exited as "Exited" {
         /// The exit code; ``None`` when killed or timed out.
         exit_code: Option<i64>,
         /// Whether the process hit its deadline.
         timed_out: bool,
-        /// Events delivered by ``finish()`` (usually empty).
-        events: Py<PyTuple>,
     }
 }
 
@@ -529,42 +524,24 @@ value_class! {
     ///
     /// ``reason`` is ``"end_of_body"`` (the body ended; a partial last line
     /// was discarded), ``"gap"`` (the server reported lost output, all of it
-    /// skipped) or ``"stalled"`` (no byte within the liveness timeout).
-    /// ``events`` holds the events delivered when the body ended, e.g. the
-    /// ``Skipped`` ranges of a 409 ``output_gap`` answer under the skip policy.
-    Disconnected as "Disconnected" signature (cursor, reason, events = empty_tuple()) {
+    /// skipped: the ``Skipped`` events came with it) or ``"stalled"`` (no byte
+    /// within the liveness timeout).
+    Disconnected as "Disconnected" {
         /// Where to resume from.
         cursor: Py<PyCursor>,
         /// ``"end_of_body"``, ``"gap"`` or ``"stalled"``.
         reason: String,
-        /// Events delivered by ``finish()`` (usually empty).
-        events: Py<PyTuple>,
     }
 }
 
 value_class! {
-    /// A JSON document was decoded; ``document`` is its ``Identity`` or
-    /// ``Result`` event, also the only item of ``events``.
-    Document as "Document" signature (events = empty_tuple()) {
-        /// Events delivered by ``finish()``: the document's event.
-        events: Py<PyTuple>,
-    }
-    extra {
-        /// The ``Identity`` or ``Result`` event (``None`` if ``events`` is empty).
-        #[getter]
-        fn document(&self, py: Python<'_>) -> Option<Py<PyAny>> {
-            self.events.bind(py).iter().next().map(Bound::unbind)
-        }
-    }
+    /// A JSON document was decoded: its ``Identity`` or ``ExecResult`` is the
+    /// event that came with this end.
+    Document as "Document" {}
 }
 
-/// Converts a core end, with the events `finish()` delivered.
-pub(crate) fn end_to_py(
-    py: Python<'_>,
-    end: End,
-    events: Vec<Event>,
-) -> PyResult<Bound<'_, PyAny>> {
-    let events = events_to_tuple(py, events)?.unbind();
+/// Converts a core end.
+pub(crate) fn end_to_py(py: Python<'_>, end: End) -> PyResult<Bound<'_, PyAny>> {
     let obj = match end {
         End::Exited {
             exit_code,
@@ -572,18 +549,17 @@ pub(crate) fn end_to_py(
         } => Exited {
             exit_code,
             timed_out,
-            events,
         }
         .into_pyobject(py)?
         .into_any(),
         End::Disconnected { cursor, reason } => Disconnected {
             cursor: Py::new(py, PyCursor(cursor))?,
             reason: reason.as_str().to_owned(),
-            events,
         }
         .into_pyobject(py)?
         .into_any(),
-        End::Document => Document { events }.into_pyobject(py)?.into_any(),
+        End::Document => Document {}.into_pyobject(py)?.into_any(),
+        _ => return Err(unknown("end")),
     };
     Ok(obj)
 }

@@ -213,12 +213,12 @@ def follow_output(
     follow: bool = True,
     max_connections: int = 100,
 ) -> Followed:
-    """Reads a process's retained output with ``OutputReader``, reconnecting
+    """Reads a process's retained output with ``Reader``, reconnecting
     from the reader's consumed offsets after each ``Disconnected`` end, until
     ``Exited`` (or, with ``follow=False``, after one connection). Errors of the
     reader (``OutputGap`` …) propagate; ``max_connections`` is a hang guard.
     """
-    from dory_wire import Disconnected, Output, OutputReader, iter_events
+    from dory_wire import Disconnected, Output, Reader, iter_events
 
     got = Followed()
     while True:
@@ -227,7 +227,7 @@ def follow_output(
                 f"{proc_id}: no exit after {max_connections} connections (at {cursor}, ends {got.ends[-3:]})"
             )
         got.connections += 1
-        reader = OutputReader("process_output", cursor=cursor, gap_policy=gap_policy)  # type: ignore[arg-type]
+        reader = Reader("process_output", cursor=cursor, gap_policy=gap_policy)  # type: ignore[arg-type]
         query = urllib.parse.urlencode(
             {
                 "stdout_offset": reader.cursor.stdout,

@@ -23,6 +23,7 @@ from dory_wire import (
     Cursor,
     Disconnected,
     Document,
+    ExecResult,
     Exit,
     Exited,
     Identity,
@@ -30,8 +31,7 @@ from dory_wire import (
     Output,
     OutputExpired,
     OutputGap,
-    OutputReader,
-    Result,
+    Reader,
     Skipped,
     iter_events,
 )
@@ -85,23 +85,21 @@ def test_keyed_replay_of_streaming_exec_is_a_json_identity(server: RefServer) ->
     conn = server.connection()
     conn.request("POST", server.path("/exec"), json.dumps(body), {**NDJSON, "Idempotency-Key": key})
     resp = conn.getresponse()
-    reader = OutputReader("exec")
+    reader = Reader("exec")
     reader.open(resp.status, resp.getheader("content-type"), resp.getheader("ce-process-id"))
     events = iter_events(reader, body_chunks(resp))
     first = list(events)
     conn.close()
     assert events.end == Exited(0, False)
-    proc_id = reader.process_id
+    proc_id = reader.proc_id
     assert proc_id is not None and resp.getheader("ce-process-id") == proc_id
     assert b"".join(e.data for e in first if isinstance(e, Output)) == b"once"
 
     status, ctype, data = server.request("POST", "/exec", body, {**NDJSON, "Idempotency-Key": key})
-    replay = OutputReader("exec")
+    replay = Reader("exec")
     replay.open(status, ctype)
     replay.feed(data)
-    end = replay.finish()
-    assert isinstance(end, Document)
-    assert end.document == Identity(proc_id, "exited")
+    assert replay.finish() == ([Identity(proc_id, "exited")], Document())
 
 
 # -- eviction -----------------------------------------------------------------------
@@ -146,7 +144,7 @@ def test_eviction_skip_policy_exact_ranges_and_kept_bytes(small_retention: RefSe
     assert bytes(got.data["stderr"]) == b""
     assert got.end == Exited(0, False)
     # The 409 ended the first response as a disconnect with the moved cursor.
-    assert got.ends[0] == Disconnected(Cursor(4000, 0), "gap", got.ends[0].events)
+    assert got.ends[0] == Disconnected(Cursor(4000, 0), "gap")
 
 
 def test_eviction_skip_policy_both_streams(small_retention: RefServer) -> None:
@@ -244,7 +242,7 @@ def test_slow_consumer_gets_a_gap_frame(tmp_path: Path) -> None:
         assert gap["earliest_stderr_offset"] == 0
 
         def decode(policy: str) -> tuple[list[Any], Any]:
-            reader = OutputReader("process_output", gap_policy=policy)  # type: ignore[arg-type]
+            reader = Reader("process_output", gap_policy=policy)  # type: ignore[arg-type]
             reader.open(200, "application/x-ndjson")
             events = iter_events(reader, [bytes(body)])
             return list(events), events.end
@@ -282,7 +280,7 @@ def test_setup_logs_merge_stderr_into_one_stream() -> None:
             try:
                 conn.request("GET", server.path(f"/setup/logs?offset={offset}&follow={follow}"))
                 resp = conn.getresponse()
-                reader = OutputReader("setup_logs", cursor=Cursor(offset, 0))
+                reader = Reader("setup_logs", cursor=Cursor(offset, 0))
                 reader.open(resp.status, resp.getheader("content-type"))
                 events = iter_events(reader, body_chunks(resp))
                 outputs = [e for e in events if isinstance(e, Output)]
@@ -294,7 +292,7 @@ def test_setup_logs_merge_stderr_into_one_stream() -> None:
                 assert events.end == Exited(3, False)
             assert reader.cursor == Cursor(len(expected), 0)
         status, ctype, data = server.request("GET", f"/setup/logs?offset={len(expected) + 1}")
-        reader = OutputReader("setup_logs", cursor=Cursor(len(expected) + 1, 0))
+        reader = Reader("setup_logs", cursor=Cursor(len(expected) + 1, 0))
         reader.open(status, ctype)
         reader.feed(data)
         with pytest.raises(OffsetBeyondOutput):
@@ -304,14 +302,14 @@ def test_setup_logs_merge_stderr_into_one_stream() -> None:
 # -- synchronous exec ----------------------------------------------------------------
 
 
-def sync_exec(server: RefServer, command: str) -> Result:
+def sync_exec(server: RefServer, command: str) -> ExecResult:
     status, ctype, data = server.request("POST", "/exec", {"command": command}, {"Accept": "application/json"})
-    reader = OutputReader("exec")
+    reader = Reader("exec")
     reader.open(status, ctype)
     reader.feed(data)
-    end = reader.finish()
-    assert isinstance(end, Document) and isinstance(end.document, Result), end
-    return end.document
+    events, end = reader.finish()
+    assert end == Document() and len(events) == 1 and isinstance(events[0], ExecResult), (events, end)
+    return events[0]
 
 
 def test_sync_exec_truncation_flags(server: RefServer) -> None:
@@ -340,16 +338,16 @@ def test_kill_mid_stream_exec_ends_with_null_exit_code(server: RefServer) -> Non
         body = json.dumps({"command": ["sh", "-c", "printf ready; exec sleep 60"]})
         conn.request("POST", server.path("/exec"), body, NDJSON)
         resp = conn.getresponse()
-        reader = OutputReader("exec")
+        reader = Reader("exec")
         reader.open(resp.status, resp.getheader("content-type"), resp.getheader("ce-process-id"))
         events = iter_events(reader, body_chunks(resp))
         seen: list[Any] = []
         for event in events:
             seen.append(event)
             if isinstance(event, Output) and event.data == b"ready":
-                assert reader.process_id is not None
-                identity = server.kill(reader.process_id)
-                assert identity["proc_id"] == reader.process_id
+                assert reader.proc_id is not None
+                identity = server.kill(reader.proc_id)
+                assert identity["proc_id"] == reader.proc_id
     finally:
         conn.close()
     assert b"".join(e.data for e in seen if isinstance(e, Output)) == b"ready"
@@ -363,7 +361,7 @@ def test_kill_mid_stream_process_output_follower(server: RefServer) -> None:
     try:
         conn.request("GET", server.path(f"/processes/{proc_id}/output?stdout_offset=0&stderr_offset=0"))
         resp = conn.getresponse()
-        reader = OutputReader("process_output")
+        reader = Reader("process_output")
         reader.open(resp.status, resp.getheader("content-type"))
         events = iter_events(reader, body_chunks(resp))
         for event in events:
