@@ -151,7 +151,7 @@ def test_content_type_of_wrong_type() -> None:
 @pytest.mark.parametrize(
     ("now", "error"), [(-1.0, ValueError), (math.nan, ValueError), ("1", TypeError)]
 )
-def test_bad_handle_timeout(now: Any, error: type[Exception]) -> None:
+def test_bad_handle_timeout_seconds(now: Any, error: type[Exception]) -> None:
     with pytest.raises(error, match="'now'"):
         opened().handle_timeout_seconds(now)
 

@@ -1,8 +1,9 @@
 """The shared conformance vectors: every tests/vectors/**/*.json, both kinds.
 
-A decode vector is fed whole, one byte at a time and at seeded random split
-points (as bytes, bytearray and memoryview); every run must give the
-expected events, end and cursor. A preview vector is checked against its
+A decode vector is fed whole, one byte at a time and at the seeded random
+split points of the Rust runner (the same SplitMix64 and seed, so the same
+cuts; as bytes, bytearray and memoryview); every run must give the expected
+events, end and cursor. A preview vector is checked against its
 expectation and the invariants of VECTORS.md, and the streaming bounder must
 give the same preview.
 """
@@ -15,6 +16,7 @@ from typing import Any
 
 import pytest
 from preview_checks import check_invariants, check_rebound, random_chunks, streamed
+from splitmix import SplitMix64
 from vectors import VECTOR_DIR, body_of, decode, load_vectors
 
 import dory_wire as dw
@@ -39,19 +41,31 @@ def test_vector_names_are_unique_and_kinds_known() -> None:
     assert not unknown, f"unknown vector kinds: {unknown}"
 
 
+def test_splits_are_those_of_the_rust_runner() -> None:
+    # SplitMix64's published first outputs for seed 0, then the Rust `cuts`.
+    rng = SplitMix64(0)
+    assert [rng.next() for _ in range(3)] == [
+        0xE220A8397B1DCDAF,
+        0x6E789E6AA1B965F4,
+        0x06C45D188009454F,
+    ]
+    rng = SplitMix64(0xD0E7 ^ 100)
+    assert [rng.cuts(100, 6) for _ in range(3)] == [[], [14, 29, 82, 91], []]
+    assert SplitMix64(5).below(0) == 0
+
+
 def _splits(body: bytes) -> list[tuple[str, list[Any]]]:
     splits: list[tuple[str, list[Any]]] = [
         ("whole", [body]),
         ("bytewise", [body[i : i + 1] for i in range(len(body))]),
     ]
     kinds = (bytes, bytearray, memoryview)
-    for seed in SEEDS:
-        rng = random.Random(seed)
-        inner = range(1, len(body))
-        cuts = sorted(rng.sample(inner, min(len(inner), rng.randint(1, 8))))
+    rng = SplitMix64(0xD0E7 ^ len(body))  # the seed of the Rust decode runner
+    for _ in range(8):
+        cuts = rng.cuts(len(body), 6)
         bounds = [0, *cuts, len(body)]
         chunks = [kinds[i % 3](body[a:b]) for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
-        splits.append((f"seed{seed}", chunks))
+        splits.append((f"cuts {cuts}", chunks))
     return splits
 
 
