@@ -4,6 +4,7 @@ the deferred-error rule, liveness, documentation."""
 from __future__ import annotations
 
 import inspect
+import json
 import pickle
 import pydoc
 import sys
@@ -104,6 +105,18 @@ def test_resume_state_round_trip_and_resume() -> None:
         assert got == [dw.Output("stdout", b" world", 5, 11), dw.Exit(0, False)]
         assert again.finish() == ([], dw.Exited(0, False))
         assert again.resume_state().exit_seen
+
+
+def test_resume_state_json_is_neutral_and_reads_the_older_key() -> None:
+    old = (
+        '{"version":1,"process_id":"p_1","cursor":{"stdout":3,"stderr":0},'
+        '"exit_seen":false,"exit_code":null,"timed_out":false}'
+    )
+    state = dw.ResumeState.from_json(old)
+    assert (state.proc_id, state.cursor) == ("p_1", dw.Cursor(3, 0))
+    saved = json.loads(state.to_json())
+    assert saved["proc_id"] == "p_1"
+    assert "process_id" not in saved
 
 
 def test_deferred_error_rule() -> None:
