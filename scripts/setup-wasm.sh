@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs everything the npm package needs to build and test, idempotently:
-#   - Debian's Rust for wasm (rustc-web, cargo-web, rust-web-src) and lld-22 (see TOOLCHAIN.md)
+#   - Debian's Rust for wasm (rustc-web, cargo-web, rust-web-src) and lld-22
 #   - Debian's chromium (for the real-browser test)
 #   - wasm-bindgen-cli pinned to the wasm-bindgen version of bindings/wasm
 #   - the npm dev dependencies of npm/ (typescript, fast-check, playwright-core)
@@ -8,7 +8,12 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-WASM_BINDGEN_VERSION="0.2.130"
+# The one pin of wasm-bindgen: `wasm-bindgen = "=X.Y.Z"` in bindings/wasm/Cargo.toml.
+WASM_BINDGEN_VERSION="$(sed -n 's/^wasm-bindgen *= *"=\([0-9][^"]*\)".*/\1/p' "$ROOT/bindings/wasm/Cargo.toml")"
+if [ -z "$WASM_BINDGEN_VERSION" ]; then
+    echo "setup-wasm: bindings/wasm/Cargo.toml must pin wasm-bindgen exactly (wasm-bindgen = \"=X.Y.Z\")" >&2
+    exit 1
+fi
 export PATH="$HOME/.cargo/bin:$PATH"
 
 log() { echo "setup-wasm: $*"; }
@@ -35,7 +40,7 @@ if [ "${#need_apt[@]}" -gt 0 ]; then
     fi
 fi
 
-if ! wasm-bindgen --version 2>/dev/null | grep -qF "$WASM_BINDGEN_VERSION"; then
+if ! wasm-bindgen --version 2>/dev/null | grep -qxF "wasm-bindgen $WASM_BINDGEN_VERSION"; then
     log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 5 minutes)"
     # No --locked: one locked dependency of the CLI is missing from the registry.
     cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force

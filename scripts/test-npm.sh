@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
 # The npm package's tests: install what is missing (scripts/setup-wasm.sh),
-# check and lint the binding crate, build the package from source, then run
-# every test under npm/test with node's built-in test runner.
+# the binding crate's unit tests (host), build the package from source, then
+# run every test under npm/test with node's built-in test runner (among them
+# the tsc check of the declarations, the vectors, the surface and the
+# browser test).
+#
+# The binding crate is formatted and linted once, with the whole workspace,
+# by scripts/test-rust.sh (cargo fmt --all, cargo clippy --workspace).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -9,9 +14,8 @@ export PATH="$HOME/.cargo/bin:$PATH"
 
 bash scripts/setup-wasm.sh
 
-echo "== test-npm: clippy and fmt of bindings/wasm (host)"
-cargo fmt -p dory-wire-wasm --check
-CARGO_TARGET_DIR="$ROOT/target/h-wasm" cargo clippy -p dory-wire-wasm --all-targets --no-deps -- -D warnings
+echo "== test-npm: unit tests of bindings/wasm (host)"
+cargo test -p dory-wire-wasm --quiet
 
 echo "== test-npm: build the package"
 (cd npm && node build.mjs)

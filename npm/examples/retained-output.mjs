@@ -23,7 +23,7 @@
 
 import { randomUUID } from "node:crypto";
 import { Buffer } from "node:buffer";
-import { OutputReader, readEvents } from "dory-wire";
+import { Reader, iterEvents } from "dory-wire";
 
 const BASE = (process.env.DORY_URL ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
 const COMPUTER = process.env.CE_COMPUTER_ID ?? "c1";
@@ -44,9 +44,9 @@ async function identity(method, path, body, headers = {}) {
     headers: { "content-type": "application/json", ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  const reader = new OutputReader("document");
+  const reader = new Reader("document");
   const events = [];
-  for await (const event of readEvents(reader, response)) events.push(event);
+  for await (const event of iterEvents(reader, response)) events.push(event);
   const document = events.find((e) => e.type === "identity");
   if (!document) throw new Error(`${method} ${path}: expected a process identity, got ${JSON.stringify(events)}`);
   return document;
@@ -78,7 +78,7 @@ async function follow(procId) {
   const output = { stdout: [], stderr: [] };
   for (let connection = 1; connection <= MAX_CONNECTIONS; connection++) {
     // The default gap policy is "fail": missing bytes throw OutputGap.
-    const reader = new OutputReader("process_output", { cursor });
+    const reader = new Reader("process_output", { cursor });
     const query = new URLSearchParams({
       stdout_offset: String(cursor.stdout),
       stderr_offset: String(cursor.stderr),
@@ -89,8 +89,8 @@ async function follow(procId) {
     // OutputGap and OutputExpired are thrown from this loop and end the program:
     // missing bytes require a caller decision; never reset to zero, never start
     // the command again. Only a dropped connection (below) is reconnect permission.
-    for await (const event of readEvents(reader, bodyChunks(response.body))) {
-      if (event.type === "stdout" || event.type === "stderr") output[event.type].push(Buffer.from(event.data));
+    for await (const event of iterEvents(reader, bodyChunks(response.body))) {
+      if (event.type === "output") output[event.stream].push(Buffer.from(event.data));
     }
     const end = reader.end;
     if (end.type === "exited") {

@@ -1,121 +1,132 @@
 // The public JavaScript API of dory-wire, over the low-level wasm-bindgen exports.
 //
-// This file is one function, `createApi(wasm, platform)`, with no import or
-// export statement: build.mjs wraps the same text as CommonJS (Node) and as an
-// ES module (browsers), so both builds run the very same code. The Node ES
+// This file is one function, `createApi(wasm, platform, core)`, with no import
+// or export statement: build.mjs wraps the same text as CommonJS (Node) and as
+// an ES module (browsers), so both builds run the very same code. The Node ES
 // module entry re-exports the CommonJS one, so Node has one copy of every class.
 //
+// `core` is the wasm module's `core_tables_json()`: the core's error table,
+// the base class of each error kind and the core's constants. Node reads it
+// from the module when loaded; the browser build, which cannot call the module
+// before `init()`, carries the same document, written by build.mjs from the
+// very same .wasm file.
+//
 // Everything protocol-related is decided by the Rust core; this layer checks
-// argument types (TypeError / RangeError), turns the compact JSON that crosses
-// the wasm boundary (numeric event records read in wasm memory, and compact
-// JSON for the rare other events) into plain objects, and maps error objects
-// to classes.
+// argument types (TypeError / RangeError), turns what crosses the wasm
+// boundary (numeric event records read in wasm memory, and compact JSON for
+// the rare other events) into plain objects, and maps error objects to the
+// classes built from the core's table.
 
 /* eslint-disable no-unused-vars */
-function createApi(wasm, platform) {
+function createApi(wasm, platform, core) {
   "use strict";
 
   const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-  /** The largest maxFrameBytes accepted (1 GiB; wasm32 has a 4 GiB address space). */
-  const MAX_FRAME_BYTES_LIMIT = 1024 * 1024 * 1024;
-  const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
-  const DEFAULT_LIVENESS_TIMEOUT_MS = 30000;
+  const { DEFAULT_MAX_FRAME_BYTES, DEFAULT_LIVENESS_TIMEOUT_MS, MAX_FRAME_BYTES_LIMIT, MIN_MAX_BYTES } = core.constants;
   const ENDPOINTS = ["exec", "process_output", "setup_logs", "document"];
   const GAP_POLICIES = ["fail", "skip"];
-  const PROTOCOL_CODES = [
-    "unsupported_content_type",
-    "malformed_frame",
-    "unexpected_frame",
-    "identity_mismatch",
-    "frame_too_large",
-  ];
+  const STREAMS = ["stdout", "stderr"];
 
   // ---------------------------------------------------------------- errors
+
+  /** `server_message` → `serverMessage`: the core's field names in JS case. */
+  function camel(name) {
+    return name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+  }
 
   // A registered symbol brands every error, so `instanceof` also works between
   // two copies of the package (two versions installed, or the browser build and
   // the Node build in one bundle): each class tests the brand and the code.
   const BRAND = Symbol.for("dory-wire.error");
 
-  /** Base class of every error the library raises about the data it decodes. */
+  /** The table row of each error class (`{code, class, kind, fields}`), by class. */
+  const ROW = new Map();
+
+  /** Base class of every error the library raises about the data it decodes or its use. */
   class DoryWireError extends Error {
     /**
      * @param {string} message
-     * @param {object} [fields] `code` and the fields of the kind
+     * @param {object} [fields] the fields of the code (camelCase); `code` for a base class
      */
     constructor(message, fields) {
       super(message);
       Object.defineProperty(this, BRAND, { value: true });
-      Object.defineProperty(this, "name", {
-        value: new.target.name,
-        configurable: true,
-        writable: true,
-      });
-      this.code = "dory_wire_error";
+      Object.defineProperty(this, "name", { value: new.target.name, configurable: true, writable: true });
+      const row = ROW.get(new.target) ?? BY_CODE.get(fields?.code);
+      this.code = row ? row.code : (fields?.code ?? "dory_wire_error");
+      this.kind = row ? row.kind : (KIND_OF_BASE.get(new.target) ?? null);
       if (fields) {
         for (const key of Object.keys(fields)) {
-          if (key !== "message" && key !== "protocol") this[key] = fields[key];
+          if (key !== "code" && key !== "kind" && key !== "message") this[key] = fields[key];
         }
       }
     }
   }
 
-  /** Output was lost (a hole, a `gap` frame, a 409) under the `fail` policy. */
-  class OutputGap extends DoryWireError {}
-  /** 410 `output_expired`: the retained output is gone. Terminal. */
-  class OutputExpired extends DoryWireError {}
-  /** 400 `offset_beyond_output`: the requested offsets are beyond the output. A client bug. */
-  class OffsetBeyondOutput extends DoryWireError {}
-  /** Any other error answer of the API. */
-  class ApiError extends DoryWireError {}
-  /** The wire broke the protocol; `code` tells how. */
-  class ProtocolError extends DoryWireError {}
-
-  function brandTest(test) {
-    return {
-      value(x) {
-        return x !== null && typeof x === "object" && x[BRAND] === true && test(x);
-      },
-    };
-  }
-  Object.defineProperty(DoryWireError, Symbol.hasInstance, brandTest(() => true));
-  Object.defineProperty(OutputGap, Symbol.hasInstance, brandTest((x) => x.code === "output_gap"));
-  Object.defineProperty(OutputExpired, Symbol.hasInstance, brandTest((x) => x.code === "output_expired"));
-  Object.defineProperty(
-    OffsetBeyondOutput,
-    Symbol.hasInstance,
-    brandTest((x) => x.code === "offset_beyond_output"),
-  );
-  Object.defineProperty(ApiError, Symbol.hasInstance, brandTest((x) => x.code === "api_error"));
-  Object.defineProperty(
-    ProtocolError,
-    Symbol.hasInstance,
-    brandTest((x) => PROTOCOL_CODES.includes(x.code)),
-  );
-
-  /** Turns an error object that crossed the boundary into an Error. */
-  function toError(obj) {
-    const fields = Object.assign({}, obj);
-    switch (obj.code) {
-      case "range_error":
-        return new RangeError(obj.message);
-      case "output_gap":
-        return new OutputGap(obj.message, fields);
-      case "output_expired":
-        return new OutputExpired(obj.message, fields);
-      case "offset_beyond_output":
-        return new OffsetBeyondOutput(obj.message, fields);
-      case "api_error":
-        return new ApiError(obj.message, fields);
-      case "integer_out_of_range":
-        fields.value = BigInt(obj.value);
-        return new DoryWireError(obj.message, fields);
-      default:
-        if (obj.protocol || PROTOCOL_CODES.includes(obj.code)) {
-          return new ProtocolError(obj.message, fields);
-        }
-        return new DoryWireError(obj.message, fields);
+  /** The base class of each kind (null: the kind's classes derive from DoryWireError). */
+  const BASES = {};
+  const KIND_OF_BASE = new Map();
+  for (const { kind, base } of core.kinds) {
+    if (base !== null && BASES[base] === undefined) {
+      // `{ [base]: class … }[base]` gives the class its name.
+      BASES[base] = { [base]: class extends DoryWireError {} }[base];
+      KIND_OF_BASE.set(BASES[base], kind);
     }
+  }
+  const BASE_OF_KIND = new Map(core.kinds.map(({ kind, base }) => [kind, base === null ? DoryWireError : BASES[base]]));
+
+  /** One class per code: the core's table, then the codes of this binding. */
+  const ERROR_CODES = Object.freeze(
+    [...core.errorCodes, ...core.bindingErrorCodes].map((r) =>
+      Object.freeze({ code: r.code, class: r.class, kind: r.kind, fields: Object.freeze(r.fields.map(camel)) }),
+    ),
+  );
+  const BY_CODE = new Map(ERROR_CODES.map((row) => [row.code, row]));
+  const CLASSES = {};
+  for (const row of ERROR_CODES) {
+    const Base = BASE_OF_KIND.get(row.kind) ?? DoryWireError;
+    const cls = { [row.class]: class extends Base {} }[row.class];
+    ROW.set(cls, row);
+    CLASSES[row.class] = cls;
+  }
+
+  // `instanceof`: the prototype chain, or (an error of another copy of the
+  // package) the brand and a code of the class.
+  const nativeInstanceOf = Function.prototype[Symbol.hasInstance];
+  function brandCheck(cls, codes) {
+    Object.defineProperty(cls, Symbol.hasInstance, {
+      value(x) {
+        if (nativeInstanceOf.call(this, x)) return true;
+        return x !== null && typeof x === "object" && x[BRAND] === true && (codes === null || codes.has(x.code));
+      },
+    });
+  }
+  brandCheck(DoryWireError, null);
+  for (const [name, base] of Object.entries(BASES)) {
+    const kind = KIND_OF_BASE.get(base);
+    brandCheck(base, new Set(ERROR_CODES.filter((r) => r.kind === kind).map((r) => r.code)));
+    void name;
+  }
+  for (const row of ERROR_CODES) brandCheck(CLASSES[row.class], new Set([row.code]));
+
+  /**
+   * Turns an error object that crossed the boundary (`code`, `message` and
+   * the fields under their core names) into an instance of its class.
+   */
+  function toError(obj) {
+    if (obj.code === "range_error") return new RangeError(obj.message);
+    const row = BY_CODE.get(obj.code);
+    const fields = {};
+    for (const key of Object.keys(obj)) {
+      if (key !== "code" && key !== "message") fields[camel(key)] = obj[key];
+    }
+    if (obj.code === "integer_out_of_range" && typeof obj.value === "string") fields.value = BigInt(obj.value);
+    if (row === undefined) {
+      // A code this layer does not know (a binding mismatch): keep it visible.
+      fields.code = obj.code;
+      return new DoryWireError(obj.message, fields);
+    }
+    return new CLASSES[row.class](obj.message, fields);
   }
 
   /** Rethrows what a wasm export threw: error-object JSON strings become errors. */
@@ -133,7 +144,7 @@ function createApi(wasm, platform) {
   }
 
   function misuse(reason) {
-    return new DoryWireError(`invalid_state: ${reason}`, { code: "invalid_state", reason });
+    return new CLASSES.InvalidState(`invalid_state: ${reason}`, { reason });
   }
 
   // ------------------------------------------------------- argument checks
@@ -195,11 +206,17 @@ function createApi(wasm, platform) {
     throw new TypeError(`${what} takes bytes (a Uint8Array), got ${describe(value)}`);
   }
 
+  /** The record tag of a stream name (0 stdout, 1 stderr); the default is stdout. */
+  function streamTag(stream, what) {
+    if (stream === undefined) return 0;
+    return checkName(stream, STREAMS, what) === "stdout" ? 0 : 1;
+  }
+
   const READER_OPTIONS = ["cursor", "gapPolicy", "maxFrameBytes", "livenessTimeoutMs", "strict"];
 
   function readerArgs(endpoint, options) {
     checkName(endpoint, ENDPOINTS, "endpoint");
-    const o = checkOptions(options, READER_OPTIONS, "OutputReader option");
+    const o = checkOptions(options, READER_OPTIONS, "Reader option");
     const gapPolicy = o.gapPolicy === undefined ? "fail" : checkName(o.gapPolicy, GAP_POLICIES, "gapPolicy");
     const maxFrameBytes =
       o.maxFrameBytes === undefined
@@ -230,13 +247,49 @@ function createApi(wasm, platform) {
     };
   }
 
+  /** The keys of the JS resume state and of its language-neutral JSON form. */
+  const RESUME_KEYS = [
+    ["version", "version"],
+    ["procId", "proc_id"],
+    ["cursor", "cursor"],
+    ["exitSeen", "exit_seen"],
+    ["exitCode", "exit_code"],
+    ["timedOut", "timed_out"],
+  ];
+
+  /** The neutral JSON of a resume state given as `resumeState()`'s object or as JSON text. */
+  function resumeJson(state) {
+    if (typeof state === "string") return state;
+    if (state === null || typeof state !== "object" || Array.isArray(state)) {
+      throw new TypeError(`resume state must be the object of resumeState() or the string of resumeStateJson(), got ${describe(state)}`);
+    }
+    const known = new Map(RESUME_KEYS);
+    const neutral = {};
+    for (const key of Object.keys(state)) {
+      const to = known.get(key);
+      if (to === undefined) {
+        throw new TypeError(
+          `unknown resume state key "${key}" (expected ${RESUME_KEYS.map(([k]) => k).join(", ")}; the snake_case form is the string of resumeStateJson())`,
+        );
+      }
+      neutral[to] = state[key];
+    }
+    return JSON.stringify(neutral, (key, value) => {
+      if (typeof value === "bigint") return value <= BigInt(MAX_SAFE) ? Number(value) : value.toString();
+      if (typeof value === "number" && !Number.isSafeInteger(value)) {
+        throw new RangeError(`resume state field "${key}" must be a safe integer, got ${value}`);
+      }
+      return value;
+    });
+  }
+
   // --------------------------------------------------------------- events
 
   /** Builds a non-output event from its compact array; its bytes start at `at` in `data`. */
   function otherEvent(e, data, at) {
     switch (e[0]) {
       case "skipped":
-        return { type: "skipped", stream: e[1], from: e[2], to: e[3] };
+        return { type: "skipped", stream: e[1], start: e[2], end: e[3] };
       case "heartbeat":
         return { type: "heartbeat" };
       case "started":
@@ -247,9 +300,9 @@ function createApi(wasm, platform) {
         return { type: "unknown", frameType: e[1] };
       case "identity":
         return { type: "identity", procId: e[1], status: e[2] };
-      case "result":
+      case "exec_result":
         return {
-          type: "result",
+          type: "exec_result",
           procId: e[1],
           stdout: data.subarray(at, at + e[2]),
           stderr: data.subarray(at + e[2], at + e[2] + e[3]),
@@ -296,15 +349,145 @@ function createApi(wasm, platform) {
         const start = meta[j + 1];
         const end = meta[j + 2];
         const len = end - start;
-        events[i] = { type: tag === 0 ? "stdout" : "stderr", data: new Uint8Array(own, at, len), start, end };
+        events[i] = { type: "output", stream: tag === 0 ? "stdout" : "stderr", data: new Uint8Array(own, at, len), start, end };
         at += len;
       } else {
         const e = raw[other++];
         events[i] = otherEvent(e, data, at);
-        if (e[0] === "result") at += e[2] + e[3];
+        if (e[0] === "exec_result") at += e[2] + e[3];
       }
     }
     return events;
+  }
+
+  // ----------------------------------------------------------- transcript
+
+  /** Module-private access to a Transcript's wasm object (set by its static block). */
+  let transcriptInner;
+
+  /**
+   * A consumer's record of a process's output: each stream's bytes, its text
+   * view and its skipped ranges, and the exit. Fill it with
+   * `reader.feedInto(chunk, transcript)` (output bytes stay in WebAssembly
+   * memory: no object per frame) or `push(event)`.
+   */
+  class Transcript {
+    #inner;
+    #freed = false;
+
+    static {
+      transcriptInner = (t) => {
+        if (t.#freed) throw misuse("this Transcript was freed");
+        return t.#inner;
+      };
+    }
+
+    constructor() {
+      platform.ready();
+      this.#inner = new wasm.WasmTranscript();
+    }
+
+    #live() {
+      if (this.#freed) throw misuse("this Transcript was freed");
+      return this.#inner;
+    }
+
+    /**
+     * Records an event: `output`, `skipped` and `exit` change the transcript;
+     * the other events are accepted and ignored.
+     */
+    push(event) {
+      const inner = this.#live();
+      if (event === null || typeof event !== "object" || typeof event.type !== "string") {
+        throw new TypeError(`Transcript.push() takes an event (an object with a type), got ${describe(event)}`);
+      }
+      switch (event.type) {
+        case "output": {
+          const tag = streamTag(event.stream, "event.stream");
+          const data = toBytes(event.data, "Transcript.push() output data");
+          const start = checkInteger(event.start, "event.start", 0, MAX_SAFE);
+          const end = checkInteger(event.end, "event.end", 0, MAX_SAFE);
+          if (end - start !== data.length) {
+            throw new RangeError(`output event: end - start (${end - start}) must be the length of data (${data.length})`);
+          }
+          inner.push_output(tag, data, start, end);
+          return;
+        }
+        case "skipped": {
+          const tag = streamTag(event.stream, "event.stream");
+          const start = checkInteger(event.start, "event.start", 0, MAX_SAFE);
+          const end = checkInteger(event.end, "event.end", start, MAX_SAFE);
+          inner.push_skipped(tag, start, end);
+          return;
+        }
+        case "exit": {
+          const code = event.exitCode;
+          if (code !== null && code !== undefined) checkInteger(code, "event.exitCode", -MAX_SAFE, MAX_SAFE);
+          if (typeof event.timedOut !== "boolean") throw new TypeError(`event.timedOut must be a boolean, got ${describe(event.timedOut)}`);
+          inner.push_exit(code ?? undefined, event.timedOut);
+          return;
+        }
+        case "started":
+        case "heartbeat":
+        case "unknown":
+        case "identity":
+        case "exec_result":
+          return;
+        default:
+          throw new TypeError(`Transcript.push() takes an event, got type "${event.type}"`);
+      }
+    }
+
+    /** Ends both text views: an incomplete last character becomes U+FFFD. */
+    finish() {
+      this.#live().finish();
+    }
+
+    /** A copy of the delivered bytes of `stream` (default stdout), in order; skipped ranges are absent. */
+    bytes(stream) {
+      return this.#live().bytes(streamTag(stream, "stream"));
+    }
+
+    /**
+     * The text view of `stream` so far: UTF-8 (U+FFFD for invalid bytes),
+     * never splitting a character; a skipped range shows as a line
+     * `[dory-wire: bytes A..B were lost]`.
+     */
+    text(stream) {
+      return this.#live().text(streamTag(stream, "stream"));
+    }
+
+    /** The skipped ranges `[start, end)` of `stream`, in order. */
+    skipped(stream) {
+      const ranges = JSON.parse(this.#live().skipped_json(streamTag(stream, "stream")));
+      if (!Array.isArray(ranges)) throw toError(ranges.error);
+      return ranges;
+    }
+
+    /** True when nothing of `stream` was skipped: its bytes are the stream, exactly. */
+    isComplete(stream) {
+      return this.#live().is_complete(streamTag(stream, "stream"));
+    }
+
+    /** `{exitCode, timedOut}` once an `exit` was recorded, else null. */
+    get exit() {
+      const exit = JSON.parse(this.#live().exit_json());
+      if (exit !== null && exit.error) throw toError(exit.error);
+      return exit;
+    }
+
+    /** Releases the WebAssembly memory now (optional; also done on garbage collection). Later calls throw. */
+    free() {
+      if (!this.#freed) {
+        this.#freed = true;
+        const inner = this.#inner;
+        this.#inner = undefined;
+        inner.free();
+      }
+    }
+  }
+  if (typeof Symbol.dispose === "symbol") {
+    Transcript.prototype[Symbol.dispose] = Transcript.prototype.free;
   }
 
   // --------------------------------------------------------------- reader
@@ -317,7 +500,7 @@ function createApi(wasm, platform) {
    * the status and headers with `open`, the body bytes with `feed`, and the end
    * of the body with `finish`.
    */
-  class OutputReader {
+  class Reader {
     #inner;
     #end = null;
     #freed = false;
@@ -328,7 +511,7 @@ function createApi(wasm, platform) {
      */
     constructor(endpoint, options) {
       if (endpoint === ADOPT) {
-        // Internal: OutputReader.resume() hands over an already built reader.
+        // Internal: Reader.resume() hands over an already built reader.
         this.#inner = options;
         return;
       }
@@ -336,54 +519,35 @@ function createApi(wasm, platform) {
       const a = readerArgs(endpoint, options);
       const cursor = checkCursor(a.cursor);
       try {
-        this.#inner = new wasm.WasmReader(
-          endpoint,
-          cursor.stdout,
-          cursor.stderr,
-          a.gapPolicy,
-          a.maxFrameBytes,
-          a.liveness,
-          a.strict,
-        );
+        this.#inner = new wasm.WasmReader(endpoint, cursor.stdout, cursor.stderr, a.gapPolicy, a.maxFrameBytes, a.liveness, a.strict);
       } catch (e) {
         rethrow(e);
       }
     }
 
     /**
-     * A reader that continues from a saved resume state (the object of
-     * `resumeState()` or the string of `resumeStateJson()`).
+     * A reader that continues from a saved resume state: the object of
+     * `resumeState()` or the string of `resumeStateJson()` (possibly written
+     * by the Rust or Python package).
      */
     static resume(endpoint, state, options) {
       platform.ready();
       const a = readerArgs(endpoint, options);
       if (a.cursor !== undefined) {
-        throw new TypeError("OutputReader.resume() takes the cursor from the resume state; do not pass the cursor option");
+        throw new TypeError("Reader.resume() takes the cursor from the resume state; do not pass the cursor option");
       }
-      let json;
-      if (typeof state === "string") {
-        json = state;
-      } else if (state !== null && typeof state === "object") {
-        json = JSON.stringify(state, (key, value) => {
-          if (typeof value === "number" && !Number.isSafeInteger(value)) {
-            throw new RangeError(`resume state field "${key}" must be a safe integer, got ${value}`);
-          }
-          return value;
-        });
-      } else {
-        throw new TypeError(`resume state must be an object or a JSON string, got ${describe(state)}`);
-      }
+      const json = resumeJson(state);
       let inner;
       try {
         inner = wasm.WasmReader.resume(endpoint, json, a.gapPolicy, a.maxFrameBytes, a.liveness, a.strict);
       } catch (e) {
         rethrow(e);
       }
-      return new OutputReader(ADOPT, inner);
+      return new Reader(ADOPT, inner);
     }
 
     #live() {
-      if (this.#freed) throw misuse("this OutputReader was freed");
+      if (this.#freed) throw misuse("this Reader was freed");
       return this.#inner;
     }
 
@@ -391,17 +555,17 @@ function createApi(wasm, platform) {
      * Gives the response status, its Content-Type and its `CE-Process-Id`
      * header. Call once, before the first `feed`.
      */
-    open(status, contentType, processId) {
+    open(status, contentType, procId) {
       const inner = this.#live();
       checkInteger(status, "status", 100, 999);
       if (contentType === undefined || contentType === null) contentType = "";
       if (typeof contentType !== "string") {
         throw new TypeError(`contentType must be a string, got ${describe(contentType)}`);
       }
-      if (processId !== undefined && processId !== null && typeof processId !== "string") {
-        throw new TypeError(`processId must be a string, got ${describe(processId)}`);
+      if (procId !== undefined && procId !== null && typeof procId !== "string") {
+        throw new TypeError(`procId must be a string, got ${describe(procId)}`);
       }
-      const error = inner.open(status, contentType, processId ?? undefined);
+      const error = inner.open(status, contentType, procId ?? undefined);
       if (error !== "") throw toError(JSON.parse(error));
     }
 
@@ -421,8 +585,27 @@ function createApi(wasm, platform) {
     }
 
     /**
-     * Ends the body and returns how the response ended. Events completed by the
-     * end (the event of a JSON document) are in the End's `events`.
+     * Feeds like `feed`, but output bytes go into `transcript` (inside
+     * WebAssembly memory, with no object per frame). Returns the other events
+     * it completed, which are also recorded in the transcript.
+     */
+    feedInto(chunk, transcript) {
+      const inner = this.#live();
+      const bytes = toBytes(chunk, "feedInto()");
+      if (!(transcript instanceof Transcript)) {
+        throw new TypeError(`feedInto() takes a Transcript second, got ${describe(transcript)}`);
+      }
+      const n = inner.feed_into(bytes, transcriptInner(transcript));
+      const side = n % 2 === 1 ? JSON.parse(inner.take_side()) : null;
+      const events = buildEvents(inner, n, side);
+      if (side !== null && side.error !== null && events.length === 0) throw toError(side.error);
+      return events;
+    }
+
+    /**
+     * Ends the body. Returns `[events, end]`: the events completed by the end
+     * (a JSON document's, a `skipped` for a 409 under the skip policy), and
+     * how the response ended.
      */
     finish() {
       const inner = this.#live();
@@ -435,12 +618,14 @@ function createApi(wasm, platform) {
         throw error;
       }
       const end = result.end;
-      end.events = events;
+      if (end.type !== "exited" && end.type !== "disconnected" && end.type !== "document") {
+        throw new Error(`dory-wire: unknown end ${JSON.stringify(end.type)} (binding mismatch)`);
+      }
       this.#end = end;
-      return end;
+      return [events, end];
     }
 
-    /** The End returned by `finish()`, or null before it. */
+    /** The End returned by `finish()`, or null before it (handy after an `iterEvents` loop). */
     get end() {
       return this.#end;
     }
@@ -452,42 +637,33 @@ function createApi(wasm, platform) {
       return c;
     }
 
-    /** The process id, once known (from `started`, the header or a document). */
-    get processId() {
-      return this.#live().process_id() ?? null;
+    /** The process id, once known (from `started`, the header, the resume state or a document). */
+    get procId() {
+      return this.#live().proc_id() ?? null;
     }
 
-    /** `"new"`, `"open"`, `"done"` or `"failed"`. */
+    /** `"new"`, `"open"`, `"done"`, `"failed"` or `"freed"`. */
     get state() {
       return this.#freed ? "freed" : this.#inner.state();
     }
 
-    /**
-     * The resume state as a plain object, in the language-neutral form shared
-     * with Rust and Python (so its keys are snake_case).
-     */
+    /** The resume state as a plain camelCase object (`Reader.resume` takes it back). */
     resumeState() {
-      return JSON.parse(this.#live().resume_state_json(), (key, value) => {
-        if (typeof value === "number" && !Number.isSafeInteger(value)) {
-          throw new DoryWireError(
-            `integer_out_of_range: resume state field "${key}" is above Number.MAX_SAFE_INTEGER; use resumeStateJson()`,
-            { code: "integer_out_of_range", field: key, value: undefined },
-          );
-        }
-        return value;
-      });
+      const state = JSON.parse(this.#live().resume_state_js());
+      if (state.error) throw toError(state.error);
+      return state;
     }
 
-    /** The resume state as a JSON string (exact, whatever the offsets). */
+    /** The resume state as the language-neutral JSON shared with Rust and Python (snake_case; exact whatever the offsets). */
     resumeStateJson() {
       return this.#live().resume_state_json();
     }
 
     /**
-     * The time (milliseconds on the clock given to `handleTimeout`) by which
+     * The time (milliseconds on the clock given to `handleTimeoutMs`) by which
      * the next byte must arrive, or null before the clock is armed.
      */
-    pollTimeout() {
+    pollTimeoutMs() {
       return this.#live().poll_timeout_ms() ?? null;
     }
 
@@ -497,7 +673,7 @@ function createApi(wasm, platform) {
      * clock. Returns true when the stream stalled: `finish()` then ends
      * `disconnected` with reason `stalled`.
      */
-    handleTimeout(nowMs) {
+    handleTimeoutMs(nowMs) {
       const inner = this.#live();
       if (typeof nowMs !== "number") throw new TypeError(`nowMs must be a number, got ${describe(nowMs)}`);
       if (!Number.isFinite(nowMs) || nowMs < 0) {
@@ -524,15 +700,15 @@ function createApi(wasm, platform) {
     }
   }
   if (typeof Symbol.dispose === "symbol") {
-    OutputReader.prototype[Symbol.dispose] = OutputReader.prototype.free;
+    Reader.prototype[Symbol.dispose] = Reader.prototype.free;
   }
 
   /** The bytes of one chunk of a body, whatever the source gives. */
   function chunkBytes(chunk) {
     if (typeof chunk === "string") {
-      throw new TypeError("the body yielded a string; readEvents() takes a body of bytes (Uint8Array chunks)");
+      throw new TypeError("the body yielded a string; iterEvents() takes a body of bytes (Uint8Array chunks)");
     }
-    return toBytes(chunk, "readEvents() body chunk");
+    return toBytes(chunk, "iterEvents() body chunk");
   }
 
   function isResponse(x) {
@@ -558,14 +734,14 @@ function createApi(wasm, platform) {
    * Yields every event, then finishes the reader; the End is the generator's
    * return value and, after the loop, `reader.end`.
    */
-  async function* readEvents(reader, body, options) {
-    if (!(reader instanceof OutputReader)) {
-      throw new TypeError(`readEvents() takes an OutputReader first, got ${describe(reader)}`);
+  async function* iterEvents(reader, body, options) {
+    if (!(reader instanceof Reader)) {
+      throw new TypeError(`iterEvents() takes a Reader first, got ${describe(reader)}`);
     }
-    const o = checkOptions(options, ["liveness", "now"], "readEvents option");
+    const o = checkOptions(options, ["liveness", "now"], "iterEvents option");
     const liveness = o.liveness !== false;
     const now = o.now === undefined ? nowDefault : o.now;
-    if (typeof now !== "function") throw new TypeError("readEvents option now must be a function returning milliseconds");
+    if (typeof now !== "function") throw new TypeError("iterEvents option now must be a function returning milliseconds");
     if (isResponse(body)) {
       if (reader.state === "new") {
         reader.open(body.status, body.headers.get("content-type") ?? "", body.headers.get("ce-process-id") ?? undefined);
@@ -595,12 +771,12 @@ function createApi(wasm, platform) {
         if (!done && typeof it.return === "function") it.return();
       };
     } else {
-      throw new TypeError(`readEvents() takes a ReadableStream, an async iterable or a Response, got ${describe(body)}`);
+      throw new TypeError(`iterEvents() takes a ReadableStream, an async iterable or a Response, got ${describe(body)}`);
     }
 
     let done = false;
     try {
-      if (liveness) reader.handleTimeout(now());
+      if (liveness) reader.handleTimeoutMs(now());
       for (;;) {
         let step;
         if (liveness) {
@@ -614,11 +790,11 @@ function createApi(wasm, platform) {
           break;
         }
         const events = reader.feed(chunkBytes(step.value));
-        if (liveness) reader.handleTimeout(now());
+        if (liveness) reader.handleTimeoutMs(now());
         for (const event of events) yield event;
       }
-      const end = reader.finish();
-      for (const event of end.events) yield event;
+      const [events, end] = reader.finish();
+      for (const event of events) yield event;
       return end;
     } finally {
       close(done);
@@ -632,10 +808,10 @@ function createApi(wasm, platform) {
     return new Promise((resolve, reject) => {
       let timer;
       const arm = () => {
-        const deadline = reader.pollTimeout();
+        const deadline = reader.pollTimeoutMs();
         if (deadline === null) return;
         timer = setTimeout(() => {
-          if (reader.handleTimeout(now())) resolve(STALLED);
+          if (reader.handleTimeoutMs(now())) resolve(STALLED);
           else arm();
         }, Math.max(0, Math.ceil(deadline - now())));
       };
@@ -692,16 +868,18 @@ function createApi(wasm, platform) {
 
   const api = {
     init: platform.init,
-    OutputReader,
-    readEvents,
+    Reader,
+    iterEvents,
+    Transcript,
     Utf8Decoder,
     DoryWireError,
-    OutputGap,
-    OutputExpired,
-    OffsetBeyondOutput,
-    ApiError,
-    ProtocolError,
+    ...BASES,
+    ...CLASSES,
+    ERROR_CODES,
+    DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_LIVENESS_TIMEOUT_MS,
     MAX_FRAME_BYTES_LIMIT,
+    MIN_MAX_BYTES,
     memoryBytes,
   };
   Object.assign(api, createPreviewApi({ wasm, platform, toBytes, toError, rethrow, checkInteger, checkOptions, describe, DoryWireError }));

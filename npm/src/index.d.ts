@@ -1,5 +1,6 @@
 // Type declarations of the npm package `dory-wire` (hand-written; checked by
-// `tsc --noEmit` on test/types/usage.ts in the package's tests).
+// `tsc --noEmit` on test/types/usage.ts, and against tests/api/surface.json
+// and the core's error table, in the package's tests).
 
 /**
  * Loads the WebAssembly module. In a browser, await it once before anything
@@ -23,7 +24,7 @@ export type Endpoint = "exec" | "process_output" | "setup_logs" | "document";
 export type GapPolicy = "fail" | "skip";
 
 /** One of the two output streams (setup logs have one combined stream, reported as stdout). */
-export type StreamName = "stdout" | "stderr";
+export type Stream = "stdout" | "stderr";
 
 /** Per-stream consumed byte offsets: where output has been delivered up to. */
 export interface Cursor {
@@ -33,206 +34,236 @@ export interface Cursor {
   stderr: number;
 }
 
-/** Options of an `OutputReader`. */
+/** Options of a `Reader`. */
 export interface ReaderOptions {
-  /** Where to start (default zeros). Each offset a safe integer >= 0. Not allowed with `OutputReader.resume`. */
+  /** Where to start (default zeros). Each offset a safe integer >= 0. Not allowed with `Reader.resume`. */
   cursor?: Partial<Cursor>;
   /** Default `"fail"`. */
   gapPolicy?: GapPolicy;
-  /** The longest line or JSON document accepted, 1 to 2^30 (default 16 MiB). */
+  /** The longest line or JSON document accepted, 1 to `MAX_FRAME_BYTES_LIMIT` (default `DEFAULT_MAX_FRAME_BYTES`). */
   maxFrameBytes?: number;
-  /** How long a followed stream may go without a byte, in ms (default 30000). */
+  /** How long a followed stream may go without a byte, in ms (default `DEFAULT_LIVENESS_TIMEOUT_MS`). */
   livenessTimeoutMs?: number;
   /** Reject unknown frame types (`unexpected_frame`) instead of reporting `unknown` events. Default false. */
   strict?: boolean;
 }
 
 /** The exec stream's first frame: the process now exists under this id. */
-export interface StartedEvent {
+export interface Started {
   type: "started";
   procId: string;
 }
 /**
- * New output bytes, `[start, end)` in the stream's byte space (overlap with
- * what was already consumed is trimmed). The `data` of the events of one
- * `feed` call may be views into one shared buffer.
+ * New output bytes of `stream`, `[start, end)` in the stream's byte space
+ * (overlap with what was already consumed is trimmed). The `data` of the
+ * events of one `feed` call may be views into one shared buffer.
  */
-export interface OutputEvent {
-  type: StreamName;
+export interface Output {
+  type: "output";
+  stream: Stream;
   data: Uint8Array;
   start: number;
   end: number;
 }
-/** Output lost and skipped under the `skip` policy: `[from, to)`. */
-export interface SkippedEvent {
+/** Output lost and skipped under the `skip` policy: the range `[start, end)`. */
+export interface Skipped {
   type: "skipped";
-  stream: StreamName;
-  from: number;
-  to: number;
+  stream: Stream;
+  start: number;
+  end: number;
 }
 /** A keep-alive frame. */
-export interface HeartbeatEvent {
+export interface Heartbeat {
   type: "heartbeat";
 }
 /** The process finished: the last frame. */
-export interface ExitEvent {
+export interface Exit {
   type: "exit";
   /** null when killed or timed out. */
   exitCode: number | null;
   timedOut: boolean;
 }
 /** A frame whose `type` no union knows; it changes no state. */
-export interface UnknownEvent {
+export interface Unknown {
   type: "unknown";
   frameType: string;
 }
 /** A JSON identity document (a process start, its keyed replay, a kill). */
-export interface IdentityEvent {
+export interface Identity {
   type: "identity";
   procId: string;
   status: "running" | "exited";
 }
 /** A JSON result document (a synchronous exec). */
-export interface ResultEvent {
-  type: "result";
+export interface ExecResult {
+  type: "exec_result";
   procId: string;
   stdout: Uint8Array;
   stderr: Uint8Array;
   stdoutTruncated: boolean;
   stderrTruncated: boolean;
+  /** null when killed or timed out. */
   exitCode: number | null;
   timedOut: boolean;
 }
 /** What a reader yields; switch on `type`. */
-export type Event =
-  | StartedEvent
-  | OutputEvent
-  | SkippedEvent
-  | HeartbeatEvent
-  | ExitEvent
-  | UnknownEvent
-  | IdentityEvent
-  | ResultEvent;
+export type Event = Started | Output | Skipped | Heartbeat | Exit | Unknown | Identity | ExecResult;
 
-interface EndBase {
-  /** Events completed by the end of the body (the event of a JSON document); usually empty. */
-  events: Event[];
-}
 /** An `exit` frame was seen: the output is complete. */
-export interface ExitedEnd extends EndBase {
+export interface Exited {
   type: "exited";
   exitCode: number | null;
   timedOut: boolean;
 }
 /** The stream ended without `exit`: reconnect to process output from `cursor`. Never start the command again. */
-export interface DisconnectedEnd extends EndBase {
+export interface Disconnected {
   type: "disconnected";
   cursor: Cursor;
   reason: "end_of_body" | "gap" | "stalled";
 }
-/** A JSON document was decoded (its event is in `events`). */
-export interface DocumentEnd extends EndBase {
+/** A JSON document was decoded (its event came first, from `finish()`). */
+export interface Document {
   type: "document";
 }
-/** How a response ended. */
-export type End = ExitedEnd | DisconnectedEnd | DocumentEnd;
+/** How a response ended. It never carries events: `finish()` returns them beside it. */
+export type End = Exited | Disconnected | Document;
 
 /**
- * The language-neutral resume state, shared with the Rust and Python packages
- * (hence its snake_case keys). `JSON.stringify` it to store it.
+ * Everything needed to resume reading a process's output, as `resumeState()`
+ * gives it. `resumeStateJson()` gives the same state as the language-neutral
+ * JSON shared with the Rust and Python packages (snake_case keys).
  */
 export interface ResumeState {
   version: number;
-  process_id: string | null;
+  procId: string | null;
   cursor: Cursor;
-  exit_seen: boolean;
-  exit_code: number | null;
-  timed_out: boolean;
+  exitSeen: boolean;
+  exitCode: number | null;
+  timedOut: boolean;
 }
 
 /** Where a reader is in its life. */
-export type ReaderStateName = "new" | "open" | "done" | "failed" | "freed";
+export type ReaderState = "new" | "open" | "done" | "failed" | "freed";
 
 /**
  * Decodes one HTTP response of the process-output protocol. Sans-IO: give it
- * the status and headers with `open`, the body bytes with `feed`, the end of
- * the body with `finish`. One reader per response; reconnect with a new
- * reader from `cursor` (or `resumeState()`).
+ * the status and headers with `open`, the body bytes with `feed` (or
+ * `feedInto`), the end of the body with `finish`. One reader per response;
+ * reconnect with a new reader from `cursor` (or `resumeState()`).
  *
  * Errors are sticky: once a call has thrown a `DoryWireError`, every later
  * call throws the same error. When an error follows events within one `feed`,
  * that call returns the events and the next call (`feed` or `finish`) throws.
  */
-export class OutputReader {
+export class Reader {
   /**
    * @throws {RangeError} unknown endpoint or gap policy, or an option out of range
    * @throws {TypeError} an option of the wrong type, or an unknown option
    */
   constructor(endpoint: Endpoint, options?: ReaderOptions);
   /**
-   * A reader that continues from a saved resume state (`resumeState()` or
-   * `resumeStateJson()`, possibly from another language).
-   * @throws {DoryWireError} `invalid_state` for a bad or unsupported state
+   * A reader that continues from a saved resume state: the object of
+   * `resumeState()` or the string of `resumeStateJson()` (possibly from
+   * another language).
+   * @throws {InvalidState} a bad or unsupported state
    */
-  static resume(endpoint: Endpoint, state: ResumeState | string, options?: Omit<ReaderOptions, "cursor">): OutputReader;
+  static resume(endpoint: Endpoint, state: ResumeState | string, options?: Omit<ReaderOptions, "cursor">): Reader;
   /**
    * Gives the response's status, Content-Type and `CE-Process-Id` header.
    * Call once, before `feed`. Error answers (non-2xx) are decoded from the
    * body: `feed` it, and `finish` throws the mapped error.
-   * @throws {ProtocolError} `unsupported_content_type` for a 2xx that is neither NDJSON nor JSON
+   * @throws {UnsupportedContentType} for a 2xx that is neither NDJSON nor JSON
    */
-  open(status: number, contentType: string | null | undefined, processId?: string | null): void;
+  open(status: number, contentType: string | null | undefined, procId?: string | null): void;
   /**
    * Feeds the next piece of the body (split anywhere) and returns the events
    * it completed, in order.
    * @throws {TypeError} when `chunk` is not bytes (a string, say)
-   * @throws {DoryWireError} a decoding error, or `invalid_state` for a feed before `open` or after `finish`;
-   *   `integer_out_of_range` when an offset or exit code is above `Number.MAX_SAFE_INTEGER` (never rounded)
+   * @throws {DoryWireError} a decoding error, or `InvalidState` for a feed before `open` or after `finish`;
+   *   `IntegerOutOfRange` when an offset or exit code is above `Number.MAX_SAFE_INTEGER` (never rounded)
    */
   feed(chunk: Uint8Array | ArrayBufferView | ArrayBuffer): Event[];
   /**
-   * Ends the body and returns how the response ended.
-   * @throws {DoryWireError} the error that ended decoding (e.g. an `ApiError` for an error answer), or
-   *   `invalid_state` when called twice
+   * Feeds like `feed`, but output bytes go into `transcript`, inside
+   * WebAssembly memory (no object per frame). Returns the other events it
+   * completed; they are recorded in the transcript too.
    */
-  finish(): End;
-  /** The End returned by `finish()`, or null before it. */
+  feedInto(chunk: Uint8Array | ArrayBufferView | ArrayBuffer, transcript: Transcript): Event[];
+  /**
+   * Ends the body. Returns the events completed by the end (a JSON
+   * document's event, a `skipped` for a 409 under the skip policy) and how
+   * the response ended.
+   * @throws {DoryWireError} the error that ended decoding (e.g. an `ApiError` for an error answer), or
+   *   `InvalidState` when called twice
+   */
+  finish(): [Event[], End];
+  /** The End returned by `finish()`, or null before it (e.g. after an `iterEvents` loop). */
   readonly end: End | null;
   /** The consumed offsets: where to resume from. */
   readonly cursor: Cursor;
   /** The process id, once known (from `started`, the header, the resume state or a document). */
-  readonly processId: string | null;
+  readonly procId: string | null;
   /** Where the reader is in its life. */
-  readonly state: ReaderStateName;
-  /** The resume state as a plain object. @throws {DoryWireError} `integer_out_of_range` for offsets above 2^53 − 1 */
+  readonly state: ReaderState;
+  /** The resume state as a plain object. @throws {IntegerOutOfRange} for offsets above 2^53 − 1 */
   resumeState(): ResumeState;
-  /** The resume state as a JSON string: exact whatever the offsets. */
+  /** The resume state as the language-neutral JSON (snake_case keys), exact whatever the offsets. */
   resumeStateJson(): string;
   /**
-   * The time, in ms on the clock given to `handleTimeout`, by which the next
-   * byte must arrive; null until the clock is armed by `handleTimeout`.
+   * The time, in ms on the clock given to `handleTimeoutMs`, by which the
+   * next byte must arrive; null until the clock is armed by `handleTimeoutMs`.
    */
-  pollTimeout(): number | null;
+  pollTimeoutMs(): number | null;
   /**
    * Tells the reader the time in ms on the caller's monotonic clock (e.g.
    * `performance.now()`). The first call arms the liveness clock; bytes fed
    * since the previous call restart it. Returns true when the stream stalled:
    * stop reading, and `finish()` ends `disconnected` with reason `stalled`.
    */
-  handleTimeout(nowMs: number): boolean;
+  handleTimeoutMs(nowMs: number): boolean;
   /** Releases the reader's WebAssembly memory now. Optional (garbage collection does it too); later calls throw. */
   free(): void;
 }
 
-/** A fetch `Response`, as far as `readEvents` uses it. */
+/**
+ * A consumer's record of a process's output: each stream's bytes, its text
+ * view and its skipped ranges, and the exit. Fill it with
+ * `reader.feedInto(chunk, transcript)` or `push(event)`. The stream argument
+ * of the views defaults to `"stdout"`.
+ */
+export class Transcript {
+  constructor();
+  /** Records an event: `output`, `skipped` and `exit` change the transcript; other events are ignored. */
+  push(event: Event): void;
+  /** Ends both text views: an incomplete last character becomes U+FFFD. */
+  finish(): void;
+  /** A copy of the delivered bytes of `stream`, in order (skipped ranges are absent). */
+  bytes(stream?: Stream): Uint8Array;
+  /**
+   * The text view of `stream`: UTF-8 (U+FFFD for invalid bytes), never
+   * splitting a character; a skipped range shows as a line
+   * `[dory-wire: bytes A..B were lost]`.
+   */
+  text(stream?: Stream): string;
+  /** The skipped ranges `[start, end)` of `stream`, in order. */
+  skipped(stream?: Stream): Array<[number, number]>;
+  /** True when nothing of `stream` was skipped: its bytes are the stream, exactly. */
+  isComplete(stream?: Stream): boolean;
+  /** The exit, once an `exit` event was recorded. */
+  readonly exit: { exitCode: number | null; timedOut: boolean } | null;
+  /** Releases the WebAssembly memory now. Optional (garbage collection does it too); later calls throw. */
+  free(): void;
+}
+
+/** A fetch `Response`, as far as `iterEvents` uses it. */
 export interface ResponseLike {
   status: number;
   headers: { get(name: string): string | null };
   body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | null;
 }
 
-/** Options of `readEvents`. */
-export interface ReadEventsOptions {
+/** Options of `iterEvents`. */
+export interface IterEventsOptions {
   /**
    * Enforce the reader's liveness timeout with timers (default true): a body
    * that sends no byte for `livenessTimeoutMs` is cancelled and the End is
@@ -252,10 +283,10 @@ export interface ReadEventsOptions {
  * and `reader.end` once a `for await` loop is over. Errors are thrown from
  * the loop; breaking out of it cancels the body.
  */
-export function readEvents(
-  reader: OutputReader,
+export function iterEvents(
+  reader: Reader,
   body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array> | ResponseLike,
-  options?: ReadEventsOptions,
+  options?: IterEventsOptions,
 ): AsyncGenerator<Event, End, undefined>;
 
 /** Incremental UTF-8 decoding that never splits a character (U+FFFD for invalid bytes). */
@@ -275,65 +306,72 @@ export class Utf8Decoder {
  */
 export function memoryBytes(): number;
 
-/** The largest `maxFrameBytes` accepted: 2^30 bytes. */
+/** The default `maxFrameBytes`: 16 MiB (the core's). */
+export const DEFAULT_MAX_FRAME_BYTES: number;
+/** The default `livenessTimeoutMs`: 30000 (the core's, twice the heartbeat interval). */
+export const DEFAULT_LIVENESS_TIMEOUT_MS: number;
+/** The largest `maxFrameBytes` accepted: 2^30 bytes (WebAssembly memory is 32-bit). */
 export const MAX_FRAME_BYTES_LIMIT: number;
+/** The smallest `maxBytes` of a preview that every `maxLines` accepts (the core's). */
+export const MIN_MAX_BYTES: number;
 
 // ------------------------------------------------------------------ errors
 
-/** Fields every DoryWireError may carry, by code. */
+/** The family of an error code: what went wrong, so what the caller can do. */
+export type ErrorKind = "answer" | "loss" | "protocol" | "misuse" | "limits";
+
+/**
+ * The table of error codes: the core's (`dory_wire::ERROR_CODES`), then this
+ * package's `integer_out_of_range`. Each row names the class raised for the
+ * code, its kind, and its fields as the error's (camelCase) properties.
+ */
+export const ERROR_CODES: ReadonlyArray<{
+  readonly code: string;
+  readonly class: string;
+  readonly kind: ErrorKind;
+  readonly fields: readonly string[];
+}>;
+
+/** The constructor argument of the error classes: the fields of the code (and `code`, for a base class). */
 export interface DoryWireErrorFields {
   code?: string;
   [field: string]: unknown;
 }
 
 /**
- * Base class of the errors about decoded data and API misuse. `code` is a
- * stable string, the same in Rust, Python and JS: `output_gap`,
- * `output_expired`, `offset_beyond_output`, `api_error`,
- * `unsupported_content_type`, `malformed_frame`, `unexpected_frame`,
- * `identity_mismatch`, `frame_too_large`, `invalid_limits`, `invalid_state`,
- * and the JS-only `integer_out_of_range` (an integer above
- * `Number.MAX_SAFE_INTEGER`, with `field` and the exact `value` as a bigint
- * when known). `instanceof` works across the ESM and CommonJS entry points and
- * across copies of the package (it tests a registered brand and the code).
+ * Base class of every error about decoded data and API misuse: one class per
+ * code of `ERROR_CODES`, under `AnswerError`, `LossError` and `ProtocolError`
+ * by kind (`InvalidState`, `InvalidLimits` and `IntegerOutOfRange` derive
+ * from it directly). `code` is a stable string, the same in Rust, Python and
+ * JS; the message is the core's text. `instanceof` works across the ESM and
+ * CommonJS entry points and across copies of the package (it tests a
+ * registered brand and the code).
  */
 export class DoryWireError extends Error {
   constructor(message: string, fields?: DoryWireErrorFields);
   /** The stable error code. */
   code: string;
-  /** For `invalid_state` and `invalid_limits`: what was wrong. */
-  reason?: string;
-  /** For `integer_out_of_range`: which value. */
-  field?: string;
-  /** For `integer_out_of_range`: the exact value, when known. */
-  value?: bigint;
+  /** The family of the code (null for a base class built without a known code). */
+  kind: ErrorKind | null;
   /** Events completed by `finish()` before it failed (rare). */
   events?: Event[];
 }
-/** Output was lost (a hole, a `gap` frame, a 409) under the `fail` policy. Resume from `earliest` to skip it knowingly. */
-export class OutputGap extends DoryWireError {
-  code: "output_gap";
-  /** The first stream that lost bytes (stdout before stderr). */
-  stream: StreamName;
-  /** The offsets consumed when the gap was found. */
-  consumed: Cursor;
-  /** The earliest offsets still available, per stream. */
-  earliest: Cursor;
+
+/** The server answered with an error. */
+export class AnswerError extends DoryWireError {
+  kind: "answer";
 }
-/** 410 `output_expired`: the retained output is gone. Terminal. */
-export class OutputExpired extends DoryWireError {
-  code: "output_expired";
-  /** The server's message. */
-  serverMessage: string;
+/** Output is gone. */
+export class LossError extends DoryWireError {
+  kind: "loss";
 }
-/** 400 `offset_beyond_output`: the requested offsets are beyond the output. A client bug: never reset to zero. */
-export class OffsetBeyondOutput extends DoryWireError {
-  code: "offset_beyond_output";
-  /** The server's message. */
-  serverMessage: string;
+/** The wire broke the protocol; `code` tells how. */
+export class ProtocolError extends DoryWireError {
+  kind: "protocol";
 }
+
 /** Any other error answer of the API. */
-export class ApiError extends DoryWireError {
+export class ApiError extends AnswerError {
   code: "api_error";
   /** The HTTP status. */
   status: number;
@@ -342,23 +380,88 @@ export class ApiError extends DoryWireError {
   /** The body's `message`, or a description of the body. */
   serverMessage: string;
 }
-/** The wire broke the protocol; `code` tells how. */
-export class ProtocolError extends DoryWireError {
-  code: "unsupported_content_type" | "malformed_frame" | "unexpected_frame" | "identity_mismatch" | "frame_too_large";
-  /** `unsupported_content_type`: the Content-Type as given. */
-  contentType?: string;
-  /** `malformed_frame`, `unexpected_frame`: 1-based line in the body (0 for a JSON document). */
-  line?: number;
-  /** `malformed_frame`, `unexpected_frame`: what was wrong. */
-  reason?: string;
-  /** `unexpected_frame`: the frame's type. */
-  frameType?: string;
-  /** `identity_mismatch`: the process id expected. */
-  expected?: string;
-  /** `identity_mismatch`: the process id announced. */
-  found?: string;
-  /** `frame_too_large`: the limit exceeded, in bytes. */
-  limit?: number;
+/** 400 `offset_beyond_output`: the requested offsets are beyond the output. A client bug: never reset to zero. */
+export class OffsetBeyondOutput extends AnswerError {
+  code: "offset_beyond_output";
+  /** The server's message. */
+  serverMessage: string;
+}
+/** Output was lost (a hole, a `gap` frame, a 409) under the `fail` policy. Resume from `earliest` to skip it knowingly. */
+export class OutputGap extends LossError {
+  code: "output_gap";
+  /** The first stream that lost bytes (stdout before stderr). */
+  stream: Stream;
+  /** The offsets consumed when the gap was found. */
+  consumed: Cursor;
+  /** The earliest offsets still available, per stream. */
+  earliest: Cursor;
+}
+/** 410 `output_expired`: the retained output is gone. Terminal. */
+export class OutputExpired extends LossError {
+  code: "output_expired";
+  /** The server's message. */
+  serverMessage: string;
+}
+/** A 2xx whose Content-Type is neither NDJSON nor JSON: never guessed. */
+export class UnsupportedContentType extends ProtocolError {
+  code: "unsupported_content_type";
+  /** The Content-Type as given (empty when absent). */
+  contentType: string;
+}
+/** A line or document that is not a valid frame. */
+export class MalformedFrame extends ProtocolError {
+  code: "malformed_frame";
+  /** 1-based line in the body (0 for a JSON document). */
+  line: number;
+  /** What was wrong. */
+  reason: string;
+}
+/** A valid frame that may not appear here. */
+export class UnexpectedFrame extends ProtocolError {
+  code: "unexpected_frame";
+  /** 1-based line in the body. */
+  line: number;
+  /** The frame's type. */
+  frameType: string;
+  /** Why it is unexpected here. */
+  reason: string;
+}
+/** The `started` frame's `proc_id` differs from the `CE-Process-Id` header (or the resume state's). */
+export class IdentityMismatch extends ProtocolError {
+  code: "identity_mismatch";
+  /** The process id expected. */
+  expected: string;
+  /** The process id the body announced. */
+  found: string;
+}
+/** A line (or JSON document) grew beyond `maxFrameBytes`. */
+export class FrameTooLarge extends ProtocolError {
+  code: "frame_too_large";
+  /** The limit exceeded, in bytes. */
+  limit: number;
+}
+/** The API was used out of order (`feed` before `open`, after `finish`, on a freed reader, …). */
+export class InvalidState extends DoryWireError {
+  code: "invalid_state";
+  kind: "misuse";
+  /** What was done out of order. */
+  reason: string;
+}
+/** Preview limits too small to hold the plain notice. */
+export class InvalidLimits extends DoryWireError {
+  code: "invalid_limits";
+  kind: "limits";
+  /** Which limit is wrong and why. */
+  reason: string;
+}
+/** An offset or exit code above `Number.MAX_SAFE_INTEGER`: JavaScript never rounds it. */
+export class IntegerOutOfRange extends DoryWireError {
+  code: "integer_out_of_range";
+  kind: "limits";
+  /** Which value. */
+  field: string;
+  /** The exact value, when known. */
+  value: bigint;
 }
 
 // ------------------------------------------------------------------ preview

@@ -9,7 +9,7 @@ import { vectorWriter } from "/test/preview-lib.mjs";
 async function run() {
   const result = { decodePassed: 0, failures: [], previews: {}, fetched: null, beforeInit: null };
   try {
-    new api.OutputReader("exec");
+    new api.Reader("exec");
   } catch (e) {
     result.beforeInit = e.message;
   }
@@ -41,25 +41,42 @@ async function run() {
       }
     }
   }
-  // A real streamed fetch body, read through readEvents with the Response.
+  // A real streamed fetch body, read through iterEvents with the Response.
   const response = await fetch("/stream");
-  const reader = new api.OutputReader("exec");
+  const reader = new api.Reader("exec");
   const decoder = new TextDecoder();
   let text = "";
   const types = [];
-  for await (const event of api.readEvents(reader, response)) {
+  for await (const event of api.iterEvents(reader, response)) {
     types.push(event.type);
-    if (event.type === "stdout") text += decoder.decode(event.data, { stream: true });
+    if (event.type === "output" && event.stream === "stdout") text += decoder.decode(event.data, { stream: true });
   }
-  result.fetched = { text, types, end: reader.end, cursor: reader.cursor, processId: reader.processId };
-  // Error classes in the browser build.
-  const bad = new api.OutputReader("process_output");
+  result.fetched = { text, types, end: reader.end, cursor: reader.cursor, procId: reader.procId };
+  // The same body, in the pieces the server writes, into a Transcript.
+  const transcript = new api.Transcript();
+  const into = new api.Reader("exec");
+  into.open(200, "application/x-ndjson", "p_web");
+  for (const piece of await (await fetch("/stream-pieces")).json()) into.feedInto(new TextEncoder().encode(piece), transcript);
+  into.finish();
+  result.transcript = { text: transcript.text("stdout"), exit: transcript.exit };
+  // Error classes in the browser build: the table, the classes, the hierarchy.
+  const bad = new api.Reader("process_output");
   bad.open(200, "application/x-ndjson");
   try {
     bad.feed(new TextEncoder().encode("nope\n"));
   } catch (e) {
-    result.errorCheck = { protocol: e instanceof api.ProtocolError, base: e instanceof api.DoryWireError, code: e.code };
+    result.errorCheck = {
+      protocol: e instanceof api.ProtocolError,
+      cls: e instanceof api.MalformedFrame,
+      base: e instanceof api.DoryWireError,
+      code: e.code,
+      kind: e.kind,
+    };
   }
+  result.errorCodes = api.ERROR_CODES;
+  result.classes = api.ERROR_CODES.map((row) => [row.class, typeof api[row.class], Object.getPrototypeOf(api[row.class]).name]);
+  result.constants = [api.DEFAULT_MAX_FRAME_BYTES, api.DEFAULT_LIVENESS_TIMEOUT_MS, api.MAX_FRAME_BYTES_LIMIT, api.MIN_MAX_BYTES];
+  result.spillIds = [0, 1].map(() => api.bound("z\n".repeat(5000), { maxLines: 20, maxBytes: 1000, spill: (id) => `/tmp/${id}` }).spillId);
   return result;
 }
 

@@ -43,6 +43,11 @@ function serve() {
       res.end(file ? readFileSync(file) : "");
       return;
     }
+    if (url.pathname === "/stream-pieces") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(STREAM));
+      return;
+    }
     if (url.pathname === "/stream") {
       res.writeHead(200, { "content-type": "application/x-ndjson", "ce-process-id": "p_web" });
       for (const piece of STREAM) {
@@ -121,10 +126,19 @@ test("the browser build decodes in headless Chromium", async (t) => {
     assert.deepEqual(result.previews[v.name], expected, v.name);
   }
 
-  assert.deepEqual(result.fetched.types, ["started", "stdout", "heartbeat", "stdout", "exit"]);
+  assert.deepEqual(result.fetched.types, ["started", "output", "heartbeat", "output", "exit"]);
   assert.equal(result.fetched.text, "héllo world\n");
   assert.equal(result.fetched.end.type, "exited");
   assert.deepEqual(result.fetched.cursor, { stdout: 13, stderr: 0 });
-  assert.equal(result.fetched.processId, "p_web");
-  assert.deepEqual(result.errorCheck, { protocol: true, base: true, code: "malformed_frame" });
+  assert.equal(result.fetched.procId, "p_web");
+  assert.deepEqual(result.transcript, { text: "héllo world\n", exit: { exitCode: 0, timedOut: false } });
+  assert.deepEqual(result.errorCheck, { protocol: true, cls: true, base: true, code: "malformed_frame", kind: "protocol" });
+  // The browser build carries the tables build.mjs read from the same .wasm:
+  // the same error table, classes and constants as the Node build.
+  assert.deepEqual(result.errorCodes, JSON.parse(JSON.stringify(api.ERROR_CODES)));
+  assert.deepEqual(result.classes, api.ERROR_CODES.map((row) => [row.class, "function", Object.getPrototypeOf(api[row.class]).name]));
+  assert.deepEqual(result.constants, [api.DEFAULT_MAX_FRAME_BYTES, api.DEFAULT_LIVENESS_TIMEOUT_MS, api.MAX_FRAME_BYTES_LIMIT, api.MIN_MAX_BYTES]);
+  // Random spill ids from Web Crypto in the browser build.
+  for (const id of result.spillIds) assert.match(id, /^[0-9a-f]{32}$/);
+  assert.notEqual(result.spillIds[0], result.spillIds[1]);
 });

@@ -18,7 +18,7 @@ const TOTAL = 100_000;
 const BATCH = 10_000;
 
 function useReader(free) {
-  const r = new api.OutputReader("process_output", { gapPolicy: "skip" });
+  const r = new api.Reader("process_output", { gapPolicy: "skip" });
   r.open(200, "application/x-ndjson");
   r.feed(body);
   if (free) r.free();
@@ -46,7 +46,7 @@ test("the leak check can fail: readers that are kept do grow the memory", async 
   const before = api.memoryBytes();
   const kept = [];
   for (let i = 0; i < 20_000; i++) {
-    const r = new api.OutputReader("process_output");
+    const r = new api.Reader("process_output");
     r.open(200, "application/x-ndjson");
     r.feed(body);
     kept.push(r);

@@ -4,17 +4,17 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as api from "dory-wire";
 
-const { OutputReader, DoryWireError, bound, boundAsync, StreamingBounder } = api;
+const { Reader, DoryWireError, bound, boundAsync, StreamingBounder } = api;
 const enc = (s) => new TextEncoder().encode(s);
 const NDJSON = "application/x-ndjson";
 
 function opened() {
-  const r = new OutputReader("process_output");
+  const r = new Reader("process_output");
   r.open(200, NDJSON);
   return r;
 }
 
-const invalidState = (e) => e instanceof DoryWireError && e.code === "invalid_state" && /invalid_state/.test(e.message);
+const invalidState = (e) => e instanceof api.InvalidState && e instanceof DoryWireError && e.kind === "misuse" && e.code === "invalid_state" && /invalid_state/.test(e.message);
 
 test("feeding a string is a TypeError that says what to do", () => {
   assert.throws(() => opened().feed("{}\n"), (e) => e instanceof TypeError && /not a string/.test(e.message) && /TextEncoder/.test(e.message));
@@ -31,7 +31,7 @@ test("other byte views are accepted", () => {
 });
 
 test("feed before open, after finish, and finish twice are invalid_state", () => {
-  const fresh = new OutputReader("process_output");
+  const fresh = new Reader("process_output");
   assert.throws(() => fresh.feed(enc("")), invalidState);
   const r = opened();
   r.finish();
@@ -51,35 +51,35 @@ test("a freed reader refuses every call", () => {
 });
 
 test("bad endpoint and policy names", () => {
-  assert.throws(() => new OutputReader("stdout"), (e) => e instanceof RangeError && /unknown endpoint "stdout"/.test(e.message));
-  assert.throws(() => new OutputReader(), TypeError);
-  assert.throws(() => new OutputReader(7), TypeError);
-  assert.throws(() => new OutputReader("exec", { gapPolicy: "ignore" }), (e) => e instanceof RangeError && /gapPolicy/.test(e.message));
-  assert.throws(() => OutputReader.resume("nope", "{}"), RangeError);
-  assert.throws(() => new OutputReader("exec", { gap_policy: "skip" }), (e) => e instanceof TypeError && /gap_policy/.test(e.message));
-  assert.throws(() => new OutputReader("exec", "skip"), TypeError);
+  assert.throws(() => new Reader("stdout"), (e) => e instanceof RangeError && /unknown endpoint "stdout"/.test(e.message));
+  assert.throws(() => new Reader(), TypeError);
+  assert.throws(() => new Reader(7), TypeError);
+  assert.throws(() => new Reader("exec", { gapPolicy: "ignore" }), (e) => e instanceof RangeError && /gapPolicy/.test(e.message));
+  assert.throws(() => Reader.resume("nope", "{}"), RangeError);
+  assert.throws(() => new Reader("exec", { gap_policy: "skip" }), (e) => e instanceof TypeError && /gap_policy/.test(e.message));
+  assert.throws(() => new Reader("exec", "skip"), TypeError);
 });
 
 test("negative, fractional and absurd limits and offsets", () => {
   for (const maxFrameBytes of [0, -1, 1.5, 2 ** 31, Infinity, NaN]) {
-    assert.throws(() => new OutputReader("exec", { maxFrameBytes }), RangeError, String(maxFrameBytes));
+    assert.throws(() => new Reader("exec", { maxFrameBytes }), RangeError, String(maxFrameBytes));
   }
-  assert.throws(() => new OutputReader("exec", { maxFrameBytes: "16" }), TypeError);
+  assert.throws(() => new Reader("exec", { maxFrameBytes: "16" }), TypeError);
   for (const livenessTimeoutMs of [-1, Infinity, NaN]) {
-    assert.throws(() => new OutputReader("exec", { livenessTimeoutMs }), RangeError);
+    assert.throws(() => new Reader("exec", { livenessTimeoutMs }), RangeError);
   }
   for (const stdout of [-1, 0.5, 2 ** 53, Infinity]) {
-    assert.throws(() => new OutputReader("exec", { cursor: { stdout } }), RangeError);
+    assert.throws(() => new Reader("exec", { cursor: { stdout } }), RangeError);
   }
-  assert.throws(() => new OutputReader("exec", { cursor: { stdout: "1" } }), TypeError);
-  assert.equal(new OutputReader("exec", { cursor: { stdout: 5n } }).cursor.stdout, 5);
-  const r = new OutputReader("exec");
+  assert.throws(() => new Reader("exec", { cursor: { stdout: "1" } }), TypeError);
+  assert.equal(new Reader("exec", { cursor: { stdout: 5n } }).cursor.stdout, 5);
+  const r = new Reader("exec");
   assert.throws(() => r.open(70000, NDJSON), RangeError);
   assert.throws(() => r.open("200", NDJSON), TypeError);
   assert.throws(() => r.open(200, 5), TypeError);
   assert.throws(() => r.open(200, NDJSON, 5), TypeError);
-  assert.throws(() => r.handleTimeout(-5), RangeError);
-  assert.throws(() => r.handleTimeout("now"), TypeError);
+  assert.throws(() => r.handleTimeoutMs(-5), RangeError);
+  assert.throws(() => r.handleTimeoutMs("now"), TypeError);
 });
 
 test("bound: bad limits and options", () => {

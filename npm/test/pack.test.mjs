@@ -32,10 +32,10 @@ test("the packed tarball installs and decodes via import and require", (t) => {
   const body = v.body_b64 ?? Buffer.from(v.body, "utf8").toString("base64");
   const script = (load) => `${load}
 const v = ${JSON.stringify({ endpoint: v.endpoint, status: v.status, content_type: v.content_type, pid: v.process_id_header ?? null, body })};
-const r = new dory.OutputReader(v.endpoint);
+const r = new dory.Reader(v.endpoint);
 r.open(v.status, v.content_type, v.pid ?? undefined);
 const events = r.feed(Buffer.from(v.body, "base64")).map((e) => e.data ? { ...e, data: Buffer.from(e.data).toString("base64") } : e);
-const end = r.finish();
+const [, end] = r.finish();
 console.log(JSON.stringify({ events, end: end.type, cursor: r.cursor, gap: typeof dory.OutputGap, init: typeof dory.init }));
 `;
   writeFileSync(join(project, "esm.mjs"), script('import * as dory from "dory-wire";'));
@@ -45,7 +45,7 @@ console.log(JSON.stringify({ events, end: end.type, cursor: r.cursor, gap: typeo
     const out = JSON.parse(execFileSync(process.execPath, [file], { cwd: project, encoding: "utf8" }));
     assert.equal(out.end, "exited", file);
     assert.deepEqual(out.cursor, v.expect.cursor, file);
-    assert.deepEqual(out.events.filter((e) => e.type === "stdout").map((e) => e.data), expectedOut, file);
+    assert.deepEqual(out.events.filter((e) => e.type === "output" && e.stream === "stdout").map((e) => e.data), expectedOut, file);
     assert.equal(out.gap, "function", file);
     assert.equal(out.init, "function", file);
   }

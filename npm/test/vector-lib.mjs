@@ -1,5 +1,10 @@
-// Shared vector logic (tests/vectors, format in shared/VECTORS.md), free of any
+// Shared vector logic (tests/vectors, format in docs/VECTORS.md), free of any
 // Node import so the browser test runs the very same code in Chromium.
+//
+// The vectors keep their own, language-neutral shape (`{"type":"stdout", …}`,
+// `skipped` with `from`/`to`, `result`); this runner maps the package's
+// events (`{type: "output", stream, …}`, `skipped` with `start`/`end`,
+// `exec_result`) onto it.
 
 /** Standard base64 of bytes. */
 export function toB64(bytes) {
@@ -31,13 +36,12 @@ export function vectorInput(v) {
 /** A JS event in the vectors' shape (snake_case keys, base64 data). */
 export function eventToVector(e) {
   switch (e.type) {
-    case "stdout":
-    case "stderr":
-      return { type: e.type, data_b64: toB64(e.data), start: e.start, end: e.end };
+    case "output":
+      return { type: e.stream, data_b64: toB64(e.data), start: e.start, end: e.end };
     case "started":
       return { type: "started", proc_id: e.procId };
     case "skipped":
-      return { type: "skipped", stream: e.stream, from: e.from, to: e.to };
+      return { type: "skipped", stream: e.stream, from: e.start, to: e.end };
     case "heartbeat":
       return { type: "heartbeat" };
     case "exit":
@@ -46,7 +50,7 @@ export function eventToVector(e) {
       return { type: "unknown", frame_type: e.frameType };
     case "identity":
       return { type: "identity", proc_id: e.procId, status: e.status };
-    case "result":
+    case "exec_result":
       return {
         type: "result",
         proc_id: e.procId,
@@ -62,19 +66,19 @@ export function eventToVector(e) {
   }
 }
 
+/** `apiCode` → `api_code`: an error's field under its vector (core) name. */
+const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
 /** An End (or a thrown error) in the vectors' shape. */
 export function endToVector(api, end) {
   if (end instanceof Error) {
     if (!(end instanceof api.DoryWireError)) throw end;
     const out = { type: "error", code: end.code };
-    for (const [from, to] of [
-      ["stream", "stream"],
-      ["consumed", "consumed"],
-      ["earliest", "earliest"],
-      ["status", "status"],
-      ["apiCode", "api_code"],
-    ]) {
-      if (end[from] !== undefined) out[to] = end[from];
+    const row = api.ERROR_CODES.find((r) => r.code === end.code);
+    for (const field of row ? row.fields : []) {
+      const value = end[field];
+      // An exact value a Number cannot hold (integer_out_of_range) compares as text.
+      if (value !== undefined) out[snake(field)] = typeof value === "bigint" ? value.toString() : value;
     }
     return out;
   }
@@ -100,16 +104,42 @@ export function splitAt(bytes, cuts) {
   return out;
 }
 
-/** A small seeded PRNG (mulberry32), so random splits are reproducible. */
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+/**
+ * SplitMix64 with the draws of the Rust tests' generator (crates/dory-testkit,
+ * `Rng`): the same seed gives the same numbers here. The one copy the
+ * JavaScript tests use.
+ */
+export class SplitMix64 {
+  constructor(seed) {
+    this.state = BigInt.asUintN(64, BigInt(seed));
+  }
+
+  /** The next 64 random bits, as a BigInt. */
+  nextU64() {
+    this.state = BigInt.asUintN(64, this.state + 0x9e3779b97f4a7c15n);
+    let z = this.state;
+    z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
+    z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
+    return z ^ (z >> 31n);
+  }
+
+  /** A number in `0..n`, or 0 when `n` is 0: the high half of `nextU64() * n`, as in Rust. */
+  below(n) {
+    return Number((this.nextU64() * BigInt(n)) >> 64n);
+  }
+
+  /** A number in `lo..=hi` (`lo` when `hi < lo`). */
+  range(lo, hi) {
+    return lo + this.below(Math.max(0, hi - lo) + 1);
+  }
+
+  /** Up to `max` sorted cut points in `0..=len` (duplicates make empty pieces). */
+  cuts(len, max) {
+    const n = this.below(max + 1);
+    const cuts = [];
+    for (let i = 0; i < n; i++) cuts.push(this.below(len + 1));
+    return cuts.sort((x, y) => x - y);
+  }
 }
 
 export function hashString(s) {
@@ -118,13 +148,9 @@ export function hashString(s) {
   return h >>> 0;
 }
 
-/** Seeded random cut points (between 1 and 12 of them) inside `len`. */
+/** Seeded random cut points (up to 12 of them) inside `len`. */
 export function randomCuts(len, seed) {
-  const r = rng(seed);
-  const n = 1 + Math.floor(r() * 12);
-  const cuts = [];
-  for (let i = 0; i < n; i++) cuts.push(Math.floor(r() * (len + 1)));
-  return cuts.sort((x, y) => x - y);
+  return new SplitMix64(seed).cuts(len, 12);
 }
 
 /** The named chunkings of a body: whole, byte by byte (when small enough) and seeded random. */
@@ -295,9 +321,10 @@ export function decodeJs(api, v, chunks) {
   if (v.cursor) options.cursor = v.cursor;
   if (v.gap_policy) options.gapPolicy = v.gap_policy;
   if (v.max_frame_bytes !== undefined) options.maxFrameBytes = v.max_frame_bytes;
+  if (v.strict) options.strict = true;
   let reader;
   try {
-    reader = new api.OutputReader(v.endpoint, options);
+    reader = new api.Reader(v.endpoint, options);
   } catch (err) {
     if (err instanceof RangeError) return { rangeError: true };
     throw err;
@@ -309,8 +336,8 @@ export function decodeJs(api, v, chunks) {
     for (const chunk of chunks) {
       for (const e of reader.feed(chunk)) events.push(eventToVector(e));
     }
-    const fin = reader.finish();
-    for (const e of fin.events) events.push(eventToVector(e));
+    const [last, fin] = reader.finish();
+    for (const e of last) events.push(eventToVector(e));
     end = endToVector(api, fin);
   } catch (err) {
     end = endToVector(api, err);
@@ -333,4 +360,82 @@ export function compareJs(v, got) {
     return exp.rangeError && got.rangeError ? [] : [`expected rangeError=${!!exp.rangeError}, got ${JSON.stringify(got)}`];
   }
   return compareDecode({ expect: exp }, got);
+}
+
+/**
+ * `decodeJs` through `feedInto` and a Transcript: the events other than
+ * output (in vector shape), the transcript's bytes and skipped ranges per
+ * stream, the end and the cursor.
+ */
+export function decodeIntoJs(api, v, chunks) {
+  const options = {};
+  if (v.cursor) options.cursor = v.cursor;
+  if (v.gap_policy) options.gapPolicy = v.gap_policy;
+  if (v.max_frame_bytes !== undefined) options.maxFrameBytes = v.max_frame_bytes;
+  if (v.strict) options.strict = true;
+  let reader;
+  try {
+    reader = new api.Reader(v.endpoint, options);
+  } catch (err) {
+    if (err instanceof RangeError) return { rangeError: true };
+    throw err;
+  }
+  const transcript = new api.Transcript();
+  const events = [];
+  let end;
+  try {
+    reader.open(v.status, v.content_type ?? "", v.process_id_header ?? undefined);
+    for (const chunk of chunks) {
+      for (const e of reader.feedInto(chunk, transcript)) events.push(eventToVector(e));
+    }
+    const [last, fin] = reader.finish();
+    for (const e of last) {
+      transcript.push(e);
+      events.push(eventToVector(e));
+    }
+    end = endToVector(api, fin);
+  } catch (err) {
+    end = endToVector(api, err);
+  }
+  let cursor;
+  try {
+    cursor = reader.cursor;
+  } catch (err) {
+    if (!(err instanceof api.DoryWireError)) throw err;
+    cursor = err.code;
+  }
+  const streams = {};
+  for (const stream of ["stdout", "stderr"]) {
+    streams[stream] = { b64: toB64(transcript.bytes(stream)), skipped: transcript.skipped(stream) };
+  }
+  reader.free();
+  transcript.free();
+  return { events, end, cursor, streams };
+}
+
+/** What `decodeIntoJs` must give, derived from a `decodeJs` result. */
+export function intoFromEvents(got) {
+  if (got.rangeError) return got;
+  const events = [];
+  const parts = { stdout: [], stderr: [] };
+  const skipped = { stdout: [], stderr: [] };
+  for (const e of got.events) {
+    if (e.type === "stdout" || e.type === "stderr") {
+      parts[e.type].push(fromB64(e.data_b64));
+      continue;
+    }
+    if (e.type === "skipped") skipped[e.stream].push([e.from, e.to]);
+    events.push(e);
+  }
+  const streams = {};
+  for (const stream of ["stdout", "stderr"]) {
+    const all = new Uint8Array(parts[stream].reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts[stream]) {
+      all.set(p, at);
+      at += p.length;
+    }
+    streams[stream] = { b64: toB64(all), skipped: skipped[stream] };
+  }
+  return { events, end: got.end, cursor: got.cursor, streams };
 }

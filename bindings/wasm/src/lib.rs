@@ -2,8 +2,9 @@
 //!
 //! This crate only converts types and maps errors; every decision about the
 //! protocol is taken by the core. The JavaScript layer in `npm/src` wraps these
-//! low-level exports into the public, camelCase API (`OutputReader`, `bound`,
-//! error classes), so nothing here is meant to be called by users directly.
+//! low-level exports into the public, camelCase API (`Reader`, `Transcript`,
+//! `bound`, the error classes), so nothing here is meant to be called by users
+//! directly.
 //!
 //! # Crossing the boundary
 //!
@@ -14,7 +15,15 @@
 //! (tag, start, end), and the output bytes of all of them in one buffer (one
 //! copy out of wasm memory per call, whatever the number of events). Only the
 //! rare events that are not output, and errors, cross as a small JSON document
-//! (parsed with one `JSON.parse`).
+//! (parsed with one `JSON.parse`). `feed_into` keeps output bytes in a
+//! [`WasmTranscript`] inside wasm memory: nothing crosses per output frame.
+//!
+//! # One table of errors and constants
+//!
+//! [`core_tables_json`] hands the JavaScript layer the core's error table
+//! ([`dory_wire::ERROR_CODES`]), the base class of each error kind, and the
+//! core's constants, so the JavaScript classes and defaults are built from
+//! the core rather than typed again.
 //!
 //! # Integers
 //!
@@ -27,10 +36,14 @@ pub mod json;
 mod preview;
 mod reader;
 mod text;
+mod transcript;
+
+use std::fmt::Write as _;
 
 pub use preview::{WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::{wasm_memory, WasmReader};
 pub use text::WasmUtf8Decoder;
+pub use transcript::WasmTranscript;
 
 /// The size of the module's WebAssembly memory in bytes (for diagnostics and
 /// the leak tests: it grows when memory is not released).
@@ -43,5 +56,109 @@ pub fn memory_bytes() -> f64 {
     #[cfg(not(target_arch = "wasm32"))]
     {
         0.0
+    }
+}
+
+/// Appends `{"code":…,"class":…,"kind":…,"fields":[…]}`.
+fn push_code(out: &mut String, code: &str, class: &str, kind: &str, fields: &[&str]) {
+    out.push_str("{\"code\":");
+    json::push_str(out, code);
+    out.push_str(",\"class\":");
+    json::push_str(out, class);
+    out.push_str(",\"kind\":");
+    json::push_str(out, kind);
+    out.push_str(",\"fields\":[");
+    for (i, field) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json::push_str(out, field);
+    }
+    out.push_str("]}");
+}
+
+/// The core's tables for the JavaScript layer, as one JSON document:
+///
+/// - `errorCodes`: [`dory_wire::ERROR_CODES`], in order, each
+///   `{code, class, kind, fields}` with the core's (snake_case) field names;
+/// - `kinds`: each kind of that table with its base class (`null` when the
+///   classes of the kind derive from `DoryWireError` directly);
+/// - `bindingErrorCodes`: the codes only this binding raises
+///   (`integer_out_of_range`), in the same shape;
+/// - `constants`: `DEFAULT_MAX_FRAME_BYTES`, `DEFAULT_LIVENESS_TIMEOUT_MS`,
+///   `MAX_FRAME_BYTES_LIMIT` and `MIN_MAX_BYTES`.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn core_tables_json() -> String {
+    let mut out = String::with_capacity(2048);
+    out.push_str("{\"errorCodes\":[");
+    let mut kinds = Vec::new();
+    for (i, entry) in dory_wire::ERROR_CODES.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_code(
+            &mut out,
+            entry.code,
+            entry.class,
+            entry.kind.as_str(),
+            entry.fields,
+        );
+        if !kinds.contains(&entry.kind) {
+            kinds.push(entry.kind);
+        }
+    }
+    out.push_str("],\"kinds\":[");
+    for (i, kind) in kinds.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str("{\"kind\":");
+        json::push_str(&mut out, kind.as_str());
+        out.push_str(",\"base\":");
+        match kind.base_class() {
+            Some(base) => json::push_str(&mut out, base),
+            None => out.push_str("null"),
+        }
+        out.push('}');
+    }
+    out.push_str("],\"bindingErrorCodes\":[");
+    push_code(
+        &mut out,
+        json::INTEGER_OUT_OF_RANGE,
+        "IntegerOutOfRange",
+        dory_wire::ErrorKind::Limits.as_str(),
+        &["field", "value"],
+    );
+    let _ = write!(
+        out,
+        "],\"constants\":{{\"DEFAULT_MAX_FRAME_BYTES\":{},\"DEFAULT_LIVENESS_TIMEOUT_MS\":{},\"MAX_FRAME_BYTES_LIMIT\":{},\"MIN_MAX_BYTES\":{}}}}}",
+        dory_wire::DEFAULT_MAX_FRAME_BYTES,
+        dory_wire::DEFAULT_LIVENESS_TIMEOUT.as_millis(),
+        reader::MAX_FRAME_BYTES_LIMIT,
+        dory_wire::preview::MIN_MAX_BYTES,
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tables_are_json_and_hold_every_core_code() {
+        let v: serde_json::Value = serde_json::from_str(&core_tables_json()).unwrap();
+        let codes = v["errorCodes"].as_array().unwrap();
+        assert_eq!(codes.len(), dory_wire::ERROR_CODES.len());
+        for (got, want) in codes.iter().zip(dory_wire::ERROR_CODES) {
+            assert_eq!(got["code"], want.code);
+            assert_eq!(got["class"], want.class);
+            assert_eq!(got["kind"], want.kind.as_str());
+            assert_eq!(got["fields"], serde_json::json!(want.fields));
+        }
+        assert_eq!(
+            v["constants"]["DEFAULT_MAX_FRAME_BYTES"],
+            dory_wire::DEFAULT_MAX_FRAME_BYTES
+        );
+        assert_eq!(v["bindingErrorCodes"][0]["code"], "integer_out_of_range");
     }
 }

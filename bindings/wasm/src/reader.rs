@@ -1,21 +1,23 @@
-//! `WasmReader`: the core [`Reader`] behind the JavaScript `OutputReader`.
+//! `WasmReader`: the core [`Reader`] behind the JavaScript `Reader`.
 
 use std::time::Duration;
 
 use dory_wire::{
-    Cursor, Endpoint, Event, GapPolicy, Reader, ReaderOptions, ReaderState, ResumeState,
+    Cursor, Endpoint, Event, GapPolicy, Reader, ReaderOptions, ReaderState, ResumeState, Sink,
+    Stream, Transcript,
 };
 use wasm_bindgen::prelude::*;
 
 use crate::json::{self, OutOfRange};
+use crate::transcript::WasmTranscript;
 
 /// The largest `maxFrameBytes` accepted: 1 GiB. Larger limits would let one
 /// line exhaust the 4 GiB address space of a wasm32 module.
 pub(crate) const MAX_FRAME_BYTES_LIMIT: f64 = (1u64 << 30) as f64;
 
-/// The record tag of a stdout event in the metadata buffer.
+/// The record tag of a stdout output event in the metadata buffer.
 const TAG_STDOUT: f64 = 0.0;
-/// The record tag of a stderr event.
+/// The record tag of a stderr output event.
 const TAG_STDERR: f64 = 1.0;
 /// The record tag of any other event: the next array of the side JSON.
 const TAG_OTHER: f64 = 2.0;
@@ -90,35 +92,28 @@ fn safe(field: &'static str, v: u64) -> Result<f64, OutOfRange> {
     }
 }
 
-impl dory_wire::Sink for Batch {
-    fn output(
-        &mut self,
-        stream: dory_wire::Stream,
-        bytes: std::borrow::Cow<'_, [u8]>,
-        start: u64,
-        end: u64,
-    ) {
+impl Batch {
+    /// Checks an output range; the first offset a JavaScript number cannot
+    /// hold stops the conversion of the call.
+    fn check_output(&mut self, start: u64, end: u64) -> Option<(f64, f64)> {
         if self.error.is_some() {
-            return;
+            return None;
         }
-        let checked = safe("output start offset", start)
-            .and_then(|s| Ok((s, safe("output end offset", end)?)));
-        match checked {
-            Ok((s, e)) => {
-                let tag = match stream {
-                    dory_wire::Stream::Stdout => TAG_STDOUT,
-                    dory_wire::Stream::Stderr => TAG_STDERR,
-                };
-                self.meta.extend_from_slice(&[tag, s, e]);
-                self.data.extend_from_slice(&bytes);
+        match safe("output start offset", start)
+            .and_then(|s| Ok((s, safe("output end offset", end)?)))
+        {
+            Ok(range) => Some(range),
+            Err(e) => {
+                self.error = Some(e);
+                None
             }
-            Err(e) => self.error = Some(e),
         }
     }
 
-    fn event(&mut self, event: Event) {
+    /// Appends the compact array of a non-output event (and its record).
+    fn push_other(&mut self, event: &Event) -> bool {
         if self.error.is_some() {
-            return;
+            return false;
         }
         let mark = self.other.len();
         if mark != 0 {
@@ -126,12 +121,56 @@ impl dory_wire::Sink for Batch {
         }
         // `push_event` appends the event's bytes (a result document's) to the
         // data buffer only when its record was written.
-        match json::push_event(&mut self.other, &mut self.data, &event) {
-            Ok(()) => self.meta.extend_from_slice(&[TAG_OTHER, 0.0, 0.0]),
+        match json::push_event(&mut self.other, &mut self.data, event) {
+            Ok(()) => {
+                self.meta.extend_from_slice(&[TAG_OTHER, 0.0, 0.0]);
+                true
+            }
             Err(e) => {
                 self.other.truncate(mark);
                 self.error = Some(e);
+                false
             }
+        }
+    }
+}
+
+impl Sink for Batch {
+    fn output(&mut self, stream: Stream, bytes: std::borrow::Cow<'_, [u8]>, start: u64, end: u64) {
+        if let Some((s, e)) = self.check_output(start, end) {
+            let tag = match stream {
+                Stream::Stdout => TAG_STDOUT,
+                Stream::Stderr => TAG_STDERR,
+            };
+            self.meta.extend_from_slice(&[tag, s, e]);
+            self.data.extend_from_slice(&bytes);
+        }
+    }
+
+    fn event(&mut self, event: Event) {
+        self.push_other(&event);
+    }
+}
+
+/// The sink of `feed_into`: output bytes go into the transcript only (no
+/// record, no copy out of wasm memory); every other event goes into the
+/// transcript and the batch.
+struct IntoTranscript<'a> {
+    batch: &'a mut Batch,
+    transcript: &'a mut Transcript,
+}
+
+impl Sink for IntoTranscript<'_> {
+    fn output(&mut self, stream: Stream, bytes: std::borrow::Cow<'_, [u8]>, start: u64, end: u64) {
+        // Checked like `feed`, so both report the same error at the same place.
+        if self.batch.check_output(start, end).is_some() {
+            self.transcript.push_output(stream, &bytes, start, end);
+        }
+    }
+
+    fn event(&mut self, event: Event) {
+        if self.batch.push_other(&event) {
+            self.transcript.push(&event);
         }
     }
 }
@@ -240,11 +279,11 @@ impl WasmReader {
 
     /// Gives the status, Content-Type and `CE-Process-Id` header. Returns an
     /// error-object JSON string, or an empty string on success.
-    pub fn open(&mut self, status: u16, content_type: &str, process_id: Option<String>) -> String {
+    pub fn open(&mut self, status: u16, content_type: &str, proc_id: Option<String>) -> String {
         if let Some(failed) = &self.failed {
             return failed.clone();
         }
-        match self.inner.open(status, content_type, process_id.as_deref()) {
+        match self.inner.open(status, content_type, proc_id.as_deref()) {
             Ok(()) => String::new(),
             Err(e) => json::write_error(&e),
         }
@@ -263,21 +302,24 @@ impl WasmReader {
             return FLAG_SIDE;
         }
         let result = self.inner.feed(chunk, &mut self.batch);
-        let error = match (self.batch.error.take(), result) {
-            (Some(e), _) => Some(self.fail(&e)),
-            (None, Err(e)) => Some(json::write_error(&e)),
-            (None, Ok(())) => None,
-        };
-        let records = self.batch.records();
-        if error.is_none() && self.batch.other.is_empty() {
-            return records * RECORDS;
+        self.after_feed(result)
+    }
+
+    /// Feeds body bytes like [`WasmReader::feed`], but output bytes go into
+    /// `transcript` inside wasm memory: the records returned are those of
+    /// the other events only (which are also pushed into the transcript).
+    pub fn feed_into(&mut self, chunk: &[u8], transcript: &mut WasmTranscript) -> f64 {
+        self.batch.clear();
+        if let Some(failed) = &self.failed {
+            self.side = Some(format!("{{\"events\":[],\"error\":{failed}}}"));
+            return FLAG_SIDE;
         }
-        self.side = Some(format!(
-            "{{\"events\":[{}],\"error\":{}}}",
-            self.batch.other,
-            error.as_deref().unwrap_or("null")
-        ));
-        records * RECORDS + FLAG_SIDE
+        let mut sink = IntoTranscript {
+            batch: &mut self.batch,
+            transcript: transcript.core_mut(),
+        };
+        let result = self.inner.feed(chunk, &mut sink);
+        self.after_feed(result)
     }
 
     /// Ends the body. Returns `records * 2 + 1` like [`WasmReader::feed`];
@@ -342,9 +384,18 @@ impl WasmReader {
         self.inner.resume_state().to_json()
     }
 
+    /// The resume state with the JavaScript (camelCase) keys, or
+    /// `{"error":{…}}` when an integer is beyond `Number.MAX_SAFE_INTEGER`.
+    pub fn resume_state_js(&self) -> String {
+        match json::resume_state(&self.inner.resume_state()) {
+            Ok(s) => s,
+            Err(e) => format!("{{\"error\":{}}}", e.to_json()),
+        }
+    }
+
     /// The process id, once known.
-    pub fn process_id(&self) -> Option<String> {
-        self.inner.process_id().map(str::to_owned)
+    pub fn proc_id(&self) -> Option<String> {
+        self.inner.proc_id().map(str::to_owned)
     }
 
     /// The deadline for the next byte, in milliseconds on the caller's clock.
@@ -385,6 +436,25 @@ impl WasmReader {
             batch: Batch::default(),
             side: None,
         }
+    }
+
+    /// The result of a `feed`/`feed_into` (see [`WasmReader::feed`]).
+    fn after_feed(&mut self, result: Result<(), dory_wire::Error>) -> f64 {
+        let error = match (self.batch.error.take(), result) {
+            (Some(e), _) => Some(self.fail(&e)),
+            (None, Err(e)) => Some(json::write_error(&e)),
+            (None, Ok(())) => None,
+        };
+        let records = self.batch.records();
+        if error.is_none() && self.batch.other.is_empty() {
+            return records * RECORDS;
+        }
+        self.side = Some(format!(
+            "{{\"events\":[{}],\"error\":{}}}",
+            self.batch.other,
+            error.as_deref().unwrap_or("null")
+        ));
+        records * RECORDS + FLAG_SIDE
     }
 
     /// Makes an out-of-range integer the reader's sticky error.

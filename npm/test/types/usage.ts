@@ -2,36 +2,60 @@
 // must accept it (and reject misuse marked with @ts-expect-error).
 import {
   init,
-  OutputReader,
-  readEvents,
+  Reader,
+  Transcript,
+  iterEvents,
   Utf8Decoder,
   DoryWireError,
+  AnswerError,
+  LossError,
+  ProtocolError,
+  ApiError,
+  OffsetBeyondOutput,
   OutputGap,
   OutputExpired,
-  OffsetBeyondOutput,
-  ApiError,
-  ProtocolError,
+  UnsupportedContentType,
+  MalformedFrame,
+  UnexpectedFrame,
+  IdentityMismatch,
+  FrameTooLarge,
+  InvalidState,
+  InvalidLimits,
+  IntegerOutOfRange,
+  ERROR_CODES,
+  DEFAULT_MAX_FRAME_BYTES,
+  DEFAULT_LIVENESS_TIMEOUT_MS,
   MAX_FRAME_BYTES_LIMIT,
+  MIN_MAX_BYTES,
   memoryBytes,
   bound,
   boundAsync,
   StreamingBounder,
   type Cursor,
+  type Disconnected,
   type End,
+  type ErrorKind,
   type Event,
+  type ExecResult,
+  type Exited,
+  type IterEventsOptions,
+  type Output,
   type Preview,
+  type ReaderOptions,
+  type ReaderState,
   type ResumeState,
+  type Skipped,
+  type Stream,
 } from "dory-wire";
 
 function describe(event: Event): string {
   switch (event.type) {
     case "started":
       return event.procId;
-    case "stdout":
-    case "stderr":
-      return `${event.data.byteLength} bytes [${event.start}, ${event.end})`;
+    case "output":
+      return `${event.stream} ${event.data.byteLength} bytes [${event.start}, ${event.end})`;
     case "skipped":
-      return `${event.stream} lost [${event.from}, ${event.to})`;
+      return `${event.stream} lost [${event.start}, ${event.end})`;
     case "heartbeat":
       return "heartbeat";
     case "exit":
@@ -40,16 +64,15 @@ function describe(event: Event): string {
       return event.frameType;
     case "identity":
       return `${event.procId} ${event.status}`;
-    case "result":
+    case "exec_result":
       return `${event.procId} ${event.stdout.length} ${event.stderr.length} ${event.stdoutTruncated} ${event.stderrTruncated} ${event.exitCode} ${event.timedOut}`;
   }
 }
 
 function after(end: End): Cursor | null {
-  for (const e of end.events) describe(e);
   switch (end.type) {
     case "exited":
-      return end.exitCode === 0 ? null : null;
+      return end.exitCode === 0 && !end.timedOut ? null : null;
     case "disconnected":
       return end.reason === "stalled" || end.reason === "gap" || end.reason === "end_of_body" ? end.cursor : null;
     case "document":
@@ -59,52 +82,101 @@ function after(end: End): Cursor | null {
 
 export async function main(): Promise<void> {
   await init();
-  const reader = new OutputReader("exec", {
+  const options: ReaderOptions = {
     cursor: { stdout: 0, stderr: 0 },
     gapPolicy: "skip",
-    maxFrameBytes: 1 << 20,
-    livenessTimeoutMs: 30_000,
+    maxFrameBytes: Math.min(1 << 20, MAX_FRAME_BYTES_LIMIT),
+    livenessTimeoutMs: DEFAULT_LIVENESS_TIMEOUT_MS,
     strict: false,
-  });
+  };
+  const reader = new Reader("exec", options);
   reader.open(200, "application/x-ndjson", "p_1");
   const events: Event[] = reader.feed(new Uint8Array([]));
   events.forEach(describe);
-  const end: End = reader.finish();
+  const [last, end]: [Event[], End] = reader.finish();
+  last.forEach(describe);
   after(end);
   const cursor: Cursor = reader.cursor;
-  const pid: string | null = reader.processId;
+  const pid: string | null = reader.procId;
   const state: ResumeState = reader.resumeState();
+  const saved: [number, string | null, Cursor, boolean, number | null, boolean] = [state.version, state.procId, state.cursor, state.exitSeen, state.exitCode, state.timedOut];
   const json: string = reader.resumeStateJson();
-  const again = OutputReader.resume("process_output", state, { gapPolicy: "fail" });
-  OutputReader.resume("process_output", json);
-  const deadline: number | null = again.pollTimeout();
-  const stalled: boolean = again.handleTimeout(performance.now());
+  const again = Reader.resume("process_output", state, { gapPolicy: "fail" });
+  Reader.resume("process_output", json);
+  const deadline: number | null = again.pollTimeoutMs();
+  const stalled: boolean = again.handleTimeoutMs(performance.now());
+  const life: ReaderState = again.state;
   again.free();
-  void [cursor, pid, deadline, stalled, reader.end, reader.state, MAX_FRAME_BYTES_LIMIT, memoryBytes()];
+  void [cursor, pid, saved, deadline, stalled, life, reader.end, DEFAULT_MAX_FRAME_BYTES, MIN_MAX_BYTES, memoryBytes()];
+
+  const transcript = new Transcript();
+  const followed = new Reader("process_output");
+  followed.open(200, "application/x-ndjson", null);
+  const others: Event[] = followed.feedInto(new Uint8Array(1), transcript);
+  for (const e of followed.finish()[0]) transcript.push(e);
+  transcript.finish();
+  const stream: Stream = "stderr";
+  const bytes: Uint8Array = transcript.bytes(stream);
+  const text: string = transcript.text();
+  const lost: Array<[number, number]> = transcript.skipped("stdout");
+  const complete: boolean = transcript.isComplete(stream);
+  const exit: { exitCode: number | null; timedOut: boolean } | null = transcript.exit;
+  transcript.free();
+  void [others, bytes, text, lost, complete, exit];
 
   const response = await fetch("http://127.0.0.1:1/computers/c/processes/p/output");
-  const followed = new OutputReader("process_output");
-  const gen = readEvents(followed, response, { liveness: true, now: () => performance.now() });
+  const iterOptions: IterEventsOptions = { liveness: true, now: () => performance.now() };
+  const gen = iterEvents(new Reader("process_output"), response, iterOptions);
   for await (const e of gen) describe(e);
-  if (response.body) for await (const e of readEvents(new OutputReader("exec"), response.body)) describe(e);
-  for await (const e of readEvents(new OutputReader("exec"), [new Uint8Array(1)])) describe(e);
+  if (response.body) for await (const e of iterEvents(new Reader("exec"), response.body)) describe(e);
+  for await (const e of iterEvents(new Reader("exec"), [new Uint8Array(1)])) describe(e);
+  const output: Output | Skipped | ExecResult | Exited | Disconnected | null = null;
+  void output;
 
   try {
     reader.feed(new Uint8Array(1));
   } catch (e) {
     if (e instanceof OutputGap) {
       const c: Cursor = e.earliest;
-      void [c, e.consumed, e.stream];
+      const s: Stream = e.stream;
+      void [c, e.consumed, s];
     } else if (e instanceof ApiError) {
       void [e.status, e.apiCode, e.serverMessage];
     } else if (e instanceof OutputExpired || e instanceof OffsetBeyondOutput) {
       void e.serverMessage;
-    } else if (e instanceof ProtocolError) {
-      void [e.code, e.line, e.reason, e.frameType, e.contentType, e.expected, e.found, e.limit];
+    } else if (e instanceof UnsupportedContentType) {
+      const ct: string = e.contentType;
+      void ct;
+    } else if (e instanceof MalformedFrame) {
+      const line: number = e.line;
+      void [line, e.reason];
+    } else if (e instanceof UnexpectedFrame) {
+      void [e.line, e.frameType, e.reason];
+    } else if (e instanceof IdentityMismatch) {
+      void [e.expected, e.found];
+    } else if (e instanceof FrameTooLarge) {
+      const limit: number = e.limit;
+      void limit;
+    } else if (e instanceof InvalidState || e instanceof InvalidLimits) {
+      const reason: string = e.reason;
+      void reason;
+    } else if (e instanceof IntegerOutOfRange) {
+      const value: bigint = e.value;
+      void [e.field, value];
+    } else if (e instanceof AnswerError || e instanceof LossError || e instanceof ProtocolError) {
+      const kind: ErrorKind | null = e.kind;
+      void kind;
     } else if (e instanceof DoryWireError) {
-      void [e.code, e.reason, e.field, e.value];
+      void [e.code, e.kind, e.events];
     }
   }
+  const gap = new OutputGap("output_gap: …", { stream: "stdout" });
+  const base: LossError = gap;
+  for (const row of ERROR_CODES) {
+    const kind: ErrorKind = row.kind;
+    void [row.code, row.class, kind, row.fields.join(",")];
+  }
+  void base;
 
   const p: Preview = bound("text", { maxLines: 20, maxBytes: 4096, spill: (id, data) => `/tmp/${id}-${data.length}`, spillId: "abc", hint: "cat it" });
   const q: Preview = await boundAsync(new Uint8Array(3), { maxLines: 20, maxBytes: 4096, spill: async (id) => `/tmp/${id}` });
@@ -117,14 +189,18 @@ export async function main(): Promise<void> {
   const s: Preview = await new StreamingBounder({ maxLines: 2, maxBytes: 300 }).finishAsync({ spill: async () => null });
   void [r, s];
   const d = new Utf8Decoder();
-  const text: string = d.push(new Uint8Array([0xc3])) + d.finish();
+  const decoded: string = d.push(new Uint8Array([0xc3])) + d.finish();
   d.free();
-  void text;
+  void decoded;
 
   // @ts-expect-error: endpoints are a closed set
-  new OutputReader("stdout");
+  new Reader("stdout");
   // @ts-expect-error: feed takes bytes, not text
   reader.feed("text");
+  // @ts-expect-error: an End carries no events
+  void end.events;
+  // @ts-expect-error: the views take a stream name
+  transcript.bytes("stdin");
   // @ts-expect-error: limits are required
   bound("x", { maxLines: 3 });
   // @ts-expect-error: a sync writer cannot be async for bound()... it can return only a path

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { ROOT, RefServer, bodyChunks, followOutput, wire, withServer } from "./refserver.mjs";
 
-const { OffsetBeyondOutput, OutputExpired, OutputGap, OutputReader, readEvents } = wire;
+const { OffsetBeyondOutput, OutputExpired, OutputGap, Reader, iterEvents } = wire;
 const NDJSON = { accept: "application/x-ndjson" };
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,15 +27,15 @@ function linesBytes(first, last) {
   for (let i = first; i <= last; i++) s += `${String(i).padStart(99, "0")}\n`;
   return Buffer.from(s);
 }
-const exited = (exitCode) => ({ type: "exited", exitCode, timedOut: false, events: [] });
+const exited = (exitCode) => ({ type: "exited", exitCode, timedOut: false });
 
 /** Decodes a whole answer already read: the events and the End. */
 function decodeWhole(endpoint, r, options) {
-  const reader = new OutputReader(endpoint, options);
-  reader.open(r.status, r.contentType, r.processId);
+  const reader = new Reader(endpoint, options);
+  reader.open(r.status, r.contentType, r.procId);
   const events = reader.feed(r.body);
-  const end = reader.finish();
-  return { events: [...events, ...end.events], end, reader };
+  const [last, end] = reader.finish();
+  return { events: [...events, ...last], end, reader };
 }
 
 async function rejectsWith(promise, cls) {
@@ -83,17 +83,17 @@ describe("default limits", () => {
       headers: { ...NDJSON, "idempotency-key": key },
       body: JSON.stringify(body),
     });
-    const reader = new OutputReader("exec");
+    const reader = new Reader("exec");
     const events = [];
-    for await (const e of readEvents(reader, response)) events.push(e);
+    for await (const e of iterEvents(reader, response)) events.push(e);
     assert.deepEqual(reader.end, exited(0));
     assert.equal(events[0].type, "started");
-    assert.equal(response.headers.get("ce-process-id"), reader.processId);
-    assert.equal(Buffer.concat(events.filter((e) => e.type === "stdout").map((e) => e.data)).toString(), "once");
+    assert.equal(response.headers.get("ce-process-id"), reader.procId);
+    assert.equal(Buffer.concat(events.filter((e) => e.type === "output" && e.stream === "stdout").map((e) => e.data)).toString(), "once");
 
     const replay = decodeWhole("exec", await server.request("POST", "/exec", body, { ...NDJSON, "idempotency-key": key }));
     assert.equal(replay.end.type, "document");
-    assert.deepEqual(replay.events, [{ type: "identity", procId: reader.processId, status: "exited" }]);
+    assert.deepEqual(replay.events, [{ type: "identity", procId: reader.procId, status: "exited" }]);
   });
 
   test("an offset beyond the output is OffsetBeyondOutput", async () => {
@@ -112,7 +112,7 @@ describe("default limits", () => {
   const syncExec = async (command) => {
     const { events, end } = decodeWhole("exec", await server.request("POST", "/exec", { command }, { accept: "application/json" }));
     assert.equal(end.type, "document");
-    assert.equal(events[0].type, "result");
+    assert.equal(events[0].type, "exec_result");
     return events[0];
   };
 
@@ -143,13 +143,13 @@ describe("default limits", () => {
       headers: NDJSON,
       body: JSON.stringify({ command: ["sh", "-c", "printf ready; exec sleep 60"] }),
     });
-    const reader = new OutputReader("exec");
+    const reader = new Reader("exec");
     const seen = [];
-    for await (const event of readEvents(reader, response)) {
+    for await (const event of iterEvents(reader, response)) {
       seen.push(event);
-      if (event.type === "stdout" && Buffer.from(event.data).toString() === "ready") {
-        const identity = await server.kill(reader.processId);
-        assert.equal(identity.proc_id, reader.processId);
+      if (event.type === "output" && event.stream === "stdout" && Buffer.from(event.data).toString() === "ready") {
+        const identity = await server.kill(reader.procId);
+        assert.equal(identity.proc_id, reader.procId);
       }
     }
     assert.deepEqual(seen.at(-1), { type: "exit", exitCode: null, timedOut: false });
@@ -159,9 +159,9 @@ describe("default limits", () => {
   test("a kill mid-stream (process output follower) ends with exit_code null", async () => {
     const procId = await server.startProcess(["sh", "-c", "printf ready >&2; exec sleep 60"]);
     const response = await fetch(server.path(`/processes/${procId}/output?stdout_offset=0&stderr_offset=0`));
-    const reader = new OutputReader("process_output");
-    for await (const event of readEvents(reader, response)) {
-      if (event.type === "stderr") {
+    const reader = new Reader("process_output");
+    for await (const event of iterEvents(reader, response)) {
+      if (event.type === "output" && event.stream === "stderr") {
         assert.equal(Buffer.from(event.data).toString(), "ready");
         await server.kill(procId);
       }
@@ -202,7 +202,7 @@ describe("eviction (1000 bytes retained, 100-byte chunks)", () => {
     const procId = await server.startProcess(["sh", "-c", linesCommand(50)]);
     await server.waitExited(procId);
     const got = await followOutput(server, procId, { gapPolicy: "skip" });
-    assert.deepEqual(got.events[0], { type: "skipped", stream: "stdout", from: 0, to: 4000 });
+    assert.deepEqual(got.events[0], { type: "skipped", stream: "stdout", start: 0, end: 4000 });
     assert.deepEqual(got.events.filter((e) => e.type === "skipped").length, 1);
     assert.ok(got.stdout.equals(linesBytes(41, 50)));
     assert.equal(got.stderr.length, 0);
@@ -230,7 +230,7 @@ describe("eviction (1000 bytes retained, 100-byte chunks)", () => {
       ["stderr", ee],
     ]
       .filter(([, e]) => e > 0)
-      .map(([stream, to]) => ({ type: "skipped", stream, from: 0, to }));
+      .map(([stream, end]) => ({ type: "skipped", stream, start: 0, end }));
     assert.deepEqual(
       got.events.filter((e) => e.type === "skipped"),
       expected,
@@ -299,8 +299,8 @@ test("a slow consumer gets a gap frame", async () => {
       assert.ok(consumed < gap.earliest_stdout_offset && gap.earliest_stdout_offset <= total);
       assert.equal(gap.earliest_stderr_offset, 0);
 
-      const whole = { status: 200, contentType: "application/x-ndjson", processId: null, body };
-      const reader = new OutputReader("process_output");
+      const whole = { status: 200, contentType: "application/x-ndjson", procId: null, body };
+      const reader = new Reader("process_output");
       reader.open(200, "application/x-ndjson");
       assert.throws(
         () => {
@@ -311,9 +311,9 @@ test("a slow consumer gets a gap frame", async () => {
       );
 
       const skipped = decodeWhole("process_output", whole, { gapPolicy: "skip" });
-      assert.deepEqual(skipped.events.at(-1), { type: "skipped", stream: "stdout", from: consumed, to: gap.earliest_stdout_offset });
+      assert.deepEqual(skipped.events.at(-1), { type: "skipped", stream: "stdout", start: consumed, end: gap.earliest_stdout_offset });
       assert.equal(
-        skipped.events.filter((e) => e.type === "stdout").reduce((n, e) => n + e.data.length, 0),
+        skipped.events.filter((e) => e.type === "output" && e.stream === "stdout").reduce((n, e) => n + e.data.length, 0),
         consumed,
       );
       assert.equal(skipped.end.type, "disconnected");
@@ -322,7 +322,7 @@ test("a slow consumer gets a gap frame", async () => {
 
       // Resuming from the moved cursor reads the rest, exactly.
       const rest = await followOutput(server, procId, { cursor: skipped.end.cursor, gapPolicy: "skip" });
-      const lost = rest.events.filter((e) => e.type === "skipped").reduce((n, e) => n + (e.to - e.from), 0);
+      const lost = rest.events.filter((e) => e.type === "skipped").reduce((n, e) => n + (e.end - e.start), 0);
       assert.ok(rest.stdout.equals(Buffer.alloc(rest.stdout.length, "a")));
       assert.equal(skipped.end.cursor.stdout + lost + rest.stdout.length, total);
       assert.deepEqual(rest.end, exited(0));
@@ -342,11 +342,13 @@ test("setup logs merge stderr into one stream", async () => {
       [expected.length, false],
     ]) {
       const response = await fetch(server.path(`/setup/logs?offset=${offset}&follow=${follow}`));
-      const reader = new OutputReader("setup_logs", { cursor: { stdout: offset } });
+      const reader = new Reader("setup_logs", { cursor: { stdout: offset } });
       const parts = [];
-      for await (const event of readEvents(reader, response)) {
-        assert.notEqual(event.type, "stderr");
-        if (event.type === "stdout") parts.push(Buffer.from(event.data));
+      for await (const event of iterEvents(reader, response)) {
+        if (event.type === "output") {
+          assert.equal(event.stream, "stdout");
+          parts.push(Buffer.from(event.data));
+        }
       }
       assert.ok(Buffer.concat(parts).equals(expected.subarray(offset)), `offset ${offset}, follow ${follow}`);
       if (follow) assert.deepEqual(reader.end, exited(3));

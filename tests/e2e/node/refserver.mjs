@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 export const wire = await import(join(ROOT, "npm", "dist", "node", "index.mjs"));
-const { OutputReader, readEvents } = wire;
+const { Reader, iterEvents } = wire;
 
 const START_TIMEOUT_MS = 30_000; // hang guard
 const STOP_TIMEOUT_MS = 15_000; // hang guard
@@ -100,7 +100,7 @@ export class RefServer {
     return `${this.url}/computers/${encodeURIComponent(this.computer)}${suffix}`;
   }
 
-  /** One request, whole body: {status, contentType, processId, body: Buffer}. */
+  /** One request, whole body: {status, contentType, procId, body: Buffer}. */
   async request(method, suffix, body, headers = {}) {
     const response = await fetch(this.path(suffix), {
       method,
@@ -110,7 +110,7 @@ export class RefServer {
     return {
       status: response.status,
       contentType: response.headers.get("content-type"),
-      processId: response.headers.get("ce-process-id"),
+      procId: response.headers.get("ce-process-id"),
       body: Buffer.from(await response.arrayBuffer()),
     };
   }
@@ -175,7 +175,7 @@ export async function* bodyChunks(body) {
 }
 
 /**
- * Reads a process's retained output with OutputReader, reconnecting from the
+ * Reads a process's retained output with a Reader, reconnecting from the
  * consumed offsets after each `disconnected` end until `exited` (or after one
  * connection with follow=false). Reader errors (OutputGap, ...) propagate;
  * maxConnections is a hang guard.
@@ -187,7 +187,7 @@ export async function followOutput(server, procId, { cursor, gapPolicy = "fail",
       throw new Error(`${procId}: no exit after ${maxConnections} connections (at ${JSON.stringify(cursor)})`);
     }
     got.connections++;
-    const reader = new OutputReader("process_output", { cursor, gapPolicy });
+    const reader = new Reader("process_output", { cursor, gapPolicy });
     const query = new URLSearchParams({
       stdout_offset: String(reader.cursor.stdout),
       stderr_offset: String(reader.cursor.stderr),
@@ -195,10 +195,10 @@ export async function followOutput(server, procId, { cursor, gapPolicy = "fail",
     });
     const response = await fetch(server.path(`/processes/${procId}/output?${query}`));
     reader.open(response.status, response.headers.get("content-type"), response.headers.get("ce-process-id"));
-    for await (const event of readEvents(reader, bodyChunks(response.body))) {
-      if (event.type === "stdout" || event.type === "stderr") {
+    for await (const event of iterEvents(reader, bodyChunks(response.body))) {
+      if (event.type === "output") {
         const copy = Buffer.from(event.data); // event data may be views into a shared buffer
-        got[event.type].push(copy);
+        got[event.stream].push(copy);
         got.events.push({ ...event, data: copy });
       } else {
         got.events.push(event);
