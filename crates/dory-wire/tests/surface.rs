@@ -274,11 +274,11 @@ fn reader_methods(endpoint: Endpoint, cursor: Cursor, state: &ResumeState) -> Re
 
 /// The preview entry points of docs/api.md.
 fn preview_methods(data: &[u8]) -> Result<Preview, Error> {
-    let bounder: Bounder = Bounder::new(10, 1000)?;
-    let _: Bounded = bounder.bound(data);
-    let mut streaming: StreamingBounder = StreamingBounder::new(10, 1000)?;
+    let bounder: Bounder = Bounder::new(10, 1000);
+    let _: Bounded = bounder.bound(data)?;
+    let mut streaming: StreamingBounder = StreamingBounder::new(10, 1000);
     streaming.push(data);
-    Ok(match streaming.finish() {
+    Ok(match streaming.finish()? {
         Bounded::Fits(preview) => preview,
         Bounded::NeedsSpill(pending) => pending.render(SpillOutcome::NotSaved, None),
     })
@@ -382,7 +382,13 @@ fn exported_names(src: &Path, module_file: &Path) -> BTreeSet<String> {
         for item in items.split(',').map(str::trim).filter(|i| !i.is_empty()) {
             if item == "*" {
                 let dir = module_file.parent().unwrap_or(src);
-                let glob = read(&dir.join(format!("{module}.rs")));
+                let file = dir.join(format!("{module}.rs"));
+                let file = if file.exists() {
+                    file
+                } else {
+                    dir.join(module).join("mod.rs")
+                };
+                let glob = read(&file);
                 names.extend(glob.lines().filter_map(defined_name));
             } else {
                 let name = item.rsplit(" as ").next().unwrap_or(item);
@@ -415,7 +421,14 @@ fn variants_in_source(name: &str) -> BTreeSet<String> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(&src)
         .expect("src/ is readable")
         .filter_map(|entry| Some(entry.ok()?.path()))
-        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .map(|path| {
+            if path.is_dir() {
+                path.join("mod.rs")
+            } else {
+                path
+            }
+        })
+        .filter(|path| path.extension().is_some_and(|e| e == "rs") && path.exists())
         .collect();
     files.sort();
     for file in files {
