@@ -1,0 +1,94 @@
+"""dory_wire.client: a thin HTTP client of the Dory API on the core reader.
+
+Install with ``pip install 'dory-wire[client]'`` (it needs ``httpx``). Every
+response body goes through the core :class:`~dory_wire.Reader` — decoding,
+offsets, trimming of re-sent bytes, gap detection, identity checks, liveness
+— so the client adds connections and nothing else::
+
+    from dory_wire.client import Client
+
+    with Client() as client:  # base URL: DORY_URL
+        computer = client.computers.get("c1")
+        started = computer.processes.start(["make", "test"], idempotency_key="k1")
+        process = computer.processes.get(started.proc_id)
+        transcript = process.read_output()  # reconnects from the offsets
+        print(transcript.text("stdout"), transcript.exit)
+
+Or frame by frame, saving the offsets after each frame, with
+:meth:`Process.iter_output`; a connection that ends before ``exit`` raises
+:class:`StreamDisconnected` carrying the offsets to resume from.
+
+Names:
+
+- :class:`Client` / :class:`AsyncClient`, and the handles they give out:
+  :class:`Computer`, :class:`Processes`, :class:`Process`, :class:`Setup`
+  (``Async…`` for the asyncio client);
+- :class:`OutputStream` / :class:`AsyncOutputStream` (one response's
+  :class:`Frame` objects);
+- :class:`StreamDisconnected` (reconnect) and, re-exported from
+  :mod:`dory_wire`, the core's errors (never retried) and values.
+"""
+
+from __future__ import annotations
+
+try:
+    import httpx as _httpx  # noqa: F401
+except ImportError:  # pragma: no cover - depends on the environment
+    raise ImportError("dory_wire.client needs httpx: pip install 'dory-wire[client]'") from None
+
+from .._core import Cursor, ExecResult, Identity, Transcript
+from .._errors import (
+    ApiError,
+    DoryWireError,
+    OffsetBeyondOutput,
+    OutputExpired,
+    OutputGap,
+    ProtocolError,
+)
+from ._async import (
+    AsyncClient,
+    AsyncComputer,
+    AsyncComputers,
+    AsyncOutputStream,
+    AsyncProcess,
+    AsyncProcesses,
+    AsyncSetup,
+)
+from ._errors import DisconnectReason, StreamDisconnected
+from ._frames import Frame, FrameType
+from ._protocol import Command, GapPolicy, Offsets
+from ._sync import Client, Computer, Computers, OutputStream, Process, Processes, Setup
+
+__all__ = [
+    "ApiError",
+    "AsyncClient",
+    "AsyncComputer",
+    "AsyncComputers",
+    "AsyncOutputStream",
+    "AsyncProcess",
+    "AsyncProcesses",
+    "AsyncSetup",
+    "Client",
+    "Command",
+    "Computer",
+    "Computers",
+    "Cursor",
+    "DisconnectReason",
+    "DoryWireError",
+    "ExecResult",
+    "Frame",
+    "FrameType",
+    "GapPolicy",
+    "Identity",
+    "OffsetBeyondOutput",
+    "Offsets",
+    "OutputExpired",
+    "OutputGap",
+    "OutputStream",
+    "Process",
+    "Processes",
+    "ProtocolError",
+    "Setup",
+    "StreamDisconnected",
+    "Transcript",
+]
