@@ -6,11 +6,15 @@
 #   bash scripts/suite.sh run NAME CMD...   run one suite and record its result
 #   bash scripts/suite.sh print             print the summary; exit 1 if a suite failed
 #
-# A test script that skips all or part of its work records why, with the
-# function below (the file is only written when DORY_TEST_SUMMARY is set,
-# i.e. under `make test`; run alone, a script just prints the line):
+# A test that skips all or part of its work records why: one line
+# "SKIP <name>: <reason>" appended to the file named by $DORY_TEST_SUMMARY
+# when that variable is set (it is under `make test`; run alone, nothing is
+# written). From bash, with the function below, which also prints the line:
 #
 #   source scripts/suite.sh; summary_skip "npm browser" "no Chromium here"
+#
+# From another language, append the same line to the file (Node:
+# fs.appendFileSync(process.env.DORY_TEST_SUMMARY, `SKIP ${name}: ${reason}\n`)).
 #
 # A suite that records "SKIP NAME: ..." under its own NAME and exits 0 is
 # reported as skipped, not passed.
