@@ -17,10 +17,13 @@ e2e_build "$ROOT"
 e2e_log "server: $DORY_REFSERVER_BIN"
 
 cd "$ROOT"
-e2e_log "ruff (tests/e2e/python, python/examples)"
+e2e_log "ruff (tests/e2e/python, python/examples, tests/api, tests/vectors)"
 "$ROOT/.venv/bin/ruff" check --quiet --config tests/e2e/python/ruff.toml tests/e2e/python
 "$ROOT/.venv/bin/ruff" format --quiet --check --config tests/e2e/python/ruff.toml tests/e2e/python
 (cd python && "$ROOT/.venv/bin/ruff" check --quiet examples && "$ROOT/.venv/bin/ruff" format --quiet --check examples)
+# The stdlib checkers of scripts/test-repo.sh, linted here where the venv exists.
+"$ROOT/.venv/bin/ruff" check --quiet --config tests/ruff.toml tests/api tests/vectors
+"$ROOT/.venv/bin/ruff" format --quiet --check --config tests/ruff.toml tests/api tests/vectors
 
 start=$SECONDS
 e2e_log "Python suite (pytest tests/e2e/python)"

@@ -335,10 +335,9 @@ class Checker:
                     if not isinstance(e[k], bool):
                         self.err(where, f"{k} must be a bool")
                         ok = False
-        elif t == "unknown":
-            if not isinstance(e["frame_type"], str):
-                self.err(where, "frame_type must be a string")
-                ok = False
+        elif t == "unknown" and not isinstance(e["frame_type"], str):
+            self.err(where, "frame_type must be a string")
+            ok = False
         if t in ("exit", "result"):
             code = e["exit_code"]
             if code is not None and not (is_int(code) and I64_MIN <= code <= I64_MAX):
@@ -380,8 +379,11 @@ class Checker:
             self.err(where, "document end without an identity or result event")
         if t == "error":
             if end.get("code") not in DECODE_ERROR_CODES:
-                self.err(where, f"{end.get('code')!r} is not an error code a decode vector can expect "
-                         f"(one of {sorted(DECODE_ERROR_CODES)})")
+                self.err(
+                    where,
+                    f"{end.get('code')!r} is not an error code a decode vector can expect "
+                    f"(one of {sorted(DECODE_ERROR_CODES)})",
+                )
             if "stream" in end and end["stream"] not in STREAMS:
                 self.err(where, f"unknown stream {end['stream']!r}")
             for k in ("consumed", "earliest"):
@@ -391,7 +393,6 @@ class Checker:
                 self.err(where, "status must be an HTTP status")
             if "api_code" in end and end["api_code"] is not None and not isinstance(end["api_code"], str):
                 self.err(where, "api_code must be a string or null")
-
 
     def check_coverage(self):
         """At least one vector for every event, end, reason and error code."""
@@ -430,9 +431,11 @@ def main(argv):
         wanted = checker.check_coverage()
         exempt = [f"{r} ({why})" for r, why in UNCOVERABLE_REASONS.items()]
         exempt += [f"{c} ({why})" for c, k in sorted(ERROR_KINDS.items()) if (why := UNCOVERABLE_KINDS.get(k))]
-        print(f"coverage: {len(wanted['event'])} event types, {len(wanted['end'])} end types, "
-              f"{len(wanted['reason'])} disconnect reasons, {len(wanted['code'])} error codes; "
-              f"not expressible: {', '.join(exempt)}")
+        print(
+            f"coverage: {len(wanted['event'])} event types, {len(wanted['end'])} end types, "
+            f"{len(wanted['reason'])} disconnect reasons, {len(wanted['code'])} error codes; "
+            f"not expressible: {', '.join(exempt)}"
+        )
     for w in checker.warnings:
         print(f"warning: {w}")
     for p in checker.problems:
@@ -440,8 +443,10 @@ def main(argv):
     total = sum(checker.counts.values())
     for display, n in sorted(checker.counts.items()):
         print(f"{n:5d}  {display}")
-    print(f"{total:5d}  vectors in {len(checker.counts)} files: "
-          + ("OK" if not checker.problems else f"{len(checker.problems)} problem(s)"))
+    print(
+        f"{total:5d}  vectors in {len(checker.counts)} files: "
+        + ("OK" if not checker.problems else f"{len(checker.problems)} problem(s)")
+    )
     return 1 if checker.problems else 0
 
 
