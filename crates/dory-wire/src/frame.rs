@@ -346,7 +346,7 @@ fn optional_u64(f: &mut Fields<'_>, i: usize) -> Result<Option<u64>, Malformed> 
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum Document {
     Identity(Identity),
-    Result(ExecResult),
+    ExecResult(ExecResult),
 }
 
 /// Decodes a 2xx `application/json` body: a result when it has `stdout` or
@@ -359,7 +359,7 @@ pub(crate) fn parse_document(body: &[u8]) -> Result<Document, Malformed> {
         let stdout = payload(stdout, f.take(STDOUT_ENCODING), "stdout")?.into_owned();
         let stderr = string_of(f.take(STDERR), "stderr")?;
         let stderr = payload(stderr, f.take(STDERR_ENCODING), "stderr")?.into_owned();
-        Ok(Document::Result(ExecResult {
+        Ok(Document::ExecResult(ExecResult {
             proc_id,
             stdout,
             stderr,

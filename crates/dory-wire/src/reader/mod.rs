@@ -8,23 +8,36 @@
 //! any error ─▶ Failed, and every later call returns the same error (sticky)
 //! ```
 //!
-//! While open, the body is one of three things, chosen by `open`:
-//! a frame stream (2xx NDJSON), a JSON document (2xx JSON), or an error body
-//! (any other status). Frames are decoded as soon as their line is complete;
-//! documents and error bodies when the body ends.
+//! While open, the body is one of three things, chosen by `open`: a frame
+//! stream (2xx NDJSON, [`stream`]), a JSON document (2xx JSON), or an error
+//! body (any other status, [`answer`]). Frames are decoded as soon as their
+//! line is complete ([`lines`]); documents and error bodies when the body ends.
+//!
+//! Invariants:
+//! - All the state of a reader's life is one [`Phase`]; what outlives a
+//!   phase (cursor, process id, exit) is [`Progress`], valid in every phase.
+//! - Every fallible public method runs through [`Reader::guard`]: a failed
+//!   reader returns its stored error without running anything, and an error
+//!   returned by a method body moves the reader to [`Phase::Failed`]. No
+//!   method body handles stickiness itself.
+//! - The liveness clock ([`liveness`]) applies only to a frame stream that
+//!   has not seen a terminal frame.
 
-use std::borrow::Cow;
+mod answer;
+mod lines;
+mod liveness;
+mod stream;
+
 use std::time::Duration;
 
-use memchr::memchr;
-
-use crate::frame::{parse_document, parse_frame, Document, Frame};
+use self::answer::ErrorBody;
+use self::liveness::Liveness;
+use self::stream::{FrameStream, Rules, Terminal};
+use crate::frame::{parse_document, Document};
 use crate::gaps::Gaps;
-use crate::offsets::{place, Placement};
 use crate::sink::Sink;
-use crate::types::MAX_ERROR_BODY_BYTES;
 use crate::{
-    Cursor, DisconnectReason, End, Endpoint, Error, Event, ReaderOptions, ResumeState, Stream,
+    Cursor, DisconnectReason, End, Endpoint, Error, Event, ReaderOptions, ResumeState,
     RESUME_STATE_VERSION,
 };
 
@@ -41,29 +54,46 @@ pub enum ReaderState {
     Failed,
 }
 
-/// What the body of the response is, decided by [`Reader::open`].
+/// Where the reader is in its life, with the state that only that part of
+/// its life has.
 #[derive(Debug)]
-enum Body {
-    /// Not opened yet.
-    Unopened,
+enum Phase {
+    /// Built; [`Reader::open`] not called yet.
+    New,
     /// 2xx NDJSON: a stream of frames.
-    Frames,
+    Frames(FrameStream),
     /// 2xx JSON: one document, buffered until the body ends.
     Document(Vec<u8>),
-    /// Any other status: an error body, buffered up to [`MAX_ERROR_BODY_BYTES`].
-    Error {
-        status: u16,
-        json: bool,
-        body: Vec<u8>,
-        overflow: bool,
-    },
+    /// Any other status: an error answer, decoded when the body ends.
+    ErrorBody(ErrorBody),
+    /// [`Reader::finish`] returned an [`End`].
+    Done,
+    /// An error was returned; it is returned again by every fallible call.
+    Failed(Error),
 }
 
-/// The frame that ended a stream; nothing may follow it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Terminal {
-    Exit,
-    Gap,
+/// What a reader learns that outlives the phase it learnt it in.
+#[derive(Debug)]
+struct Progress {
+    /// The consumed offsets.
+    cursor: Cursor,
+    /// The process id known so far (resume state, header, `started`, document).
+    proc_id: Option<String>,
+    /// The exit seen, on this response or in the resume state.
+    exit: Option<(Option<i64>, bool)>,
+}
+
+impl Progress {
+    /// `found` must not contradict the process id already known.
+    fn check_identity(&self, found: &str) -> Result<(), Error> {
+        match &self.proc_id {
+            Some(expected) if expected != found => Err(Error::IdentityMismatch {
+                expected: expected.clone(),
+                found: found.to_owned(),
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Decodes one HTTP response of the process-output protocol, sans IO.
@@ -89,26 +119,11 @@ enum Terminal {
 /// ```
 #[derive(Debug)]
 pub struct Reader {
-    endpoint: Endpoint,
     options: ReaderOptions,
-    cursor: Cursor,
-    /// The process id known so far (resume state, header, `started`, document).
-    proc_id: Option<String>,
-    /// The exit seen, on this response or in the resume state.
-    exit: Option<(Option<i64>, bool)>,
-    body: Body,
-    /// The bytes of an incomplete line.
-    partial: Vec<u8>,
-    /// 1-based number of the last line decoded.
-    line: u64,
-    started: bool,
-    terminal: Option<Terminal>,
-    finished: bool,
-    error: Option<Error>,
-    /// Liveness: when the clock last restarted, and whether bytes came since.
-    last_activity: Option<Duration>,
-    active: bool,
-    stalled: bool,
+    rules: Rules,
+    progress: Progress,
+    clock: Liveness,
+    phase: Phase,
 }
 
 impl Reader {
@@ -116,21 +131,19 @@ impl Reader {
     /// (zeros for a fresh read).
     pub fn new(endpoint: Endpoint, cursor: Cursor, options: ReaderOptions) -> Self {
         Reader {
-            endpoint,
+            rules: Rules {
+                endpoint,
+                strict: options.strict,
+                gaps: Gaps::new(options.gap_policy),
+            },
+            clock: Liveness::new(options.liveness_timeout),
             options,
-            cursor,
-            proc_id: None,
-            exit: None,
-            body: Body::Unopened,
-            partial: Vec::new(),
-            line: 0,
-            started: false,
-            terminal: None,
-            finished: false,
-            error: None,
-            last_activity: None,
-            active: false,
-            stalled: false,
+            progress: Progress {
+                cursor,
+                proc_id: None,
+                exit: None,
+            },
+            phase: Phase::New,
         }
     }
 
@@ -138,9 +151,9 @@ impl Reader {
     /// id, which the response must not contradict (`identity_mismatch`).
     pub fn resume(endpoint: Endpoint, state: &ResumeState, options: ReaderOptions) -> Self {
         let mut reader = Reader::new(endpoint, state.cursor, options);
-        reader.proc_id.clone_from(&state.proc_id);
+        reader.progress.proc_id.clone_from(&state.proc_id);
         if state.exit_seen {
-            reader.exit = Some((state.exit_code, state.timed_out));
+            reader.progress.exit = Some((state.exit_code, state.timed_out));
         }
         reader
     }
@@ -158,41 +171,7 @@ impl Reader {
         content_type: &str,
         proc_id: Option<&str>,
     ) -> Result<(), Error> {
-        self.check_usable()?;
-        if !matches!(self.body, Body::Unopened) {
-            return Err(self.fail(invalid_state("open was already called")));
-        }
-        if let Some(header) = proc_id {
-            if let Err(e) = self.check_identity(header) {
-                return Err(self.fail(e));
-            }
-            self.proc_id = Some(header.to_owned());
-        }
-        let media = content_type
-            .split(';')
-            .next()
-            .unwrap_or_default()
-            .trim()
-            .to_ascii_lowercase();
-        self.body = if (200..300).contains(&status) {
-            match media.as_str() {
-                "application/x-ndjson" => Body::Frames,
-                "application/json" => Body::Document(Vec::new()),
-                _ => {
-                    return Err(self.fail(Error::UnsupportedContentType {
-                        content_type: content_type.to_owned(),
-                    }))
-                }
-            }
-        } else {
-            Body::Error {
-                status,
-                json: media == "application/json",
-                body: Vec::new(),
-                overflow: false,
-            }
-        };
-        Ok(())
+        self.guard(|r| r.open_phase(status, content_type, proc_id))
     }
 
     /// Feeds the next piece of the body, split anywhere, delivering the events
@@ -202,38 +181,7 @@ impl Reader {
     /// On error, the events decoded before it stay in `events`, the reader
     /// fails, and every later call returns the same error.
     pub fn feed(&mut self, data: &[u8], events: &mut impl Sink) -> Result<(), Error> {
-        self.check_usable()?;
-        if self.finished {
-            return Err(self.fail(invalid_state("feed after finish")));
-        }
-        if self.stalled {
-            return Err(self.fail(invalid_state(
-                "feed after the stream stalled: call finish and reconnect",
-            )));
-        }
-        if !data.is_empty() {
-            self.active = true;
-        }
-        let max = self.options.max_frame_bytes;
-        let result = match &mut self.body {
-            Body::Unopened => Err(invalid_state("feed before open")),
-            Body::Frames => self.feed_frames(data, events),
-            Body::Document(buf) => {
-                if buf.len() + data.len() > max {
-                    Err(Error::FrameTooLarge { limit: max })
-                } else {
-                    buf.extend_from_slice(data);
-                    Ok(())
-                }
-            }
-            Body::Error { body, overflow, .. } => {
-                let room = MAX_ERROR_BODY_BYTES - body.len();
-                body.extend_from_slice(&data[..data.len().min(room)]);
-                *overflow |= data.len() > room;
-                Ok(())
-            }
-        };
-        result.map_err(|e| self.fail(e))
+        self.guard(|r| r.feed_phase(data, events))
     }
 
     /// Ends the body: call when the response body is complete or the
@@ -243,65 +191,37 @@ impl Reader {
     ///
     /// A partial last line is discarded: it is read again after reconnecting.
     pub fn finish(&mut self, events: &mut impl Sink) -> Result<End, Error> {
-        self.check_usable()?;
-        if self.finished {
-            return Err(self.fail(invalid_state("finish was already called")));
-        }
-        self.finished = true;
-        self.partial = Vec::new();
-        let body = std::mem::replace(&mut self.body, Body::Frames);
-        let result = match body {
-            Body::Unopened => Err(invalid_state("finish before open")),
-            Body::Frames => Ok(match self.terminal {
-                Some(Terminal::Exit) => {
-                    let (exit_code, timed_out) = self.exit.unwrap_or((None, false));
-                    End::Exited {
-                        exit_code,
-                        timed_out,
-                    }
-                }
-                Some(Terminal::Gap) => self.disconnected(DisconnectReason::Gap),
-                None if self.stalled => self.disconnected(DisconnectReason::Stalled),
-                None => self.disconnected(DisconnectReason::EndOfBody),
-            }),
-            Body::Document(buf) => self.finish_document(&buf, events),
-            Body::Error {
-                status,
-                json,
-                body,
-                overflow,
-            } => self.finish_error(status, json && !overflow, &body, events),
-        };
-        result.map_err(|e| self.fail(e))
+        self.guard(|r| r.finish_phase(events))
     }
 
     /// The consumed offsets: where to resume from. Valid at any time, also
     /// after an error.
     pub fn cursor(&self) -> Cursor {
-        self.cursor
+        self.progress.cursor
     }
 
     /// The state to save for resuming later, possibly in another process.
     pub fn resume_state(&self) -> ResumeState {
+        let exit = self.progress.exit;
         ResumeState {
             version: RESUME_STATE_VERSION,
-            proc_id: self.proc_id.clone(),
-            cursor: self.cursor,
-            exit_seen: self.exit.is_some(),
-            exit_code: self.exit.and_then(|(code, _)| code),
-            timed_out: self.exit.is_some_and(|(_, t)| t),
+            proc_id: self.progress.proc_id.clone(),
+            cursor: self.progress.cursor,
+            exit_seen: exit.is_some(),
+            exit_code: exit.and_then(|(code, _)| code),
+            timed_out: exit.is_some_and(|(_, t)| t),
         }
     }
 
     /// The process id, once known: from the resume state, the `CE-Process-Id`
     /// header, the `started` frame or an identity/result document.
     pub fn proc_id(&self) -> Option<&str> {
-        self.proc_id.as_deref()
+        self.progress.proc_id.as_deref()
     }
 
     /// The endpoint this reader decodes.
     pub fn endpoint(&self) -> Endpoint {
-        self.endpoint
+        self.rules.endpoint
     }
 
     /// The options this reader was built with.
@@ -310,27 +230,25 @@ impl Reader {
     }
 
     /// How many body bytes the reader holds right now: an incomplete line, or
-    /// a document or error body not yet ended. Never more than
-    /// `max_frame_bytes` (error bodies: 64 KiB), whatever the input.
+    /// a document or error body not yet ended (none once done or failed).
+    /// Never more than `max_frame_bytes` (error bodies: 64 KiB), whatever the
+    /// input.
     pub fn buffered_bytes(&self) -> usize {
-        match &self.body {
-            Body::Unopened => 0,
-            Body::Frames => self.partial.len(),
-            Body::Document(buf) => buf.len(),
-            Body::Error { body, .. } => body.len(),
+        match &self.phase {
+            Phase::Frames(stream) => stream.buffered(),
+            Phase::Document(buf) => buf.len(),
+            Phase::ErrorBody(body) => body.buffered(),
+            Phase::New | Phase::Done | Phase::Failed(_) => 0,
         }
     }
 
     /// Where the reader is in its life.
     pub fn state(&self) -> ReaderState {
-        if self.error.is_some() {
-            ReaderState::Failed
-        } else if self.finished {
-            ReaderState::Done
-        } else if matches!(self.body, Body::Unopened) {
-            ReaderState::New
-        } else {
-            ReaderState::Open
+        match self.phase {
+            Phase::New => ReaderState::New,
+            Phase::Frames(_) | Phase::Document(_) | Phase::ErrorBody(_) => ReaderState::Open,
+            Phase::Done => ReaderState::Done,
+            Phase::Failed(_) => ReaderState::Failed,
         }
     }
 
@@ -340,11 +258,10 @@ impl Reader {
     /// Wait for body bytes until then; if none came, call
     /// [`handle_timeout`](Reader::handle_timeout).
     pub fn poll_timeout(&self) -> Option<Duration> {
-        if !self.liveness_applies() || self.stalled {
+        if !self.liveness_applies() {
             return None;
         }
-        self.last_activity
-            .map(|t| t.saturating_add(self.options.liveness_timeout))
+        self.clock.deadline()
     }
 
     /// Tells the reader the time `now` on the caller's monotonic clock (any
@@ -354,247 +271,128 @@ impl Reader {
     /// call [`finish`](Reader::finish), which ends `Disconnected` with reason
     /// [`DisconnectReason::Stalled`], then reconnect from the cursor.
     pub fn handle_timeout(&mut self, now: Duration) -> bool {
-        if self.stalled {
+        if self.clock.stalled() {
             return true;
         }
         if !self.liveness_applies() {
             return false;
         }
-        match self.last_activity {
-            Some(last) if !self.active => {
-                if now >= last.saturating_add(self.options.liveness_timeout) {
-                    self.stalled = true;
+        self.clock.tick(now)
+    }
+
+    /// Runs the body of a fallible method. A failed reader returns its
+    /// stored error and runs nothing; an error from `body` is stored and
+    /// fails the reader. Errors are sticky by construction.
+    #[inline]
+    fn guard<T>(&mut self, body: impl FnOnce(&mut Self) -> Result<T, Error>) -> Result<T, Error> {
+        if let Phase::Failed(error) = &self.phase {
+            return Err(error.clone());
+        }
+        let result = body(self);
+        if let Err(error) = &result {
+            self.phase = Phase::Failed(error.clone());
+        }
+        result
+    }
+
+    fn open_phase(
+        &mut self,
+        status: u16,
+        content_type: &str,
+        proc_id: Option<&str>,
+    ) -> Result<(), Error> {
+        if !matches!(self.phase, Phase::New) {
+            return Err(invalid_state("open was already called"));
+        }
+        if let Some(header) = proc_id {
+            self.progress.check_identity(header)?;
+            self.progress.proc_id = Some(header.to_owned());
+        }
+        let media = content_type
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        self.phase = if (200..300).contains(&status) {
+            match media.as_str() {
+                "application/x-ndjson" => {
+                    Phase::Frames(FrameStream::new(self.options.max_frame_bytes))
+                }
+                "application/json" => Phase::Document(Vec::new()),
+                _ => {
+                    return Err(Error::UnsupportedContentType {
+                        content_type: content_type.to_owned(),
+                    })
                 }
             }
-            _ => {
-                self.last_activity = Some(now);
-                self.active = false;
+        } else {
+            Phase::ErrorBody(ErrorBody::new(status, media == "application/json"))
+        };
+        Ok(())
+    }
+
+    #[inline]
+    fn feed_phase(&mut self, data: &[u8], events: &mut dyn Sink) -> Result<(), Error> {
+        match &mut self.phase {
+            Phase::Frames(stream) => {
+                if self.clock.stalled() {
+                    return Err(invalid_state(
+                        "feed after the stream stalled: call finish and reconnect",
+                    ));
+                }
+                if !data.is_empty() {
+                    self.clock.bytes_arrived();
+                }
+                stream.feed(data, self.rules, &mut self.progress, events)
             }
-        }
-        self.stalled
-    }
-
-    fn liveness_applies(&self) -> bool {
-        matches!(self.body, Body::Frames)
-            && !self.finished
-            && self.error.is_none()
-            && self.terminal.is_none()
-    }
-
-    fn check_usable(&self) -> Result<(), Error> {
-        match &self.error {
-            Some(e) => Err(e.clone()),
-            None => Ok(()),
-        }
-    }
-
-    fn fail(&mut self, error: Error) -> Error {
-        self.error = Some(error.clone());
-        error
-    }
-
-    fn disconnected(&self, reason: DisconnectReason) -> End {
-        End::Disconnected {
-            cursor: self.cursor,
-            reason,
-        }
-    }
-
-    fn check_identity(&self, found: &str) -> Result<(), Error> {
-        match &self.proc_id {
-            Some(expected) if expected != found => Err(Error::IdentityMismatch {
-                expected: expected.clone(),
-                found: found.to_owned(),
-            }),
-            _ => Ok(()),
-        }
-    }
-
-    /// Splits the input into lines without copying complete ones.
-    fn feed_frames(&mut self, mut data: &[u8], events: &mut dyn Sink) -> Result<(), Error> {
-        let max = self.options.max_frame_bytes;
-        if !self.partial.is_empty() {
-            let Some(i) = memchr(b'\n', data) else {
-                if self.partial.len() + data.len() > max {
+            Phase::Document(buf) => {
+                let max = self.options.max_frame_bytes;
+                if buf.len() + data.len() > max {
                     return Err(Error::FrameTooLarge { limit: max });
                 }
-                self.partial.extend_from_slice(data);
-                return Ok(());
-            };
-            if self.partial.len() + i > max {
-                return Err(Error::FrameTooLarge { limit: max });
+                buf.extend_from_slice(data);
+                Ok(())
             }
-            let mut line = std::mem::take(&mut self.partial);
-            line.extend_from_slice(&data[..i]);
-            data = &data[i + 1..];
-            self.line(&line, events)?;
-            // Keep the allocation for the next partial line.
-            line.clear();
-            self.partial = line;
-        }
-        // One iterator over the piece: its vector search state is kept between
-        // lines instead of being set up again for every short line.
-        let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', data) {
-            if end - start > max {
-                return Err(Error::FrameTooLarge { limit: max });
+            Phase::ErrorBody(body) => {
+                body.push(data);
+                Ok(())
             }
-            self.line(&data[start..end], events)?;
-            start = end + 1;
-        }
-        let data = &data[start..];
-        if data.len() > max {
-            return Err(Error::FrameTooLarge { limit: max });
-        }
-        self.partial.extend_from_slice(data);
-        Ok(())
-    }
-
-    /// Decodes one complete line (without its `\n`).
-    fn line(&mut self, line: &[u8], events: &mut dyn Sink) -> Result<(), Error> {
-        self.line += 1;
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.first() != Some(&b'{') && line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
-            return Ok(());
-        }
-        let frame = parse_frame(line).map_err(|reason| Error::MalformedFrame {
-            line: self.line,
-            reason: reason.into_owned(),
-        })?;
-        self.apply(frame, events)
-    }
-
-    fn unexpected(&self, frame: &Frame<'_>, reason: &str) -> Error {
-        Error::UnexpectedFrame {
-            line: self.line,
-            frame_type: frame.type_name().to_owned(),
-            reason: reason.to_owned(),
+            Phase::New => Err(invalid_state("feed before open")),
+            Phase::Done => Err(invalid_state("feed after finish")),
+            Phase::Failed(error) => Err(error.clone()),
         }
     }
 
-    /// Applies one frame's rules: union, order, offsets, gaps.
-    fn apply(&mut self, frame: Frame<'_>, events: &mut dyn Sink) -> Result<(), Error> {
-        match self.terminal {
-            Some(Terminal::Exit) => return Err(self.unexpected(&frame, "after exit")),
-            Some(Terminal::Gap) => return Err(self.unexpected(&frame, "after gap")),
-            None => {}
-        }
-        let exec_union = matches!(self.endpoint, Endpoint::Exec | Endpoint::Document);
-        match frame {
-            Frame::Unknown { frame_type } => {
-                if self.options.strict {
-                    return Err(Error::UnexpectedFrame {
-                        line: self.line,
-                        frame_type,
-                        reason: "is not a frame type of the protocol (strict mode)".into(),
-                    });
+    fn finish_phase(&mut self, events: &mut dyn Sink) -> Result<End, Error> {
+        match std::mem::replace(&mut self.phase, Phase::Done) {
+            Phase::Frames(stream) => Ok(match stream.terminal() {
+                Some(Terminal::Exit) => {
+                    let (exit_code, timed_out) = self.progress.exit.unwrap_or((None, false));
+                    End::Exited {
+                        exit_code,
+                        timed_out,
+                    }
                 }
-                events.event(Event::Unknown { frame_type });
-                return Ok(());
-            }
-            Frame::Started { proc_id } => {
-                if !exec_union {
-                    return Err(Error::UnexpectedFrame {
-                        line: self.line,
-                        frame_type: "started".into(),
-                        reason: format!("does not belong to {} responses", self.endpoint.as_str()),
-                    });
-                }
-                if self.started {
-                    return Err(Error::UnexpectedFrame {
-                        line: self.line,
-                        frame_type: "started".into(),
-                        reason: "appeared twice".into(),
-                    });
-                }
-                self.check_identity(&proc_id)?;
-                self.started = true;
-                self.proc_id = Some(proc_id.clone());
-                events.event(Event::Started { proc_id });
-                return Ok(());
-            }
-            _ if exec_union && !self.started => {
-                return Err(self.unexpected(&frame, "before started"));
-            }
-            _ => {}
-        }
-        match frame {
-            Frame::Data {
-                stream,
-                data,
-                offset,
-            } => {
-                if stream == Stream::Stderr && self.endpoint == Endpoint::SetupLogs {
-                    return Err(Error::UnexpectedFrame {
-                        line: self.line,
-                        frame_type: "stderr".into(),
-                        reason: "setup logs merge stderr into stdout".into(),
-                    });
-                }
-                let mut placement = place(&self.cursor, stream, data.len(), offset);
-                if let Placement::Hole { from, to } = placement {
-                    let mut earliest = self.cursor;
-                    earliest.set(stream, to);
-                    Gaps::new(self.options.gap_policy).lose(
-                        &mut self.cursor,
-                        stream,
-                        from..to,
-                        earliest,
-                        events,
-                    )?;
-                    placement = place(&self.cursor, stream, data.len(), offset);
-                }
-                if let Placement::Deliver { skip } = placement {
-                    // An owned payload (base64, escapes) is handed over, not copied.
-                    let bytes = match data {
-                        Cow::Owned(v) if skip == 0 => Cow::Owned(v),
-                        Cow::Owned(v) => Cow::Owned(v[skip..].to_vec()),
-                        Cow::Borrowed(b) => Cow::Borrowed(&b[skip..]),
-                    };
-                    let start = offset - bytes.len() as u64;
-                    self.cursor.set(stream, offset);
-                    events.output(stream, bytes, start, offset);
-                }
-            }
-            Frame::Heartbeat => events.event(Event::Heartbeat),
-            Frame::Gap {
-                stdout,
-                stderr,
-                combined,
-            } => {
-                let missing = |name: &str| Error::MalformedFrame {
-                    line: self.line,
-                    reason: format!("missing member {name:?}"),
-                };
-                let earliest = if self.endpoint == Endpoint::SetupLogs {
-                    Cursor::new(combined.ok_or_else(|| missing("earliest_offset"))?, 0)
-                } else {
-                    Cursor::new(
-                        stdout.ok_or_else(|| missing("earliest_stdout_offset"))?,
-                        stderr.ok_or_else(|| missing("earliest_stderr_offset"))?,
-                    )
-                };
-                Gaps::new(self.options.gap_policy).retained_from(
-                    &mut self.cursor,
-                    earliest,
+                Some(Terminal::Gap) => self.disconnected(DisconnectReason::Gap),
+                None if self.clock.stalled() => self.disconnected(DisconnectReason::Stalled),
+                None => self.disconnected(DisconnectReason::EndOfBody),
+            }),
+            Phase::Document(body) => self.finish_document(&body, events),
+            Phase::ErrorBody(body) => {
+                let rules = self.rules;
+                body.finish(
+                    rules.gaps,
+                    rules.endpoint,
+                    &mut self.progress.cursor,
                     events,
                 )?;
-                self.terminal = Some(Terminal::Gap);
+                Ok(self.disconnected(DisconnectReason::Gap))
             }
-            Frame::Exit {
-                exit_code,
-                timed_out,
-            } => {
-                self.terminal = Some(Terminal::Exit);
-                self.exit = Some((exit_code, timed_out));
-                events.event(Event::Exit {
-                    exit_code,
-                    timed_out,
-                });
-            }
-            Frame::Started { .. } | Frame::Unknown { .. } => {}
+            Phase::New => Err(invalid_state("finish before open")),
+            Phase::Done => Err(invalid_state("finish was already called")),
+            Phase::Failed(error) => Err(error),
         }
-        Ok(())
     }
 
     fn finish_document(&mut self, body: &[u8], events: &mut dyn Sink) -> Result<End, Error> {
@@ -604,30 +402,29 @@ impl Reader {
         })?;
         let proc_id = match &document {
             Document::Identity(identity) => &identity.proc_id,
-            Document::Result(result) => &result.proc_id,
+            Document::ExecResult(result) => &result.proc_id,
         };
-        self.check_identity(proc_id)?;
-        self.proc_id = Some(proc_id.clone());
+        self.progress.check_identity(proc_id)?;
+        self.progress.proc_id = Some(proc_id.clone());
         events.event(match document {
             Document::Identity(identity) => Event::Identity(identity),
-            Document::Result(result) => {
-                self.exit = Some((result.exit_code, result.timed_out));
+            Document::ExecResult(result) => {
+                self.progress.exit = Some((result.exit_code, result.timed_out));
                 Event::ExecResult(result)
             }
         });
         Ok(End::Document)
     }
 
-    fn finish_error(
-        &mut self,
-        status: u16,
-        json: bool,
-        body: &[u8],
-        events: &mut dyn Sink,
-    ) -> Result<End, Error> {
-        let gaps = Gaps::new(self.options.gap_policy);
-        gaps.error_answer(status, json, body, self.endpoint, &mut self.cursor, events)?;
-        Ok(self.disconnected(DisconnectReason::Gap))
+    fn liveness_applies(&self) -> bool {
+        matches!(&self.phase, Phase::Frames(stream) if stream.terminal().is_none())
+    }
+
+    fn disconnected(&self, reason: DisconnectReason) -> End {
+        End::Disconnected {
+            cursor: self.progress.cursor,
+            reason,
+        }
     }
 }
 
