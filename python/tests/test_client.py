@@ -9,6 +9,8 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_client_fakes import (
     BASE,
     EXIT_0,
@@ -559,3 +561,78 @@ def test_stream_disconnected_pickles_with_its_fields() -> None:
         "p_1",
         str(err),
     )
+
+
+def test_headers_are_added_without_overriding_what_a_request_needs(api: FakeApi) -> None:
+    headers = {"accept": "text/plain", "Authorization": "Bearer t"}
+    with (
+        httpx.Client(transport=api.transport()) as http,
+        Client(BASE, http_client=http, headers=headers) as c,
+    ):
+        api.add(Answer(pieces=[lines({"type": "started", "proc_id": "p_1"}, EXIT_0)]))
+        collect(c.computers.get("c1").exec_stream(["true"]))
+    request = api.requests[0]
+    assert request.headers["accept"] == "application/x-ndjson"
+    assert request.headers["authorization"] == "Bearer t"
+
+
+@settings(max_examples=200)
+@given(
+    chunks=st.lists(
+        st.tuples(st.sampled_from(["stdout", "stderr"]), st.binary(min_size=1, max_size=40)),
+        max_size=12,
+    ),
+    cuts=st.lists(st.integers(min_value=0, max_value=2000), max_size=6),
+    pieces=st.integers(min_value=1, max_value=7),
+)
+def test_any_cuts_give_the_exact_bytes_and_wire_forms(
+    chunks: list[tuple[str, bytes]], cuts: list[int], pieces: int
+) -> None:
+    """The documented loop over responses cut anywhere (each reconnect asks
+    from the saved offsets; the fake server re-sends the chunk containing the
+    offset whole): the bytes are exact and every frame's data/encoding give
+    back its bytes."""
+    ends = {"stdout": 0, "stderr": 0}
+    frames = []
+    for stream, data in chunks:
+        ends[stream] += len(data)
+        frames.append((stream, data, ends[stream]))
+    expected = {s: b"".join(d for t, d, _ in frames if t == s) for s in ends}
+
+    def body_from(at: dict[str, int]) -> bytes:
+        kept = [out(s, d, e) for s, d, e in frames if e > at[s]]
+        return lines(*kept, EXIT_0)
+
+    api = FakeApi(identity("p_1"))
+    got = {"stdout": bytearray(), "stderr": bytearray()}
+    with httpx.Client(transport=api.transport()) as http, Client(BASE, http_client=http) as c:
+        proc = c.computers.get("c1").processes.get("p_1")
+        at = {"stdout": 0, "stderr": 0}
+        for attempt in range(len(cuts) + 1):
+            body = body_from(at)
+            if attempt < len(cuts):
+                body, error_ = body[: cuts[attempt]], cut()
+            else:
+                error_ = None
+            step = max(1, len(body) // pieces)
+            parts = [body[i : i + step] for i in range(0, len(body), step)]
+            api.add(Answer(pieces=parts, error=error_))
+            stream = proc.iter_output(at["stdout"], at["stderr"])
+            try:
+                for frame in stream:
+                    if frame.type in got:
+                        wire = (
+                            base64.b64decode(frame.data, validate=True)
+                            if frame.encoding == "base64"
+                            else frame.data.encode()
+                        )
+                        assert wire == frame.bytes
+                        assert frame.offset is not None
+                        assert frame.offset - len(frame.bytes) == frame.start
+                        got[frame.type] += frame.bytes
+                    at = {"stdout": stream.stdout_offset, "stderr": stream.stderr_offset}
+                break
+            except StreamDisconnected as err:
+                resumed = (err.stdout_offset, err.stderr_offset)
+            assert resumed == (at["stdout"], at["stderr"])
+    assert {s: bytes(v) for s, v in got.items()} == expected

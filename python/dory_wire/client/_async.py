@@ -62,6 +62,7 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         self._decoding = response
         self._response: httpx.Response | None = None
         self._chunks: AsyncIterator[bytes] | None = None
+        self._opened = False
         self._pending: deque[Event] = deque()
         self._error: BaseException | None = None
         self._done = False
@@ -101,15 +102,19 @@ class AsyncOutputStream(AsyncIterator[Frame]):
             return False
         if self._closed:
             raise ValueError(_CLOSED)
-        if self._chunks is None:
+        if not self._opened:
+            self._opened = True
             await self._open()
             return True
+        chunks = self._chunks
+        if chunks is None:  # pragma: no cover - closed streams stop above
+            raise ValueError(_CLOSED)
         decoding = self._decoding
         if decoding.arm(time.monotonic()):
             await self._end(None)
             return True
         try:
-            chunk = await self._chunks.__anext__()
+            chunk = await chunks.__anext__()
         except StopAsyncIteration:
             await self._end(None)
             return True
@@ -204,6 +209,10 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         await self._close_response()
 
     async def _close_response(self) -> None:
+        chunks, self._chunks = self._chunks, None
+        close = getattr(chunks, "aclose", None)  # httpx's body iterator is an async generator
+        if close is not None:
+            await close()
         response, self._response = self._response, None
         if response is not None:
             await response.aclose()
@@ -258,7 +267,8 @@ class AsyncClient:
 
     def _request(self, spec: RequestSpec, liveness: float | None = None) -> httpx.Request:
         request = build(self._http, self.base_url, spec, self._timeout, liveness)
-        request.headers.update({k: v for k, v in self._headers.items() if k not in spec.headers})
+        own = {name.lower() for name in spec.headers}
+        request.headers.update({k: v for k, v in self._headers.items() if k.lower() not in own})
         return request
 
     async def _document(self, spec: RequestSpec) -> list[Event]:

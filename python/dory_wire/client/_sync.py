@@ -65,6 +65,7 @@ class OutputStream(Iterator[Frame]):
         self._decoding = response
         self._response: httpx.Response | None = None
         self._chunks: Iterator[bytes] | None = None
+        self._opened = False
         self._pending: deque[Event] = deque()
         self._error: BaseException | None = None
         self._done = False
@@ -102,15 +103,19 @@ class OutputStream(Iterator[Frame]):
             raise StopIteration
         if self._closed:
             raise ValueError(_CLOSED)
-        if self._chunks is None:
+        if not self._opened:
+            self._opened = True
             self._open()
             return
+        chunks = self._chunks
+        if chunks is None:  # pragma: no cover - closed streams stop above
+            raise ValueError(_CLOSED)
         decoding = self._decoding
         if decoding.arm(time.monotonic()):
             self._end(None)
             return
         try:
-            chunk = next(self._chunks, None)
+            chunk = next(chunks, None)
         except httpx.ReadTimeout as exc:
             decoding.read_timed_out(time.monotonic())
             self._end(exc)
@@ -209,6 +214,10 @@ class OutputStream(Iterator[Frame]):
         self._close_response()
 
     def _close_response(self) -> None:
+        chunks, self._chunks = self._chunks, None
+        close = getattr(chunks, "close", None)  # httpx's body iterator is a generator
+        if close is not None:
+            close()
         response, self._response = self._response, None
         if response is not None:
             response.close()
@@ -276,7 +285,8 @@ class Client:
 
     def _request(self, spec: RequestSpec, liveness: float | None = None) -> httpx.Request:
         request = build(self._http, self.base_url, spec, self._timeout, liveness)
-        request.headers.update({k: v for k, v in self._headers.items() if k not in spec.headers})
+        own = {name.lower() for name in spec.headers}
+        request.headers.update({k: v for k, v in self._headers.items() if k.lower() not in own})
         return request
 
     def _document(self, spec: RequestSpec) -> list[Event]:
