@@ -2,8 +2,8 @@
 //! offsets and a final `exit` frame, and a plain-text log for the preview.
 //!
 //! Every corpus is a pure function of its kind and size (a fixed-seed
-//! SplitMix64 generator, no clock, no platform dependence), so every machine
-//! and every language benchmarks the same bytes.
+//! SplitMix64 generator, `dory_testkit::Rng`, no clock, no platform
+//! dependence), so every machine and every language benchmarks the same bytes.
 //!
 //! | kind | what |
 //! |---|---|
@@ -77,53 +77,11 @@ impl Kind {
     }
 }
 
-/// SplitMix64: tiny, fast, fully deterministic.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub use dory_testkit::Rng;
 
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        // Lemire's multiply-shift; the tiny bias is irrelevant here.
-        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
-    }
-
-    /// A number in `lo..=hi`.
-    pub fn range(&mut self, lo: usize, hi: usize) -> usize {
-        lo + self.below((hi - lo + 1) as u64) as usize
-    }
-
-    /// True with probability `percent`/100.
-    pub fn percent(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-
-    /// One element of a non-empty slice.
-    pub fn pick<'a, T: ?Sized>(&mut self, items: &[&'a T]) -> &'a T {
-        items[self.below(items.len() as u64) as usize]
-    }
-
-    /// Fills `buf` with random bytes.
-    pub fn fill(&mut self, buf: &mut [u8]) {
-        for chunk in buf.chunks_mut(8) {
-            let word = self.next_u64().to_le_bytes();
-            chunk.copy_from_slice(&word[..chunk.len()]);
-        }
-    }
+/// One of `items`, drawn with `rng` (the lists below are never empty).
+fn pick<'a>(rng: &mut Rng, items: &[&'a str]) -> &'a str {
+    rng.choose(items).copied().unwrap_or_default()
 }
 
 const LEVELS: [&str; 5] = ["INFO ", "INFO ", "DEBUG", "WARN ", "ERROR"];
@@ -180,9 +138,9 @@ fn log_lines(rng: &mut Rng, line_no: &mut u64, out: &mut Vec<u8>, want: usize) {
     while out.len() < want {
         *line_no += 1;
         let n = *line_no;
-        let level = rng.pick(&LEVELS);
-        let krate = rng.pick(&CRATES);
-        let word = rng.pick(&WORDS);
+        let level = pick(rng, &LEVELS);
+        let krate = pick(rng, &CRATES);
+        let word = pick(rng, &WORDS);
         let secs = n / 1000;
         let _ = write!(
             out,
@@ -224,7 +182,7 @@ fn cjk_lines(rng: &mut Rng, out: &mut Vec<u8>, want: usize) {
             if i > 0 {
                 out.push(b' ');
             }
-            out.extend_from_slice(rng.pick(&CJK).as_bytes());
+            out.extend_from_slice(pick(rng, &CJK).as_bytes());
         }
         out.push(b'\n');
     }

@@ -258,7 +258,7 @@ fn run(case: &Case) -> Result<(), String> {
         let mut left = case.input.len();
         while left > 0 {
             // Zero-sized pushes are allowed and must change nothing.
-            let size = ((rng.next() % (most + 1)) as usize).min(left);
+            let size = ((rng.next_u64() % (most + 1)) as usize).min(left);
             sizes.push(size);
             left -= size;
         }

@@ -181,7 +181,7 @@ proptest! {
             let last = attempt == 23;
             let cut = if last { full.len() } else { rng.below(full.len() as u64 + 1) as usize };
             let mut reader = Reader::new(Endpoint::ProcessOutput, cursor, ReaderOptions::default());
-            let cuts = sorted_cuts(rng.next(), cut);
+            let cuts = sorted_cuts(rng.next_u64(), cut);
             match run(&mut reader, &full[..cut], &cuts, &mut t).unwrap() {
                 End::Exited { .. } => {
                     finished = true;

@@ -1,30 +1,8 @@
 //! Deterministic pseudo-random split points and choices derived from the input.
 
-/// A small deterministic generator (SplitMix64): the same seed always gives
-/// the same splits, so a crash reproduces from its input alone.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator for `seed`.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A value in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-}
+/// The seeded generator shared with the tests and benchmarks: the same seed
+/// always gives the same splits, so a crash reproduces from its input alone.
+pub use dory_testkit::Rng;
 
 /// Cuts `data` into pieces whose sizes come from `seed`: `seed == 0` is one
 /// piece; otherwise a mix of 1-byte pieces, short pieces and long ones, with

@@ -208,36 +208,9 @@ pub fn body_of(v: &Value) -> Vec<u8> {
     }
 }
 
-/// A small deterministic generator (splitmix64) for seeded splits.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 {
-            0
-        } else {
-            self.next() % n
-        }
-    }
-
-    /// Up to `max` sorted cut points in `0..=len`.
-    pub fn cuts(&mut self, len: usize, max: usize) -> Vec<usize> {
-        let n = self.below(max as u64 + 1) as usize;
-        let mut cuts: Vec<usize> = (0..n)
-            .map(|_| self.below(len as u64 + 1) as usize)
-            .collect();
-        cuts.sort_unstable();
-        cuts
-    }
-}
+/// The seeded generator of every test, fuzz target and benchmark.
+#[allow(unused_imports)] // not every test binary draws splits
+pub use dory_testkit::Rng;
 
 /// Whether `actual` holds every key of `expected` with an equal value.
 pub fn subset_matches(expected: &Value, actual: &Value) -> bool {
