@@ -157,3 +157,81 @@ fn documents_and_error_bodies_have_no_liveness_deadline() {
     assert_eq!(err.kind(), ErrorKind::Loss);
     assert!(!err.is_protocol_error());
 }
+
+/// Whatever fails a reader — a frame, an answer, a misuse, in any method —
+/// every later call returns that same error, and the cursor stays put.
+#[test]
+fn every_error_is_sticky() {
+    type Step = fn(&mut Reader) -> Result<(), Error>;
+    let ndjson: Step = |r| r.open(200, "application/x-ndjson", None);
+    let cases: Vec<(&str, Vec<Step>)> = vec![
+        (
+            "feed before open",
+            vec![|r| r.feed(b"{}\n", &mut Vec::new())],
+        ),
+        (
+            "finish before open",
+            vec![|r| r.finish(&mut Vec::new()).map(drop)],
+        ),
+        ("bad content type", vec![|r| r.open(200, "text/html", None)]),
+        (
+            "bad frame",
+            vec![ndjson, |r| {
+                r.feed(
+                    b"{\"type\":\"stdout\",\"data\":\"ab\",\"offset\":2}\n{",
+                    &mut Vec::new(),
+                )?;
+                r.feed(b"x\n", &mut Vec::new())
+            }],
+        ),
+        (
+            "too large",
+            vec![|r| r.open(200, "application/json", None), |r| {
+                r.feed(&[b' '; 65], &mut Vec::new())
+            }],
+        ),
+        (
+            "feed after finish",
+            vec![ndjson, |r| r.finish(&mut Vec::new()).map(drop), |r| {
+                r.feed(b"", &mut Vec::new())
+            }],
+        ),
+        (
+            "error answer",
+            vec![
+                |r| r.open(410, "application/json", None),
+                |r| r.feed(br#"{"error":"output_expired"}"#, &mut Vec::new()),
+                |r| r.finish(&mut Vec::new()).map(drop),
+            ],
+        ),
+    ];
+    for (name, steps) in cases {
+        let options = ReaderOptions::default().max_frame_bytes(64);
+        let mut reader = Reader::new(Endpoint::ProcessOutput, Cursor::default(), options);
+        let error = steps
+            .iter()
+            .find_map(|step| step(&mut reader).err())
+            .unwrap_or_else(|| panic!("{name}: no error"));
+        assert_eq!(reader.state(), ReaderState::Failed, "{name}");
+        assert_eq!(reader.buffered_bytes(), 0, "{name}: buffers are dropped");
+        let cursor = reader.cursor();
+        let mut events = Vec::new();
+        assert_eq!(
+            reader.open(200, "application/x-ndjson", None),
+            Err(error.clone()),
+            "{name}"
+        );
+        assert_eq!(
+            reader.feed(b"{\"type\":\"heartbeat\"}\n", &mut events),
+            Err(error.clone()),
+            "{name}"
+        );
+        assert_eq!(reader.finish(&mut events), Err(error.clone()), "{name}");
+        assert!(
+            events.is_empty(),
+            "{name}: a failed reader delivers nothing"
+        );
+        assert_eq!(reader.cursor(), cursor, "{name}");
+        assert_eq!(reader.state(), ReaderState::Failed, "{name}");
+    }
+}
