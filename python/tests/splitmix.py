@@ -1,5 +1,5 @@
-"""SplitMix64: the seeded generator of the Rust tests (``Rng`` in
-crates/dory-wire/tests/common), step for step. The same seed gives the same
+"""SplitMix64: the seeded generator of the Rust tests, fuzz targets and
+benchmarks (``Rng`` of crates/dory-testkit), step for step. The same seed gives the same
 numbers and the same cut points in both languages, so a split that fails in
 one suite can be replayed in the other. The one copy in the Python tests."""
 
@@ -23,8 +23,9 @@ class SplitMix64:
         return z ^ (z >> 31)
 
     def below(self, n: int) -> int:
-        """A number in ``range(n)`` (0 when ``n`` is 0), as the Rust ``below``."""
-        return 0 if n == 0 else self.next() % n
+        """A number in ``range(n)`` (0 when ``n`` is 0), as the Rust ``below``:
+        the high half of ``next() * n`` (Lemire's multiply-shift)."""
+        return (self.next() * n) >> 64
 
     def cuts(self, length: int, most: int) -> list[int]:
         """Up to ``most`` sorted cut points in ``0..=length``, as the Rust ``cuts``."""

@@ -50,8 +50,9 @@ def test_splits_are_those_of_the_rust_runner() -> None:
         0x06C45D188009454F,
     ]
     rng = SplitMix64(0xD0E7 ^ 100)
-    assert [rng.cuts(100, 6) for _ in range(3)] == [[], [14, 29, 82, 91], []]
-    assert SplitMix64(5).below(0) == 0
+    assert [rng.cuts(100, 6) for _ in range(4)] == [[35, 68, 97], [], [57, 77], [27, 43, 81]]
+    rng = SplitMix64(5)
+    assert (rng.below(0), rng.below(2**64 - 1)) == (0, 13877614986023876343)
 
 
 def _splits(body: bytes) -> list[tuple[str, list[Any]]]:
