@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The Node side of `make bench` (issue 7).
+// The Node side of `make bench` (scripts/bench.sh; method in docs/bench.md).
 //
-// Compares the package's wasm `OutputReader` with the decoder a JS SDK author
+// Compares the package's wasm `Reader` with the decoder a JS SDK author
 // writes by hand (`JSON.parse` + `Buffer.from`, with offset checks) on the
 // corpora made by `dory-bench corpora`. Both collect each stream's bytes into
-// the same growable buffer. Each measured run is a child process (`--child`),
+// the same growable buffer. A variant collects them with `feedInto` into a
+// `Transcript`, inside wasm memory, and copies each stream out once. Each measured run is a child process (`--child`),
 // so its peak RSS (`resourceUsage().maxRSS`) is its own; runs are
 // interleaved; time is the process's CPU time (`process.cpuUsage`). Results
 // are JSON lines appended to `--out` for `dory-bench report`.
@@ -22,7 +23,8 @@ const PIECE = 64 * 1024;
 const WARMUP_BYTES = 2 * 1024 * 1024;
 
 const IMPLS = {
-  wasm: { group: "reader", label: "dory-wire OutputReader (wasm), bytes per stream", role: "ours" },
+  wasm: { group: "reader", label: "dory-wire Reader.feed (wasm), bytes per stream", role: "ours" },
+  "wasm-transcript": { group: "reader", label: "dory-wire Reader.feedInto a Transcript (wasm)", role: "ours-variant" },
   "pure-js": { group: "reader", label: "JSON.parse + Buffer.from + offset checks", role: "baseline" },
 };
 
@@ -90,26 +92,46 @@ function decodePureJs(body, piece) {
 }
 
 function decodeWasm(lib, body, piece) {
-  const reader = new lib.OutputReader("process_output");
+  const reader = new lib.Reader("process_output");
   reader.open(200, "application/x-ndjson");
   const sinks = { stdout: new ByteSink(), stderr: new ByteSink() };
   for (let i = 0; i < body.length; i += piece) {
     const events = reader.feed(body.subarray(i, Math.min(i + piece, body.length)));
     for (const event of events) {
-      if (event.type === "stdout" || event.type === "stderr") sinks[event.type].append(event.data);
+      if (event.type === "output") sinks[event.stream].append(event.data);
     }
   }
-  const end = reader.finish();
+  const [, end] = reader.finish();
   if (end.type !== "exited") throw new Error(`the corpus must end with exit, got ${end.type}`);
-  if (typeof reader.free === "function") reader.free();
+  reader.free();
   return [sinks.stdout.concat().length, sinks.stderr.concat().length];
+}
+
+function decodeWasmTranscript(lib, body, piece) {
+  const reader = new lib.Reader("process_output");
+  reader.open(200, "application/x-ndjson");
+  const transcript = new lib.Transcript();
+  for (let i = 0; i < body.length; i += piece) {
+    reader.feedInto(body.subarray(i, Math.min(i + piece, body.length)), transcript);
+  }
+  const [, end] = reader.finish();
+  if (end.type !== "exited") throw new Error(`the corpus must end with exit, got ${end.type}`);
+  reader.free();
+  const check = [transcript.bytes("stdout").length, transcript.bytes("stderr").length];
+  transcript.free();
+  return check;
 }
 
 function child(impl, file, piece) {
   const require = createRequire(import.meta.url);
-  const lib = impl === "wasm" ? require(join(here, "..", "dist", "node", "index.cjs")) : null;
+  const lib = impl === "pure-js" ? null : require(join(here, "..", "dist", "node", "index.cjs"));
   const body = readFileSync(file);
-  const run = impl === "wasm" ? (b) => decodeWasm(lib, b, piece) : (b) => decodePureJs(b, piece);
+  const decoders = {
+    wasm: (b) => decodeWasm(lib, b, piece),
+    "wasm-transcript": (b) => decodeWasmTranscript(lib, b, piece),
+    "pure-js": (b) => decodePureJs(b, piece),
+  };
+  const run = decoders[impl];
   // Warm the JIT on a prefix cut at a line end (not timed); the prefix has no
   // exit frame, so run it through a reader that tolerates that.
   const cut = body.lastIndexOf(10, Math.min(WARMUP_BYTES, body.length - 1)) + 1;

@@ -445,7 +445,14 @@ function createApi(wasm, platform, core) {
 
     /** A copy of the delivered bytes of `stream` (default stdout), in order; skipped ranges are absent. */
     bytes(stream) {
-      return this.#live().bytes(streamTag(stream, "stream"));
+      const inner = this.#live();
+      const tag = streamTag(stream, "stream");
+      const len = inner.byte_length(tag);
+      if (len === 0) return new Uint8Array(0);
+      const ptr = inner.bytes_ptr(tag);
+      if (memory === null) memory = wasm.wasm_memory();
+      // One copy, straight out of wasm memory (no wasm call in between).
+      return new Uint8Array(memory.buffer, ptr, len).slice();
     }
 
     /**

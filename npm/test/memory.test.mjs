@@ -1,4 +1,4 @@
-// Wasm memory is released: 100,000 readers (and bounders) created and dropped
+// Wasm memory is released: 100,000 readers (and transcripts, bounders) created and dropped
 // do not grow the WebAssembly memory without bound, whether they are freed
 // explicitly or left to the garbage collector (FinalizationRegistry).
 import { test } from "node:test";
@@ -66,6 +66,18 @@ test("100,000 readers dropped without free() are released by the garbage collect
   const sizes = await growth(() => useReader(false));
   // Leaking every reader would cost well over 100 bytes each (10 MB here);
   // allow a few MiB for garbage collection running late.
+  const grew = sizes.at(-1) - sizes[1];
+  assert.ok(grew <= 4 * 1024 * 1024, `wasm memory grew by ${grew} bytes: ${sizes.join(", ")}`);
+});
+
+test("transcripts filled with feedInto and dropped are released too", async () => {
+  const sizes = await growth(() => {
+    const t = new api.Transcript();
+    const r = new api.Reader("process_output", { gapPolicy: "skip" });
+    r.open(200, "application/x-ndjson");
+    r.feedInto(body, t);
+    if (Math.random() < 0.5) t.free();
+  });
   const grew = sizes.at(-1) - sizes[1];
   assert.ok(grew <= 4 * 1024 * 1024, `wasm memory grew by ${grew} bytes: ${sizes.join(", ")}`);
 });

@@ -226,7 +226,7 @@ fn range_error(message: String) -> String {
 
 /// A pointer as a wasm32 address (the low 32 bits on a 64-bit host, where
 /// the binding is only compiled for its lints and unit tests).
-fn address(p: *const u8) -> u32 {
+pub(crate) fn address(p: *const u8) -> u32 {
     (p as usize & 0xffff_ffff) as u32
 }
 

@@ -70,9 +70,11 @@ impl WasmTranscript {
         self.inner.finish();
     }
 
-    /// A copy of the delivered bytes of stream `tag`.
-    pub fn bytes(&self, tag: u8) -> Vec<u8> {
-        self.inner.stream(stream(tag)).bytes().to_vec()
+    /// The address in wasm memory of the delivered bytes of stream `tag`
+    /// (valid until the next call that changes the transcript): JavaScript
+    /// copies them out once, with no copy inside wasm memory first.
+    pub fn bytes_ptr(&self, tag: u8) -> u32 {
+        crate::reader::address(self.inner.stream(stream(tag)).bytes().as_ptr())
     }
 
     /// The number of delivered bytes of stream `tag`.
