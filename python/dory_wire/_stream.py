@@ -44,7 +44,41 @@ Chunk = Union[bytes, bytearray, memoryview]
 _NOT_DONE = "the events are not exhausted yet: iterate to the end first"
 
 
-class EventIterator(Iterator["Event"]):
+class _BodyEvents:
+    """What both iterators share: the reader, the events decoded and not yet
+    yielded, and the end once the body is over."""
+
+    def __init__(self, reader: Reader) -> None:
+        self._reader = reader
+        self._pending: deque[Event] = deque()
+        self._end: End | None = None
+        self._done = False
+
+    def _take(self, chunk: Chunk | None) -> None:
+        """Feeds ``chunk``, or finishes the body at ``None``. A call that
+        raises ends the iteration: the reader's errors are sticky, and a
+        failing ``finish()`` must not be retried by a later step."""
+        try:
+            if chunk is None:
+                self._done = True
+                events, self._end = self._reader.finish()
+            else:
+                events = self._reader.feed(chunk)
+        except BaseException:
+            self._done = True
+            raise
+        self._pending.extend(events)
+
+    @property
+    def end(self) -> End:
+        """How the response ended: :class:`Exited`, :class:`Disconnected`
+        or :class:`Document`. Raises ``RuntimeError`` before the end."""
+        if self._end is None:
+            raise RuntimeError(_NOT_DONE)
+        return self._end
+
+
+class EventIterator(_BodyEvents, Iterator["Event"]):
     """The events of a response body, fed chunk by chunk to a reader.
 
     Iterate it to the end; then :attr:`end` holds how the response ended
@@ -55,11 +89,8 @@ class EventIterator(Iterator["Event"]):
     """
 
     def __init__(self, reader: Reader, chunks: Iterable[Chunk]) -> None:
-        self._reader = reader
+        super().__init__(reader)
         self._chunks = iter(chunks)
-        self._pending: deque[Event] = deque()
-        self._end: End | None = None
-        self._done = False
 
     def __iter__(self) -> EventIterator:
         return self
@@ -68,27 +99,8 @@ class EventIterator(Iterator["Event"]):
         while not self._pending:
             if self._done:
                 raise StopIteration(self._end)
-            chunk = next(self._chunks, None)
-            if chunk is None:
-                # A failing finish() must not be retried by a later next().
-                self._done = True
-                events, self._end = self._reader.finish()
-                self._pending.extend(events)
-            else:
-                try:
-                    self._pending.extend(self._reader.feed(chunk))
-                except BaseException:
-                    self._done = True
-                    raise
+            self._take(next(self._chunks, None))
         return self._pending.popleft()
-
-    @property
-    def end(self) -> End:
-        """How the response ended: :class:`Exited`, :class:`Disconnected`
-        or :class:`Document`. Raises ``RuntimeError`` before the end."""
-        if self._end is None:
-            raise RuntimeError(_NOT_DONE)
-        return self._end
 
 
 def iter_events(reader: Reader, chunks: Iterable[Chunk]) -> EventIterator:
@@ -113,7 +125,7 @@ def iter_events(reader: Reader, chunks: Iterable[Chunk]) -> EventIterator:
     return EventIterator(reader, chunks)
 
 
-class AsyncEventIterator(AsyncIterator["Event"]):
+class AsyncEventIterator(_BodyEvents, AsyncIterator["Event"]):
     """The events of a response body read from an async iterable of chunks.
 
     Iterate it with ``async for``; then :attr:`end` holds how the response
@@ -130,12 +142,9 @@ class AsyncEventIterator(AsyncIterator["Event"]):
         *,
         liveness: bool = True,
     ) -> None:
-        self._reader = reader
+        super().__init__(reader)
         self._chunks = chunks.__aiter__()
         self._liveness = liveness
-        self._pending: deque[Event] = deque()
-        self._end: End | None = None
-        self._done = False
 
     def __aiter__(self) -> AsyncEventIterator:
         return self
@@ -151,16 +160,7 @@ class AsyncEventIterator(AsyncIterator["Event"]):
             except BaseException:
                 self._done = True
                 raise
-            if chunk is None:
-                self._done = True
-                events, self._end = self._reader.finish()
-                self._pending.extend(events)
-            else:
-                try:
-                    self._pending.extend(self._reader.feed(chunk))
-                except BaseException:
-                    self._done = True
-                    raise
+            self._take(chunk)
         return self._pending.popleft()
 
     async def _next_chunk(self) -> Chunk | None:
@@ -189,14 +189,6 @@ class AsyncEventIterator(AsyncIterator["Event"]):
             if not stalled:  # pragma: no cover - only if bytes raced the timer
                 raise
             return None
-
-    @property
-    def end(self) -> End:
-        """How the response ended: :class:`Exited`, :class:`Disconnected`
-        or :class:`Document`. Raises ``RuntimeError`` before the end."""
-        if self._end is None:
-            raise RuntimeError(_NOT_DONE)
-        return self._end
 
 
 async def _within(deadline: float, read: Awaitable[Chunk]) -> Chunk:
