@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
+use dory_testkit::Rng;
 use tokio::sync::watch;
 
 use crate::config::Config;
@@ -184,31 +185,14 @@ impl Registry {
         }
         let seed = self.cfg.drop_seed?;
         let k = self.responses.fetch_add(1, Ordering::Relaxed);
-        let r = splitmix64(seed ^ splitmix64(k));
+        // One generator per response, seeded from the run's seed and the
+        // response number: the same seed cuts the same responses at the same bytes.
+        let mut rng = Rng::new(seed ^ Rng::new(k).next_u64());
         // 53 random bits -> uniform in [0, 1).
-        let u = (r >> 11) as f64 / (1u64 << 53) as f64;
+        let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
         if u >= self.cfg.drop_probability {
             return None;
         }
-        Some(1 + splitmix64(r) % self.cfg.drop_max_bytes.max(1))
-    }
-}
-
-/// SplitMix64: a small, well-mixed deterministic generator step.
-fn splitmix64(x: u64) -> u64 {
-    let mut z = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::splitmix64;
-
-    #[test]
-    fn splitmix_is_deterministic_and_mixes() {
-        assert_eq!(splitmix64(1), splitmix64(1));
-        assert_ne!(splitmix64(1), splitmix64(2));
+        Some(1 + rng.below(self.cfg.drop_max_bytes.max(1)))
     }
 }
