@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// The seed's "complete retained-output program", on dory-wire and fetch.
+// The complete retained-output program of the Dory documentation, on
+// dory-wire/client.
 //
 // Starts one bounded process with a fresh idempotency key, replays the start to
 // confirm the identity, follows the retained output from per-stream byte
-// offsets (reconnecting from the consumed offsets when the connection drops, a
+// offsets (reconnecting from the consumed offsets on StreamDisconnected, a
 // bounded number of times), fails on a gap or expired output instead of
-// restarting the command, verifies the exact bytes, and kills the process in
-// cleanup.
+// restarting the command, verifies the exact bytes (a NUL and a non-UTF-8 byte
+// included), and kills the process in cleanup.
 //
 // Environment:
 //   DORY_URL              base URL of the server (default http://127.0.0.1:8080),
@@ -23,110 +24,68 @@
 
 import { randomUUID } from "node:crypto";
 import { Buffer } from "node:buffer";
-import { Reader, iterEvents } from "dory-wire";
+import { Client, StreamDisconnected } from "dory-wire/client";
 
-const BASE = (process.env.DORY_URL ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
-const COMPUTER = process.env.CE_COMPUTER_ID ?? "c1";
 const MAX_CONNECTIONS = Number.parseInt(process.env.DORY_MAX_CONNECTIONS ?? "5", 10);
-
 const COMMAND = ["sh", "-c", "printf 'hello\\000\\377'; printf 'notice' >&2"];
 const EXPECTED_STDOUT = Buffer.from([104, 101, 108, 108, 111, 0, 255]); // hello\0\xff
 const EXPECTED_STDERR = Buffer.from("notice");
 
-function url(path) {
-  return `${BASE}/computers/${encodeURIComponent(COMPUTER)}${path}`;
-}
-
-/** A JSON identity answer, checked by the reader (Content-Type, shape, error answers). */
-async function identity(method, path, body, headers = {}) {
-  const response = await fetch(url(path), {
-    method,
-    headers: { "content-type": "application/json", ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const reader = new Reader("document");
-  const events = [];
-  for await (const event of iterEvents(reader, response)) events.push(event);
-  const document = events.find((e) => e.type === "identity");
-  if (!document) throw new Error(`${method} ${path}: expected a process identity, got ${JSON.stringify(events)}`);
-  return document;
-}
-
-/**
- * The body as it arrives. A dropped connection just ends it (fetch rejects the
- * read with "terminated"): the reader then reports `disconnected` with the
- * offsets to resume from.
- */
-async function* bodyChunks(body) {
-  if (body === null) return;
-  const it = body[Symbol.asyncIterator]();
-  for (;;) {
-    let step;
-    try {
-      step = await it.next();
-    } catch {
-      return; // transport error: the connection is gone
-    }
-    if (step.done) return;
-    yield step.value;
-  }
-}
-
-/** The process's complete output, and how many connections it took. */
-async function follow(procId) {
-  let cursor = { stdout: 0, stderr: 0 };
-  const output = { stdout: [], stderr: [] };
-  for (let connection = 1; connection <= MAX_CONNECTIONS; connection++) {
-    // The default gap policy is "fail": missing bytes throw OutputGap.
-    const reader = new Reader("process_output", { cursor });
-    const query = new URLSearchParams({
-      stdout_offset: String(cursor.stdout),
-      stderr_offset: String(cursor.stderr),
-      follow: "true",
-    });
-    const response = await fetch(url(`/processes/${procId}/output?${query}`));
-    reader.open(response.status, response.headers.get("content-type"), response.headers.get("ce-process-id"));
-    // OutputGap and OutputExpired are thrown from this loop and end the program:
-    // missing bytes require a caller decision; never reset to zero, never start
-    // the command again. Only a dropped connection (below) is reconnect permission.
-    for await (const event of iterEvents(reader, bodyChunks(response.body))) {
-      if (event.type === "output") output[event.stream].push(Buffer.from(event.data));
-    }
-    const end = reader.end;
-    if (end.type === "exited") {
-      if (end.exitCode !== 0 || end.timedOut) {
-        throw new Error(`guest process failed: exit code ${end.exitCode}, timed out ${end.timedOut}`);
-      }
-      return { stdout: Buffer.concat(output.stdout), stderr: Buffer.concat(output.stderr), connection };
-    }
-    if (end.type !== "disconnected") throw new Error(`unexpected end of the output stream: ${JSON.stringify(end)}`);
-    // Reconnect to the retained output from the consumed offsets.
-    cursor = end.cursor;
-  }
-  throw new Error(`output still incomplete after ${MAX_CONNECTIONS} connections (at ${JSON.stringify(cursor)})`);
-}
-
-async function main() {
-  const key = randomUUID();
-  const body = { command: COMMAND, timeout_seconds: 30 };
-  const started = await identity("POST", "/processes", body, { "idempotency-key": key });
+const client = new Client({ baseUrl: process.env.DORY_URL ?? "http://127.0.0.1:8080" });
+try {
+  const computer = await client.computers.get(process.env.CE_COMPUTER_ID ?? "c1");
+  const options = { timeout_seconds: 30, idempotency_key: randomUUID() };
+  const started = await computer.processes.start(COMMAND, options);
   try {
     // Replaying the same start key identifies the same process, not new work.
-    const replay = await identity("POST", "/processes", body, { "idempotency-key": key });
-    if (replay.procId !== started.procId) {
-      throw new Error(`process replay changed identity: ${started.procId} then ${replay.procId}`);
+    const replay = await computer.processes.start(COMMAND, options);
+    if (replay.proc_id !== started.proc_id) {
+      throw new Error(`process replay changed identity: ${started.proc_id} then ${replay.proc_id}`);
     }
-    const { stdout, stderr, connection } = await follow(started.procId);
+    const handle = await computer.processes.get(started.proc_id);
+    let offsets = { stdout_offset: 0, stderr_offset: 0 };
+    const output = { stdout: [], stderr: [] };
+    let exit = null;
+    let connections = 0;
+    while (exit === null && connections < MAX_CONNECTIONS) {
+      connections++;
+      const stream = handle.iterOutput(offsets);
+      try {
+        for await (const frame of stream) {
+          // `bytes` are the core's exact decoding (re-sent overlap trimmed);
+          // `data`/`encoding` are the same bytes in the wire's form.
+          if (frame.type === "stdout" || frame.type === "stderr") output[frame.type].push(frame.bytes);
+          offsets = { stdout_offset: stream.stdout_offset, stderr_offset: stream.stderr_offset };
+          if (frame.type === "exit") exit = frame;
+        }
+      } catch (error) {
+        // Only a dropped connection is reconnect permission. OutputGap and
+        // OutputExpired end the program: missing bytes need a caller decision;
+        // never reset to zero, never start the command again.
+        if (!(error instanceof StreamDisconnected)) throw error;
+        offsets = { stdout_offset: error.stdout_offset, stderr_offset: error.stderr_offset };
+      } finally {
+        await stream.close();
+      }
+    }
+    if (exit === null) {
+      throw new Error(`output still incomplete after ${MAX_CONNECTIONS} connections (at ${JSON.stringify(offsets)})`);
+    }
+    if (exit.exit_code !== 0 || exit.timed_out) {
+      throw new Error(`guest process failed: exit code ${exit.exit_code}, timed out ${exit.timed_out}`);
+    }
+    const stdout = Buffer.concat(output.stdout);
+    const stderr = Buffer.concat(output.stderr);
     if (!stdout.equals(EXPECTED_STDOUT) || !stderr.equals(EXPECTED_STDERR)) {
       throw new Error(
         `output was incomplete or different: stdout ${JSON.stringify([...stdout])}, stderr ${JSON.stringify(stderr.toString("latin1"))}`,
       );
     }
-    console.error(`retained output of ${started.procId} read over ${connection} connection(s)`);
+    console.error(`retained output of ${started.proc_id} read over ${connections} connection(s)`);
     console.log("Retained bytes and replay identity verified");
   } finally {
-    await identity("POST", `/processes/${started.procId}/kill`);
+    await computer.processes.kill(started.proc_id);
   }
+} finally {
+  client.close();
 }
-
-await main();

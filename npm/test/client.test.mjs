@@ -1,0 +1,620 @@
+// dory-wire/client over a scripted fetch: the frames and their wire form,
+// every way a response can end (typed), the one-call follow loop (retry
+// budget, backoff, skip), close(), the requests it makes, its options.
+// The same client against the reference server: tests/e2e/node/client*.test.mjs.
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import * as clientApi from "dory-wire/client";
+import * as core from "dory-wire";
+import { scriptedFetch, drain, line, enc, sleep, NDJSON, JSON_TYPE, PROGRAM_FRAMES } from "./client-lib.mjs";
+
+const {
+  Client,
+  StreamDisconnected,
+  Transcript,
+  DoryWireError,
+  AnswerError,
+  LossError,
+  ProtocolError,
+  ApiError,
+  OutputGap,
+  OutputExpired,
+  OffsetBeyondOutput,
+} = clientApi;
+
+const BASE = "http://dory.test";
+const P = "p_1";
+
+function clientWith(script, options = {}) {
+  const f = scriptedFetch(script);
+  const client = new Client({ baseUrl: BASE, fetch: f.fetch, ...options });
+  return { client, calls: f.calls };
+}
+
+async function handleOf(script, options) {
+  const { client, calls } = clientWith([{ type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "running" })] }, ...script], options);
+  const computer = await client.computers.get("c1");
+  const handle = await computer.processes.get(P);
+  return { client, calls, computer, handle };
+}
+
+const concat = (parts) => Buffer.concat(parts.map((p) => Buffer.from(p)));
+
+// ------------------------------------------------------------------ surface
+
+test("the module exports the client, StreamDisconnected and the core's classes (one copy)", () => {
+  assert.deepEqual(Object.keys(clientApi).filter((k) => k !== "default").sort(), [
+    "AnswerError",
+    "ApiError",
+    "Client",
+    "DoryWireError",
+    "LossError",
+    "OffsetBeyondOutput",
+    "OutputExpired",
+    "OutputGap",
+    "ProtocolError",
+    "StreamDisconnected",
+    "Transcript",
+  ]);
+  for (const name of ["Transcript", "DoryWireError", "AnswerError", "LossError", "ProtocolError", "ApiError", "OutputGap", "OutputExpired", "OffsetBeyondOutput"]) {
+    assert.equal(clientApi[name], core[name], name);
+  }
+  const cjs = createRequire(import.meta.url)("dory-wire/client");
+  assert.equal(cjs.Client, Client, "import and require share one copy");
+  assert.equal(cjs.StreamDisconnected, StreamDisconnected);
+});
+
+// ------------------------------------------------------------------- frames
+
+describe("frames", () => {
+  test("carry the wire's names, its data/encoding form of exactly the bytes, and the offsets after each", async () => {
+    const { handle, calls } = await handleOf([{ chunks: [PROGRAM_FRAMES.join("")] }]);
+    const stream = handle.iterOutput({ stdout_offset: 0, stderr_offset: 0 });
+    const seen = [];
+    for await (const frame of stream) seen.push([frame, stream.stdout_offset, stream.stderr_offset]);
+    await stream.close();
+    assert.equal(calls[1].url, `${BASE}/computers/c1/processes/p_1/output?stdout_offset=0&stderr_offset=0&follow=true`);
+    assert.equal(calls[1].headers.accept, NDJSON);
+    assert.deepEqual(seen, [
+      [
+        { type: "stdout", data: "aGVsbG8A/w==", encoding: "base64", offset: 7, stream: "stdout", start: 0, end: 7, bytes: new Uint8Array([104, 101, 108, 108, 111, 0, 255]) },
+        7,
+        0,
+      ],
+      [{ type: "stderr", data: "notice", encoding: "utf-8", offset: 6, stream: "stderr", start: 0, end: 6, bytes: enc("notice") }, 7, 6],
+      [{ type: "exit", exit_code: 0, timed_out: false }, 7, 6],
+    ]);
+    // The documentation's decoding of a frame gives back exactly its bytes.
+    for (const [frame] of seen.slice(0, 2)) {
+      assert.deepEqual(new Uint8Array(Buffer.from(frame.data, frame.encoding === "base64" ? "base64" : "utf8")), frame.bytes);
+    }
+  });
+
+  test("after a reconnect the overlap is trimmed by the core, and data/encoding describe the trimmed bytes", async () => {
+    const euro = Buffer.from("ab€", "utf8"); // 61 62 e2 82 ac
+    const { handle } = await handleOf([
+      {
+        chunks: [
+          // The server resends whole chunks containing the offsets asked for.
+          line({ type: "stdout", data: "hello", offset: 5 }),
+          line({ type: "stderr", data: euro.toString("utf8"), offset: 5 }),
+          line({ type: "stdout", data: "\ufffd ok", offset: 11 }), // a real U+FFFD is text
+          line({ type: "exit", exit_code: 0, timed_out: false }),
+        ],
+      },
+    ]);
+    const { frames, error } = await drain(handle.iterOutput({ stdout_offset: 3, stderr_offset: 3 }));
+    assert.equal(error, null);
+    assert.deepEqual(frames.slice(0, 3), [
+      { type: "stdout", data: "lo", encoding: "utf-8", offset: 5, stream: "stdout", start: 3, end: 5, bytes: enc("lo") },
+      // 3 of the 5 bytes of "ab€" were consumed: the rest is not UTF-8 on its own.
+      { type: "stderr", data: "gqw=", encoding: "base64", offset: 5, stream: "stderr", start: 3, end: 5, bytes: new Uint8Array([0x82, 0xac]) },
+      { type: "stdout", data: "\ufffd ok", encoding: "utf-8", offset: 11, stream: "stdout", start: 5, end: 11, bytes: enc("\ufffd ok") },
+    ]);
+  });
+
+  test("a duplicate chunk yields no frame; heartbeats, unknown types and exit pass through", async () => {
+    const { handle } = await handleOf([
+      {
+        chunks: [
+          line({ type: "stdout", data: "abc", offset: 3 }) +
+            line({ type: "heartbeat" }) +
+            line({ type: "progress", pct: 5 }) +
+            line({ type: "stdout", data: "def", offset: 6 }) +
+            line({ type: "exit", exit_code: null, timed_out: true }),
+        ],
+      },
+    ]);
+    const { frames } = await drain(handle.iterOutput({ stdout_offset: 3 }));
+    assert.deepEqual(
+      frames.map((f) => (f.type === "stdout" ? f.data : f)),
+      [{ type: "heartbeat" }, { type: "unknown", frame_type: "progress" }, "def", { type: "exit", exit_code: null, timed_out: true }],
+    );
+  });
+
+  test("an exec stream: started (the process id), output, exit; setup logs: one stream with `offset`", async () => {
+    const { client, calls } = clientWith([
+      { pid: P, chunks: [line({ type: "started", proc_id: P }), PROGRAM_FRAMES.join("")] },
+      { chunks: [line({ type: "stdout", data: "setup: ok\n", offset: 10 }) + line({ type: "exit", exit_code: 0, timed_out: false })] },
+    ]);
+    const computer = await client.computers.get("c 1");
+    const stream = computer.execStream(["sh", "-c", "x"], { timeout_seconds: 30, idempotency_key: "k1" });
+    assert.equal(stream.proc_id, null);
+    const { frames } = await drain(stream);
+    assert.equal(stream.proc_id, P);
+    assert.deepEqual(frames[0], { type: "started", proc_id: P });
+    assert.deepEqual(frames.map((f) => f.type), ["started", "stdout", "stderr", "exit"]);
+    assert.equal(calls[0].url, `${BASE}/computers/c%201/exec`);
+    assert.equal(calls[0].method, "POST");
+    assert.equal(calls[0].headers.accept, NDJSON);
+    assert.equal(calls[0].headers["idempotency-key"], "k1");
+    assert.deepEqual(JSON.parse(calls[0].body), { command: ["sh", "-c", "x"], timeout_seconds: 30 });
+
+    const logs = computer.setup.iterLogs({ offset: 0 });
+    const got = await drain(logs);
+    assert.equal(calls[1].url, `${BASE}/computers/c%201/setup/logs?offset=0&follow=true`);
+    assert.equal(got.frames[0].data, "setup: ok\n");
+    assert.equal(logs.stdout_offset, 10);
+    assert.deepEqual(logs.end, { type: "exited", exitCode: 0, timedOut: false });
+  });
+
+  test("a keyed replay of a streaming exec (a JSON identity) yields one identity frame and ends", async () => {
+    const { client, calls } = clientWith([{ type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "exited" })] }]);
+    const computer = await client.computers.get("c1");
+    const stream = computer.execStream("printf x", { idempotency_key: "k1" });
+    const { frames, error } = await drain(stream);
+    assert.equal(error, null);
+    assert.deepEqual(frames, [{ type: "identity", proc_id: P, status: "exited" }]);
+    assert.deepEqual(stream.end, { type: "document" });
+    assert.equal(calls.length, 1);
+    assert.equal(stream.proc_id, P);
+  });
+
+  test("an output stream is read once", async () => {
+    const { handle } = await handleOf([{ chunks: [PROGRAM_FRAMES.join("")] }]);
+    const stream = handle.iterOutput();
+    for await (const _ of stream) break;
+    assert.throws(() => stream[Symbol.asyncIterator](), TypeError);
+  });
+});
+
+// ----------------------------------------------------------- typed endings
+
+describe("every ending is typed", () => {
+  async function ending(script, options, streamOptions) {
+    const { handle, calls } = await handleOf(script, options);
+    const stream = handle.iterOutput({ stdout_offset: 0, stderr_offset: 0, ...streamOptions });
+    const got = await drain(stream);
+    return { ...got, stream, calls };
+  }
+
+  function assertDisconnected(error, reason, cursor) {
+    assert.ok(error instanceof StreamDisconnected, `expected StreamDisconnected, got ${error}`);
+    assert.ok(error instanceof Error);
+    assert.ok(error instanceof DoryWireError);
+    assert.ok(!(error instanceof LossError) && !(error instanceof AnswerError) && !(error instanceof ProtocolError));
+    assert.equal(error.name, "StreamDisconnected");
+    assert.equal(error.code, "stream_disconnected");
+    assert.equal(error.kind, "transport");
+    assert.equal(error.reason, reason);
+    assert.deepEqual(error.cursor, cursor);
+    assert.equal(error.stdout_offset, cursor.stdout);
+    assert.equal(error.stderr_offset, cursor.stderr);
+  }
+
+  test("the server ends the body without exit: end_of_body at the last complete frame", async () => {
+    const { frames, error, stream } = await ending([{ chunks: [PROGRAM_FRAMES[0], PROGRAM_FRAMES[1].slice(0, 10)] }]);
+    assert.equal(frames.length, 1);
+    assertDisconnected(error, "end_of_body", { stdout: 7, stderr: 0 });
+    assert.equal(error.cause, undefined);
+    assert.equal(error.proc_id, P);
+    assert.deepEqual([stream.stdout_offset, stream.stderr_offset], [7, 0]);
+  });
+
+  test("the connection fails mid-frame (TypeError: terminated): end_of_body with the cause, the partial line discarded", async () => {
+    const { frames, error } = await ending([{ chunks: [PROGRAM_FRAMES[0] + PROGRAM_FRAMES[1].slice(0, 12)], end: "error" }]);
+    assert.equal(frames.length, 1);
+    assertDisconnected(error, "end_of_body", { stdout: 7, stderr: 0 });
+    assert.ok(error.cause instanceof TypeError);
+    assert.equal(error.cause.message, "terminated");
+  });
+
+  test("the connection fails between frames", async () => {
+    const { frames, error } = await ending([{ chunks: [PROGRAM_FRAMES[0], PROGRAM_FRAMES[1]], end: "error" }]);
+    assert.equal(frames.length, 2);
+    assertDisconnected(error, "end_of_body", { stdout: 7, stderr: 6 });
+  });
+
+  test("the connection fails before the first byte", async () => {
+    const { frames, error } = await ending([{ chunks: [], end: "error" }], undefined, { stdout_offset: 4 });
+    assert.equal(frames.length, 0);
+    assertDisconnected(error, "end_of_body", { stdout: 4, stderr: 0 });
+  });
+
+  test("no response at all (refused): no_response, with the offsets asked", async () => {
+    const refused = new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
+    const { error } = await ending([refused], undefined, { stdout_offset: 2, stderr_offset: 1 });
+    assertDisconnected(error, "no_response", { stdout: 2, stderr: 1 });
+    assert.equal(error.cause, refused);
+  });
+
+  test("no byte within the liveness timeout: stalled (and the body is cancelled)", async () => {
+    const started = performance.now();
+    const { frames, error } = await ending([{ chunks: [PROGRAM_FRAMES[0]], end: "hang" }], { livenessTimeoutMs: 80 });
+    assert.equal(frames.length, 1);
+    assertDisconnected(error, "stalled", { stdout: 7, stderr: 0 });
+    const took = performance.now() - started;
+    assert.ok(took >= 70 && took < 2000, `stalled after ${took} ms`);
+  });
+
+  test("no response headers within the liveness timeout: no_response", async () => {
+    const { error } = await ending(["hang"], { livenessTimeoutMs: 50 });
+    assertDisconnected(error, "no_response", { stdout: 0, stderr: 0 });
+  });
+
+  test("a consumer slower than the liveness timeout is not a stall (the clock runs only while waiting for bytes)", async () => {
+    const { handle } = await handleOf([{ chunks: PROGRAM_FRAMES }], { livenessTimeoutMs: 30 });
+    const stream = handle.iterOutput();
+    const types = [];
+    for await (const frame of stream) {
+      types.push(frame.type);
+      await sleep(80);
+    }
+    assert.deepEqual(types, ["stdout", "stderr", "exit"]);
+  });
+
+  test("a gap frame that loses nothing: gap; one that loses bytes: OutputGap (fail) or a skipped frame then gap (skip)", async () => {
+    const harmless = await ending([{ chunks: [PROGRAM_FRAMES[0], line({ type: "gap", earliest_stdout_offset: 7, earliest_stderr_offset: 0 })] }]);
+    assertDisconnected(harmless.error, "gap", { stdout: 7, stderr: 0 });
+
+    const gapFrame = line({ type: "gap", earliest_stdout_offset: 100, earliest_stderr_offset: 0 });
+    const lost = await ending([{ chunks: [PROGRAM_FRAMES[0], gapFrame] }]);
+    assert.ok(lost.error instanceof OutputGap && lost.error instanceof LossError);
+    assert.deepEqual([lost.error.consumed, lost.error.earliest], [{ stdout: 7, stderr: 0 }, { stdout: 100, stderr: 0 }]);
+    assert.deepEqual([lost.stream.stdout_offset, lost.stream.stderr_offset], [7, 0]);
+
+    const skipped = await ending([{ chunks: [PROGRAM_FRAMES[0], gapFrame] }], undefined, { gapPolicy: "skip" });
+    assert.deepEqual(skipped.frames.at(-1), { type: "skipped", stream: "stdout", start: 7, end: 100 });
+    assertDisconnected(skipped.error, "gap", { stdout: 100, stderr: 0 });
+    assert.equal(skipped.stream.stdout_offset, 100);
+  });
+
+  const errorBody = (o) => ({ type: JSON_TYPE, chunks: [JSON.stringify(o)] });
+
+  test("409 output_gap: OutputGap, never a disconnect", async () => {
+    const { error, calls } = await ending([{ status: 409, ...errorBody({ error: "output_gap", message: "gone", earliest_stdout_offset: 50, earliest_stderr_offset: 0 }) }]);
+    assert.ok(error instanceof OutputGap);
+    assert.ok(error instanceof LossError);
+    assert.equal(error.stream, "stdout");
+    assert.deepEqual(error.earliest, { stdout: 50, stderr: 0 });
+    assert.equal(calls.length, 2);
+  });
+
+  test("410 output_expired: OutputExpired; 400 offset_beyond_output: OffsetBeyondOutput", async () => {
+    const expired = await ending([{ status: 410, ...errorBody({ error: "output_expired", message: "expired" }) }]);
+    assert.ok(expired.error instanceof OutputExpired && expired.error instanceof LossError);
+    const beyond = await ending([{ status: 400, ...errorBody({ error: "offset_beyond_output", message: "beyond", stdout_offset: 9, stderr_offset: 0 }) }]);
+    assert.ok(beyond.error instanceof OffsetBeyondOutput && beyond.error instanceof AnswerError);
+    assert.equal(beyond.error.serverMessage, "beyond");
+  });
+
+  test("a proxy's non-JSON 502: ApiError with the status and no api code", async () => {
+    const { error } = await ending([{ status: 502, type: "text/html", chunks: ["<html>Bad Gateway</html>"] }]);
+    assert.ok(error instanceof ApiError && error instanceof AnswerError);
+    assert.equal(error.status, 502);
+    assert.equal(error.apiCode, null);
+  });
+
+  test("an error answer cut mid-body is a disconnect, not a misread answer", async () => {
+    const { error } = await ending([{ status: 409, type: JSON_TYPE, chunks: ['{"error":"output_gap","earliest_std'], end: "error" }]);
+    assertDisconnected(error, "end_of_body", { stdout: 0, stderr: 0 });
+  });
+
+  test("a 2xx that is neither NDJSON nor JSON: UnsupportedContentType (a ProtocolError)", async () => {
+    const { error } = await ending([{ type: "text/plain", chunks: ["hi"] }]);
+    assert.ok(error instanceof ProtocolError);
+    assert.equal(error.code, "unsupported_content_type");
+  });
+
+  test("a malformed frame: MalformedFrame, after the frames before it", async () => {
+    const { frames, error } = await ending([{ chunks: [PROGRAM_FRAMES[0] + "{nope}\n"] }]);
+    assert.equal(frames.length, 1);
+    assert.ok(error instanceof ProtocolError);
+    assert.equal(error.code, "malformed_frame");
+  });
+});
+
+// ------------------------------------------------------------ documents
+
+describe("documents", () => {
+  test("start, its keyed replay, get and kill are decoded identities; the requests carry the key and timeout", async () => {
+    const identity = (status) => ({ type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status })] });
+    const { client, calls } = clientWith([identity("running"), identity("running"), identity("running"), identity("exited")], {
+      headers: { Authorization: "Bearer t" },
+    });
+    const computer = await client.computers.get("c1");
+    const options = { timeout_seconds: 30, idempotency_key: "key-1" };
+    const started = await computer.processes.start(["sh", "-c", "printf x"], options);
+    assert.deepEqual(started, { type: "identity", proc_id: P, status: "running" });
+    assert.equal((await computer.processes.start(["sh", "-c", "printf x"], options)).proc_id, started.proc_id);
+    const handle = await computer.processes.get(P);
+    assert.deepEqual([handle.proc_id, handle.status], [P, "running"]);
+    assert.deepEqual(await handle.kill(), { type: "identity", proc_id: P, status: "exited" });
+    assert.deepEqual(calls.map((c) => `${c.method} ${c.url}`), [
+      `POST ${BASE}/computers/c1/processes`,
+      `POST ${BASE}/computers/c1/processes`,
+      `GET ${BASE}/computers/c1/processes/p_1`,
+      `POST ${BASE}/computers/c1/processes/p_1/kill`,
+    ]);
+    assert.deepEqual(JSON.parse(calls[0].body), { command: ["sh", "-c", "printf x"], timeout_seconds: 30 });
+    assert.equal(calls[0].headers["idempotency-key"], "key-1");
+    assert.equal(calls[0].headers["content-type"], JSON_TYPE);
+    assert.equal(calls[0].headers.accept, JSON_TYPE);
+    for (const c of calls) assert.equal(c.headers.authorization, "Bearer t");
+  });
+
+  test("synchronous exec: the result's exact bytes; a keyed replay answers the identity", async () => {
+    const result = {
+      proc_id: P,
+      stdout: "aGk=",
+      stdout_encoding: "base64",
+      stderr: "\u00ff",
+      stdout_truncated: false,
+      stderr_truncated: true,
+      exit_code: 3,
+      timed_out: false,
+    };
+    const { client, calls } = clientWith([
+      { type: JSON_TYPE, chunks: [JSON.stringify(result).slice(0, 20), JSON.stringify(result).slice(20)] },
+      { type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "exited" })] },
+    ]);
+    const computer = await client.computers.get("c1");
+    assert.deepEqual(await computer.exec("printf hi", { idempotency_key: "k" }), {
+      type: "exec_result",
+      proc_id: P,
+      stdout: enc("hi"),
+      stderr: enc("\u00ff"),
+      stdout_truncated: false,
+      stderr_truncated: true,
+      exit_code: 3,
+      timed_out: false,
+    });
+    assert.equal(calls[0].headers.accept, JSON_TYPE);
+    assert.deepEqual(await computer.exec("printf hi", { idempotency_key: "k" }), { type: "identity", proc_id: P, status: "exited" });
+  });
+
+  test("error answers throw the core's errors; a transport failure rejects with fetch's own error", async () => {
+    const refused = new TypeError("fetch failed");
+    const { client } = clientWith([
+      { status: 404, type: JSON_TYPE, chunks: [JSON.stringify({ error: "not_found", message: "no such process" })] },
+      { status: 502, type: "text/html", chunks: ["<h1>bad gateway</h1>"] },
+      refused,
+      { type: "text/html", chunks: ["<h1>ok?</h1>"] },
+    ]);
+    const computer = await client.computers.get("c1");
+    const notFound = await computer.processes.get("p_nope").catch((e) => e);
+    assert.ok(notFound instanceof ApiError);
+    assert.deepEqual([notFound.status, notFound.apiCode, notFound.serverMessage], [404, "not_found", "no such process"]);
+    const gateway = await computer.processes.kill(P).catch((e) => e);
+    assert.ok(gateway instanceof ApiError);
+    assert.deepEqual([gateway.status, gateway.apiCode], [502, null]);
+    assert.equal(await computer.processes.start("true").catch((e) => e), refused);
+    const html = await computer.processes.start("true").catch((e) => e);
+    assert.ok(html instanceof ProtocolError && html.code === "unsupported_content_type");
+  });
+});
+
+// ----------------------------------------------------- the one-call follow
+
+describe("readOutput()", () => {
+  test("reconnects from the consumed offsets until exit and returns the core's Transcript", async () => {
+    const [out, err, exit] = PROGRAM_FRAMES;
+    const { handle, calls } = await handleOf([
+      { chunks: [out.slice(0, 30)], end: "error" }, // mid-frame, nothing consumed
+      { chunks: [out], end: "error" }, // between frames
+      { chunks: [], end: "error" }, // before the first byte
+      new TypeError("fetch failed"), // refused
+      { chunks: [out, err, exit] }, // overlap resent: trimmed by the core
+    ]);
+    const reconnects = [];
+    const transcript = await handle.readOutput({ backoffMs: 1, onReconnect: (e) => reconnects.push([e.reason, e.stdout_offset, e.stderr_offset]) });
+    assert.ok(transcript instanceof Transcript);
+    assert.deepEqual(Buffer.from(transcript.bytes("stdout")), Buffer.from([104, 101, 108, 108, 111, 0, 255]));
+    assert.equal(Buffer.from(transcript.bytes("stderr")).toString(), "notice");
+    assert.deepEqual(transcript.exit, { exitCode: 0, timedOut: false });
+    assert.ok(transcript.isComplete("stdout") && transcript.isComplete("stderr"));
+    assert.deepEqual(reconnects, [
+      ["end_of_body", 0, 0],
+      ["end_of_body", 7, 0],
+      ["end_of_body", 7, 0],
+      ["no_response", 7, 0],
+    ]);
+    assert.deepEqual(
+      calls.slice(1).map((c) => new URL(c.url).search),
+      [...Array(2).fill("?stdout_offset=0&stderr_offset=0&follow=true"), ...Array(3).fill("?stdout_offset=7&stderr_offset=0&follow=true")],
+    );
+  });
+
+  test("the retry budget counts reconnects without progress, with a growing backoff; then the last StreamDisconnected", async () => {
+    const refused = () => new TypeError("fetch failed");
+    const { handle, calls } = await handleOf([{ chunks: [PROGRAM_FRAMES[0]], end: "error" }, refused(), refused(), refused(), refused()]);
+    const times = [];
+    const error = await handle.readOutput({ retries: 3, backoffMs: 40, maxBackoffMs: 100, onReconnect: () => times.push(performance.now()) }).catch((e) => e);
+    assert.ok(error instanceof StreamDisconnected);
+    assert.equal(error.reason, "no_response");
+    assert.deepEqual(error.cursor, { stdout: 7, stderr: 0 });
+    assert.equal(calls.length, 1 + 5, "one connection with progress, then 1 + 3 retries without");
+    // After progress: at once; then 40, 80, 100 (capped) ms, each with up to half as jitter.
+    const gaps = times.slice(1).map((t, i) => t - times[i]);
+    assert.equal(gaps.length, 3);
+    assert.ok(gaps[0] < 30, `first reconnect after progress waited ${gaps[0]} ms`);
+    assert.ok(gaps[1] >= 18 && gaps[2] >= 38, `backoffs ${gaps}`);
+  });
+
+  test("loss and error answers are thrown as they are, never retried; a given transcript keeps what was read", async () => {
+    for (const [answer, cls] of [
+      [{ status: 409, type: JSON_TYPE, chunks: [JSON.stringify({ error: "output_gap", message: "", earliest_stdout_offset: 9, earliest_stderr_offset: 0 })] }, OutputGap],
+      [{ status: 410, type: JSON_TYPE, chunks: [JSON.stringify({ error: "output_expired", message: "" })] }, OutputExpired],
+      [{ status: 400, type: JSON_TYPE, chunks: [JSON.stringify({ error: "offset_beyond_output", message: "" })] }, OffsetBeyondOutput],
+      [{ status: 502, type: "text/html", chunks: ["bad gateway"] }, ApiError],
+    ]) {
+      const { handle, calls } = await handleOf([{ chunks: [PROGRAM_FRAMES[0]], end: "error" }, answer]);
+      const transcript = new Transcript();
+      const error = await handle.readOutput({ transcript }).catch((e) => e);
+      assert.ok(error instanceof cls, `${cls.name}: got ${error}`);
+      assert.equal(calls.length, 3, `${cls.name}: not retried`);
+      assert.deepEqual(Buffer.from(transcript.bytes("stdout")), Buffer.from("hello\0\xff", "latin1"));
+    }
+  });
+
+  test("skip policy: exact lost ranges in the transcript, never joined silently", async () => {
+    const { handle } = await handleOf([
+      { chunks: [line({ type: "stdout", data: "ab", offset: 2 }), line({ type: "gap", earliest_stdout_offset: 10, earliest_stderr_offset: 4 })] },
+      { status: 409, type: JSON_TYPE, chunks: [JSON.stringify({ error: "output_gap", message: "", earliest_stdout_offset: 12, earliest_stderr_offset: 4 })] },
+      { chunks: [line({ type: "stdout", data: "xyz", offset: 15 }), line({ type: "stderr", data: "e", offset: 5 }), PROGRAM_FRAMES[2]] },
+    ]);
+    const reasons = [];
+    const t = await handle.readOutput({ gapPolicy: "skip", onReconnect: (e) => reasons.push(e.reason) });
+    assert.deepEqual(reasons, ["gap", "gap"]);
+    assert.deepEqual(t.skipped("stdout"), [
+      [2, 10],
+      [10, 12],
+    ]);
+    assert.deepEqual(t.skipped("stderr"), [[0, 4]]);
+    assert.equal(Buffer.from(t.bytes("stdout")).toString(), "abxyz");
+    assert.equal(Buffer.from(t.bytes("stderr")).toString(), "e");
+    assert.equal(t.isComplete("stdout"), false);
+    assert.match(t.text("stdout"), /\[dory-wire: bytes 2\.\.10 were lost\]/);
+  });
+
+  test("setup logs in one call", async () => {
+    const { client, calls } = clientWith([
+      { chunks: [line({ type: "stdout", data: "one\n", offset: 4 })], end: "error" },
+      { chunks: [line({ type: "stdout", data: "one\ntwo\n", offset: 8 }), PROGRAM_FRAMES[2]] },
+    ]);
+    const computer = await client.computers.get("c1");
+    const t = await computer.setup.readLogs();
+    assert.equal(t.text("stdout"), "one\ntwo\n");
+    assert.equal(new URL(calls[1].url).search, "?offset=4&follow=true");
+  });
+});
+
+// -------------------------------------------------------------------- close
+
+describe("close", () => {
+  test("stream.close() during a pending read ends the loop quietly and cancels the request", async () => {
+    const { handle } = await handleOf([{ chunks: [PROGRAM_FRAMES[0]], end: "hang" }]);
+    const stream = handle.iterOutput();
+    const types = [];
+    const loop = (async () => {
+      for await (const frame of stream) types.push(frame.type);
+    })();
+    await sleep(30);
+    await stream.close();
+    await loop;
+    assert.deepEqual(types, ["stdout"]);
+    assert.deepEqual(stream.cursor, { stdout: 7, stderr: 0 });
+  });
+
+  test("breaking out of the loop releases the stream; the offsets are those of the frames delivered", async () => {
+    const { handle } = await handleOf([{ chunks: [PROGRAM_FRAMES.join("")] }]);
+    const stream = handle.iterOutput();
+    for await (const frame of stream) if (frame.type === "stdout") break;
+    assert.deepEqual([stream.stdout_offset, stream.stderr_offset], [7, 0]);
+    await stream.close();
+  });
+
+  test("client.close() aborts streams, follows and requests in flight (AbortError) and rejects later calls", async () => {
+    const { client, handle } = await handleOf([{ chunks: [], end: "hang" }, "hang", { chunks: [], end: "hang" }]);
+    const computer = await client.computers.get("c1");
+    const stream = handle.iterOutput();
+    const iterating = drain(stream);
+    const following = handle.readOutput().catch((e) => e);
+    const starting = computer.processes.start("sleep 1").catch((e) => e);
+    await sleep(30);
+    client.close();
+    client.close();
+    const { error } = await iterating;
+    assert.equal(error?.name, "AbortError");
+    assert.equal((await following).name, "AbortError");
+    assert.equal((await starting).name, "AbortError");
+    assert.equal((await computer.processes.kill(P).catch((e) => e)).name, "AbortError");
+    assert.equal((await drain(handle.iterOutput())).error?.name, "AbortError");
+  });
+});
+
+// ------------------------------------------------------------------ options
+
+describe("options", () => {
+  test("the base URL comes from baseUrl or DORY_URL; without either the constructor throws", () => {
+    const saved = process.env.DORY_URL;
+    try {
+      delete process.env.DORY_URL;
+      assert.throws(() => new Client(), TypeError);
+      process.env.DORY_URL = "http://127.0.0.1:9/api/";
+      assert.equal(new Client().baseUrl, "http://127.0.0.1:9/api");
+      assert.equal(new Client({ baseUrl: "https://x.test" }).baseUrl, "https://x.test");
+    } finally {
+      if (saved === undefined) delete process.env.DORY_URL;
+      else process.env.DORY_URL = saved;
+    }
+  });
+
+  test("bad options are TypeError/RangeError, before any request", async () => {
+    assert.throws(() => new Client({ baseUrl: "ftp://x" }), RangeError);
+    assert.throws(() => new Client({ baseUrl: "not a url" }), RangeError);
+    assert.throws(() => new Client({ baseUrl: BASE, fetch: 1 }), TypeError);
+    assert.throws(() => new Client({ baseUrl: BASE, bogus: 1 }), TypeError);
+    assert.throws(() => new Client({ baseUrl: BASE, headers: { a: 1 } }), TypeError);
+    assert.throws(() => new Client({ baseUrl: BASE, maxFrameBytes: 0 }), RangeError);
+    const { client, calls, handle } = await handleOf([]);
+    const computer = await client.computers.get("c1");
+    await assert.rejects(computer.processes.start(42), TypeError);
+    await assert.rejects(computer.processes.start("x", { timeout_seconds: -1 }), RangeError);
+    await assert.rejects(computer.processes.start("x", { idempotency_key: "" }), RangeError);
+    await assert.rejects(computer.processes.start("x", { idempotencyKey: "k" }), TypeError);
+    await assert.rejects(computer.processes.get(""), RangeError);
+    assert.throws(() => handle.iterOutput({ stdout_offset: -1 }), RangeError);
+    assert.throws(() => handle.iterOutput({ stdout_offset: 1.5 }), RangeError);
+    assert.throws(() => handle.iterOutput({ stdoutOffset: 1 }), TypeError);
+    await assert.rejects(handle.readOutput({ retries: -1 }), RangeError);
+    await assert.rejects(handle.readOutput({ transcript: {} }), TypeError);
+    await assert.rejects(client.computers.get(""), RangeError);
+    assert.equal(calls.length, 1, "no request was made for bad arguments");
+  });
+});
+
+// ------------------------------------------------------------------ browser
+
+test("the browser build: dory-wire/client over the web core after init(), with an injected fetch", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { join } = await import("node:path");
+  const { npmDir } = await import("./helpers.mjs");
+  const web = await import(join(npmDir, "dist", "web", "client.js"));
+  const webCore = await import(join(npmDir, "dist", "web", "index.js"));
+  assert.equal(web.Transcript, webCore.Transcript);
+  await webCore.init(readFileSync(join(npmDir, "dist", "web", "wasm", "dory_wire_wasm_bg.wasm")));
+  const f = scriptedFetch([
+    { type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "running" })] },
+    { chunks: [PROGRAM_FRAMES[0]], end: "error" },
+    { chunks: [PROGRAM_FRAMES.join("")] },
+  ]);
+  const client = new web.Client({ baseUrl: BASE, fetch: f.fetch });
+  const handle = await (await client.computers.get("c1")).processes.get(P);
+  const t = await handle.readOutput();
+  assert.deepEqual(Buffer.from(t.bytes("stdout")), Buffer.from("hello\0\xff", "latin1"));
+  assert.equal(concat([t.bytes("stderr")]).toString(), "notice");
+});
+
+test("follow: false: a clean end without exit is the end of what exists now; a cut is still a disconnect", async () => {
+  const { handle, calls } = await handleOf([{ chunks: [PROGRAM_FRAMES[0]] }, { chunks: [PROGRAM_FRAMES[0]], end: "error" }]);
+  const now = await drain(handle.iterOutput({ follow: false }));
+  assert.equal(now.error, null);
+  assert.deepEqual(now.frames.map((f) => f.type), ["stdout"]);
+  assert.match(calls[1].url, /follow=false$/);
+  const cut = await drain(handle.iterOutput({ follow: false }));
+  assert.ok(cut.error instanceof StreamDisconnected);
+  assert.equal(cut.error.reason, "end_of_body");
+  assert.ok(cut.error.cause instanceof TypeError);
+});
