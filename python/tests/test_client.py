@@ -345,6 +345,7 @@ def test_a_refused_connection_is_a_disconnect_without_response(
     with pytest.raises(StreamDisconnected) as info:
         next(stream)
     assert (info.value.reason, info.value.cursor) == ("no_response", Cursor(5, 0))
+    assert info.value.proc_id == "p_1"
     assert isinstance(info.value.__cause__, httpx.ConnectError)
     with pytest.raises(StopIteration):
         next(stream)

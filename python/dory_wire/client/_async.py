@@ -192,8 +192,8 @@ class AsyncOutputStream(AsyncIterator[Frame]):
 
     @property
     def proc_id(self) -> str | None:
-        """The process, once known (an exec stream's ``started`` or header)."""
-        return self._decoding.reader.proc_id
+        """The process read from, or the one an exec stream announced."""
+        return self._decoding.proc_id
 
     @property
     def end(self) -> End | None:
@@ -298,6 +298,7 @@ class AsyncClient:
         gap_policy: GapPolicy,
         liveness_timeout_seconds: float | None,
         transcript: Transcript | None = None,
+        proc_id: str | None = None,
     ) -> AsyncOutputStream:
         liveness = (
             liveness_timeout_seconds if liveness_timeout_seconds is not None else self._liveness
@@ -310,6 +311,7 @@ class AsyncClient:
             max_frame_bytes=self._max_frame_bytes,
             liveness_timeout_seconds=liveness,
             transcript=transcript,
+            proc_id=proc_id,
         )
         return AsyncOutputStream(self._http, self._request(spec, liveness), response)
 
@@ -326,6 +328,7 @@ class AsyncClient:
         max_backoff_seconds: float,
         liveness_timeout_seconds: float | None,
         transcript: Transcript | None,
+        proc_id: str | None = None,
     ) -> Transcript:
         """Reads output into a transcript, reconnecting from the cursor."""
         backoff = Backoff(retries, backoff_seconds, max_backoff_seconds)
@@ -339,6 +342,7 @@ class AsyncClient:
                 gap_policy=gap_policy,
                 liveness_timeout_seconds=liveness_timeout_seconds,
                 transcript=into,
+                proc_id=proc_id,
             )
             try:
                 await stream._drain()
@@ -505,6 +509,7 @@ class AsyncProcess:
             follow=follow,
             gap_policy=gap_policy,
             liveness_timeout_seconds=liveness_timeout_seconds,
+            proc_id=self.proc_id,
         )
 
     async def read_output(
@@ -533,6 +538,7 @@ class AsyncProcess:
             max_backoff_seconds=max_backoff_seconds,
             liveness_timeout_seconds=liveness_timeout_seconds,
             transcript=transcript,
+            proc_id=self.proc_id,
         )
 
     async def kill(self) -> Identity:

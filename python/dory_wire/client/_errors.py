@@ -39,8 +39,9 @@ class StreamDisconnected(DoryWireError):
             (no byte within the liveness timeout) or ``"no_response"`` (no
             answer at all: connection refused or reset, a timeout before the
             headers).
-        proc_id: the process the stream belongs to, when known (an exec
-            stream announces it in ``started``); ``None`` otherwise.
+        proc_id: the process whose output was read, or the one an exec
+            stream announced (``started`` or its header); ``None`` for setup
+            logs and for an exec stream that broke before announcing it.
     """
 
     code = "stream_disconnected"

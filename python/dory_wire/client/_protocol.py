@@ -234,7 +234,9 @@ class OutputResponse:
         max_frame_bytes: int | None,
         liveness_timeout_seconds: float | None,
         transcript: Transcript | None = None,
+        proc_id: str | None = None,
     ) -> None:
+        self._proc_id = proc_id
         self.reader = Reader(
             endpoint,
             cursor=cursor,
@@ -247,9 +249,14 @@ class OutputResponse:
         self.status = 0
         self.end: End | None = None
 
+    @property
+    def proc_id(self) -> str | None:
+        """The process: as the response announced it, else as the caller knew it."""
+        return self.reader.proc_id or self._proc_id
+
     def no_response(self, error: BaseException) -> StreamDisconnected:
         """The disconnect to raise when no response came at all."""
-        err = disconnected("no_response", self.reader.cursor, self.reader.proc_id, "no response")
+        err = disconnected("no_response", self.reader.cursor, self.proc_id, "no response")
         err.__cause__ = error
         return err
 
@@ -326,7 +333,7 @@ class OutputResponse:
             "gap": "the server sent a gap frame and closed",
             "stalled": "no byte within the liveness timeout",
         }[reason]
-        err = disconnected(reason, self.reader.cursor, self.reader.proc_id, what)
+        err = disconnected(reason, self.reader.cursor, self.proc_id, what)
         err.__cause__ = cause
         return err
 

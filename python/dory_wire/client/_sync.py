@@ -196,8 +196,8 @@ class OutputStream(Iterator[Frame]):
 
     @property
     def proc_id(self) -> str | None:
-        """The process, once known (an exec stream's ``started`` or header)."""
-        return self._decoding.reader.proc_id
+        """The process read from, or the one an exec stream announced."""
+        return self._decoding.proc_id
 
     @property
     def end(self) -> End | None:
@@ -316,6 +316,7 @@ class Client:
         gap_policy: GapPolicy,
         liveness_timeout_seconds: float | None,
         transcript: Transcript | None = None,
+        proc_id: str | None = None,
     ) -> OutputStream:
         liveness = (
             liveness_timeout_seconds if liveness_timeout_seconds is not None else self._liveness
@@ -328,6 +329,7 @@ class Client:
             max_frame_bytes=self._max_frame_bytes,
             liveness_timeout_seconds=liveness,
             transcript=transcript,
+            proc_id=proc_id,
         )
         return OutputStream(self._http, self._request(spec, liveness), response)
 
@@ -344,6 +346,7 @@ class Client:
         max_backoff_seconds: float,
         liveness_timeout_seconds: float | None,
         transcript: Transcript | None,
+        proc_id: str | None = None,
     ) -> Transcript:
         """Reads output into a transcript, reconnecting from the cursor."""
         backoff = Backoff(retries, backoff_seconds, max_backoff_seconds)
@@ -357,6 +360,7 @@ class Client:
                 gap_policy=gap_policy,
                 liveness_timeout_seconds=liveness_timeout_seconds,
                 transcript=into,
+                proc_id=proc_id,
             )
             try:
                 stream._drain()
@@ -551,6 +555,7 @@ class Process:
             follow=follow,
             gap_policy=gap_policy,
             liveness_timeout_seconds=liveness_timeout_seconds,
+            proc_id=self.proc_id,
         )
 
     def read_output(
@@ -593,6 +598,7 @@ class Process:
             max_backoff_seconds=max_backoff_seconds,
             liveness_timeout_seconds=liveness_timeout_seconds,
             transcript=transcript,
+            proc_id=self.proc_id,
         )
 
     def kill(self) -> Identity:
