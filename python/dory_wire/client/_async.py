@@ -98,10 +98,10 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         if self._error is not None:
             error, self._error = self._error, None
             raise error
-        if self._done:
-            return False
         if self._closed:
             raise ValueError(_CLOSED)
+        if self._done:
+            return False
         if not self._opened:
             self._opened = True
             await self._open()
@@ -206,6 +206,7 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         """Closes the response (never the process). Idempotent."""
         self._closed = True
         self._pending.clear()
+        self._error = None
         await self._close_response()
 
     async def _close_response(self) -> None:

@@ -99,10 +99,10 @@ class OutputStream(Iterator[Frame]):
         if self._error is not None:
             error, self._error = self._error, None
             raise error
-        if self._done:
-            raise StopIteration
         if self._closed:
             raise ValueError(_CLOSED)
+        if self._done:
+            raise StopIteration
         if not self._opened:
             self._opened = True
             self._open()
@@ -211,6 +211,7 @@ class OutputStream(Iterator[Frame]):
         """Closes the response (never the process). Idempotent."""
         self._closed = True
         self._pending.clear()
+        self._error = None
         self._close_response()
 
     def _close_response(self) -> None:
