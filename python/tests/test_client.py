@@ -291,6 +291,10 @@ def test_a_cut_mid_frame_is_a_disconnect_with_the_consumed_cursor(
         0,
     )
     assert isinstance(err.__cause__, httpx.RemoteProtocolError)
+    assert str(err) == (
+        "stream_disconnected: the response ended before exit (peer closed connection "
+        "without sending complete message body); resume from stdout_offset 3, stderr_offset 0"
+    )
     assert isinstance(err, DoryWireError)
     assert (err.code, err.kind) == ("stream_disconnected", "transport")
     assert (stream.stdout_offset, stream.stderr_offset) == (3, 0)
@@ -554,7 +558,11 @@ def test_stream_disconnected_pickles_with_its_fields() -> None:
 
     from dory_wire.client._errors import disconnected
 
-    err = disconnected("stalled", Cursor(1, 2), "p_1", "no byte")
+    err = disconnected("stalled", Cursor(1, 2), "p_1", None)
+    assert str(err) == (
+        "stream_disconnected: no byte came within the liveness timeout; "
+        "resume from stdout_offset 1, stderr_offset 2"
+    )
     copy = pickle.loads(pickle.dumps(err))
     assert (copy.cursor, copy.reason, copy.proc_id, str(copy)) == (
         Cursor(1, 2),

@@ -62,14 +62,26 @@ class StreamDisconnected(DoryWireError):
         return self.cursor.stderr
 
 
+_WHAT = {
+    "end_of_body": "the response ended before exit",
+    "gap": "a gap frame ended the response",
+    "stalled": "no byte came within the liveness timeout",
+    "no_response": "no response",
+}
+
+
 def disconnected(
-    reason: DisconnectReason, cursor: Cursor, proc_id: str | None, what: str
+    reason: DisconnectReason, cursor: Cursor, proc_id: str | None, cause: BaseException | None
 ) -> StreamDisconnected:
-    """A :class:`StreamDisconnected` with its standard message."""
-    return StreamDisconnected(
-        f"stream_disconnected: {what} ({reason}); resume from "
-        f"stdout={cursor.stdout} stderr={cursor.stderr}",
+    """A :class:`StreamDisconnected` caused by ``cause`` (the same message as
+    the JavaScript client's)."""
+    detail = f" ({cause})" if cause is not None and str(cause) else ""
+    err = StreamDisconnected(
+        f"stream_disconnected: {_WHAT[reason]}{detail}; resume from "
+        f"stdout_offset {cursor.stdout}, stderr_offset {cursor.stderr}",
         cursor=cursor,
         reason=reason,
         proc_id=proc_id,
     )
+    err.__cause__ = cause
+    return err

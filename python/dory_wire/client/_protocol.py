@@ -256,9 +256,7 @@ class OutputResponse:
 
     def no_response(self, error: BaseException) -> StreamDisconnected:
         """The disconnect to raise when no response came at all."""
-        err = disconnected("no_response", self.reader.cursor, self.proc_id, "no response")
-        err.__cause__ = error
-        return err
+        return disconnected("no_response", self.reader.cursor, self.proc_id, error)
 
     def open(self, status: int, content_type: str | None, proc_id: str | None) -> None:
         """The response's status and headers (raises what the core finds wrong)."""
@@ -328,14 +326,7 @@ class OutputResponse:
         reason: Literal["end_of_body", "gap", "stalled"],
         cause: BaseException | None,
     ) -> StreamDisconnected:
-        what = {
-            "end_of_body": "the body ended before exit",
-            "gap": "the server sent a gap frame and closed",
-            "stalled": "no byte within the liveness timeout",
-        }[reason]
-        err = disconnected(reason, self.reader.cursor, self.proc_id, what)
-        err.__cause__ = cause
-        return err
+        return disconnected(reason, self.reader.cursor, self.proc_id, cause)
 
 
 # -- reconnecting ---------------------------------------------------------------
