@@ -4,7 +4,7 @@ An :class:`~dory_wire.client.OutputStream` yields one :class:`Frame` per event
 of the core reader. Nothing is decoded here: the bytes are the core's, already
 trimmed to what is new; ``data`` and ``encoding`` only re-express those exact
 bytes the way the wire does (text when they are valid UTF-8, else base64),
-computed on first access.
+computed on first access, the text by the core's UTF-8 decoder.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from .._core import (
     Skipped,
     Started,
     Unknown,
+    Utf8Decoder,
 )
 from .._stream import Event
 
@@ -115,9 +116,13 @@ class Frame:
             event = self.event
             if not isinstance(event, Output):
                 return "", None
-            try:
-                self._data, self._encoding = event.data.decode("utf-8"), "utf-8"
-            except UnicodeDecodeError:
+            # The core's decoder gives the text (invalid bytes become U+FFFD):
+            # the bytes are valid UTF-8 exactly when it encodes back to them.
+            decoder = Utf8Decoder()
+            text = decoder.push(event.data) + decoder.finish()
+            if text.encode() == event.data:
+                self._data, self._encoding = text, "utf-8"
+            else:
                 self._data = base64.b64encode(event.data).decode("ascii")
                 self._encoding = "base64"
         return self._data, self._encoding
