@@ -136,21 +136,22 @@ const DETACH_THRESHOLD: usize = 16 * 1024;
 #[pyclass(module = "dory_wire", name = "Reader")]
 pub(crate) struct PyReader {
     inner: Reader,
-    endpoint: &'static str,
     /// `feed`'s reused buffers (empty between calls).
     scratch: Vec<u8>,
     items: Vec<Item>,
 }
 
+/// The reader's options from its keyword arguments (`None`: the default).
 fn options(
-    gap_policy: &Bound<'_, PyAny>,
+    gap_policy: Option<&Bound<'_, PyAny>>,
     max_frame_bytes: Option<&Bound<'_, PyAny>>,
     liveness_timeout_seconds: Option<&Bound<'_, PyAny>>,
     strict: bool,
 ) -> PyResult<ReaderOptions> {
-    let mut opts = ReaderOptions::default()
-        .gap_policy(args::gap_policy(gap_policy)?)
-        .strict(strict);
+    let mut opts = ReaderOptions::default().strict(strict);
+    if let Some(policy) = gap_policy.filter(|o| !o.is_none()) {
+        opts = opts.gap_policy(args::gap_policy(policy)?);
+    }
     if let Some(limit) = max_frame_bytes.filter(|o| !o.is_none()) {
         opts = opts.max_frame_bytes(args::limit(limit, "max_frame_bytes")?);
     }
@@ -169,7 +170,6 @@ impl PyReader {
         text_signature = "(endpoint, *, cursor=None, gap_policy='fail', max_frame_bytes=None, liveness_timeout_seconds=None, strict=False)"
     )]
     fn py_new(
-        py: Python<'_>,
         endpoint: &Bound<'_, PyAny>,
         cursor: Option<&Bound<'_, PyAny>>,
         gap_policy: Option<&Bound<'_, PyAny>>,
@@ -179,19 +179,13 @@ impl PyReader {
     ) -> PyResult<Self> {
         let endpoint = args::endpoint(endpoint)?;
         let cursor = args::cursor(cursor, "cursor")?;
-        let fail = pyo3::types::PyString::new(py, "fail").into_any();
         let opts = options(
-            gap_policy.unwrap_or(&fail),
+            gap_policy,
             max_frame_bytes,
             liveness_timeout_seconds,
             strict,
         )?;
-        Ok(PyReader {
-            inner: Reader::new(endpoint, cursor, opts),
-            endpoint: endpoint.as_str(),
-            scratch: Vec::new(),
-            items: Vec::new(),
-        })
+        Ok(Self::wrap(Reader::new(endpoint, cursor, opts)))
     }
 
     /// Builds a reader that continues from a saved :class:`ResumeState`
@@ -223,19 +217,13 @@ impl PyReader {
                 args::type_name(state)
             )));
         };
-        let fail = pyo3::types::PyString::new(py, "fail").into_any();
         let opts = options(
-            gap_policy.unwrap_or(&fail),
+            gap_policy,
             max_frame_bytes,
             liveness_timeout_seconds,
             strict,
         )?;
-        Ok(PyReader {
-            inner: Reader::resume(endpoint, &state, opts),
-            endpoint: endpoint.as_str(),
-            scratch: Vec::new(),
-            items: Vec::new(),
-        })
+        Ok(Self::wrap(Reader::resume(endpoint, &state, opts)))
     }
 
     /// Tells the reader the response's HTTP status, ``Content-Type`` and
@@ -382,7 +370,7 @@ impl PyReader {
     /// The endpoint name given to the constructor.
     #[getter]
     fn endpoint(&self) -> &'static str {
-        self.endpoint
+        self.inner.endpoint().as_str()
     }
 
     /// ``"new"`` (before :meth:`open`), ``"open"``, ``"done"`` (finished)
@@ -426,7 +414,7 @@ impl PyReader {
         let c = self.inner.cursor();
         format!(
             "<Reader endpoint='{}' state='{}' cursor=Cursor(stdout={}, stderr={})>",
-            self.endpoint,
+            self.endpoint(),
             self.state(),
             c.stdout,
             c.stderr
@@ -435,6 +423,15 @@ impl PyReader {
 }
 
 impl PyReader {
+    /// The Python reader around a core one.
+    fn wrap(inner: Reader) -> Self {
+        PyReader {
+            inner,
+            scratch: Vec::new(),
+            items: Vec::new(),
+        }
+    }
+
     /// Turns what `feed` collected into its list of events, applying the
     /// deferred-error rule to `result`.
     fn build_list<'py>(
