@@ -5,9 +5,6 @@
 
 use std::borrow::Cow;
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine as _;
-
 use crate::json::{read_object, JsonError, Parser, Value};
 use crate::{ExecResult, Identity, ProcessStatus, Stream};
 
@@ -226,10 +223,9 @@ fn payload<'a>(
     match encoding {
         None => Ok(data),
         Some(Value::Str(e)) if &*e == b"utf-8" => Ok(data),
-        Some(Value::Str(e)) if &*e == b"base64" => STANDARD
-            .decode(&*data)
+        Some(Value::Str(e)) if &*e == b"base64" => decode_base64(&data)
             .map(Cow::Owned)
-            .map_err(|e| Cow::Owned(format!("member {name:?} is not strict base64: {e}"))),
+            .ok_or_else(|| Cow::Owned(format!("member {name:?} is not strict base64"))),
         Some(Value::Str(e)) => Err(Cow::Owned(format!(
             "unsupported encoding {:?}",
             String::from_utf8_lossy(&e)
@@ -320,7 +316,7 @@ fn compact_data_frame(line: &[u8]) -> Option<Frame<'_>> {
         return None;
     }
     let data = if base64 {
-        Cow::Owned(STANDARD.decode(&*data).ok()?)
+        Cow::Owned(decode_base64(&data)?)
     } else {
         data
     };
@@ -332,6 +328,12 @@ fn compact_data_frame(line: &[u8]) -> Option<Frame<'_>> {
         data,
         offset,
     })
+}
+
+/// Decodes strict base64 (RFC 4648 alphabet, `=` padding required, no
+/// whitespace, unused bits zero), vectorised where the CPU allows.
+fn decode_base64(text: &[u8]) -> Option<Vec<u8>> {
+    base64_simd::STANDARD.decode_to_vec(text).ok()
 }
 
 fn optional_u64(f: &mut Fields<'_>, i: usize) -> Result<Option<u64>, Malformed> {
@@ -460,5 +462,50 @@ mod tests {
         assert_eq!(e.code.as_deref(), Some("output_gap"));
         assert_eq!(e.earliest_stdout, Some(Ok(5)));
         assert_eq!(parse_error_document(b"<html>"), ErrorDocument::default());
+    }
+
+    /// The vectorised decoder accepts exactly what the strict scalar one
+    /// does: every length, every padding, non-zero unused bits, stray bytes.
+    #[test]
+    fn base64_is_as_strict_as_the_reference() {
+        use base64::Engine as _;
+        let reference = |t: &[u8]| base64::engine::general_purpose::STANDARD.decode(t).ok();
+        let mut rng = dory_testkit::Rng::new(7);
+        let alphabet =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=-_ \n\r\x00\xff.";
+        for len in 0..200usize {
+            for _ in 0..60 {
+                let mut bytes = vec![0u8; len];
+                rng.fill(&mut bytes);
+                let encoded = base64::engine::general_purpose::STANDARD.encode(&bytes);
+                let mut text = encoded.clone().into_bytes();
+                assert_eq!(decode_base64(&text), Some(bytes.clone()));
+                if !text.is_empty() {
+                    // One byte changed, anywhere, to anything near the alphabet.
+                    let at = rng.below(text.len() as u64) as usize;
+                    text[at] = alphabet[rng.below(alphabet.len() as u64) as usize];
+                    assert_eq!(decode_base64(&text), reference(&text), "{text:?}");
+                    // Truncated or extended.
+                    let cut = &encoded.as_bytes()[..at];
+                    assert_eq!(decode_base64(cut), reference(cut), "{cut:?}");
+                }
+                let mut longer = encoded.into_bytes();
+                longer.push(alphabet[rng.below(alphabet.len() as u64) as usize]);
+                assert_eq!(decode_base64(&longer), reference(&longer), "{longer:?}");
+            }
+        }
+        for bad in [
+            &b"AP9="[..],
+            b"AP8",
+            b"A===",
+            b"AA==AA==",
+            b"QQ=",
+            b"QR==",
+            b"QUJ=",
+            b"QUI",
+        ] {
+            assert_eq!(decode_base64(bad), None, "{bad:?}");
+            assert_eq!(reference(bad), None, "{bad:?}");
+        }
     }
 }
