@@ -4,9 +4,10 @@
 block also appended to a file); 64 followers on one ``AsyncClient`` follow
 them live while the server cuts responses at seeded random points. Every
 transcript must equal the files exactly. The process's resident memory is
-sampled meanwhile: the growth at the peak, per follower, is printed twice —
-for ``read_output`` (which keeps each transcript: bytes and text views) and
-for a frame loop that keeps only a hash (what following itself costs).
+sampled meanwhile (each round in a fresh interpreter): the growth at the peak,
+per follower, is printed twice — for ``read_output`` (which keeps each
+transcript) and for a frame loop that keeps only a hash (what following
+itself costs).
 
 Environment: DORY_E2E_FOLLOWERS (default 64), DORY_E2E_LOAD_BYTES (bytes per
 stream and process, default 131072).
@@ -17,8 +18,11 @@ from __future__ import annotations
 import asyncio
 import gc
 import hashlib
+import json
 import os
 import shlex
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -113,24 +117,38 @@ async def run(url: str, root: Path, mode: str) -> tuple[list[Path], list[object]
         return dirs, results, memory.peak - memory.base
 
 
+def phase(url: str, root: Path, mode: str) -> tuple[float, int]:
+    """One round of followers, checked against the files: (seconds, RSS growth)."""
+    began = time.monotonic()
+    dirs, results, growth = asyncio.run(run(url, root, mode))
+    elapsed = time.monotonic() - began
+    for directory, result in zip(dirs, results):
+        for name in ("stdout", "stderr"):
+            written = (directory / name).read_bytes()
+            assert len(written) == BYTES_PER_STREAM // BLOCKS * BLOCKS
+            if mode == "transcripts":
+                assert result.bytes(name) == written, (directory, name)  # type: ignore[attr-defined]
+                assert result.exit == (0, False)  # type: ignore[attr-defined]
+            else:
+                assert result[name] == hashlib.sha256(written).hexdigest(), (directory, name)  # type: ignore[index]
+    return elapsed, growth
+
+
 def test_64_followers_on_one_async_client() -> None:
     drop = ["--drop-seed", "64", "--drop-probability", "0.5", "--drop-max-bytes", str(BYTES_PER_STREAM)]
     report = []
     with RefServer(*drop) as server, tempfile.TemporaryDirectory(prefix="dory-client-load-") as tmp:
-        # The frame loop first: resident memory freed by one phase is reused by the next.
         for mode in ("hashes", "transcripts"):
-            began = time.monotonic()
-            dirs, results, growth = asyncio.run(run(server.url, Path(tmp), mode))
-            elapsed = time.monotonic() - began
-            for directory, result in zip(dirs, results):
-                for name in ("stdout", "stderr"):
-                    written = (directory / name).read_bytes()
-                    assert len(written) == BYTES_PER_STREAM // BLOCKS * BLOCKS
-                    if mode == "transcripts":
-                        assert result.bytes(name) == written, (directory, name)  # type: ignore[attr-defined]
-                        assert result.exit == (0, False)  # type: ignore[attr-defined]
-                    else:
-                        assert result[name] == hashlib.sha256(written).hexdigest(), (directory, name)  # type: ignore[index]
+            # Each round in a fresh interpreter: its resident memory starts from
+            # a clean heap, not one grown (and kept) by earlier tests.
+            run_ = subprocess.run(
+                [sys.executable, __file__, server.url, tmp, mode],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+            assert run_.returncode == 0, run_.stdout + run_.stderr
+            elapsed, growth = json.loads(run_.stdout.strip().splitlines()[-1])
             if mode == "hashes":
                 # Following keeps one frame and the connection's buffers, not the output.
                 assert growth / FOLLOWERS < 2**20, f"{growth / FOLLOWERS:.0f} bytes per follower"
@@ -140,3 +158,8 @@ def test_64_followers_on_one_async_client() -> None:
                 f"({2 * BYTES_PER_STREAM // 1024} KiB of output each)"
             )
     print("\n" + "\n".join(report))
+
+
+if __name__ == "__main__":
+    # python test_client_load.py URL DIRECTORY MODE: one round, prints [seconds, growth].
+    print(json.dumps(phase(sys.argv[1], Path(sys.argv[2]), sys.argv[3])))
