@@ -237,7 +237,7 @@ impl<'a> Parser<'a> {
     /// and strings are scanned for `"` and `\` alone.
     pub(crate) fn new(text: &'a [u8]) -> Result<Self, JsonError> {
         let (low, high) = byte_range(text);
-        if high >= 0x80 && std::str::from_utf8(text).is_err() {
+        if high >= 0x80 && simdutf8::basic::from_utf8(text).is_err() {
             return Err("the line is not valid UTF-8");
         }
         Ok(Parser {
