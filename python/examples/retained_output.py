@@ -30,7 +30,6 @@ import uuid
 from dory_wire.client import (
     Client,
     Frame,
-    Offsets,
     OutputExpired,
     OutputGap,
     Process,
@@ -54,7 +53,7 @@ def frame_bytes(frame: Frame) -> bytes:
 def read_all(process: Process) -> tuple[dict[str, bytes], int]:
     """The process's whole output, and how many connections it took."""
     output = {"stdout": bytearray(), "stderr": bytearray()}
-    offsets: Offsets = {"stdout_offset": 0, "stderr_offset": 0}
+    offsets = {"stdout_offset": 0, "stderr_offset": 0}
     for connection in range(1, MAX_CONNECTIONS + 1):
         with process.iter_output(**offsets) as stream:
             try:

@@ -56,7 +56,7 @@ from ._async import (
 )
 from ._errors import DisconnectReason, StreamDisconnected
 from ._frames import Frame, FrameType
-from ._protocol import Command, GapPolicy, Offsets
+from ._protocol import Command, GapPolicy
 from ._sync import Client, Computer, Computers, OutputStream, Process, Processes, Setup
 
 __all__ = [
@@ -81,7 +81,6 @@ __all__ = [
     "GapPolicy",
     "Identity",
     "OffsetBeyondOutput",
-    "Offsets",
     "OutputExpired",
     "OutputGap",
     "OutputStream",

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypedDict, Union
+from typing import Any, Literal, Union
 from urllib.parse import quote
 
 from .._core import Cursor, Disconnected, ExecResult, Identity, Reader, Transcript
@@ -30,7 +30,6 @@ __all__ = [
     "Backoff",
     "Command",
     "GapPolicy",
-    "Offsets",
     "OutputResponse",
     "RequestSpec",
     "exec_request",
@@ -49,15 +48,6 @@ Command = Union[str, Sequence[str]]
 # (Unions of single literals: read alike by type checkers and mypy.stubtest.)
 GapPolicy = Union[Literal["fail"], Literal["skip"]]
 """What to do when output is lost: raise ``OutputGap`` or skip it, reported."""
-
-
-class Offsets(TypedDict):
-    """Saved offsets as keyword arguments: ``process.iter_output(**offsets)``
-    (a plain ``dict[str, int]`` would not type-check against the other
-    keyword arguments)."""
-
-    stdout_offset: int
-    stderr_offset: int
 
 
 NDJSON = "application/x-ndjson"

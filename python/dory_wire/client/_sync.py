@@ -6,7 +6,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from types import TracebackType
-from typing import Literal
+from typing import Literal, overload
 
 import httpx
 
@@ -530,6 +530,20 @@ class Process:
         """The status when the handle was made (``"running"`` or ``"exited"``)."""
         return self.identity.status
 
+    # Only offsets: what saved offsets passed as ``**dict[str, int]`` match
+    # (type checkers hold such a dict against every keyword parameter).
+    @overload
+    def iter_output(self, stdout_offset: int = 0, stderr_offset: int = 0) -> OutputStream: ...
+    @overload
+    def iter_output(
+        self,
+        stdout_offset: int = 0,
+        stderr_offset: int = 0,
+        *,
+        follow: bool = True,
+        gap_policy: GapPolicy = "fail",
+        liveness_timeout_seconds: float | None = None,
+    ) -> OutputStream: ...
     def iter_output(
         self,
         stdout_offset: int = 0,
@@ -559,6 +573,24 @@ class Process:
             proc_id=self.proc_id,
         )
 
+    # Only offsets: what saved offsets passed as ``**dict[str, int]`` match
+    # (type checkers hold such a dict against every keyword parameter).
+    @overload
+    def read_output(self, stdout_offset: int = 0, stderr_offset: int = 0) -> Transcript: ...
+    @overload
+    def read_output(
+        self,
+        stdout_offset: int = 0,
+        stderr_offset: int = 0,
+        *,
+        follow: bool = True,
+        gap_policy: GapPolicy = "fail",
+        retries: int = 5,
+        backoff_seconds: float = 0.25,
+        max_backoff_seconds: float = 5.0,
+        liveness_timeout_seconds: float | None = None,
+        transcript: Transcript | None = None,
+    ) -> Transcript: ...
     def read_output(
         self,
         stdout_offset: int = 0,

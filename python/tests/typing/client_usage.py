@@ -14,7 +14,6 @@ from dory_wire.client import (
     ExecResult,
     Frame,
     Identity,
-    Offsets,
     OutputExpired,
     OutputGap,
     StreamDisconnected,
@@ -37,7 +36,8 @@ def frame_loop(client: Client, computer_id: str) -> dict[str, bytearray]:
     output = {"stdout": bytearray(), "stderr": bytearray()}
     try:
         process = computer.processes.get(started.proc_id)
-        offsets: Offsets = {"stdout_offset": 0, "stderr_offset": 0}
+        # A plain dict of saved offsets, passed as keywords.
+        offsets = {"stdout_offset": 0, "stderr_offset": 0}
         for _attempt in range(3):
             stream = process.iter_output(**offsets)
             try:
@@ -71,6 +71,9 @@ def one_call(client: Client) -> bytes:
     computer = client.computers.get("c1")
     process = computer.processes.get("p_1")
     transcript: Transcript = process.read_output(gap_policy="skip", retries=3)
+    saved = {"stdout_offset": 5, "stderr_offset": 0}
+    rest: Transcript = process.read_output(**saved)
+    print(rest.exit)
     lost: list[tuple[int, int]] = transcript.skipped("stdout")
     print(lost, transcript.exit, transcript.text("stderr"))
     result = computer.exec("echo hi")
