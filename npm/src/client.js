@@ -158,6 +158,9 @@ function createClientApi(core) {
 
   function sameBytes(a, b) {
     if (a.length !== b.length) return false;
+    if (typeof Buffer === "function") {
+      return Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+    }
     for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
     return true;
   }
@@ -170,6 +173,15 @@ function createClientApi(core) {
     return btoa(binary);
   }
 
+  /** Whether `bytes` hold a byte that never occurs in UTF-8 (C0, C1, F5..FF): then they are not text. */
+  function neverUtf8(bytes) {
+    for (let i = 0; i < bytes.length; i++) {
+      const b = bytes[i];
+      if (b >= 0xf5 || b === 0xc0 || b === 0xc1) return true;
+    }
+    return false;
+  }
+
   /**
    * The wire's form of `bytes`: their text when they are valid UTF-8, else
    * padded standard base64 — the rule the server applies to each chunk. The
@@ -178,19 +190,37 @@ function createClientApi(core) {
    */
   function wireForm(bytes) {
     if (bytes.length === 0) return ["", "utf-8"];
-    if (utf8 === null) utf8 = new Utf8Decoder();
-    const text = utf8.push(bytes) + utf8.finish();
-    if (sameBytes(encoder.encode(text), bytes)) return [text, "utf-8"];
+    if (!neverUtf8(bytes)) {
+      if (utf8 === null) utf8 = new Utf8Decoder();
+      const text = utf8.push(bytes) + utf8.finish();
+      if (sameBytes(encoder.encode(text), bytes)) return [text, "utf-8"];
+    }
     return [base64(bytes), "base64"];
+  }
+
+  /**
+   * An output frame. `data` and `encoding` are computed on first access (a
+   * loop that reads only `bytes` never pays for them); they are enumerable
+   * own properties like the others, so spreading, JSON and deep equality see
+   * them.
+   */
+  function outputFrame(event) {
+    const frame = { type: event.stream, data: "", encoding: "utf-8", offset: event.end, stream: event.stream, start: event.start, end: event.end, bytes: event.data };
+    let form = null;
+    const field = (i, name) => ({
+      get: () => (form ??= wireForm(event.data))[i],
+      set: (value) => Object.defineProperty(frame, name, { value, writable: true, enumerable: true, configurable: true }),
+      enumerable: true,
+      configurable: true,
+    });
+    return Object.defineProperties(frame, { data: field(0, "data"), encoding: field(1, "encoding") });
   }
 
   /** The frame of a core event, with the wire's field names. */
   function toFrame(event) {
     switch (event.type) {
-      case "output": {
-        const [data, encoding] = wireForm(event.data);
-        return { type: event.stream, data, encoding, offset: event.end, stream: event.stream, start: event.start, end: event.end, bytes: event.data };
-      }
+      case "output":
+        return outputFrame(event);
       case "exit":
         return { type: "exit", exit_code: event.exitCode, timed_out: event.timedOut };
       case "heartbeat":

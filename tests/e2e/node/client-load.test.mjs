@@ -2,169 +2,47 @@
 // server that cuts half of the responses at seeded random points. Each
 // process writes random bytes to both streams over a couple of seconds (so
 // the followers are live together) and tees them to files; every follower's
-// bytes must equal its files exactly: once with readOutput() (transcripts
-// kept), once with the documented loop on iterOutput() (bytes hashed, not
-// kept). The memory the followers take is measured while they run (peak over
-// a baseline) and printed; bounds catch leaks.
+// bytes must equal its files exactly: once with the documented loop on
+// iterOutput() (bytes hashed, not kept), once with readOutput() (transcripts
+// kept). Each round runs in a fresh Node process (client-load-round.mjs), so
+// the memory it measures while the followers run (peak over a baseline) is
+// its own; it is printed, and bounds catch leaks.
 //
 // Environment: DORY_E2E_FOLLOWERS (default 64), DORY_E2E_LOAD_BLOCKS (blocks of
 // 8 KiB per stream, default 32).
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { setFlagsFromString } from "node:v8";
-import { createHash } from "node:crypto";
-import { runInNewContext } from "node:vm";
-import { ROOT, withServer, wire } from "./refserver.mjs";
+import { execFile } from "node:child_process";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 
-const { Client, StreamDisconnected } = await import(join(ROOT, "npm", "dist", "node", "client.mjs"));
-
-const FOLLOWERS = Number.parseInt(process.env.DORY_E2E_FOLLOWERS ?? "64", 10);
-const BLOCKS = Number.parseInt(process.env.DORY_E2E_LOAD_BLOCKS ?? "32", 10);
-const BLOCK = 8192;
-const PER_STREAM = BLOCKS * BLOCK;
-
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc");
+const ROUND = join(dirname(fileURLToPath(import.meta.url)), "client-load-round.mjs");
 const MiB = 1024 * 1024;
-
-function sample() {
-  const m = process.memoryUsage();
-  return { rss: m.rss, heap: m.heapUsed, external: m.external, arrayBuffers: m.arrayBuffers, wasm: wire.memoryBytes() };
-}
-
-const quote = (s) => `'${s.replaceAll("'", "'\\''")}'`;
-
-function loadCommand(dir, i) {
-  const out = quote(join(dir, `${i}.stdout`));
-  const err = quote(join(dir, `${i}.stderr`));
-  return [
-    "set -e",
-    `: > ${out}`,
-    `: > ${err}`,
-    `for b in $(seq ${BLOCKS}); do`,
-    `  head -c ${BLOCK} /dev/urandom | tee -a ${out}`,
-    `  head -c ${BLOCK} /dev/urandom | tee -a ${err} >&2`,
-    "  sleep 0.05",
-    "done",
-  ].join("\n");
-}
-
-/**
- * The documented loop on iterOutput, keeping only a SHA-256 of each stream
- * (so what is measured is the stream itself: a connection, a reader, the
- * frames in flight).
- */
-async function hashedLoop(handle, onReconnect) {
-  let offsets = { stdout_offset: 0, stderr_offset: 0 };
-  const hashes = { stdout: createHash("sha256"), stderr: createHash("sha256") };
-  const lengths = { stdout: 0, stderr: 0 };
-  for (let connection = 0; connection < 1000; connection++) {
-    const stream = handle.iterOutput(offsets);
-    try {
-      for await (const frame of stream) {
-        if (frame.type === "stdout" || frame.type === "stderr") {
-          hashes[frame.type].update(frame.bytes);
-          lengths[frame.type] += frame.bytes.length;
-        }
-        if (frame.type === "exit") {
-          assert.deepEqual(frame, { type: "exit", exit_code: 0, timed_out: false });
-          return { stdout: hashes.stdout.digest("hex"), stderr: hashes.stderr.digest("hex"), lengths };
-        }
-      }
-    } catch (error) {
-      if (!(error instanceof StreamDisconnected)) throw error;
-      onReconnect();
-    } finally {
-      offsets = { stdout_offset: stream.stdout_offset, stderr_offset: stream.stderr_offset };
-      await stream.close();
-    }
-  }
-  throw new Error("no exit after 1000 connections");
-}
 
 for (const mode of ["iterOutput", "readOutput"]) {
   const what = mode === "readOutput" ? "readOutput() into transcripts" : "the documented loop on iterOutput(), hashing the bytes";
-  test(`${FOLLOWERS} concurrent followers on one client with drops, ${what}: every stream exact; memory per follower`, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "dory-client-load-"));
-    const drop = ["--drop-seed", "17", "--drop-probability", "0.5", "--drop-max-bytes", "200000"];
-    try {
-      await withServer(drop, async (server) => {
-        const client = new Client({ baseUrl: server.url });
-        try {
-          const computer = await client.computers.get(server.computer);
-          // Warm up (module, wasm, connection pool), then the baseline.
-          await (await computer.processes.get((await computer.processes.start("printf warm")).proc_id)).readOutput();
-          gc();
-          const base = sample();
-          const peak = { ...base };
-          const sampler = setInterval(() => {
-            const now = sample();
-            for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k], now[k]);
-          }, 20);
-
-          const started = performance.now();
-          const handles = await Promise.all(
-            Array.from({ length: FOLLOWERS }, async (_, i) => {
-              const s = await computer.processes.start(["sh", "-c", loadCommand(dir, i)], { timeout_seconds: 120 });
-              return computer.processes.get(s.proc_id);
-            }),
-          );
-          let reconnects = 0;
-          const onReconnect = () => reconnects++;
-          const results = await Promise.all(
-            handles.map((h) => (mode === "readOutput" ? h.readOutput({ retries: 20, backoffMs: 10, onReconnect }) : hashedLoop(h, onReconnect))),
-          );
-          const took = performance.now() - started;
-          clearInterval(sampler);
-          const during = sample();
-          for (const k of Object.keys(peak)) peak[k] = Math.max(peak[k], during[k]);
-
-          let total = 0;
-          results.forEach((r, i) => {
-            for (const stream of ["stdout", "stderr"]) {
-              const written = readFileSync(join(dir, `${i}.${stream}`));
-              assert.equal(written.length, PER_STREAM, `follower ${i}: the process wrote ${written.length} bytes to ${stream}`);
-              total += written.length;
-              if (mode === "readOutput") {
-                assert.deepEqual(r.exit, { exitCode: 0, timedOut: false }, `follower ${i}`);
-                assert.ok(Buffer.from(r.bytes(stream)).equals(written), `follower ${i}: ${stream} differs`);
-              } else {
-                assert.equal(r.lengths[stream], PER_STREAM, `follower ${i}: ${stream} length`);
-                assert.equal(r[stream], createHash("sha256").update(written).digest("hex"), `follower ${i}: ${stream} differs`);
-              }
-            }
-          });
-          assert.ok(reconnects > 0, "the seeded drops cut some responses");
-
-          const delta = Object.fromEntries(Object.keys(peak).map((k) => [k, peak[k] - base[k]]));
-          const per = (v) => `${(v / FOLLOWERS / 1024).toFixed(1)} KiB`;
-          const lines = [
-            `${mode}: ${FOLLOWERS} followers, ${(total / MiB).toFixed(1)} MiB of output (${(total / FOLLOWERS / 1024).toFixed(0)} KiB each), ${reconnects} reconnects, ${(took / 1000).toFixed(1)} s`,
-            `  peak over baseline: rss ${(delta.rss / MiB).toFixed(1)} MiB (${per(delta.rss)} per follower), ` +
-              `JS heap ${(delta.heap / MiB).toFixed(1)} MiB (${per(delta.heap)}), ` +
-              `array buffers ${(delta.arrayBuffers / MiB).toFixed(1)} MiB (${per(delta.arrayBuffers)}), ` +
-              `wasm memory ${(delta.wasm / MiB).toFixed(1)} MiB (${per(delta.wasm)})`,
-          ];
-          if (mode === "readOutput") {
-            lines.push(`  beyond each follower's own output (kept in its transcript, in wasm memory): rss ${per(Math.max(0, delta.rss - total))}, wasm ${per(Math.max(0, delta.wasm - total))}`);
-          }
-          console.log(lines.join("\n"));
-          // Leak guards: a follower holds at most its transcript (its output)
-          // plus a bounded amount (a reader, a connection, frames in flight).
-          const held = mode === "readOutput" ? total : 0;
-          assert.ok(delta.wasm <= held * 2 + 64 * MiB, `wasm memory grew ${delta.wasm} bytes for ${held} bytes kept`);
-          assert.ok(delta.heap / FOLLOWERS < 4 * MiB, `JS heap grew ${per(delta.heap)} per follower`);
-          if (mode === "readOutput") for (const t of results) t.free();
-        } finally {
-          client.close();
-        }
-      });
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
+  test(`concurrent followers on one client with drops, ${what}: every stream exact; memory per follower`, async () => {
+    const { stdout } = await promisify(execFile)(process.execPath, [ROUND, mode], { timeout: 600_000, maxBuffer: 16 * MiB });
+    const r = JSON.parse(stdout.trim().split("\n").at(-1));
+    const n = r.followers;
+    const per = (v) => `${(v / n / 1024).toFixed(1)} KiB`;
+    const d = r.delta;
+    const lines = [
+      `${mode}: ${n} followers, ${(r.total / MiB).toFixed(1)} MiB of output (${(r.total / n / 1024).toFixed(0)} KiB each), ${r.reconnects} reconnects, ${r.seconds.toFixed(1)} s`,
+      `  peak over baseline: rss ${(d.rss / MiB).toFixed(1)} MiB (${per(d.rss)} per follower), JS heap ${(d.heap / MiB).toFixed(1)} MiB (${per(d.heap)}), ` +
+        `array buffers ${(d.arrayBuffers / MiB).toFixed(1)} MiB (${per(d.arrayBuffers)}), wasm memory ${(d.wasm / MiB).toFixed(1)} MiB (${per(d.wasm)})`,
+    ];
+    if (mode === "readOutput") {
+      lines.push(`  beyond each follower's own output (kept in its transcript, in wasm memory): rss ${per(Math.max(0, d.rss - r.total))}, wasm ${per(Math.max(0, d.wasm - r.total))}`);
     }
+    console.log(lines.join("\n"));
+    // A follower holds at most its transcript (its output, when kept) plus a
+    // bounded amount: a reader, a connection, the frames in flight.
+    const kept = mode === "readOutput" ? r.total : 0;
+    assert.ok(d.wasm <= kept * 2 + 64 * MiB, `wasm memory grew ${d.wasm} bytes for ${kept} bytes kept`);
+    assert.ok(d.heap / n < 4 * MiB, `JS heap grew ${per(d.heap)} per follower`);
+    assert.ok(d.rss <= kept * 2 + n * 4 * MiB, `resident memory grew ${per(d.rss)} per follower`);
   });
 }
