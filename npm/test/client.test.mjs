@@ -618,3 +618,20 @@ test("follow: false: a clean end without exit is the end of what exists now; a c
   assert.equal(cut.error.reason, "end_of_body");
   assert.ok(cut.error.cause instanceof TypeError);
 });
+
+test("an output frame's data/encoding are computed on first access, yet behave as plain properties", async () => {
+  const { handle } = await handleOf([{ chunks: [PROGRAM_FRAMES.join("")] }]);
+  const { frames } = await drain(handle.iterOutput());
+  const [out, err] = frames;
+  assert.deepEqual(Object.keys(out), ["type", "data", "encoding", "offset", "stream", "start", "end", "bytes"]);
+  assert.equal({ ...out }.data, "aGVsbG8A/w==");
+  assert.equal(JSON.parse(JSON.stringify(err)).data, "notice");
+  assert.equal(JSON.parse(JSON.stringify(err)).encoding, "utf-8");
+  out.data = "replaced";
+  assert.equal(out.data, "replaced");
+  assert.equal(out.encoding, "base64");
+  // Text that is valid UTF-8 stays text, whatever characters it holds.
+  const { handle: h2 } = await handleOf([{ chunks: [line({ type: "stdout", data: "é€😀\u0000", offset: 10 }), PROGRAM_FRAMES[2]] }]);
+  const [text] = (await drain(h2.iterOutput())).frames;
+  assert.deepEqual([text.data, text.encoding], ["é€😀\u0000", "utf-8"]);
+});
