@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs everything the npm package needs to build and test, idempotently:
+# Installs everything the npm package needs to build and test, idempotently
+# (docs/wasm-toolchain.md explains the toolchain):
 #   - Debian's Rust for wasm (rustc-web, cargo-web, rust-web-src) and lld-22
 #   - Debian's chromium (for the real-browser test)
 #   - wasm-bindgen-cli pinned to the wasm-bindgen version of bindings/wasm

@@ -181,7 +181,7 @@ def test_abound_with_async_writer(tmp_path: Any) -> None:
     )
     assert preview.spill_path == "/spill/abc.txt"
     assert saved == {"abc": text.encode()}
-    assert "full output: /spill/abc.txt" in preview.text
+    assert "p' /spill/abc.txt; use cat ...]" in preview.text
     assert "use cat" in preview.text
     assert preview == dw.bound(
         text,
@@ -234,7 +234,7 @@ def test_default_spill_id_is_content_derived() -> None:
 
 
 def test_default_spill_id_with_a_writer_is_random(tmp_path: Path) -> None:
-    # PREVIEW.md: a binding's default spill id is random, so crafted output
+    # docs/preview.md: a binding's default spill id is random, so crafted output
     # cannot choose (or collide with) another output's spill file.
     text = "z\n" * 5000
     spill = dw.SpillDirectory(tmp_path)

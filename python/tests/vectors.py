@@ -113,6 +113,8 @@ def decode(vector: dict[str, Any], chunks: list[bytes]) -> dict[str, Any]:
         kwargs["gap_policy"] = vector["gap_policy"]
     if "max_frame_bytes" in vector:
         kwargs["max_frame_bytes"] = vector["max_frame_bytes"]
+    if vector.get("strict"):
+        kwargs["strict"] = True
     reader = dw.Reader(vector["endpoint"], **kwargs)
     events: list[dw.Event] = []
     end: dict[str, Any]

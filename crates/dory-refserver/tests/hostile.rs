@@ -1,4 +1,4 @@
-//! Hostile requests (issue 8): every one is answered cleanly, the server
+//! Hostile requests: every one is answered cleanly, the server
 //! stays up, memory per connection stays bounded, and shutdown leaves no
 //! process behind.
 
