@@ -786,6 +786,9 @@ function createClientApi(core) {
      */
     execStream(command, execOptions) {
       const o = options(execOptions, ["timeout_seconds", "idempotency_key", "gapPolicy", "livenessTimeoutMs"], "execStream option");
+      if (o.gapPolicy !== undefined && o.gapPolicy !== "fail" && o.gapPolicy !== "skip") {
+        throw new RangeError(`gapPolicy must be "fail" or "skip", got ${JSON.stringify(o.gapPolicy)}`);
+      }
       const { body, headers } = startBody(command, o);
       const plan = {
         endpoint: "exec",

@@ -578,6 +578,8 @@ describe("options", () => {
     assert.throws(() => handle.iterOutput({ stdout_offset: -1 }), RangeError);
     assert.throws(() => handle.iterOutput({ stdout_offset: 1.5 }), RangeError);
     assert.throws(() => handle.iterOutput({ stdoutOffset: 1 }), TypeError);
+    assert.throws(() => handle.iterOutput({ gapPolicy: "ignore" }), RangeError);
+    assert.throws(() => computer.execStream("x", { gapPolicy: "ignore" }), RangeError);
     await assert.rejects(handle.readOutput({ retries: -1 }), RangeError);
     await assert.rejects(handle.readOutput({ transcript: {} }), TypeError);
     await assert.rejects(client.computers.get(""), RangeError);
