@@ -312,7 +312,7 @@ export const DEFAULT_MAX_FRAME_BYTES: number;
 export const DEFAULT_LIVENESS_TIMEOUT_MS: number;
 /** The largest `maxFrameBytes` accepted: 2^30 bytes (WebAssembly memory is 32-bit). */
 export const MAX_FRAME_BYTES_LIMIT: number;
-/** The smallest `maxBytes` of a preview that every `maxLines` accepts (the core's). */
+/** The smallest `maxBytes` with which a preview can cut input that does not fit (the core's: 32). */
 export const MIN_MAX_BYTES: number;
 
 // ------------------------------------------------------------------ errors
@@ -447,7 +447,7 @@ export class InvalidState extends DoryWireError {
   /** What was done out of order. */
   reason: string;
 }
-/** Preview limits too small to hold the plain notice. */
+/** Preview limits that leave no room for a cut (`maxLines` 0 or `maxBytes` below `MIN_MAX_BYTES`) when the input does not fit. */
 export class InvalidLimits extends DoryWireError {
   code: "invalid_limits";
   kind: "limits";
@@ -490,7 +490,13 @@ export interface Preview {
   spillId: string | null;
   /** The path the notice points at (only when it does). */
   spillPath: string | null;
-  /** Why the notice does not point at a saved file when a save was tried (writer error, non-string result, bad path). */
+  /**
+   * Why the notice does not point at a saved file when a save was tried, in
+   * the core's words (the same as Python's): `spill writer failed: Error: …`,
+   * `spill writer returned number instead of a path string`, `spill writer is
+   * asynchronous: use boundAsync()`, `spill path is empty`, `spill path too
+   * long: …`, or the caller's reason.
+   */
   spillError: string | null;
 }
 
@@ -501,9 +507,9 @@ export type AsyncSpillWriter = (spillId: string, data: Uint8Array) => string | n
 
 /** Options of `bound`. */
 export interface BoundOptions<W> {
-  /** Most lines of the preview, notice included (>= 1). */
+  /** Most lines of the preview, notice included (any count; a cut needs >= 1). */
   maxLines: number;
-  /** Most bytes of the preview, notice included (>= 256 is always valid). */
+  /** Most bytes of the preview, notice included (any count; a cut needs >= `MIN_MAX_BYTES`). */
   maxBytes: number;
   /** Saves the full output when it must be cut. Its errors never escape: see `Preview.spillError`. */
   spill?: W | null;
@@ -516,8 +522,8 @@ export interface BoundOptions<W> {
 /**
  * Bounds `data` (bytes, or text as its UTF-8 bytes) to a head + tail preview
  * within `maxLines` and `maxBytes`, notice included. Data that fits comes back
- * unchanged. A writer that throws or returns a non-string never escapes.
- * @throws {DoryWireError} `invalid_limits` when the limits cannot hold the notice
+ * unchanged, whatever the limits. A writer that throws or returns a non-string never escapes.
+ * @throws {DoryWireError} `invalid_limits` when `data` must be cut and the limits leave no room for a cut
  * @throws {RangeError} a negative or non-integer limit; {TypeError} a wrong argument type
  */
 export function bound(data: Uint8Array | string, options: BoundOptions<SpillWriter>): Preview;
@@ -539,7 +545,7 @@ export interface FinishOptions<W> {
  * when `finish` gives you the id), then return its path from `spill`.
  */
 export class StreamingBounder {
-  /** @throws {DoryWireError} `invalid_limits`; {RangeError}/{TypeError} as for `bound` */
+  /** @throws {RangeError}/{TypeError} as for `bound` (any integer limits are accepted) */
   constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null });
   /** Feeds the next chunk. @throws {DoryWireError} `invalid_state` after `finish` */
   push(chunk: Uint8Array | string): void;
@@ -547,7 +553,11 @@ export class StreamingBounder {
   readonly totalBytes: number;
   /** Bytes of buffer held: bounded by the limits. */
   readonly retainedBytes: number;
-  /** Ends the input and returns the preview. @throws {DoryWireError} `invalid_state` when called twice */
+  /**
+   * Ends the input and returns the preview; `spill(spillId)` returns the path
+   * of the saved chunks (or null). @throws {DoryWireError} `invalid_state` when
+   * called twice, `invalid_limits` as for `bound`
+   */
   finish(options?: FinishOptions<(spillId: string) => string | null | undefined>): Preview;
   /** `finish` with a writer that may return a promise. */
   finishAsync(options?: FinishOptions<(spillId: string) => string | null | undefined | Promise<string | null | undefined>>): Promise<Preview>;

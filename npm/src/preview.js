@@ -5,8 +5,8 @@
 // The spill handshake stays sans-IO: the core says whether a spill is needed
 // and under which id, this layer runs the caller's writer, and the core renders
 // the preview from the outcome. A writer that throws, rejects or returns
-// something other than a path string never escapes: the preview uses the plain
-// notice and says why in `spillError`.
+// something other than a path string never escapes: the notice names no file
+// and `spillError` says why, in the core's words (the same texts as Python).
 
 function createPreviewApi(deps) {
   "use strict";
@@ -44,21 +44,29 @@ function createPreviewApi(deps) {
     return p;
   }
 
-  function reasonOf(err) {
-    if (err instanceof Error) return `spill writer failed: ${err.message}`;
-    return `spill writer failed: ${String(err)}`;
+  /** `Name: message` for what a writer threw (`String(err)` for an Error). */
+  function errorText(err) {
+    try {
+      return String(err);
+    } catch {
+      return typeof err;
+    }
+  }
+
+  /** The type name of what a writer returned instead of a path. */
+  function typeName(value) {
+    if (Array.isArray(value)) return "array";
+    if (typeof value === "object") return value.constructor?.name ?? "object";
+    return typeof value;
   }
 
   /** Renders a pending spill from what the writer returned (or threw). */
   function settle(pending, outcome, hint) {
-    if (outcome.error !== undefined) return toPreview(pending.render_failed(outcome.error, hint));
+    if (outcome.threw !== undefined) return toPreview(pending.render_writer_failed(errorText(outcome.threw.error), hint));
+    if (outcome.useInstead !== undefined) return toPreview(pending.render_asynchronous(outcome.useInstead, hint));
     const path = outcome.value;
     if (path === null || path === undefined) return toPreview(pending.render_not_saved(hint));
-    if (typeof path !== "string") {
-      return toPreview(
-        pending.render_failed(`spill writer returned ${describe(path)}, not a path string or null`, hint),
-      );
-    }
+    if (typeof path !== "string") return toPreview(pending.render_not_a_path(typeName(path), hint));
     return toPreview(pending.render_saved(path, hint));
   }
 
@@ -93,8 +101,8 @@ function createPreviewApi(deps) {
    * see `boundAsync`.
    */
   /**
-   * Calls a synchronous spill writer; its error, or a promise it returned by
-   * mistake, becomes the outcome's `error` and never escapes.
+   * Calls a synchronous spill writer; what it throws, or a promise it
+   * returned by mistake, becomes the outcome and never escapes.
    */
   function callSyncWriter(call, asyncName) {
     try {
@@ -102,11 +110,29 @@ function createPreviewApi(deps) {
       if (value !== null && typeof value === "object" && typeof value.then === "function") {
         // A promise from a sync call: never leave it unhandled, never await it.
         Promise.resolve(value).catch(() => {});
-        return { error: `spill writer returned a Promise: use ${asyncName} for asynchronous writers` };
+        return { useInstead: asyncName };
       }
       return { value };
-    } catch (err) {
-      return { error: reasonOf(err) };
+    } catch (error) {
+      return { threw: { error } };
+    }
+  }
+
+  /** Awaits a spill writer; a rejection becomes the outcome. */
+  async function callAsyncWriter(call) {
+    try {
+      return { value: await call() };
+    } catch (error) {
+      return { threw: { error } };
+    }
+  }
+
+  /** `wasm` calls that throw an error-object JSON string, as DoryWireErrors. */
+  function core(call) {
+    try {
+      return call();
+    } catch (e) {
+      return rethrow(e);
     }
   }
 
@@ -122,9 +148,9 @@ function createPreviewApi(deps) {
     const { bounder, bytes, spill, spillId, hint } = prepare(data, options, "bound");
     try {
       if (spill === undefined) {
-        if (spillId === undefined) return toPreview(bounder.bound_not_saved(bytes, hint));
+        if (spillId === undefined) return toPreview(core(() => bounder.bound_not_saved(bytes, hint)));
       }
-      const pending = bounder.bound(bytes, spillId);
+      const pending = core(() => bounder.bound(bytes, spillId));
       try {
         const id = pending.spill_id();
         if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
@@ -146,20 +172,14 @@ function createPreviewApi(deps) {
     const { bounder, bytes, spill, spillId, hint } = prepare(data, options, "boundAsync");
     let pending;
     try {
-      pending = bounder.bound(bytes, spillId);
+      pending = core(() => bounder.bound(bytes, spillId));
     } finally {
       bounder.free();
     }
     try {
       const id = pending.spill_id();
       if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
-      let outcome;
-      try {
-        outcome = { value: await spill(id, bytes) };
-      } catch (err) {
-        outcome = { error: reasonOf(err) };
-      }
-      return settle(pending, outcome, hint);
+      return settle(pending, await callAsyncWriter(() => spill(id, bytes)), hint);
     } finally {
       pending.free();
     }
@@ -254,13 +274,7 @@ function createPreviewApi(deps) {
       try {
         const id = pending.spill_id();
         if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
-        let outcome;
-        try {
-          outcome = { value: await spill(id) };
-        } catch (err) {
-          outcome = { error: reasonOf(err) };
-        }
-        return settle(pending, outcome, hint);
+        return settle(pending, await callAsyncWriter(() => spill(id)), hint);
       } finally {
         pending.free();
       }

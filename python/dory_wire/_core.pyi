@@ -1,6 +1,7 @@
 # Types of the native module (bindings/python). Checked against the built
 # module by `python -m mypy.stubtest dory_wire` (scripts/test-python.sh).
-from collections.abc import Mapping
+import os
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Final, Literal, final
 
 from typing_extensions import TypeAlias
@@ -263,6 +264,7 @@ class Reader:
     def handle_timeout_seconds(self, now: float) -> bool: ...
 
 MIN_MAX_BYTES: Final[int]
+_SpillPath: TypeAlias = str | os.PathLike[str] | None
 
 @final
 class Preview:
@@ -308,6 +310,14 @@ class PendingSpill:
         spill_error: str | None = None,
         hint: str | None = None,
     ) -> Preview: ...
+    def _render_writer(
+        self,
+        *,
+        returned: object = None,
+        raised: BaseException | None = None,
+        use_instead: str | None = None,
+        hint: str | None = None,
+    ) -> Preview: ...
 
 @final
 class Bounder:
@@ -331,12 +341,13 @@ class StreamingBounder:
     @property
     def retained_bytes(self) -> int: ...
     def finish(
-        self,
-        *,
-        spill_path: str | None = None,
-        spill_error: str | None = None,
-        hint: str | None = None,
+        self, spill: Callable[[str], _SpillPath] | None = None, hint: str | None = None
     ) -> Preview: ...
+    def afinish(
+        self,
+        spill: Callable[[str], Awaitable[_SpillPath] | _SpillPath] | None = None,
+        hint: str | None = None,
+    ) -> Awaitable[Preview]: ...
 
 @final
 class Utf8Decoder:

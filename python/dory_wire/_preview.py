@@ -4,8 +4,10 @@
 spill handshake: the core decides whether the data must be cut and under which
 id to save it, the writer saves it and returns the path, the core renders the
 preview whose notice points at that path. A writer that raises or returns
-something other than a ``str`` never escapes: the preview then uses the plain
-notice and says why in :attr:`Preview.spill_error`.
+something other than a path never escapes: the notice then names no file and
+:attr:`Preview.spill_error` says why, in the core's words (the same texts as
+the JavaScript package). :meth:`StreamingBounder.afinish` awaits its writer
+here too (:func:`_afinish`).
 """
 
 from __future__ import annotations
@@ -44,20 +46,6 @@ def _as_bytes(data: Data) -> bytes:
     return bytes(data)
 
 
-def _describe(exc: BaseException) -> str:
-    text = str(exc)
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-
-
-def _render(pending: PendingSpill, path: object, hint: str | None) -> Preview:
-    if path is None:
-        return pending.render(hint=hint)
-    if not isinstance(path, (str, os.PathLike)):
-        error = f"spill writer returned {type(path).__name__}, expected str or None"
-        return pending.render(spill_error=error, hint=hint)
-    return pending.render(spill_path=os.fspath(path), hint=hint)
-
-
 def _start(
     data: Data, max_lines: int, max_bytes: int, spill_id: str | None, writer: object
 ) -> Preview | PendingSpill:
@@ -93,8 +81,8 @@ def bound(
 
     Args:
         data: ``str`` (bounded as its UTF-8 bytes) or bytes-like.
-        max_lines: at least 1.
-        max_bytes: at least ``MIN_MAX_BYTES`` (169).
+        max_lines: any count; a cut needs at least 1.
+        max_bytes: any count; a cut needs at least ``MIN_MAX_BYTES`` (32).
         spill: a writer such as :class:`SpillDirectory`, or ``None``.
         spill_id: the id to save under (default with a writer: a random
             32-hex id from :func:`new_spill_id`).
@@ -102,10 +90,13 @@ def bound(
 
     Returns:
         A :class:`Preview`; ``spill_error`` says why a save was not used
-        (the writer raised or returned a non-string, or the path was refused).
+        (the writer raised or returned something other than a path, or the
+        path was refused).
 
     Raises:
-        InvalidLimits: limits too small (also a ``ValueError``).
+        InvalidLimits: ``data`` must be cut and the limits leave no room for
+            a cut (``max_lines`` 0 or ``max_bytes`` below 32); also a
+            ``ValueError``. Data that fits is returned whatever the limits.
         TypeError: ``data`` or an argument of the wrong type.
 
     Example::
@@ -113,6 +104,13 @@ def bound(
         >>> p = bound("x\\n" * 1000, max_lines=5, max_bytes=400)
         >>> p.truncated, p.omitted_lines, p.omitted_range
         (True, 996, (3, 998))
+        >>> print(p.text)
+        x
+        x
+        [... 1992 bytes omitted: lines 3-998 of 1000 ...]
+        x
+        x
+        <BLANKLINE>
     """
     bounded = _start(data, max_lines, max_bytes, spill_id, spill)
     if isinstance(bounded, Preview):
@@ -122,14 +120,14 @@ def bound(
     try:
         path = spill(bounded.spill_id, _as_bytes(data))
     except Exception as exc:
-        return bounded.render(spill_error=_describe(exc), hint=hint)
+        return bounded._render_writer(raised=exc, hint=hint)
     if inspect.isawaitable(path):
         # An async writer given to the sync API: never awaited, so refused.
         close = getattr(path, "close", None)
         if callable(close):
             close()
-        return bounded.render(spill_error="spill writer is async: use abound()", hint=hint)
-    return _render(bounded, path, hint)
+        return bounded._render_writer(use_instead="abound()", hint=hint)
+    return bounded._render_writer(returned=path, hint=hint)
 
 
 async def abound(
@@ -155,8 +153,27 @@ async def abound(
         result = spill(bounded.spill_id, _as_bytes(data))
         path = await result if inspect.isawaitable(result) else result
     except Exception as exc:
-        return bounded.render(spill_error=_describe(exc), hint=hint)
-    return _render(bounded, path, hint)
+        return bounded._render_writer(raised=exc, hint=hint)
+    return bounded._render_writer(returned=path, hint=hint)
+
+
+async def _afinish(
+    bounded: Preview | PendingSpill,
+    spill: Callable[[str], Awaitable[str | None] | str | None] | None,
+    hint: str | None,
+) -> Preview:
+    """The body of :meth:`StreamingBounder.afinish`, which has already ended
+    the input: await the writer (``spill(spill_id)``), then render."""
+    if isinstance(bounded, Preview):
+        return bounded
+    if spill is None:
+        return bounded.render(hint=hint)
+    try:
+        result = spill(bounded.spill_id)
+        path = await result if inspect.isawaitable(result) else result
+    except Exception as exc:
+        return bounded._render_writer(raised=exc, hint=hint)
+    return bounded._render_writer(returned=path, hint=hint)
 
 
 class SpillDirectory:

@@ -1,8 +1,10 @@
 //! The preview bounder: `Bounder`, `StreamingBounder`, `PendingSpill` and
-//! `Preview`. The spill writers (sync and async) are called from Python
-//! (`dory_wire/_preview.py`); this module only converts.
+//! `Preview`. A spill writer's answer — a path, nothing, something else, an
+//! exception, an awaitable — is turned into the core's spill outcome here, so
+//! every failure text is the core's (`SpillError`), the same as in JS. The
+//! async writers are awaited in Python (`dory_wire/_preview.py`).
 
-use dory_wire::preview::{self, Bounded, SpillOutcome};
+use dory_wire::preview::{self, Bounded, SpillError, SpillOutcome};
 use dory_wire::Error;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
@@ -57,8 +59,9 @@ fn opt_string(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<Stri
 /// ``max_bytes`` bytes (notice included). See :func:`bound` for the usual
 /// entry point.
 ///
-/// Raises :class:`InvalidLimits` (a ``ValueError``) when ``max_lines`` is 0
-/// or ``max_bytes`` is too small to hold the notice (below 169).
+/// Any limits are accepted: input that fits comes back unchanged. Only input
+/// that must be cut with ``max_lines`` 0 or ``max_bytes`` below
+/// ``MIN_MAX_BYTES`` (32) raises :class:`InvalidLimits` (a ``ValueError``).
 #[pyclass(frozen, module = "dory_wire", name = "Bounder")]
 pub(crate) struct PyBounder(preview::Bounder);
 
@@ -72,9 +75,7 @@ impl PyBounder {
     ) -> PyResult<Self> {
         let max_lines = limit(py, max_lines, "max_lines")?;
         let max_bytes = limit(py, max_bytes, "max_bytes")?;
-        preview::Bounder::new(max_lines, max_bytes)
-            .map(PyBounder)
-            .map_err(|e| to_py_err(py, e, Vec::new()))
+        Ok(PyBounder(preview::Bounder::new(max_lines, max_bytes)))
     }
 
     /// The most lines a preview may have, notice included.
@@ -92,7 +93,8 @@ impl PyBounder {
     /// Bounds ``data`` (``str`` or bytes-like). Returns the :class:`Preview`
     /// when it fits, else a :class:`PendingSpill` to answer with the spill
     /// outcome. ``spill_id`` names the spill (default: 32 hex digits derived
-    /// from the content).
+    /// from the content). Raises :class:`InvalidLimits` when ``data`` must be
+    /// cut and the limits leave no room for a cut.
     #[pyo3(signature = (data, *, spill_id = None))]
     fn bound<'py>(
         &self,
@@ -113,7 +115,7 @@ impl PyBounder {
         } else {
             run()
         };
-        bounded_to_py(py, bounded)
+        bounded_to_py(py, bounded.map_err(|e| to_py_err(py, e, Vec::new()))?)
     }
 
     fn __repr__(&self) -> String {
@@ -178,6 +180,25 @@ impl PendingSpill {
         preview_to_py(py, self.0.render(outcome, hint.as_deref()))
     }
 
+    /// Renders the preview for what a spill writer did: returned
+    /// ``returned`` (a path, ``None``, or anything else), or raised
+    /// ``raised``, or (``use_instead`` set) returned an awaitable a
+    /// synchronous call cannot wait for. Used by :func:`bound` and
+    /// :func:`abound`; the failure texts are the core's.
+    #[pyo3(signature = (*, returned = None, raised = None, use_instead = None, hint = None))]
+    fn _render_writer(
+        &self,
+        py: Python<'_>,
+        returned: Option<&Bound<'_, PyAny>>,
+        raised: Option<&Bound<'_, PyAny>>,
+        use_instead: Option<String>,
+        hint: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Preview> {
+        let hint = opt_string(hint, "hint")?;
+        let outcome = writer_outcome(py, returned, raised, use_instead)?;
+        preview_to_py(py, self.0.render(outcome, hint.as_deref()))
+    }
+
     fn __repr__(&self) -> String {
         format!(
             "<PendingSpill spill_id={:?} total_lines={} total_bytes={}>",
@@ -206,13 +227,108 @@ fn outcome(
     }
 }
 
+/// `Type: message` (or `Type` alone) for an exception a writer raised.
+fn describe(exc: &Bound<'_, PyAny>) -> String {
+    let name = args::type_name(exc);
+    match exc.str().map(|s| s.to_string()) {
+        Ok(text) if !text.is_empty() => format!("{name}: {text}"),
+        _ => name,
+    }
+}
+
+/// The spill outcome for what a writer did (see `PendingSpill._render_writer`).
+fn writer_outcome(
+    py: Python<'_>,
+    returned: Option<&Bound<'_, PyAny>>,
+    raised: Option<&Bound<'_, PyAny>>,
+    use_instead: Option<String>,
+) -> PyResult<SpillOutcome> {
+    if let Some(exc) = raised.filter(|e| !e.is_none()) {
+        return Ok(SpillError::WriterFailed {
+            error: describe(exc),
+        }
+        .into());
+    }
+    if let Some(use_instead) = use_instead {
+        return Ok(SpillError::Asynchronous { use_instead }.into());
+    }
+    let Some(value) = returned.filter(|v| !v.is_none()) else {
+        return Ok(SpillOutcome::NotSaved);
+    };
+    if value.is_instance_of::<PyString>() {
+        return Ok(str_path(value));
+    }
+    // An os.PathLike whose path is a str is a path too.
+    let os = py.import("os")?;
+    if value.is_instance(&os.getattr("PathLike")?)? {
+        match os.call_method1("fspath", (value,)) {
+            Ok(path) if path.is_instance_of::<PyString>() => return Ok(str_path(&path)),
+            Ok(_) => {}
+            Err(err) => {
+                return Ok(SpillError::WriterFailed {
+                    error: describe(err.value(py).as_any()),
+                }
+                .into())
+            }
+        }
+    }
+    Ok(SpillError::NotAPath {
+        returned: args::type_name(value),
+    }
+    .into())
+}
+
+/// A `str` path; one that is not valid Unicode (lone surrogates) is refused.
+fn str_path(value: &Bound<'_, PyAny>) -> SpillOutcome {
+    match value.extract::<String>() {
+        Ok(path) => SpillOutcome::Saved { path },
+        Err(_) => SpillError::NotAPath {
+            returned: "str with lone surrogates".to_owned(),
+        }
+        .into(),
+    }
+}
+
+/// Calls a writer synchronously: `spill(spill_id)`, caught, an awaitable
+/// closed and refused (`use_instead` names the asynchronous call).
+fn call_writer(
+    py: Python<'_>,
+    spill: &Bound<'_, PyAny>,
+    spill_id: &str,
+    use_instead: &str,
+) -> PyResult<SpillOutcome> {
+    let returned = match spill.call1((spill_id,)) {
+        Ok(value) => value,
+        Err(err) => {
+            if !err.is_instance_of::<pyo3::exceptions::PyException>(py) {
+                // KeyboardInterrupt, SystemExit…: not a writer failure.
+                return Err(err);
+            }
+            return writer_outcome(py, None, Some(err.value(py).as_any()), None);
+        }
+    };
+    let inspect = py.import("inspect")?;
+    if inspect
+        .call_method1("isawaitable", (&returned,))?
+        .is_truthy()?
+    {
+        // Never awaited: close it so Python does not warn that it was not.
+        if let Ok(close) = returned.getattr("close") {
+            let _ = close.call0();
+        }
+        return writer_outcome(py, None, None, Some(use_instead.to_owned()));
+    }
+    writer_outcome(py, Some(&returned), None, None)
+}
+
 /// Bounds an input given in chunks, with memory proportional to the limits
 /// (not to the input): the same preview as :func:`bound` over the
 /// concatenated chunks, however they are split.
 ///
 /// To spill, write each chunk to the spill file as you :meth:`push` it, then
-/// pass its path to :meth:`finish`. ``spill_id`` names the spill (default:
-/// derived from the content, known only at the end: :attr:`Preview.spill_id`).
+/// give :meth:`finish` a ``spill`` callable that returns its path.
+/// ``spill_id`` names the spill (default: derived from the content, known
+/// only at the end: :attr:`Preview.spill_id`).
 #[pyclass(module = "dory_wire", name = "StreamingBounder")]
 pub(crate) struct StreamingBounder {
     inner: Option<preview::StreamingBounder>,
@@ -228,6 +344,24 @@ impl StreamingBounder {
     fn live(&mut self, py: Python<'_>) -> PyResult<&mut preview::StreamingBounder> {
         self.inner.as_mut().ok_or_else(|| finished(py))
     }
+
+    /// Ends the input (once).
+    fn finish_inner(&mut self, py: Python<'_>) -> PyResult<Bounded> {
+        let inner = self.inner.take().ok_or_else(|| finished(py))?;
+        inner.finish().map_err(|e| to_py_err(py, e, Vec::new()))
+    }
+}
+
+/// A spill writer argument: a callable or `None`.
+fn writer<'py>(spill: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    match spill.filter(|s| !s.is_none()) {
+        None => Ok(None),
+        Some(s) if s.is_callable() => Ok(Some(s.clone())),
+        Some(s) => Err(PyTypeError::new_err(format!(
+            "spill must be a callable spill(spill_id) -> path | None, not {}",
+            args::type_name(s)
+        ))),
+    }
 }
 
 #[pymethods]
@@ -242,8 +376,7 @@ impl StreamingBounder {
     ) -> PyResult<Self> {
         let max_lines = limit(py, max_lines, "max_lines")?;
         let max_bytes = limit(py, max_bytes, "max_bytes")?;
-        let mut inner = preview::StreamingBounder::new(max_lines, max_bytes)
-            .map_err(|e| to_py_err(py, e, Vec::new()))?;
+        let mut inner = preview::StreamingBounder::new(max_lines, max_bytes);
         if let Some(id) = opt_string(spill_id, "spill_id")? {
             inner = inner.with_spill_id(id);
         }
@@ -277,22 +410,53 @@ impl StreamingBounder {
         self.inner.as_ref().map_or(0, |b| b.retained_bytes())
     }
 
-    /// Ends the input and renders the preview. ``spill_path``,
-    /// ``spill_error`` and ``hint`` are as in :meth:`PendingSpill.render`
-    /// (ignored when the input fits). Raises :class:`InvalidState` when
-    /// called twice.
-    #[pyo3(signature = (*, spill_path = None, spill_error = None, hint = None))]
+    /// Ends the input and renders the preview. When it must be cut and
+    /// ``spill`` is given, ``spill(spill_id)`` is called once and returns the
+    /// path where the caller saved the chunks (or ``None``: nothing saved);
+    /// the notice then names it, with ``hint``. A writer that raises or
+    /// returns something else never escapes: see :attr:`Preview.spill_error`.
+    /// An async writer belongs to :meth:`afinish`. Raises
+    /// :class:`InvalidState` when called twice, :class:`InvalidLimits` when
+    /// the input must be cut and the limits leave no room for a cut.
+    #[pyo3(signature = (spill = None, hint = None))]
     fn finish(
         &mut self,
         py: Python<'_>,
-        spill_path: Option<&Bound<'_, PyAny>>,
-        spill_error: Option<&Bound<'_, PyAny>>,
+        spill: Option<&Bound<'_, PyAny>>,
         hint: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Preview> {
-        let outcome = outcome(spill_path, spill_error)?;
+        let spill = writer(spill)?;
         let hint = opt_string(hint, "hint")?;
-        let inner = self.inner.take().ok_or_else(|| finished(py))?;
-        preview_to_py(py, inner.finish().render(outcome, hint.as_deref()))
+        let pending = match self.finish_inner(py)? {
+            Bounded::Fits(preview) => return preview_to_py(py, preview),
+            Bounded::NeedsSpill(pending) => pending,
+        };
+        let outcome = match spill {
+            None => SpillOutcome::NotSaved,
+            Some(spill) => call_writer(py, &spill, pending.spill_id(), "afinish()")?,
+        };
+        preview_to_py(py, pending.render(outcome, hint.as_deref()))
+    }
+
+    /// :meth:`finish` with an async (or sync) writer: ``await
+    /// spill(spill_id)`` gives the path. Returns an awaitable of the
+    /// :class:`Preview`.
+    #[pyo3(signature = (spill = None, hint = None))]
+    fn afinish<'py>(
+        &mut self,
+        py: Python<'py>,
+        spill: Option<&Bound<'py, PyAny>>,
+        hint: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let spill = writer(spill)?;
+        opt_string(hint, "hint")?;
+        let bounded = match self.finish_inner(py)? {
+            Bounded::Fits(preview) => preview_to_py(py, preview)?.into_bound_py_any(py)?,
+            Bounded::NeedsSpill(pending) => PendingSpill(pending).into_bound_py_any(py)?,
+        };
+        py.import("dory_wire._preview")?
+            .getattr("_afinish")?
+            .call1((bounded, spill, hint))
     }
 
     fn __repr__(&self) -> String {

@@ -5,7 +5,7 @@
 //! asks for the spill id, runs the caller's writer (sync or async) itself, and
 //! answers with the outcome, so no JavaScript callback is ever called from Rust.
 
-use dory_wire::preview::{Bounded, Bounder, Preview, SpillOutcome, StreamingBounder};
+use dory_wire::preview::{Bounded, Bounder, Preview, SpillError, SpillOutcome, StreamingBounder};
 use wasm_bindgen::prelude::*;
 
 use crate::json::{self, OutOfRange};
@@ -27,10 +27,13 @@ fn limit(value: f64, what: &str) -> Result<usize, String> {
     }
 }
 
-/// Builds a [`Bounder`]; throws an error-object JSON string (`invalid_limits`).
+/// Builds a [`Bounder`]; throws an error-object JSON string (`range_error`)
+/// for limits that are not integers in range. Any integer limits are valid.
 fn bounder(max_lines: f64, max_bytes: f64) -> Result<Bounder, String> {
-    Bounder::new(limit(max_lines, "maxLines")?, limit(max_bytes, "maxBytes")?)
-        .map_err(|e| json::write_error(&e))
+    Ok(Bounder::new(
+        limit(max_lines, "maxLines")?,
+        limit(max_bytes, "maxBytes")?,
+    ))
 }
 
 /// The preview as a JSON object with camelCase keys.
@@ -103,24 +106,26 @@ impl WasmBounder {
         })
     }
 
-    /// Bounds `data`: the preview JSON right away when it fits or no spill is
-    /// wanted (`want_spill` false), else a pending spill.
-    pub fn bound(&self, data: &[u8], spill_id: Option<String>) -> WasmBounded {
+    /// Bounds `data`: the preview when it fits, else a pending spill. Throws
+    /// an error-object JSON string (`invalid_limits`) when `data` must be cut
+    /// and the limits leave no room for a cut.
+    pub fn bound(&self, data: &[u8], spill_id: Option<String>) -> Result<WasmBounded, String> {
         let bounded = match spill_id {
             Some(id) => self.inner.bound_with_spill_id(data, &id),
             None => self.inner.bound(data),
         };
-        WasmBounded { inner: bounded }
+        Ok(WasmBounded {
+            inner: bounded.map_err(|e| json::write_error(&e))?,
+        })
     }
 
-    /// Bounds `data` with no spill writer: the preview JSON in one call.
-    pub fn bound_not_saved(&self, data: &[u8], hint: Option<String>) -> String {
-        preview_json(
-            &self
-                .inner
-                .bound(data)
-                .render(SpillOutcome::NotSaved, hint.as_deref()),
-        )
+    /// Bounds `data` with no spill writer: the preview JSON in one call
+    /// (throws as [`WasmBounder::bound`]).
+    pub fn bound_not_saved(&self, data: &[u8], hint: Option<String>) -> Result<String, String> {
+        let bounded = self.inner.bound(data).map_err(|e| json::write_error(&e))?;
+        Ok(preview_json(
+            &bounded.render(SpillOutcome::NotSaved, hint.as_deref()),
+        ))
     }
 }
 
@@ -143,9 +148,22 @@ impl WasmBounded {
         self.render(SpillOutcome::Saved { path }, hint)
     }
 
-    /// The preview JSON after the writer failed with `reason`.
-    pub fn render_failed(&self, reason: String, hint: Option<String>) -> String {
-        self.render(SpillOutcome::Failed { reason }, hint)
+    /// The preview JSON after the writer threw or rejected `error` (its
+    /// description, `Name: message`).
+    pub fn render_writer_failed(&self, error: String, hint: Option<String>) -> String {
+        self.render(SpillError::WriterFailed { error }.into(), hint)
+    }
+
+    /// The preview JSON after the writer returned `returned` (a type name)
+    /// instead of a path string or nothing.
+    pub fn render_not_a_path(&self, returned: String, hint: Option<String>) -> String {
+        self.render(SpillError::NotAPath { returned }.into(), hint)
+    }
+
+    /// The preview JSON after a synchronous call got a promise from its
+    /// writer; `use_instead` names the asynchronous call.
+    pub fn render_asynchronous(&self, use_instead: String, hint: Option<String>) -> String {
+        self.render(SpillError::Asynchronous { use_instead }.into(), hint)
     }
 
     /// The preview JSON when nothing was saved.
@@ -218,11 +236,13 @@ impl WasmStreamingBounder {
             .map_or(0.0, |b| b.retained_bytes() as f64)
     }
 
-    /// Ends the input; the bounder cannot be used afterwards.
+    /// Ends the input; the bounder cannot be used afterwards. Throws an
+    /// error-object JSON string (`invalid_limits`) when the input must be cut
+    /// and the limits leave no room for a cut.
     pub fn finish(&mut self) -> Result<WasmBounded, String> {
         let inner = self.inner.take().ok_or_else(finished)?;
         Ok(WasmBounded {
-            inner: inner.finish(),
+            inner: inner.finish().map_err(|e| json::write_error(&e))?,
         })
     }
 }

@@ -45,7 +45,7 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 }
 
 fn bound(data: &[u8], spill_id: Option<&str>) -> usize {
-    let mut bounder = StreamingBounder::new(2000, 50 * 1024).expect("valid limits");
+    let mut bounder = StreamingBounder::new(2000, 50 * 1024);
     if let Some(id) = spill_id {
         bounder = bounder.with_spill_id(id);
     }
@@ -54,6 +54,7 @@ fn bound(data: &[u8], spill_id: Option<&str>) -> usize {
     }
     bounder
         .finish()
+        .expect("limits that allow a cut")
         .render(SpillOutcome::NotSaved, None)
         .text
         .len()

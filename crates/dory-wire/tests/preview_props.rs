@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::preview::{count_lines, expected_notice, lossy};
+use common::preview::{count_lines, expected_notices, lossy, notice_of};
 use dory_wire::preview::{
     Bounded, Bounder, Preview, SpillOutcome, StreamingBounder, MIN_MAX_BYTES,
 };
@@ -43,8 +43,13 @@ fn input() -> impl Strategy<Value = Vec<u8>> {
 fn limits() -> impl Strategy<Value = (usize, usize)> {
     (
         prop_oneof![3 => 1usize..12, 1 => 12usize..3000],
-        prop_oneof![3 => MIN_MAX_BYTES..700, 1 => 700usize..5000],
+        prop_oneof![1 => MIN_MAX_BYTES..120, 3 => 120usize..700, 1 => 700usize..5000],
     )
+}
+
+/// Any limits at all, the ones too small for a cut included.
+fn tiny_limits() -> impl Strategy<Value = (usize, usize)> {
+    (0usize..4, 0usize..MIN_MAX_BYTES + 40)
 }
 
 fn outcome() -> impl Strategy<Value = SpillOutcome> {
@@ -70,8 +75,30 @@ fn is_cut_point(data: &[u8], at: usize) -> bool {
     !crlf && lossy(&data[..at]) + &lossy(&data[at..]) == lossy(data)
 }
 
-fn bound(bounder: &Bounder, data: &[u8], outcome: &SpillOutcome, hint: Option<&str>) -> Preview {
-    bounder.bound(data).render(outcome.clone(), hint)
+/// The preview, or `None` when the limits are refused (checked here).
+fn bound(
+    bounder: &Bounder,
+    data: &[u8],
+    outcome: &SpillOutcome,
+    hint: Option<&str>,
+) -> Option<Preview> {
+    let (max_lines, max_bytes) = (bounder.limits().max_lines(), bounder.limits().max_bytes());
+    let fits = count_lines(data) <= max_lines as u64 && lossy(data).len() <= max_bytes;
+    let cut_possible = max_lines >= 1 && max_bytes >= MIN_MAX_BYTES;
+    match bounder.bound(data) {
+        Ok(bounded) => {
+            assert!(
+                fits || cut_possible,
+                "a cut accepted with {max_lines}/{max_bytes}"
+            );
+            Some(bounded.render(outcome.clone(), hint))
+        }
+        Err(e) => {
+            assert!(!fits && !cut_possible, "refused: {e}");
+            assert_eq!(e.code(), "invalid_limits");
+            None
+        }
+    }
 }
 
 fn check(
@@ -82,8 +109,16 @@ fn check(
     hint: Option<&str>,
     splits: &[usize],
 ) {
-    let bounder = Bounder::new(max_lines, max_bytes).unwrap();
-    let p = bound(&bounder, data, outcome, hint);
+    let bounder = Bounder::new(max_lines, max_bytes);
+    let Some(p) = bound(&bounder, data, outcome, hint) else {
+        let mut streaming = bounder.streaming();
+        streaming.push(data);
+        assert!(
+            streaming.finish().is_err(),
+            "streaming accepted refused limits"
+        );
+        return;
+    };
     let text = p.text.as_bytes();
 
     // The hard ceiling.
@@ -117,17 +152,14 @@ fn check(
         let tail_start = data.len() - p.tail_bytes as usize;
         assert!(head < tail_start, "head and tail overlap");
         assert!(is_cut_point(data, head) && is_cut_point(data, tail_start));
-        // Exactly head, separator, notice, separator, tail.
-        let mut expected = lossy(&data[..head]);
-        if head > 0 && data[head - 1] != b'\n' {
-            expected.push('\n');
-        }
-        expected += &expected_notice(&p, hint).expect("a truncated preview has a range");
-        if tail_start < data.len() {
-            expected.push('\n');
-            expected += &lossy(&data[tail_start..]);
-        }
-        assert_eq!(p.text, expected);
+        // Exactly head, separator, notice, separator, tail, and a notice of
+        // the documented wording.
+        let notice = notice_of(&p, data).expect("head + notice + tail");
+        let allowed = expected_notices(&p, data, hint);
+        assert!(
+            allowed.iter().any(|n| n == notice),
+            "{notice:?} is none of {allowed:?}"
+        );
         // The range names exactly the lines with a hidden byte.
         let first = count_lines(&data[..head]) + u64::from(head == 0 || data[head - 1] == b'\n');
         let last = data[..tail_start].iter().filter(|&&b| b == b'\n').count() as u64
@@ -150,12 +182,12 @@ fn check(
     // Idempotence.
     let again = bounder.bound(text);
     assert!(
-        matches!(&again, Bounded::Fits(q) if q.text == p.text),
+        matches!(&again, Ok(Bounded::Fits(q)) if q.text == p.text),
         "bounding the preview again changed it"
     );
 
     // Streaming gives the same result, however the input is chunked.
-    let mut streaming = StreamingBounder::new(max_lines, max_bytes).unwrap();
+    let mut streaming = StreamingBounder::new(max_lines, max_bytes);
     let mut rest = data;
     for &size in splits.iter().cycle().take(data.len() + 1) {
         if rest.is_empty() {
@@ -167,7 +199,10 @@ fn check(
     }
     streaming.push(rest);
     assert_eq!(
-        streaming.finish().render(outcome.clone(), hint),
+        streaming
+            .finish()
+            .expect("the same limits")
+            .render(outcome.clone(), hint),
         p,
         "streaming differs from whole"
     );
@@ -197,15 +232,13 @@ proptest! {
     }
 
     #[test]
-    fn invalid_limits_are_refused(max_lines in 0usize..3, max_bytes in 0usize..MIN_MAX_BYTES + 2) {
-        let valid = max_lines >= 1 && max_bytes >= MIN_MAX_BYTES;
-        let whole = Bounder::new(max_lines, max_bytes);
-        let streaming = StreamingBounder::new(max_lines, max_bytes);
-        prop_assert_eq!(whole.is_ok(), valid);
-        prop_assert_eq!(streaming.is_ok(), valid);
-        if let Err(error) = whole {
-            prop_assert_eq!(error.code(), "invalid_limits");
-        }
+    fn any_limits(
+        data in input(),
+        (max_lines, max_bytes) in tiny_limits(),
+        outcome in outcome(),
+        splits in prop::collection::vec(1usize..50, 1..4),
+    ) {
+        check(&data, max_lines, max_bytes, &outcome, None, &splits);
     }
 }
 
@@ -251,8 +284,8 @@ fn extreme_limits() {
             &[3, 1000],
         );
     }
-    let mut streaming = StreamingBounder::new(usize::MAX, usize::MAX).unwrap();
+    let mut streaming = StreamingBounder::new(usize::MAX, usize::MAX);
     streaming.push(data.as_bytes());
     assert!(streaming.retained_bytes() <= 2 * data.len());
-    assert!(matches!(streaming.finish(), Bounded::Fits(p) if p.text == data));
+    assert!(matches!(streaming.finish(), Ok(Bounded::Fits(p)) if p.text == data));
 }

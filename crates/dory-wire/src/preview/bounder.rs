@@ -7,6 +7,7 @@ use crate::error::Error;
 use super::digest::spill_id_of;
 use super::limits::Limits;
 use super::plan::Retained;
+use super::render::Window;
 use super::result::Preview;
 use super::spill::{Bounded, PendingSpill};
 use super::stream::StreamingBounder;
@@ -16,12 +17,12 @@ use super::stream::StreamingBounder;
 /// ```
 /// use dory_wire::preview::{Bounder, SpillOutcome};
 ///
-/// let bounder = Bounder::new(5, 256)?;
+/// let bounder = Bounder::new(5, 100);
 /// let log: String = (1..=100).map(|i| format!("line {i}\n")).collect();
-/// let preview = bounder.bound(log.as_bytes()).render(SpillOutcome::NotSaved, None);
+/// let preview = bounder.bound(log.as_bytes())?.render(SpillOutcome::NotSaved, None);
 /// assert_eq!(
 ///     preview.text,
-///     "line 1\nline 2\n[... 96 lines (761 bytes) omitted: lines 3-98 of 100; full output not saved ...]\nline 99\nline 100\n"
+///     "line 1\nline 2\n[... 761 bytes omitted: lines 3-98 of 100 ...]\nline 99\nline 100\n"
 /// );
 /// # Ok::<(), dory_wire::Error>(())
 /// ```
@@ -31,16 +32,14 @@ pub struct Bounder {
 }
 
 impl Bounder {
-    /// A bounder for previews of at most `max_lines` lines and `max_bytes` bytes.
-    ///
-    /// # Errors
-    /// [`Error::InvalidLimits`] when `max_lines` is 0 or `max_bytes` is below
-    /// [`MIN_MAX_BYTES`](super::MIN_MAX_BYTES).
-    pub fn new(max_lines: usize, max_bytes: usize) -> Result<Self, Error> {
-        Ok(Self::with_limits(Limits::new(max_lines, max_bytes)?))
+    /// A bounder for previews of at most `max_lines` lines and `max_bytes`
+    /// bytes. Any limits are accepted: input that fits always comes back
+    /// unchanged, and only a needed cut may be refused (see [`Bounder::bound`]).
+    pub fn new(max_lines: usize, max_bytes: usize) -> Self {
+        Self::with_limits(Limits::new(max_lines, max_bytes))
     }
 
-    /// A bounder for already validated limits.
+    /// A bounder for these limits.
     pub fn with_limits(limits: Limits) -> Self {
         Bounder { limits }
     }
@@ -57,38 +56,83 @@ impl Bounder {
 
     /// Bounds `data`. When it must be cut, the spill id is derived from the
     /// content (see [`PendingSpill::spill_id`]).
-    pub fn bound(&self, data: &[u8]) -> Bounded {
+    ///
+    /// # Errors
+    /// [`Error::InvalidLimits`] when `data` does not fit and the limits leave
+    /// no room for a cut (`max_lines = 0` or `max_bytes <`
+    /// [`MIN_MAX_BYTES`](super::MIN_MAX_BYTES)).
+    pub fn bound(&self, data: &[u8]) -> Result<Bounded, Error> {
         self.bound_inner(data, None)
     }
 
     /// Bounds `data`, naming the spill `spill_id` (e.g. a random id) if one is needed.
-    pub fn bound_with_spill_id(&self, data: &[u8], spill_id: &str) -> Bounded {
+    ///
+    /// # Errors
+    /// As for [`Bounder::bound`].
+    pub fn bound_with_spill_id(&self, data: &[u8], spill_id: &str) -> Result<Bounded, Error> {
         self.bound_inner(data, Some(spill_id))
     }
 
-    fn bound_inner(&self, data: &[u8], spill_id: Option<&str>) -> Bounded {
-        let head = &data[..data.len().min(self.limits.head_window())];
-        let tail = &data[data.len() - data.len().min(self.limits.tail_window())..];
-        let retained = Retained {
-            head,
-            tail,
-            total: data.len() as u64,
-            newlines: memchr_iter(b'\n', data).count() as u64,
-        };
-        if let Some(text) = retained.unchanged(&self.limits) {
-            return Bounded::Fits(Preview::unchanged(
-                text,
-                retained.total_lines(),
-                retained.total,
-            ));
+    fn bound_inner(&self, data: &[u8], spill_id: Option<&str>) -> Result<Bounded, Error> {
+        let total = data.len() as u64;
+        let newlines = memchr_iter(b'\n', data).count() as u64;
+        let lines = newlines + u64::from(data.last().is_some_and(|&b| b != b'\n'));
+        let mut whole = None;
+        if may_fit(&self.limits, total, lines) {
+            // Valid UTF-8 is checked once and copied; otherwise the rendering
+            // decides, and is kept for the cut.
+            if let Ok(text) = std::str::from_utf8(data) {
+                return Ok(Bounded::Fits(Preview::unchanged(
+                    text.to_owned(),
+                    lines,
+                    total,
+                )));
+            }
+            let window = Window::new(data.to_vec(), 0);
+            if window.text().len() <= self.limits.max_bytes() {
+                return Ok(Bounded::Fits(Preview::unchanged(
+                    window.into_text(),
+                    lines,
+                    total,
+                )));
+            }
+            whole = Some(window);
         }
-        Bounded::NeedsSpill(PendingSpill {
+        self.limits.check_cut()?;
+        let head_window = self.limits.head_window();
+        let retained = match whole {
+            Some(window) => Retained {
+                head: window,
+                tail: None,
+                total,
+                newlines,
+            },
+            None if data.len() <= head_window => Retained {
+                head: Window::new(data.to_vec(), 0),
+                tail: None,
+                total,
+                newlines,
+            },
+            None => {
+                let tail_from = data.len() - data.len().min(self.limits.tail_window());
+                Retained {
+                    head: Window::new(data[..head_window].to_vec(), 0),
+                    tail: Some(Window::new(data[tail_from..].to_vec(), tail_from as u64)),
+                    total,
+                    newlines,
+                }
+            }
+        };
+        Ok(Bounded::NeedsSpill(PendingSpill {
             limits: self.limits,
-            head: head.to_vec(),
-            tail: tail.to_vec(),
-            total_bytes: retained.total,
-            newlines: retained.newlines,
+            retained,
             spill_id: spill_id.map_or_else(|| spill_id_of(data), str::to_owned),
-        })
+        }))
     }
+}
+
+/// Whether input of `total` bytes and `lines` lines can fit unchanged (its
+/// rendering, never shorter than the bytes, decides).
+pub(crate) fn may_fit(limits: &Limits, total: u64, lines: u64) -> bool {
+    total <= limits.max_bytes() as u64 && lines <= limits.max_lines() as u64
 }

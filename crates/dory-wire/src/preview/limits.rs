@@ -1,22 +1,27 @@
-//! The two preview limits, validated once when a bounder is built.
+//! The two preview limits. Every pair is valid: input that fits comes back
+//! unchanged whatever the limits; only a cut needs room for a notice.
 
 use crate::error::Error;
 
-/// The smallest valid `max_bytes`: the length of the longest plain notice
-/// (every count at 20 digits, the width of `u64::MAX`).
+/// The smallest `max_bytes` with which any input can be cut: room for the
+/// minimal marker `[... omitted ...]` (17 bytes) with a margin, so that every
+/// limit pair from `(1, MIN_MAX_BYTES)` up gives a preview of any input.
 ///
-/// A bounder can therefore always fall back to the plain notice alone, so
-/// limits are checked once, when the bounder is built, never discovered later.
-pub const MIN_MAX_BYTES: usize = 169;
+/// Below it (or with `max_lines = 0`), input that fits still comes back
+/// unchanged; input that would need a cut is refused with `invalid_limits`.
+pub const MIN_MAX_BYTES: usize = 32;
 
-/// Validated limits on a whole preview, notice and separators included.
+/// Limits on a whole preview, notice and separators included.
 ///
 /// ```
-/// use dory_wire::preview::Limits;
+/// use dory_wire::preview::{Limits, MIN_MAX_BYTES};
 ///
-/// let limits = Limits::new(2000, 50 * 1024).unwrap();
+/// let limits = Limits::new(2000, 50 * 1024);
 /// assert_eq!(limits.max_lines(), 2000);
-/// assert_eq!(Limits::new(0, 50 * 1024).unwrap_err().code(), "invalid_limits");
+/// assert!(limits.check_cut().is_ok());
+/// let tiny = Limits::new(0, 10);
+/// assert_eq!(tiny.check_cut().unwrap_err().code(), "invalid_limits");
+/// assert!(Limits::new(1, MIN_MAX_BYTES).check_cut().is_ok());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Limits {
@@ -25,28 +30,13 @@ pub struct Limits {
 }
 
 impl Limits {
-    /// Checks the limits: `max_lines ≥ 1` (the notice takes one line) and
-    /// `max_bytes ≥` [`MIN_MAX_BYTES`] (room for the longest plain notice).
-    ///
-    /// # Errors
-    /// [`Error::InvalidLimits`] (code `invalid_limits`) when either is too small.
-    pub fn new(max_lines: usize, max_bytes: usize) -> Result<Self, Error> {
-        if max_lines == 0 {
-            return Err(Error::InvalidLimits {
-                reason: "max_lines must be at least 1: the notice takes one line".to_owned(),
-            });
-        }
-        if max_bytes < MIN_MAX_BYTES {
-            return Err(Error::InvalidLimits {
-                reason: format!(
-                    "max_bytes must be at least {MIN_MAX_BYTES} (the longest plain notice), got {max_bytes}"
-                ),
-            });
-        }
-        Ok(Limits {
+    /// Limits of at most `max_lines` lines and `max_bytes` bytes. Any pair is
+    /// accepted; see [`check_cut`](Self::check_cut) for when a cut is possible.
+    pub fn new(max_lines: usize, max_bytes: usize) -> Self {
+        Limits {
             max_lines,
             max_bytes,
-        })
+        }
     }
 
     /// The most lines a preview may have, notice included.
@@ -59,9 +49,32 @@ impl Limits {
         self.max_bytes
     }
 
+    /// Whether input that does not fit can be cut within these limits: the
+    /// notice needs a line (`max_lines ≥ 1`) and `max_bytes ≥` [`MIN_MAX_BYTES`].
+    ///
+    /// # Errors
+    /// [`Error::InvalidLimits`] (code `invalid_limits`) when it cannot.
+    pub fn check_cut(&self) -> Result<(), Error> {
+        if self.max_lines == 0 {
+            return Err(Error::InvalidLimits {
+                reason: "the input must be cut and max_lines is 0: the notice needs a line"
+                    .to_owned(),
+            });
+        }
+        if self.max_bytes < MIN_MAX_BYTES {
+            return Err(Error::InvalidLimits {
+                reason: format!(
+                    "the input must be cut and max_bytes={} is below {MIN_MAX_BYTES}, the least a cut preview needs",
+                    self.max_bytes
+                ),
+            });
+        }
+        Ok(())
+    }
+
     /// How many leading input bytes a bounder retains. Twice `max_bytes` (plus a
-    /// margin for UTF-8 and `\r\n` look-ahead) so that a line reaching past the
-    /// window is provably too long for any budget and needs no more context.
+    /// margin for UTF-8 and `\r\n` look-ahead): a line that may be shown whole
+    /// ends within it, so a line reaching past it can only be cut.
     pub(crate) fn head_window(&self) -> usize {
         self.max_bytes.saturating_mul(2).saturating_add(8)
     }
@@ -74,31 +87,22 @@ impl Limits {
 
 #[cfg(test)]
 mod tests {
-    use super::super::notice;
     use super::*;
 
     #[test]
-    fn min_max_bytes_is_the_longest_plain_notice() {
-        let counts = notice::Counts {
-            omitted_lines: u64::MAX,
-            omitted_bytes: u64::MAX,
-            first: u64::MAX,
-            last: u64::MAX,
-            total_lines: u64::MAX,
-        };
-        let mut text = String::new();
-        notice::write(&mut text, &counts, None);
-        assert_eq!(text.len(), MIN_MAX_BYTES);
-    }
-
-    #[test]
-    fn rejects_too_small_limits() {
-        assert_eq!(Limits::new(0, 4096).unwrap_err().code(), "invalid_limits");
+    fn only_cuts_need_room() {
         assert_eq!(
-            Limits::new(10, MIN_MAX_BYTES - 1).unwrap_err().code(),
+            Limits::new(0, 4096).check_cut().unwrap_err().code(),
             "invalid_limits"
         );
-        assert!(Limits::new(1, MIN_MAX_BYTES).is_ok());
-        assert!(Limits::new(usize::MAX, usize::MAX).is_ok());
+        assert_eq!(
+            Limits::new(10, MIN_MAX_BYTES - 1)
+                .check_cut()
+                .unwrap_err()
+                .code(),
+            "invalid_limits"
+        );
+        assert!(Limits::new(1, MIN_MAX_BYTES).check_cut().is_ok());
+        assert!(Limits::new(usize::MAX, usize::MAX).check_cut().is_ok());
     }
 }

@@ -4,12 +4,14 @@
 //!
 //! - **Hard ceiling**: a preview never exceeds `max_lines` lines or `max_bytes`
 //!   bytes (rendered UTF-8, notice and separators included), for every input,
-//!   limit pair, spill path and hint. Limits too small for the plain notice are
-//!   refused up front ([`Limits::new`]).
+//!   limit pair, spill path and hint.
 //! - Input that fits comes back unchanged (rendered with U+FFFD for invalid
-//!   UTF-8). Otherwise: a head (prefix), the notice on its own line, a tail
-//!   (suffix). Cuts prefer line boundaries, never split a character or a
-//!   `\r\n`, and the tail is preferred when only one side fits.
+//!   UTF-8), whatever the limits. Otherwise: a head (prefix), the notice on
+//!   its own line, a tail (suffix). Whole lines are kept while they fit, the
+//!   budget left shows part of a line (cut between characters, never inside
+//!   a `\r\n`), and the tail is preferred when only one side fits. A cut
+//!   needs `max_lines ≥ 1` and `max_bytes ≥` [`MIN_MAX_BYTES`]; below that,
+//!   input that does not fit is refused with `invalid_limits`.
 //! - Deterministic, and idempotent: bounding a preview again with the same
 //!   limits returns it unchanged.
 //! - Sans-IO: [`Bounded::NeedsSpill`] asks the caller to save the full output
@@ -20,9 +22,9 @@
 //! ```
 //! use dory_wire::preview::{Bounded, Bounder, SpillOutcome};
 //!
-//! let bounder = Bounder::new(4, 300)?;
+//! let bounder = Bounder::new(4, 300);
 //! let output = "compiling…\n".repeat(1000) + "error: it broke\n";
-//! let preview = match bounder.bound(output.as_bytes()) {
+//! let preview = match bounder.bound(output.as_bytes())? {
 //!     Bounded::Fits(preview) => preview,
 //!     Bounded::NeedsSpill(pending) => {
 //!         // Save `output` somewhere named after `pending.spill_id()`, then:
@@ -48,5 +50,5 @@ mod stream;
 pub use bounder::Bounder;
 pub use limits::{Limits, MIN_MAX_BYTES};
 pub use result::Preview;
-pub use spill::{Bounded, PendingSpill, SpillOutcome};
+pub use spill::{Bounded, PendingSpill, SpillError, SpillOutcome};
 pub use stream::StreamingBounder;

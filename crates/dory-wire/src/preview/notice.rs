@@ -1,64 +1,267 @@
-//! The notice line: its exact wording, and the paths and hints it accepts.
+//! The notice line: its forms, their exact wording and length, and the paths
+//! and hints it accepts.
 //!
 //! ```text
-//! [... 2748 lines (219503 bytes) omitted: lines 1001-3748 of 4748; full output not saved ...]
-//! [... 2748 lines (219503 bytes) omitted: lines 1001-3748 of 4748; full output: <path>; read it with sed -n '1001,3748p' ...]
-//! [... 2748 lines (219503 bytes) omitted: lines 1001-3748 of 4748; full output: <path>; read it with sed -n '1001,3748p'; <hint> ...]
+//! [... 219503 bytes omitted: lines 1001-3748 of 4748; sed -n '1001,3748p' /w/out.txt ...]    pointer
+//! [... 219503 bytes omitted: lines 1001-3748 of 4748; sed -n '1001,3748p' /w/out.txt; <hint> ...]
+//! [... 219503 bytes omitted: lines 1001-3748 of 4748 ...]                                      plain
+//! [... 127 bytes omitted: line 1 of 1, partly shown ...]
+//! [... 9000 bytes omitted: lines 5-9 of 20, 5 and 9 partly shown ...]
+//! [... 219503 bytes omitted ...]                                                               compact
+//! [... omitted ...]                                                                            minimal
 //! ```
-//! Counts say `1 line` / `1 byte` in the singular; the range always reads
-//! `lines F-L` so that it parses the same way every time.
-
-use std::fmt::Write;
+//! Counts are exact, without separators, and `1 byte` is singular. The range
+//! names every line with a hidden byte; the lines of it that the preview shows
+//! in part (the head's last line, the tail's first) are named after it. The
+//! path is quoted for the shell when it needs to be, so the `sed` command runs
+//! as it is written.
 
 /// The numbers a notice reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Counts {
-    pub(crate) omitted_lines: u64,
     pub(crate) omitted_bytes: u64,
-    /// 1-based number of the first omitted line.
+    /// 1-based number of the first line with a hidden byte.
     pub(crate) first: u64,
-    /// 1-based number of the last omitted line.
+    /// 1-based number of the last line with a hidden byte.
     pub(crate) last: u64,
     pub(crate) total_lines: u64,
+    /// The head ends inside line `first`: that line is shown in part.
+    pub(crate) first_partial: bool,
+    /// The tail starts inside line `last`: that line is shown in part.
+    pub(crate) last_partial: bool,
+}
+
+impl Counts {
+    /// Input lines with at least one hidden byte.
+    pub(crate) fn omitted_lines(&self) -> u64 {
+        self.last - self.first + 1
+    }
 }
 
 /// Where the full output was saved, and an optional caller hint.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Pointer<'a> {
-    pub(crate) path: &'a str,
-    pub(crate) hint: Option<&'a str>,
+    path: &'a str,
+    hint: Option<&'a str>,
+    /// Every byte of the path is shell-safe: written as it is, and no line break.
+    safe: bool,
+    /// Bytes of `" PATH[; HINT]"` as written (the path as a shell word).
+    fixed_len: usize,
+}
+
+impl<'a> Pointer<'a> {
+    pub(crate) fn new(path: &'a str, hint: Option<&'a str>) -> Self {
+        let safe = path.bytes().all(shell_safe);
+        let word = if safe {
+            path.len()
+        } else {
+            // Each `'` becomes `'\''` (3 more bytes); two quotes around it all.
+            path.len() + 2 + 3 * path.bytes().filter(|&b| b == b'\'').count()
+        };
+        Pointer {
+            path,
+            hint,
+            safe,
+            fixed_len: 1 + word + hint.map_or(0, |h| 2 + h.len()),
+        }
+    }
+
+    /// Whether the path would break the notice's line.
+    pub(crate) fn path_breaks_line(&self) -> bool {
+        !self.safe && breaks_line(self.path)
+    }
+}
+
+/// The notice forms, from the richest to the shortest.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Form<'a> {
+    /// Counts, range, and the `sed` command reading the hidden lines from the path.
+    Pointer(Pointer<'a>),
+    /// Counts and range.
+    Plain,
+    /// Omitted bytes only.
+    Compact,
+    /// `[... omitted ...]`.
+    Minimal,
+}
+
+const OPEN: &str = "[... ";
+const CLOSE: &str = " ...]";
+const MINIMAL: &str = "[... omitted ...]";
+
+/// Decimal digits of `n`.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// Appends `n` in decimal (no formatting machinery: this runs per preview).
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &digit in &buf[i..] {
+        out.push(char::from(digit));
+    }
+}
+
+/// Bytes a POSIX shell word may hold without quoting: `[A-Za-z0-9/._+,:@%=-]`.
+const SHELL_SAFE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        table[b] = c.is_ascii_alphanumeric()
+            || matches!(
+                c,
+                b'/' | b'.' | b'_' | b'-' | b'+' | b',' | b':' | b'@' | b'%' | b'='
+            );
+        b += 1;
+    }
+    table
+};
+
+fn shell_safe(byte: u8) -> bool {
+    SHELL_SAFE[usize::from(byte)]
+}
+
+/// Appends `path` as one shell word: as it is when every byte is safe, else
+/// in single quotes with each `'` written `'\''`.
+fn push_shell_word(out: &mut String, path: &str, safe: bool) {
+    if safe {
+        out.push_str(path);
+        return;
+    }
+    out.push('\'');
+    for (i, part) in path.split('\'').enumerate() {
+        if i > 0 {
+            out.push_str("'\\''");
+        }
+        out.push_str(part);
+    }
+    out.push('\'');
+}
+
+/// `" bytes omitted"` or `" byte omitted"`.
+fn bytes_word(n: u64) -> &'static str {
+    if n == 1 {
+        " byte omitted"
+    } else {
+        " bytes omitted"
+    }
+}
+
+/// At least the bytes the notice grows by when it says that line `line` is
+/// shown in part (`", N partly shown"`; naming both ends costs less).
+pub(crate) fn partial_len(line: u64) -> usize {
+    ", ".len() + digits(line) + " partly shown".len()
+}
+
+/// Length of `": lines F-L of T[, … partly shown]"`.
+fn range_len(c: &Counts) -> usize {
+    let mut n = if c.first == c.last {
+        ": line ".len() + digits(c.first)
+    } else {
+        ": lines ".len() + digits(c.first) + 1 + digits(c.last)
+    };
+    n += " of ".len() + digits(c.total_lines);
+    n + match (c.first == c.last, c.first_partial, c.last_partial) {
+        (_, false, false) => 0,
+        (true, _, _) => ", partly shown".len(),
+        (false, true, true) => 2 + digits(c.first) + 5 + digits(c.last) + " partly shown".len(),
+        (false, true, false) => 2 + digits(c.first) + " partly shown".len(),
+        (false, false, true) => 2 + digits(c.last) + " partly shown".len(),
+    }
+}
+
+fn push_range(out: &mut String, c: &Counts) {
+    if c.first == c.last {
+        out.push_str(": line ");
+        push_u64(out, c.first);
+    } else {
+        out.push_str(": lines ");
+        push_u64(out, c.first);
+        out.push('-');
+        push_u64(out, c.last);
+    }
+    out.push_str(" of ");
+    push_u64(out, c.total_lines);
+    match (c.first == c.last, c.first_partial, c.last_partial) {
+        (_, false, false) => return,
+        (true, _, _) => {}
+        (false, true, true) => {
+            out.push_str(", ");
+            push_u64(out, c.first);
+            out.push_str(" and ");
+            push_u64(out, c.last);
+        }
+        (false, true, false) => {
+            out.push_str(", ");
+            push_u64(out, c.first);
+        }
+        (false, false, true) => {
+            out.push_str(", ");
+            push_u64(out, c.last);
+        }
+    }
+    out.push_str(if c.first == c.last {
+        ", partly shown"
+    } else {
+        " partly shown"
+    });
+}
+
+/// Length of `"; sed -n 'F,Lp' PATH[; HINT]"`.
+fn pointer_len(c: &Counts, p: &Pointer<'_>) -> usize {
+    "; sed -n '".len() + digits(c.first) + 1 + digits(c.last) + "p'".len() + p.fixed_len
+}
+
+fn push_pointer(out: &mut String, c: &Counts, p: &Pointer<'_>) {
+    out.push_str("; sed -n '");
+    push_u64(out, c.first);
+    out.push(',');
+    push_u64(out, c.last);
+    out.push_str("p' ");
+    push_shell_word(out, p.path, p.safe);
+    if let Some(hint) = p.hint {
+        out.push_str("; ");
+        out.push_str(hint);
+    }
+}
+
+/// The length of the notice [`write`] appends.
+pub(crate) fn len(form: &Form<'_>, c: &Counts) -> usize {
+    let counted = OPEN.len() + digits(c.omitted_bytes) + bytes_word(c.omitted_bytes).len();
+    match form {
+        Form::Minimal => MINIMAL.len(),
+        Form::Compact => counted + CLOSE.len(),
+        Form::Plain => counted + range_len(c) + CLOSE.len(),
+        Form::Pointer(p) => counted + range_len(c) + pointer_len(c, p) + CLOSE.len(),
+    }
 }
 
 /// Appends the notice (without any line break) to `out`.
-pub(crate) fn write(out: &mut String, counts: &Counts, pointer: Option<Pointer<'_>>) {
-    let unit = |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
-    // Writing into a String cannot fail.
-    let _ = write!(
-        out,
-        "[... {} {} ({} {}) omitted: lines {}-{} of {}; ",
-        counts.omitted_lines,
-        unit(counts.omitted_lines, "line", "lines"),
-        counts.omitted_bytes,
-        unit(counts.omitted_bytes, "byte", "bytes"),
-        counts.first,
-        counts.last,
-        counts.total_lines,
-    );
-    match pointer {
-        None => out.push_str("full output not saved ...]"),
-        Some(pointer) => {
-            let _ = write!(
-                out,
-                "full output: {}; read it with sed -n '{},{}p'",
-                pointer.path, counts.first, counts.last
-            );
-            if let Some(hint) = pointer.hint {
-                out.push_str("; ");
-                out.push_str(hint);
-            }
-            out.push_str(" ...]");
-        }
+pub(crate) fn write(out: &mut String, form: &Form<'_>, c: &Counts) {
+    if let Form::Minimal = form {
+        out.push_str(MINIMAL);
+        return;
     }
+    out.push_str(OPEN);
+    push_u64(out, c.omitted_bytes);
+    out.push_str(bytes_word(c.omitted_bytes));
+    if let Form::Plain | Form::Pointer(_) = form {
+        push_range(out, c);
+    }
+    if let Form::Pointer(p) = form {
+        push_pointer(out, c, p);
+    }
+    out.push_str(CLOSE);
 }
 
 /// True when `text` would break the notice's single line: a control
@@ -72,52 +275,106 @@ pub(crate) fn breaks_line(text: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn counts(omitted_lines: u64, omitted_bytes: u64, first: u64, last: u64, total: u64) -> Counts {
+    fn counts(bytes: u64, first: u64, last: u64, total: u64) -> Counts {
         Counts {
-            omitted_lines,
-            omitted_bytes,
+            omitted_bytes: bytes,
             first,
             last,
             total_lines: total,
+            first_partial: false,
+            last_partial: false,
         }
+    }
+
+    fn text(form: &Form<'_>, c: &Counts) -> String {
+        let mut out = String::new();
+        write(&mut out, form, c);
+        assert_eq!(out.len(), len(form, c), "{out}");
+        out
     }
 
     #[test]
     fn reference_wording() {
-        let c = counts(2748, 219503, 1001, 3748, 4748);
-        let mut plain = String::new();
-        write(&mut plain, &c, None);
+        let c = counts(219503, 1001, 3748, 4748);
         assert_eq!(
-            plain,
-            "[... 2748 lines (219503 bytes) omitted: lines 1001-3748 of 4748; full output not saved ...]"
+            text(&Form::Plain, &c),
+            "[... 219503 bytes omitted: lines 1001-3748 of 4748 ...]"
         );
-        let mut saved = String::new();
-        let pointer = Pointer {
-            path: "/w/o.txt",
-            hint: None,
-        };
-        write(&mut saved, &c, Some(pointer));
+        let pointer = Pointer::new("/w/o.txt", None);
         assert_eq!(
-            saved,
-            "[... 2748 lines (219503 bytes) omitted: lines 1001-3748 of 4748; full output: /w/o.txt; read it with sed -n '1001,3748p' ...]"
+            text(&Form::Pointer(pointer), &c),
+            "[... 219503 bytes omitted: lines 1001-3748 of 4748; sed -n '1001,3748p' /w/o.txt ...]"
         );
-        let mut hinted = String::new();
-        let pointer = Pointer {
-            path: "/w/o.txt",
-            hint: Some("use exec_command"),
-        };
-        write(&mut hinted, &c, Some(pointer));
-        assert!(hinted.ends_with("sed -n '1001,3748p'; use exec_command ...]"));
+        let hinted = Pointer::new("/w/o.txt", Some("use exec_command"));
+        assert!(text(&Form::Pointer(hinted), &c)
+            .ends_with("sed -n '1001,3748p' /w/o.txt; use exec_command ...]"));
+        assert_eq!(text(&Form::Compact, &c), "[... 219503 bytes omitted ...]");
+        assert_eq!(text(&Form::Minimal, &c), "[... omitted ...]");
     }
 
     #[test]
-    fn singular_counts() {
-        let mut text = String::new();
-        write(&mut text, &counts(1, 1, 3, 3, 5), None);
+    fn partial_lines_and_singulars() {
+        let mut c = counts(1, 3, 3, 5);
         assert_eq!(
-            text,
-            "[... 1 line (1 byte) omitted: lines 3-3 of 5; full output not saved ...]"
+            text(&Form::Plain, &c),
+            "[... 1 byte omitted: line 3 of 5 ...]"
         );
+        c.first_partial = true;
+        assert_eq!(
+            text(&Form::Plain, &c),
+            "[... 1 byte omitted: line 3 of 5, partly shown ...]"
+        );
+        let mut c = counts(900, 5, 9, 20);
+        c.first_partial = true;
+        assert!(text(&Form::Plain, &c).ends_with("lines 5-9 of 20, 5 partly shown ...]"));
+        c.last_partial = true;
+        assert!(text(&Form::Plain, &c).ends_with("lines 5-9 of 20, 5 and 9 partly shown ...]"));
+        c.first_partial = false;
+        assert!(text(&Form::Plain, &c).ends_with("lines 5-9 of 20, 9 partly shown ...]"));
+    }
+
+    #[test]
+    fn paths_are_shell_words() {
+        let c = counts(10, 1, 2, 3);
+        for (path, word) in [
+            ("/a/b-c_d.txt", "/a/b-c_d.txt"),
+            ("/tmp/out put.txt", "'/tmp/out put.txt'"),
+            ("/it's.txt", "'/it'\\''s.txt'"),
+            ("/é😀", "'/é😀'"),
+        ] {
+            let form = Form::Pointer(Pointer::new(path, None));
+            assert!(
+                text(&form, &c).ends_with(&format!("p' {word} ...]")),
+                "{path}"
+            );
+        }
+    }
+
+    #[test]
+    fn lengths_match_for_extreme_counts() {
+        for n in [0, 1, 9, 10, 99, 100, u64::MAX / 10, u64::MAX] {
+            for (first_partial, last_partial) in
+                [(false, false), (true, false), (false, true), (true, true)]
+            {
+                let c = Counts {
+                    omitted_bytes: n,
+                    first: n.max(1) / 2 + 1,
+                    last: n.max(1),
+                    total_lines: n.max(1),
+                    first_partial,
+                    last_partial,
+                };
+                let pointer = Pointer::new("/x y", Some("h"));
+                for form in [
+                    Form::Pointer(pointer),
+                    Form::Plain,
+                    Form::Compact,
+                    Form::Minimal,
+                ] {
+                    text(&form, &c);
+                }
+            }
+        }
     }
 
     #[test]

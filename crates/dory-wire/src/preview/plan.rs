@@ -1,8 +1,11 @@
 //! Where to cut: the head and tail a preview keeps, and the notice between them.
 //!
-//! Everything here reads only a [`Retained`] view — the first and last
-//! `2 × max_bytes + 8` bytes and two totals — which both the whole-input and
-//! the streaming bounder build identically, so they give the same bytes.
+//! Everything here reads only a [`Retained`] value — the first and last
+//! `2 × max_bytes + 8` bytes, rendered once, and two totals — which both the
+//! whole-input and the streaming bounder build identically, so they give the
+//! same bytes. All positions are offsets in a window's rendered text: line
+//! ends are found once per render ([`Lines`]) and every size is a difference
+//! of two offsets, so no byte is decoded twice.
 //!
 //! Layout of a truncated preview, and what each part costs:
 //! ```text
@@ -10,319 +13,621 @@
 //! notice               one line
 //! "\n" tail            1 + rendered bytes, only when the tail is not empty
 //! ```
-//! Lines: head lines + 1 + tail lines (a cut line counts as one line).
+//! Lines: head lines + 1 + tail lines (a line shown in part counts as one).
 //!
 //! Filling one side takes whole lines while they fit; a line is cut (at a
-//! character boundary) only when it alone is too long for that side's budget.
+//! character boundary) when it alone is too long for that side's budget.
 //! Each side first fills half of each budget (the tail gets the odd byte and
 //! line: with a single line to spare, the tail is shown); then the tail, and
-//! after it the head, grow into whatever the other side left unused.
+//! after it the head, grow into whatever the other side left unused. What is
+//! still left then shows part of the next line, tail side first, when at
+//! least [`MIN_PARTIAL`] bytes of it fit beside the notice's longer wording.
 //!
-//! The notice's digits depend on the cut and the cut on the notice's length:
-//! the reserve `n` for the notice is the smallest for which the notice of the
-//! cut made with `max_bytes - n` bytes fits in `n` bytes.
+//! The notice's digits depend on the cut and the cut on the notice's length.
+//! The reserve for the notice starts at the shortest notice of its form and
+//! grows to the length of the notice of the cut it leaves room for, until
+//! that notice fits: a few rounds at most, each a few binary searches.
 
-use memchr::{memchr, memchr_iter, memrchr};
+use memchr::{memchr_iter, memrchr_iter};
 
 use super::limits::Limits;
-use super::notice::{self, Counts, Pointer};
-use super::render::{prefix_within, push_rendered, rendered_len, suffix_within, unit_start_before};
+use super::notice::{self, Counts, Form};
+use super::render::Window;
 
-/// The part of the input a bounder keeps, with the input's totals.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Retained<'a> {
-    /// `data[..head.len()]`: the first `min(total, head_window)` bytes.
-    pub(crate) head: &'a [u8],
-    /// `data[total - tail.len()..]`: the last `min(total, tail_window)` bytes.
-    pub(crate) tail: &'a [u8],
+/// The fewest rendered bytes of a line worth showing in part from leftover
+/// budget: a shorter fragment says little and costs a longer notice.
+pub(crate) const MIN_PARTIAL: usize = 16;
+
+/// What a bounder keeps of an input that must be cut.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Retained {
+    /// The first `min(total, head_window)` bytes, rendered.
+    pub(crate) head: Window,
+    /// The last `tail_window` bytes, rendered; `None` when `head` holds the
+    /// whole input (it is then the tail window too).
+    pub(crate) tail: Option<Window>,
     /// Input bytes.
     pub(crate) total: u64,
     /// `\n` bytes in the whole input.
     pub(crate) newlines: u64,
 }
 
-impl Retained<'_> {
-    /// Absolute offset of `tail[0]`.
-    fn tail_base(&self) -> u64 {
-        self.total.saturating_sub(self.tail.len() as u64)
+impl Retained {
+    fn tail(&self) -> &Window {
+        self.tail.as_ref().unwrap_or(&self.head)
     }
 
     /// Lines of the input: every `\n` ends one, plus a final unterminated run.
     pub(crate) fn total_lines(&self) -> u64 {
-        let open_last = self.tail.last().is_some_and(|&b| b != b'\n');
+        let open_last = self
+            .tail()
+            .text()
+            .as_bytes()
+            .last()
+            .is_some_and(|&b| b != b'\n');
         self.newlines + u64::from(open_last)
     }
+}
 
-    /// The rendered input when it fits both limits as it is.
-    pub(crate) fn unchanged(&self, limits: &Limits) -> Option<String> {
-        let whole = self.head.len() as u64 == self.total;
-        // Rendering never shrinks the input, so more bytes than the limit never fit.
-        if !whole || self.total > limits.max_bytes() as u64 {
-            return None;
+/// The line boundaries a cut may use, found once per render.
+#[derive(Debug)]
+pub(crate) struct Lines {
+    /// `ends` then `starts`, in one allocation.
+    bounds: Vec<usize>,
+    /// Where `starts` begins in `bounds`.
+    split: usize,
+    /// The last end is the input's end, after a final line without `\n`.
+    open_end: bool,
+}
+
+impl Lines {
+    pub(crate) fn new(r: &Retained, limits: &Limits) -> Self {
+        let max_bytes = limits.max_bytes();
+        // Whole lines of a side number at most max_lines - 1; one more is
+        // needed to know the size of the next line.
+        let most = limits.max_lines();
+        let head = r.head.text().as_bytes();
+        let mut ends = Vec::with_capacity(most.min(32).saturating_mul(2));
+        let mut reached_end = true;
+        for i in memchr_iter(b'\n', head) {
+            if ends.len() >= most {
+                reached_end = false;
+                break;
+            }
+            ends.push(i + 1);
+            if i + 1 > max_bytes {
+                reached_end = false;
+                break;
+            }
         }
-        if self.total_lines() > limits.max_lines() as u64
-            || rendered_len(self.head) > limits.max_bytes()
-        {
-            return None;
+        let last = ends.last().copied().unwrap_or(0);
+        let open_end = r.tail.is_none() && reached_end && last < head.len() && ends.len() < most;
+        if open_end {
+            ends.push(head.len());
         }
-        Some(String::from_utf8_lossy(self.head).into_owned())
+
+        let tail = r.tail();
+        let text = tail.text().as_bytes();
+        let len = text.len();
+        let from = tail.start();
+        let split = ends.len();
+        let mut starts = ends;
+        let mut reached_start = true;
+        let scan = text.get(from..len.saturating_sub(1)).unwrap_or_default();
+        for i in memrchr_iter(b'\n', scan) {
+            if starts.len() - split >= most {
+                reached_start = false;
+                break;
+            }
+            let start = from + i + 1;
+            starts.push(start);
+            if start.saturating_add(max_bytes) < len {
+                reached_start = false;
+                break;
+            }
+        }
+        if r.tail.is_none() && reached_start && len > 0 && starts.len() - split < most {
+            starts.push(0);
+        }
+        Lines {
+            bounds: starts,
+            split,
+            open_end,
+        }
+    }
+
+    /// Head window: the end of each line (after its `\n`), ascending, as far
+    /// as a line may be shown whole; the input's end when a final line
+    /// without `\n` lies within reach (`open_end`).
+    fn ends(&self) -> &[usize] {
+        &self.bounds[..self.split]
+    }
+
+    /// Tail window: the start of each line, descending, as far as a line may
+    /// be shown whole (the input's start included when within reach).
+    fn starts(&self) -> &[usize] {
+        &self.bounds[self.split..]
     }
 }
 
 /// One side of a cut: how far it reaches and what it costs in the preview.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Side {
-    /// Head: the end of the kept prefix. Tail: the start of the kept suffix (absolute).
-    edge: u64,
+    /// Head: the end of the kept prefix; tail: the start of the kept suffix
+    /// (an offset in the side's window text).
+    edge: usize,
     /// Preview bytes, separator included.
-    cost: u64,
+    cost: usize,
+    /// Notice bytes set aside to say that the line at the edge is shown in part.
+    ann: usize,
     /// Preview lines.
-    lines: u64,
+    lines: usize,
+    /// Lines shown whole.
+    whole: usize,
+    /// Whether the line at the edge is shown in part.
+    partial: bool,
 }
 
-/// A head `data[..a]` and a tail `data[b..]` with `a < b`.
+/// How a side treats the line after its whole lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Fill {
+    /// `false`: cut it only when it alone is too long for the side's budget;
+    /// `true` (leftover budget): show the part of it that fits if that is at
+    /// least [`MIN_PARTIAL`] bytes.
+    leftover: bool,
+    /// The notice names lines shown in part, so showing one costs those words.
+    annotate: bool,
+}
+
+/// A head and a tail with something hidden between them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cut {
     head: Side,
     tail: Side,
+    /// Absolute input offsets of the two edges.
+    head_end: u64,
+    tail_start: u64,
 }
 
 impl Cut {
     /// Input bytes shown before the notice.
     pub(crate) fn head_bytes(&self) -> u64 {
-        self.head.edge
+        self.head_end
     }
 
     /// Input bytes shown after the notice.
     pub(crate) fn tail_bytes(&self, total: u64) -> u64 {
-        total - self.tail.edge
+        total - self.tail_start
+    }
+
+    fn cost(&self) -> usize {
+        self.head.cost + self.tail.cost
+    }
+
+    /// Preview lines (head lines, the notice, tail lines).
+    pub(crate) fn preview_lines(&self) -> usize {
+        self.head.lines + 1 + self.tail.lines
     }
 }
 
-fn to_usize(n: u64) -> usize {
-    usize::try_from(n).unwrap_or(usize::MAX)
+/// The planner of one render: the retained input, its limits and lines.
+pub(crate) struct Planner<'a> {
+    r: &'a Retained,
+    limits: Limits,
+    lines: Lines,
+    total_lines: u64,
 }
 
-/// Fills the head with at most `budget` preview bytes and `max_lines` lines,
-/// ending at or before `limit`.
-fn fill_head(r: &Retained<'_>, budget: u64, max_lines: u64, limit: u64) -> Side {
-    let head = r.head;
-    let end = to_usize(limit.min(head.len() as u64));
-    let (mut pos, mut used, mut lines) = (0usize, 0u64, 0u64);
-    while lines < max_lines && pos < end {
-        let (line_end, complete) = match memchr(b'\n', &head[pos..end]) {
-            Some(i) => (pos + i + 1, true),
-            // A run cut by the window or the tail: longer than any budget, or
-            // shared with the tail; either way it may only be cut.
-            None => (end, end as u64 == r.total),
+/// A solved cut, its notice counts and the notice's length.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plan {
+    pub(crate) cut: Cut,
+    pub(crate) counts: Counts,
+    pub(crate) notice_len: usize,
+}
+
+impl Plan {
+    /// Input bytes the preview shows.
+    pub(crate) fn shown(&self, total: u64) -> u64 {
+        self.cut.head_bytes() + self.cut.tail_bytes(total)
+    }
+}
+
+impl<'a> Planner<'a> {
+    pub(crate) fn new(r: &'a Retained, limits: Limits) -> Self {
+        Planner {
+            lines: Lines::new(r, &limits),
+            total_lines: r.total_lines(),
+            r,
+            limits,
+        }
+    }
+
+    /// Whether head and tail share one window (then they limit each other).
+    fn shared(&self) -> bool {
+        self.r.tail.is_none()
+    }
+
+    /// Fills the head with at most `budget` preview bytes and `max_lines`
+    /// lines, ending at or before `limit` (a text offset).
+    fn fill_head(&self, budget: usize, max_lines: usize, limit: usize, fill: Fill) -> Side {
+        let w = &self.r.head;
+        let ends = self.lines.ends();
+        let open = |k: usize| usize::from(self.lines.open_end && k == ends.len());
+        let cap = budget.min(limit);
+        let mut k = ends.partition_point(|&e| e <= cap).min(max_lines);
+        if k > 0 && ends[k - 1] + open(k) > budget {
+            k -= 1;
+        }
+        let edge = k.checked_sub(1).map_or(0, |i| ends[i]);
+        let mut side = Side {
+            edge,
+            cost: edge + open(k),
+            ann: 0,
+            lines: k,
+            whole: k,
+            partial: false,
         };
-        let piece = &head[pos..line_end];
-        if complete {
-            let size = rendered_len(piece) as u64;
-            if used + size <= budget {
-                used += size;
-                lines += 1;
-                pos = line_end;
-                continue;
-            }
-            if size <= budget {
-                // It would fit on its own: never cut it, leave the room to the tail.
-                break;
-            }
+        if k >= max_lines || open(k) == 1 {
+            return side;
         }
-        // Too long for this side: keep what fits, plus the "\n" before the notice.
-        let room = to_usize(budget.saturating_sub(used + 1));
-        let (mut raw, mut rendered) = prefix_within(piece, room);
-        if raw > 0 && piece[raw - 1] == b'\r' && piece.get(raw) == Some(&b'\n') {
-            raw -= 1;
-            rendered -= 1;
+        let next = ends.get(k).copied();
+        let complete = next.is_some_and(|e| e <= limit);
+        let piece_end = next.unwrap_or(usize::MAX).min(limit).min(w.text().len());
+        if piece_end <= edge {
+            return side;
         }
-        if raw > 0 {
-            used += rendered as u64 + 1;
-            lines += 1;
-            pos += raw;
+        if !fill.leftover && complete && piece_end - edge <= budget {
+            // It would fit on its own: never cut it, leave the room to the tail.
+            return side;
         }
-        break;
-    }
-    Side {
-        edge: pos as u64,
-        cost: used,
-        lines,
-    }
-}
-
-/// Fills the tail with at most `budget` preview bytes and `max_lines` lines,
-/// starting at or after `limit` (0 or the end of the head: a unit boundary).
-fn fill_tail(r: &Retained<'_>, budget: u64, max_lines: u64, limit: u64) -> Side {
-    let tail = r.tail;
-    let base = r.tail_base();
-    let floor_abs = limit.max(base);
-    // `floor` starts a unit when it is the limit (a cut or the input start).
-    let floor_is_start = floor_abs == limit;
-    let floor = to_usize(floor_abs - base);
-    let (mut pos, mut used, mut lines) = (tail.len(), 0u64, 0u64);
-    while lines < max_lines && pos > floor {
-        // The "\n" ending the line (if any) is at pos - 1; its start follows the previous one.
-        let (start, complete) = match memrchr(b'\n', &tail[floor..pos - 1]) {
-            Some(i) => (floor + i + 1, true),
-            None => (floor, floor_abs == 0),
+        // Keep what fits, plus the "\n" before the notice and the words
+        // saying that line `whole + 1` is shown in part.
+        let ann = if fill.annotate {
+            notice::partial_len(k as u64 + 1)
+        } else {
+            0
         };
-        let piece = &tail[start..pos];
+        let room = budget.saturating_sub(side.cost + 1 + ann);
+        let mut x = w.floor_boundary(edge.saturating_add(room).min(piece_end), edge);
+        if w.inside_crlf(x) {
+            x -= 1;
+        }
+        let shown = x - edge;
+        let least = if fill.leftover { MIN_PARTIAL } else { 1 };
+        if shown >= least && x < piece_end {
+            side.cost += shown + 1;
+            side.ann = ann;
+            side.lines += 1;
+            side.edge = x;
+            side.partial = true;
+        }
+        side
+    }
+
+    /// Fills the tail with at most `budget` preview bytes and `max_lines`
+    /// lines, starting at or after `limit` (a text offset).
+    fn fill_tail(&self, budget: usize, max_lines: usize, limit: usize, fill: Fill) -> Side {
+        let w = self.r.tail();
+        let len = w.text().len();
+        let starts = self.lines.starts();
+        let lowest = limit.max((len + 1).saturating_sub(budget));
+        let k = starts.partition_point(|&s| s >= lowest).min(max_lines);
+        let edge = k.checked_sub(1).map_or(len, |i| starts[i]);
+        let mut side = Side {
+            edge,
+            cost: if k > 0 { len - edge + 1 } else { 0 },
+            ann: 0,
+            lines: k,
+            whole: k,
+            partial: false,
+        };
+        if k >= max_lines {
+            return side;
+        }
+        let next = starts.get(k).copied();
+        let complete = next.is_some_and(|s| s >= limit);
+        let floor = limit.max(w.start());
+        let piece_start = next.map_or(floor, |s| s.max(floor));
+        if piece_start >= edge {
+            return side;
+        }
         // The "\n" after the notice comes with the first piece of the tail.
-        let sep = u64::from(lines == 0);
-        if complete {
-            let size = rendered_len(piece) as u64;
-            if used + sep + size <= budget {
-                used += sep + size;
-                lines += 1;
-                pos = start;
-                continue;
-            }
+        let sep = usize::from(k == 0);
+        if !fill.leftover && complete && edge - piece_start < budget {
             // It would fit on its own (with the "\n" before it): never cut it.
-            if size < budget {
-                break;
+            return side;
+        }
+        // The words saying that line `total - whole` is shown in part.
+        let ann = if fill.annotate {
+            notice::partial_len(self.total_lines.saturating_sub(k as u64))
+        } else {
+            0
+        };
+        let room = budget.saturating_sub(side.cost + sep + ann);
+        let mut x = w.ceil_boundary(edge.saturating_sub(room).max(piece_start), edge);
+        if x < edge && w.inside_crlf(x) {
+            x += 1;
+        }
+        let shown = edge - x;
+        // A part must show more than the line's ending.
+        let bytes = w.text().as_bytes();
+        let ending = match (
+            bytes.get(edge.wrapping_sub(2)),
+            bytes.get(edge.wrapping_sub(1)),
+        ) {
+            (Some(b'\r'), Some(b'\n')) => 2,
+            (_, Some(b'\n')) => 1,
+            _ => 0,
+        };
+        let least = if fill.leftover {
+            MIN_PARTIAL
+        } else {
+            ending + 1
+        };
+        if shown >= least && x > piece_start {
+            side.cost += sep + shown;
+            side.ann = ann;
+            side.lines += 1;
+            side.edge = x;
+            side.partial = true;
+        }
+        side
+    }
+
+    /// The limit the head's edge puts on the tail (shared window only).
+    fn tail_limit(&self, head: &Side) -> usize {
+        if self.shared() {
+            head.edge
+        } else {
+            0
+        }
+    }
+
+    /// The limit the tail's edge puts on the head (shared window only).
+    fn head_limit(&self, tail: &Side) -> usize {
+        if self.shared() {
+            tail.edge
+        } else {
+            usize::MAX
+        }
+    }
+
+    /// The cut when `bytes` preview bytes are left for head and tail.
+    fn cut(&self, bytes: usize, annotate: bool) -> Option<Cut> {
+        let lines = self.limits.max_lines().saturating_sub(1);
+        let fill = Fill {
+            leftover: false,
+            annotate,
+        };
+        let first_tail = self.fill_tail(
+            bytes - bytes / 2,
+            lines - lines / 2,
+            self.tail_limit(&Side::EMPTY),
+            fill,
+        );
+        let first_head = self.fill_head(bytes / 2, lines / 2, self.head_limit(&first_tail), fill);
+        let tail = self.fill_tail(
+            bytes - first_head.used(),
+            lines - first_head.lines,
+            self.tail_limit(&first_head),
+            fill,
+        );
+        let head = self.fill_head(
+            bytes - tail.used(),
+            lines - tail.lines,
+            self.head_limit(&tail),
+            fill,
+        );
+        self.make_cut(head, tail)
+    }
+
+    /// The cut of two sides, when something lies between them.
+    fn make_cut(&self, head: Side, tail: Side) -> Option<Cut> {
+        let head_end = self.r.head.input_offset(head.edge);
+        let tail_start = self.r.tail().input_offset(tail.edge);
+        (head_end < tail_start).then_some(Cut {
+            head,
+            tail,
+            head_end,
+            tail_start,
+        })
+    }
+
+    /// The cut that shows nothing.
+    fn empty_cut(&self) -> Cut {
+        Cut {
+            head: Side::EMPTY,
+            tail: Side {
+                edge: self.r.tail().text().len(),
+                ..Side::EMPTY
+            },
+            head_end: 0,
+            tail_start: self.r.total,
+        }
+    }
+
+    /// The notice's numbers for a cut.
+    fn counts(&self, cut: &Cut) -> Counts {
+        Counts {
+            omitted_bytes: cut.tail_start - cut.head_end,
+            first: cut.head.whole as u64 + 1,
+            last: self.total_lines.saturating_sub(cut.tail.whole as u64),
+            total_lines: self.total_lines,
+            first_partial: cut.head.partial,
+            last_partial: cut.tail.partial,
+        }
+    }
+
+    fn plan(&self, cut: Cut, form: &Form<'_>) -> Plan {
+        let counts = self.counts(&cut);
+        Plan {
+            cut,
+            counts,
+            notice_len: notice::len(form, &counts),
+        }
+    }
+
+    /// The minimal marker alone (a total fallback for limits that
+    /// [`Limits::check_cut`] refuses).
+    pub(crate) fn notice_only(&self) -> Plan {
+        self.plan(self.empty_cut(), &Form::Minimal)
+    }
+
+    /// The preview of `form`, or `None` when even its notice alone does not fit.
+    pub(crate) fn solve(&self, form: &Form<'_>) -> Option<Plan> {
+        let max_bytes = self.limits.max_bytes();
+        // The shortest notice of the form any cut within the limits can
+        // have: head and tail show at most max_bytes input bytes (rendering
+        // never shrinks them) and max_lines - 1 lines.
+        let least_lines = self
+            .total_lines
+            .saturating_sub((self.limits.max_lines() as u64).saturating_sub(1))
+            .max(1);
+        let mut reserve = notice::len(
+            form,
+            &Counts {
+                omitted_bytes: self.r.total.saturating_sub(max_bytes as u64).max(1),
+                first: 1,
+                last: least_lines,
+                total_lines: self.total_lines,
+                first_partial: false,
+                last_partial: false,
+            },
+        );
+        // Lines shown in part are paid for by their side (`Side::ann`): the
+        // reserve is for the rest of the notice.
+        let annotate = matches!(form, Form::Plain | Form::Pointer(_));
+        let base_len = |counts: &Counts| {
+            let mut counts = *counts;
+            counts.first_partial = false;
+            counts.last_partial = false;
+            notice::len(form, &counts)
+        };
+        let mut plan = loop {
+            let Some(bytes) = max_bytes.checked_sub(reserve) else {
+                // The reserve outgrew the limit; the notice alone may still fit.
+                let plan = self.plan(self.empty_cut(), form);
+                if plan.notice_len > max_bytes {
+                    return None;
+                }
+                break plan;
+            };
+            let cut = self
+                .cut(bytes, annotate)
+                .unwrap_or_else(|| self.empty_cut());
+            let plan = self.plan(cut, form);
+            let base = base_len(&plan.counts);
+            if base <= reserve {
+                break plan;
+            }
+            reserve = base;
+        };
+        // Leftover budget: part of the next line, tail side first.
+        for tail_side in [true, false] {
+            if let Some(better) = self.extend(&plan, form, annotate, tail_side) {
+                plan = better;
             }
         }
-        let room = to_usize(budget.saturating_sub(used + sep));
-        // Rendering never shrinks bytes, so a suffix that fits starts at or after `lowest`.
-        let lowest = start.max(pos.saturating_sub(room));
-        let known_start = complete || (start == floor && floor_is_start);
-        let q = unit_start_before(tail, start, known_start, lowest);
-        let (offset, mut rendered) = suffix_within(&tail[q..pos], lowest - q, room);
-        let mut x = q + offset;
-        if x < pos && x > 0 && tail[x - 1] == b'\r' && tail[x] == b'\n' {
-            x += 1;
-            rendered -= 1;
-        }
-        if x < pos {
-            used += sep + rendered as u64;
-            lines += 1;
-            pos = x;
-        }
-        break;
+        Some(plan)
     }
-    Side {
-        edge: base + pos as u64,
-        cost: used,
-        lines,
-    }
-}
 
-/// The cut made when `reserve` bytes are set aside for the notice, if any fit.
-fn cut(r: &Retained<'_>, limits: &Limits, reserve: u64) -> Option<Cut> {
-    let bytes = (limits.max_bytes() as u64).checked_sub(reserve)?;
-    let lines = limits.max_lines() as u64 - 1;
-    let first_tail = fill_tail(r, bytes - bytes / 2, lines - lines / 2, 0);
-    let first_head = fill_head(r, bytes / 2, lines / 2, first_tail.edge);
-    let tail = fill_tail(
-        r,
-        bytes - first_head.cost,
-        lines - first_head.lines,
-        first_head.edge,
-    );
-    let head = fill_head(r, bytes - tail.cost, lines - tail.lines, tail.edge);
-    Some(Cut { head, tail })
-}
-
-/// The notice's numbers for a cut.
-fn counts(r: &Retained<'_>, cut: &Cut) -> Counts {
-    let a = to_usize(cut.head.edge);
-    let b = cut.tail.edge;
-    let first = memchr_iter(b'\n', &r.head[..a.min(r.head.len())]).count() as u64 + 1;
-    // The last omitted byte is b - 1; it lies in the tail window.
-    let from = to_usize(b.saturating_sub(1).saturating_sub(r.tail_base()));
-    let after = memchr_iter(b'\n', r.tail.get(from..).unwrap_or_default()).count() as u64;
-    let last = (r.newlines + 1).saturating_sub(after).max(first);
-    Counts {
-        omitted_lines: last - first + 1,
-        omitted_bytes: b.saturating_sub(cut.head.edge),
-        first,
-        last,
-        total_lines: r.total_lines(),
-    }
-}
-
-/// The cut that shows nothing: every byte omitted. Always within the limits.
-fn empty_cut(r: &Retained<'_>) -> Cut {
-    let side = |edge| Side {
-        edge,
-        cost: 0,
-        lines: 0,
-    };
-    Cut {
-        head: side(0),
-        tail: side(r.total),
-    }
-}
-
-/// Solves the notice-length fixpoint: the smallest reserve whose notice fits.
-/// `None` when even a preview of the notice alone would exceed `max_bytes`.
-pub(crate) fn solve(
-    r: &Retained<'_>,
-    limits: &Limits,
-    pointer: Option<Pointer<'_>>,
-) -> Option<(Cut, Counts)> {
-    let total_lines = r.total_lines();
-    let mut scratch = String::new();
-    let mut notice_len = |counts: &Counts| {
-        scratch.clear();
-        notice::write(&mut scratch, counts, pointer);
-        scratch.len() as u64
-    };
-    // Bounds on the notice: every count at its smallest, then at its largest.
-    let shortest = notice_len(&Counts {
-        omitted_lines: 1,
-        omitted_bytes: 1,
-        first: 1,
-        last: 1,
-        total_lines,
-    });
-    let longest = notice_len(&Counts {
-        omitted_lines: total_lines,
-        omitted_bytes: r.total,
-        first: total_lines,
-        last: total_lines,
-        total_lines,
-    });
-    let max_bytes = limits.max_bytes() as u64;
-    for reserve in shortest..=longest.min(max_bytes) {
-        let Some(cut) = cut(r, limits, reserve) else {
-            break;
+    /// `plan` with its tail (or head) grown into the budget left over, when
+    /// that shows more.
+    fn extend(
+        &self,
+        plan: &Plan,
+        form: &Form<'_>,
+        annotate: bool,
+        tail_side: bool,
+    ) -> Option<Plan> {
+        let max_bytes = self.limits.max_bytes();
+        let cut = plan.cut;
+        let lines_left = self.limits.max_lines().checked_sub(cut.preview_lines())?;
+        let slack = max_bytes.checked_sub(cut.cost() + plan.notice_len)?;
+        let partial = if tail_side {
+            cut.tail.partial
+        } else {
+            cut.head.partial
         };
-        let counts = counts(r, &cut);
-        if cut.head.edge < cut.tail.edge && notice_len(&counts) <= reserve {
-            return Some((cut, counts));
+        // A new part of a line needs a line and MIN_PARTIAL bytes; a part
+        // already shown may grow by any amount.
+        if slack == 0 || (!partial && (lines_left == 0 || slack < MIN_PARTIAL)) {
+            return None;
         }
+        // The notice grows when it names one more line shown in part (an
+        // upper bound: the omitted bytes only shrink); that is paid here, so
+        // the side is filled as if the notice said nothing about it.
+        let mut counts = plan.counts;
+        if tail_side {
+            counts.last_partial = true;
+        } else {
+            counts.first_partial = true;
+        }
+        let grown = if annotate {
+            notice::len(form, &counts).saturating_sub(plan.notice_len)
+        } else {
+            0
+        };
+        let room = slack.checked_sub(grown)?;
+        let fill = Fill {
+            leftover: true,
+            annotate: false,
+        };
+        let (head, tail) = if tail_side {
+            let tail = self.fill_tail(
+                cut.tail.cost + room,
+                cut.tail.lines + lines_left,
+                self.tail_limit(&cut.head),
+                fill,
+            );
+            (cut.head, tail)
+        } else {
+            let head = self.fill_head(
+                cut.head.cost + room,
+                cut.head.lines + lines_left,
+                self.head_limit(&cut.tail),
+                fill,
+            );
+            (head, cut.tail)
+        };
+        let better = self.plan(self.make_cut(head, tail)?, form);
+        let fits = better.cut.cost() + better.notice_len <= max_bytes
+            && better.cut.preview_lines() <= self.limits.max_lines();
+        (fits && better.shown(self.r.total) > plan.shown(self.r.total)).then_some(better)
     }
-    // Unreachable for the plain notice (see `MIN_MAX_BYTES`); kept total for safety.
-    let cut = empty_cut(r);
-    let counts = counts(r, &cut);
-    (notice_len(&counts) <= max_bytes).then_some((cut, counts))
+
+    /// Assembles head, notice and tail into the preview text.
+    pub(crate) fn assemble(&self, plan: &Plan, form: &Form<'_>) -> String {
+        let head = &self.r.head.text()[..plan.cut.head.edge];
+        let tail_text = self.r.tail().text();
+        let tail = &tail_text[plan.cut.tail.edge..];
+        let mut text = String::with_capacity(plan.cut.cost() + plan.notice_len);
+        text.push_str(head);
+        if !head.is_empty() && !head.ends_with('\n') {
+            text.push('\n');
+        }
+        notice::write(&mut text, form, &plan.counts);
+        if !tail.is_empty() {
+            text.push('\n');
+            text.push_str(tail);
+        }
+        text
+    }
 }
 
-/// Assembles head, notice and tail into the preview text.
-pub(crate) fn assemble(
-    r: &Retained<'_>,
-    cut: &Cut,
-    counts: &Counts,
-    pointer: Option<Pointer<'_>>,
-) -> String {
-    let a = to_usize(cut.head.edge).min(r.head.len());
-    let b = to_usize(cut.tail.edge.saturating_sub(r.tail_base())).min(r.tail.len());
-    let mut text = String::with_capacity(to_usize(cut.head.cost + cut.tail.cost) + 256);
-    push_rendered(&mut text, &r.head[..a]);
-    if a > 0 && r.head[a - 1] != b'\n' {
-        text.push('\n');
-    }
-    notice::write(&mut text, counts, pointer);
-    if b < r.tail.len() {
-        text.push('\n');
-        push_rendered(&mut text, &r.tail[b..]);
-    }
-    text
-}
+impl Side {
+    const EMPTY: Side = Side {
+        edge: 0,
+        cost: 0,
+        ann: 0,
+        lines: 0,
+        whole: 0,
+        partial: false,
+    };
 
-/// Preview lines of a cut (head lines, the notice, tail lines).
-pub(crate) fn preview_lines(cut: &Cut) -> u64 {
-    cut.head.lines + 1 + cut.tail.lines
+    /// Budget the side takes: its preview bytes and the notice words it needs.
+    fn used(&self) -> usize {
+        self.cost + self.ann
+    }
 }

@@ -1,122 +1,172 @@
-//! Lossy UTF-8 rendering and the character boundaries a cut may use.
+//! Lossy UTF-8 rendering, done once per window, and the cut points it allows.
 //!
 //! Kept bytes are rendered like `String::from_utf8_lossy`: one U+FFFD (3 bytes)
 //! per maximal invalid subsequence. A *unit* is one valid character or one such
-//! subsequence; cuts fall between units only. Every non-continuation byte starts
-//! a unit, so a slice that starts at a unit start renders exactly like the same
-//! bytes inside the whole input: the functions here rely on that.
+//! subsequence, and cuts fall between units only, so a cut point is a character
+//! boundary of the rendering. A [`Window`] is a retained stretch of the input
+//! rendered once (valid UTF-8 is moved into a `String` after one validation
+//! pass, with no copy); all later work — finding lines, sizing and cutting
+//! them, assembling the preview — happens on that text, and invalid runs are
+//! only consulted to turn rendered positions back into input offsets.
+//!
+//! Every non-continuation byte starts a unit, and a continuation byte that
+//! follows three others does too, so a window that starts inside the input
+//! renders like the whole input from its first such byte on (`start`).
 
 /// Rendered size of one maximal invalid subsequence (U+FFFD).
 const REPLACEMENT_LEN: usize = '\u{FFFD}'.len_utf8();
 
-/// True for UTF-8 continuation bytes (`10xxxxxx`), which never start a valid character.
-pub(crate) fn is_continuation(byte: u8) -> bool {
+/// One maximal invalid subsequence of a window.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Run {
+    /// Offset of its first byte in the window's raw bytes.
+    raw: usize,
+    /// Its raw length (1 to 3).
+    len: usize,
+    /// Offset of its U+FFFD in the window's text.
+    text: usize,
+}
+
+/// A retained stretch of the input, rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Window {
+    /// The lossy rendering of the window's bytes.
+    text: String,
+    /// Invalid runs, in order (empty for valid UTF-8).
+    runs: Vec<Run>,
+    /// Absolute input offset of the window's first byte.
+    base: u64,
+    /// First text offset that renders as in the whole input (0 at the input's start).
+    start: usize,
+}
+
+/// True for UTF-8 continuation bytes (`10xxxxxx`).
+fn is_continuation(byte: u8) -> bool {
     byte & 0xC0 == 0x80
 }
 
-/// Bytes of the rendering of `bytes` (which must start at a unit start).
-pub(crate) fn rendered_len(bytes: &[u8]) -> usize {
-    bytes
-        .utf8_chunks()
-        .map(|chunk| {
-            let replacement = if chunk.invalid().is_empty() {
-                0
-            } else {
-                REPLACEMENT_LEN
-            };
-            chunk.valid().len() + replacement
-        })
-        .sum()
-}
+impl Window {
+    /// Renders `raw`, the input bytes from absolute offset `base`. Valid
+    /// UTF-8 is validated once and moved; otherwise one lossy pass records
+    /// the invalid runs.
+    pub(crate) fn new(raw: Vec<u8>, base: u64) -> Self {
+        Self::from_checked(String::from_utf8(raw), base)
+    }
 
-/// Appends the rendering of `bytes` to `out`.
-pub(crate) fn push_rendered(out: &mut String, bytes: &[u8]) {
-    for chunk in bytes.utf8_chunks() {
-        out.push_str(chunk.valid());
-        if !chunk.invalid().is_empty() {
-            out.push('\u{FFFD}');
+    /// [`Window::new`] for bytes already checked with `String::from_utf8`.
+    pub(crate) fn from_checked(
+        checked: Result<String, std::string::FromUtf8Error>,
+        base: u64,
+    ) -> Self {
+        let raw = match &checked {
+            Ok(text) => text.as_bytes(),
+            Err(e) => e.as_bytes(),
+        };
+        // A window inside the input may start inside a character: the first
+        // byte that surely starts a unit is at most 3 bytes in.
+        let first_unit = if base == 0 {
+            0
+        } else {
+            (0..raw.len().min(3))
+                .find(|&i| !is_continuation(raw[i]))
+                .unwrap_or(raw.len().min(3))
+        };
+        let (text, runs) = match checked {
+            Ok(text) => (text, Vec::new()),
+            Err(e) => lossy(&e.into_bytes()),
+        };
+        let mut window = Window {
+            text,
+            runs,
+            base,
+            start: 0,
+        };
+        window.start = window.text_offset(first_unit);
+        window
+    }
+
+    /// The rendering.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The rendering, moved out.
+    pub(crate) fn into_text(self) -> String {
+        self.text
+    }
+
+    /// First text offset that renders as in the whole input.
+    pub(crate) fn start(&self) -> usize {
+        self.start
+    }
+
+    /// The text offset of raw offset `raw` (a unit boundary).
+    fn text_offset(&self, raw: usize) -> usize {
+        let i = self.runs.partition_point(|r| r.raw < raw);
+        match i.checked_sub(1).map(|j| &self.runs[j]) {
+            None => raw,
+            Some(r) => r.text + REPLACEMENT_LEN + (raw - r.raw - r.len),
         }
+    }
+
+    /// The raw offset of text offset `at` (a character boundary).
+    pub(crate) fn raw_offset(&self, at: usize) -> usize {
+        let i = self.runs.partition_point(|r| r.text < at);
+        match i.checked_sub(1).map(|j| &self.runs[j]) {
+            None => at,
+            Some(r) => r.raw + r.len + (at - r.text - REPLACEMENT_LEN),
+        }
+    }
+
+    /// The absolute input offset of text offset `at`.
+    pub(crate) fn input_offset(&self, at: usize) -> u64 {
+        self.base + self.raw_offset(at) as u64
+    }
+
+    /// The largest character boundary at or below `at` (and at or above `floor`).
+    pub(crate) fn floor_boundary(&self, mut at: usize, floor: usize) -> usize {
+        at = at.min(self.text.len());
+        while at > floor && !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        at
+    }
+
+    /// The smallest character boundary at or above `at` (and at or below `ceil`).
+    pub(crate) fn ceil_boundary(&self, mut at: usize, ceil: usize) -> usize {
+        while at < ceil && !self.text.is_char_boundary(at) {
+            at += 1;
+        }
+        at
+    }
+
+    /// True when `at` falls between a `\r` and a `\n`.
+    pub(crate) fn inside_crlf(&self, at: usize) -> bool {
+        let bytes = self.text.as_bytes();
+        at > 0 && bytes.get(at - 1) == Some(&b'\r') && bytes.get(at) == Some(&b'\n')
     }
 }
 
-/// The longest prefix of `bytes` ending at a unit boundary whose rendering fits
-/// in `budget`: `(raw length, rendered length)`.
-pub(crate) fn prefix_within(bytes: &[u8], budget: usize) -> (usize, usize) {
+/// The lossy rendering of `bytes` and its invalid runs.
+fn lossy(bytes: &[u8]) -> (String, Vec<Run>) {
+    let mut text = String::with_capacity(bytes.len() + 16);
+    let mut runs = Vec::new();
     let mut raw = 0;
-    let mut rendered = 0;
     for chunk in bytes.utf8_chunks() {
-        let valid = chunk.valid();
-        if rendered + valid.len() > budget {
-            let mut keep = budget - rendered;
-            while !valid.is_char_boundary(keep) {
-                keep -= 1;
-            }
-            return (raw + keep, rendered + keep);
-        }
-        raw += valid.len();
-        rendered += valid.len();
+        text.push_str(chunk.valid());
+        raw += chunk.valid().len();
         let invalid = chunk.invalid();
         if !invalid.is_empty() {
-            if rendered + REPLACEMENT_LEN > budget {
-                return (raw, rendered);
-            }
+            runs.push(Run {
+                raw,
+                len: invalid.len(),
+                text: text.len(),
+            });
+            text.push('\u{FFFD}');
             raw += invalid.len();
-            rendered += REPLACEMENT_LEN;
         }
     }
-    (raw, rendered)
-}
-
-/// The shortest suffix of `bytes` starting at a unit boundary at or after
-/// `from` whose rendering fits in `budget`: `(start offset, rendered length)`.
-/// `bytes` must start at a unit start.
-pub(crate) fn suffix_within(bytes: &[u8], from: usize, budget: usize) -> (usize, usize) {
-    let total = rendered_len(bytes);
-    let mut pos = 0;
-    // Rendered bytes of `bytes[..pos]`.
-    let mut before = 0;
-    for chunk in bytes.utf8_chunks() {
-        let valid = chunk.valid();
-        let end = pos + valid.len();
-        // Inside a valid run rendered = raw, so the first start that fits is
-        // `need` bytes into the run (then rounded up to a character boundary).
-        let need = total.saturating_sub(before).saturating_sub(budget);
-        let lowest = from.max(pos + need);
-        if lowest <= end {
-            let mut skip = lowest - pos;
-            while !valid.is_char_boundary(skip) {
-                skip += 1;
-            }
-            return (pos + skip, total - before - skip);
-        }
-        pos = end;
-        before += valid.len();
-        if !chunk.invalid().is_empty() {
-            pos += chunk.invalid().len();
-            before += REPLACEMENT_LEN;
-        }
-    }
-    (bytes.len(), 0)
-}
-
-/// A unit start `q` with `floor <= q <= y` found by looking back at most three
-/// bytes from `y` (a character has at most three continuation bytes).
-/// `floor_is_start` says whether `floor` itself is known to start a unit.
-pub(crate) fn unit_start_before(
-    bytes: &[u8],
-    floor: usize,
-    floor_is_start: bool,
-    y: usize,
-) -> usize {
-    if floor_is_start && y - floor <= 3 {
-        return floor;
-    }
-    let from = y.saturating_sub(3).max(floor);
-    // Any non-continuation byte starts a unit; after three continuation bytes
-    // in a row, the next byte starts one whatever it is.
-    (from..y)
-        .find(|&i| bytes.get(i).is_some_and(|&b| !is_continuation(b)))
-        .unwrap_or(y)
+    (text, runs)
 }
 
 #[cfg(test)]
@@ -124,52 +174,51 @@ mod tests {
     use super::*;
 
     #[test]
-    fn rendered_len_matches_from_utf8_lossy() {
-        let samples: [&[u8]; 6] = [
+    fn renders_like_from_utf8_lossy() {
+        let samples: [&[u8]; 7] = [
             b"plain",
             b"\xff",
             b"a\xe2\x82z",
             b"\xf0\x9f\x98",
             "é😀".as_bytes(),
             b"\xed\xa0\x80",
+            b"\xc0\xaf\n\x80\x80\x80\x80x",
         ];
         for bytes in samples {
-            assert_eq!(
-                rendered_len(bytes),
-                String::from_utf8_lossy(bytes).len(),
-                "{bytes:?}"
-            );
-            let mut out = String::new();
-            push_rendered(&mut out, bytes);
-            assert_eq!(out, String::from_utf8_lossy(bytes));
+            let w = Window::new(bytes.to_vec(), 0);
+            assert_eq!(w.text(), String::from_utf8_lossy(bytes), "{bytes:?}");
+            // Every character boundary maps back to a unit boundary.
+            for at in (0..=w.text().len()).filter(|&i| w.text().is_char_boundary(i)) {
+                let raw = w.raw_offset(at);
+                assert_eq!(w.text_offset(raw), at);
+                let (a, b) = bytes.split_at(raw);
+                assert_eq!(
+                    String::from_utf8_lossy(a) + String::from_utf8_lossy(b),
+                    w.text()
+                );
+            }
         }
     }
 
     #[test]
-    fn prefix_never_splits_a_character() {
-        let text = "ab😀cd".as_bytes();
-        assert_eq!(prefix_within(text, 3), (2, 2));
-        assert_eq!(prefix_within(text, 6), (6, 6));
-        // An invalid byte renders as 3 bytes: it fits in 3, not in 2.
-        assert_eq!(prefix_within(b"\xffx", 2), (0, 0));
-        assert_eq!(prefix_within(b"\xffx", 3), (1, 3));
+    fn a_window_inside_the_input_starts_at_a_unit() {
+        let input = "ab😀cd".as_bytes();
+        for base in 0..input.len() {
+            let w = Window::new(input[base..].to_vec(), base as u64);
+            let raw = w.raw_offset(w.start());
+            let whole = String::from_utf8_lossy(input);
+            let from = String::from_utf8_lossy(&input[base + raw..]);
+            assert!(whole.ends_with(&*from), "base {base}");
+            assert_eq!(&w.text()[w.start()..], from);
+        }
     }
 
     #[test]
-    fn suffix_never_splits_a_character() {
-        let text = "ab😀cd".as_bytes();
-        assert_eq!(suffix_within(text, 0, 3), (6, 2));
-        assert_eq!(suffix_within(text, 0, 6), (2, 6));
-        assert_eq!(suffix_within(text, 3, 100), (6, 2));
-        assert_eq!(suffix_within(b"x\xff", 0, 2), (2, 0));
-        assert_eq!(suffix_within(b"x\xff", 0, 3), (1, 3));
-    }
-
-    #[test]
-    fn finds_unit_starts() {
-        let text = "a😀b".as_bytes();
-        assert_eq!(unit_start_before(text, 0, true, 3), 0);
-        assert_eq!(unit_start_before(text, 0, false, 4), 1);
-        assert_eq!(unit_start_before(b"\x80\x80\x80\x80", 0, false, 3), 3);
+    fn boundaries_and_crlf() {
+        let w = Window::new("a😀\r\nb".as_bytes().to_vec(), 0);
+        assert_eq!(w.floor_boundary(3, 0), 1);
+        assert_eq!(w.ceil_boundary(3, 9), 5);
+        assert!(w.inside_crlf(6));
+        assert!(!w.inside_crlf(5));
     }
 }

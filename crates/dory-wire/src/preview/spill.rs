@@ -1,9 +1,11 @@
 //! The spill handshake: the core says a spill is needed, the caller saves the
 //! full output and answers, the core renders the preview.
 
+use std::fmt;
+
 use super::limits::Limits;
-use super::notice::{self, Pointer};
-use super::plan::{self, Retained};
+use super::notice::{self, Form, Pointer};
+use super::plan::{Plan, Planner, Retained};
 use super::result::Preview;
 
 /// What the caller did with the full output it was asked to spill.
@@ -14,14 +16,101 @@ pub enum SpillOutcome {
         /// Where the full output now is (one line, no control characters).
         path: String,
     },
-    /// The writer failed or raised: the plain notice is used and `reason`
-    /// becomes [`Preview::spill_error`].
+    /// Saving failed: no path in the notice, and `reason` (or, when empty,
+    /// "spill writer failed") becomes [`Preview::spill_error`].
     Failed {
-        /// What went wrong.
+        /// What went wrong, in the caller's words.
         reason: String,
     },
-    /// Nothing was saved (no writer): the plain notice, no error.
+    /// Nothing was saved (no writer): no path in the notice, no error.
     NotSaved,
+}
+
+impl From<SpillError> for SpillOutcome {
+    /// A failure the bindings detect around a spill writer, as an outcome
+    /// whose reason is the error's text.
+    fn from(error: SpillError) -> Self {
+        SpillOutcome::Failed {
+            reason: error.to_string(),
+        }
+    }
+}
+
+/// Why a preview's notice names no saved file although a save was attempted:
+/// the text of [`Preview::spill_error`]. One wording for every language: the
+/// Python and JavaScript packages build these values around their spill
+/// writers and take the text from here.
+///
+/// ```
+/// use dory_wire::preview::SpillError;
+///
+/// let raised = SpillError::WriterFailed { error: "OSError: disk full".into() };
+/// assert_eq!(raised.to_string(), "spill writer failed: OSError: disk full");
+/// let wrong = SpillError::NotAPath { returned: "int".into() };
+/// assert_eq!(wrong.to_string(), "spill writer returned int instead of a path string");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SpillError {
+    /// The writer raised, threw or rejected; `error` describes it
+    /// (`Type: message`). Empty: "spill writer failed".
+    WriterFailed {
+        /// The error, as the language names it.
+        error: String,
+    },
+    /// The writer returned something that is neither a path string nor
+    /// "nothing saved" (`None`, `null`, `undefined`).
+    NotAPath {
+        /// What it returned (a type name).
+        returned: String,
+    },
+    /// A synchronous call got a writer that returned an awaitable.
+    Asynchronous {
+        /// The asynchronous call to use instead (`abound()`, `boundAsync()`…).
+        use_instead: String,
+    },
+    /// The writer returned an empty path.
+    EmptyPath,
+    /// The path holds a line break or control character.
+    PathBreaksLine,
+    /// The hint holds a line break or control character.
+    HintBreaksLine,
+    /// No preview naming the path fits in `max_bytes`.
+    PathTooLong {
+        /// The byte limit.
+        max_bytes: usize,
+    },
+}
+
+impl fmt::Display for SpillError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SpillError::WriterFailed { error } if error.is_empty() => {
+                f.write_str("spill writer failed")
+            }
+            SpillError::WriterFailed { error } => write!(f, "spill writer failed: {error}"),
+            SpillError::NotAPath { returned } => {
+                write!(
+                    f,
+                    "spill writer returned {returned} instead of a path string"
+                )
+            }
+            SpillError::Asynchronous { use_instead } => {
+                write!(f, "spill writer is asynchronous: use {use_instead}")
+            }
+            SpillError::EmptyPath => f.write_str("spill path is empty"),
+            SpillError::PathBreaksLine => {
+                f.write_str("spill path contains a line break or control character")
+            }
+            SpillError::HintBreaksLine => {
+                f.write_str("spill hint contains a line break or control character")
+            }
+            SpillError::PathTooLong { max_bytes } => write!(
+                f,
+                "spill path too long: no preview naming it fits in max_bytes={max_bytes}"
+            ),
+        }
+    }
 }
 
 /// The outcome of bounding: a preview, or a request to spill first.
@@ -56,16 +145,13 @@ impl Bounded {
 
 /// Input that must be cut, waiting for the caller's spill outcome.
 ///
-/// Holds only the first and last `2 × max_bytes + 8` input bytes, whatever the
-/// input's size. Render it as often as needed (e.g. again with
-/// [`SpillOutcome::NotSaved`] if the saved file is later lost).
+/// Holds only the first and last `2 × max_bytes + 8` input bytes (rendered
+/// once), whatever the input's size. Render it as often as needed (e.g.
+/// again with [`SpillOutcome::NotSaved`] if the saved file is later lost).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingSpill {
     pub(crate) limits: Limits,
-    pub(crate) head: Vec<u8>,
-    pub(crate) tail: Vec<u8>,
-    pub(crate) total_bytes: u64,
-    pub(crate) newlines: u64,
+    pub(crate) retained: Retained,
     pub(crate) spill_id: String,
 }
 
@@ -78,111 +164,115 @@ impl PendingSpill {
 
     /// Bytes of the input.
     pub fn total_bytes(&self) -> u64 {
-        self.total_bytes
+        self.retained.total
     }
 
     /// Lines of the input.
     pub fn total_lines(&self) -> u64 {
-        self.retained().total_lines()
-    }
-
-    fn retained(&self) -> Retained<'_> {
-        Retained {
-            head: &self.head,
-            tail: &self.tail,
-            total: self.total_bytes,
-            newlines: self.newlines,
-        }
+        self.retained.total_lines()
     }
 
     /// Renders the preview for the caller's spill outcome.
     ///
-    /// With [`SpillOutcome::Saved`] the notice ends
-    /// `full output: <path>; read it with sed -n 'F,Lp'` followed, when `hint`
-    /// is given and not empty, by `; <hint>`, then ` ...]`. The plain notice
-    /// (`full output not saved`) is used instead, with the reason in
-    /// [`Preview::spill_error`], when the path is empty, the path or hint holds
-    /// a line break or control character, or the notice naming it cannot fit
-    /// in `max_bytes`. The hint is only used together with a path.
+    /// With [`SpillOutcome::Saved`] the notice ends `; sed -n 'F,Lp' <path>`
+    /// (the path quoted for the shell when needed), then `; <hint>` when a
+    /// hint is given and not empty, then ` ...]`. No path is named, and
+    /// [`Preview::spill_error`] says why, when the path is empty, the path or
+    /// hint holds a line break or control character, or no preview naming the
+    /// path fits in `max_bytes`. Without a path the notice takes the richest
+    /// form that fits in half of `max_bytes` (see `docs/preview.md`).
     pub fn render(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview {
-        let retained = self.retained();
         let hint = hint.filter(|h| !h.is_empty());
         let (path, mut error) = match outcome {
-            SpillOutcome::Saved { path } => {
-                let refused = if path.is_empty() {
-                    Some("spill path is empty".to_owned())
-                } else if notice::breaks_line(&path) {
-                    Some("spill path contains a line break or control character".to_owned())
-                } else if hint.is_some_and(notice::breaks_line) {
-                    Some("spill hint contains a line break or control character".to_owned())
-                } else {
-                    None
-                };
-                match refused {
-                    Some(reason) => (None, Some(reason)),
-                    None => (Some(path), None),
-                }
+            SpillOutcome::Saved { path } if path.is_empty() => {
+                (None, Some(SpillError::EmptyPath.to_string()))
             }
-            SpillOutcome::Failed { reason } if reason.is_empty() => {
-                (None, Some("spill writer failed".to_owned()))
-            }
+            SpillOutcome::Saved { path } => (Some(path), None),
+            SpillOutcome::Failed { reason } if reason.is_empty() => (
+                None,
+                Some(
+                    SpillError::WriterFailed {
+                        error: String::new(),
+                    }
+                    .to_string(),
+                ),
+            ),
             SpillOutcome::Failed { reason } => (None, Some(reason)),
             SpillOutcome::NotSaved => (None, None),
         };
-        let mut solved = None;
+        let planner = Planner::new(&self.retained, self.limits);
+        let mut chosen = None;
         if let Some(path) = &path {
-            let pointer = Pointer { path, hint };
-            solved = plan::solve(&retained, &self.limits, Some(pointer)).map(|s| (s, pointer));
-            if solved.is_none() {
-                error = Some(format!(
-                    "spill path too long: the notice naming it does not fit in max_bytes={}",
-                    self.limits.max_bytes()
-                ));
-            }
+            let pointer = Pointer::new(path, hint);
+            let refused = if pointer.path_breaks_line() {
+                Some(SpillError::PathBreaksLine)
+            } else if hint.is_some_and(notice::breaks_line) {
+                Some(SpillError::HintBreaksLine)
+            } else {
+                let form = Form::Pointer(pointer);
+                match planner.solve(&form) {
+                    Some(plan) => {
+                        chosen = Some((plan, form));
+                        None
+                    }
+                    None => Some(SpillError::PathTooLong {
+                        max_bytes: self.limits.max_bytes(),
+                    }),
+                }
+            };
+            error = refused.map(|e| e.to_string());
         }
-        let ((cut, counts), pointer) = match solved {
-            Some((solution, pointer)) => (solution, Some(pointer)),
-            None => match plan::solve(&retained, &self.limits, None) {
-                Some(solution) => (solution, None),
-                // Unreachable: limits always hold the plain notice (MIN_MAX_BYTES).
-                None => return self.notice_only_fallback(),
-            },
+        let (plan, form) = match chosen {
+            Some(chosen) => chosen,
+            None => self.shortened(&planner),
         };
-        let text = plan::assemble(&retained, &cut, &counts, pointer);
+        let text = planner.assemble(&plan, &form);
         debug_assert!(text.len() <= self.limits.max_bytes());
-        debug_assert!(plan::preview_lines(&cut) <= self.limits.max_lines() as u64);
+        debug_assert!(plan.cut.preview_lines() <= self.limits.max_lines());
+        let total_bytes = self.retained.total;
+        let counts = plan.counts;
         Preview {
             text,
             truncated: true,
             total_lines: counts.total_lines,
-            total_bytes: self.total_bytes,
-            head_bytes: cut.head_bytes(),
-            tail_bytes: cut.tail_bytes(self.total_bytes),
-            omitted_lines: counts.omitted_lines,
+            total_bytes,
+            head_bytes: plan.cut.head_bytes(),
+            tail_bytes: plan.cut.tail_bytes(total_bytes),
+            omitted_lines: counts.omitted_lines(),
             omitted_bytes: counts.omitted_bytes,
             omitted_range: Some((counts.first, counts.last)),
             spill_id: Some(self.spill_id.clone()),
-            spill_path: pointer.map(|p| p.path.to_owned()),
+            spill_path: match form {
+                Form::Pointer(_) => path,
+                _ => None,
+            },
             spill_error: error,
         }
     }
 
-    /// A preview with an empty text, for the impossible case where not even
-    /// the plain notice fits; keeps `render` total without panicking.
-    fn notice_only_fallback(&self) -> Preview {
-        Preview {
-            text: String::new(),
-            truncated: true,
-            total_lines: self.total_lines(),
-            total_bytes: self.total_bytes,
-            head_bytes: 0,
-            tail_bytes: 0,
-            omitted_lines: self.total_lines(),
-            omitted_bytes: self.total_bytes,
-            omitted_range: Some((1, self.total_lines())),
-            spill_id: Some(self.spill_id.clone()),
-            spill_path: None,
-            spill_error: Some("limits too small for the notice".to_owned()),
+    /// The notice without a path: the plain form, shortened (compact, then
+    /// minimal) while it takes more than half of `max_bytes` and the shorter
+    /// form shows more of the input.
+    fn shortened(&self, planner: &Planner<'_>) -> (Plan, Form<'static>) {
+        let half = self.limits.max_bytes() / 2;
+        let total = self.retained.total;
+        let mut best: Option<(Plan, Form<'static>)> = None;
+        for form in [Form::Plain, Form::Compact, Form::Minimal] {
+            if let Some((plan, _)) = &best {
+                if plan.notice_len <= half {
+                    break;
+                }
+            }
+            let Some(plan) = planner.solve(&form) else {
+                continue;
+            };
+            match &best {
+                Some((current, _)) if plan.shown(total) <= current.shown(total) => {}
+                _ => best = Some((plan, form)),
+            }
         }
+        // `Limits::check_cut` (max_bytes ≥ 32) guarantees the minimal marker
+        // fits; the notice alone is only a total fallback.
+        best.unwrap_or_else(|| (planner.notice_only(), Form::Minimal))
     }
 }

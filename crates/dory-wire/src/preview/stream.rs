@@ -4,9 +4,11 @@ use memchr::memchr_iter;
 
 use crate::error::Error;
 
+use super::bounder::may_fit;
 use super::digest::Digest;
 use super::limits::Limits;
 use super::plan::Retained;
+use super::render::Window;
 use super::result::Preview;
 use super::spill::{Bounded, PendingSpill};
 
@@ -22,12 +24,12 @@ use super::spill::{Bounded, PendingSpill};
 /// ```
 /// use dory_wire::preview::{SpillOutcome, StreamingBounder};
 ///
-/// let mut bounder = StreamingBounder::new(20, 4096)?;
+/// let mut bounder = StreamingBounder::new(20, 4096);
 /// for i in 0..100_000 {
 ///     bounder.push(format!("step {i}\n").as_bytes());
 /// }
 /// assert!(bounder.retained_bytes() <= 4 * 4096 + 16);
-/// let pending = bounder.finish();
+/// let pending = bounder.finish()?;
 /// let preview = pending.render(SpillOutcome::Saved { path: "/tmp/out.txt".into() }, None);
 /// assert!(preview.text.ends_with("step 99999\n"));
 /// assert_eq!(preview.spill_path.as_deref(), Some("/tmp/out.txt"));
@@ -47,15 +49,13 @@ pub struct StreamingBounder {
 
 impl StreamingBounder {
     /// A streaming bounder for previews of at most `max_lines` lines and
-    /// `max_bytes` bytes.
-    ///
-    /// # Errors
-    /// [`Error::InvalidLimits`] as for [`Limits::new`].
-    pub fn new(max_lines: usize, max_bytes: usize) -> Result<Self, Error> {
-        Ok(Self::with_limits(Limits::new(max_lines, max_bytes)?))
+    /// `max_bytes` bytes. Any limits are accepted, as for
+    /// [`Bounder::new`](super::Bounder::new).
+    pub fn new(max_lines: usize, max_bytes: usize) -> Self {
+        Self::with_limits(Limits::new(max_lines, max_bytes))
     }
 
-    /// A streaming bounder for already validated limits.
+    /// A streaming bounder for these limits.
     pub fn with_limits(limits: Limits) -> Self {
         StreamingBounder {
             limits,
@@ -105,34 +105,62 @@ impl StreamingBounder {
     }
 
     /// Ends the input: the preview if it fits, else a [`PendingSpill`].
-    pub fn finish(self) -> Bounded {
-        let tail = self.tail.into_vec();
-        let retained = Retained {
-            head: &self.head,
-            tail: &tail,
-            total: self.total,
-            newlines: self.newlines,
+    ///
+    /// # Errors
+    /// [`Error::InvalidLimits`] when the input does not fit and the limits
+    /// leave no room for a cut, as for [`Bounder::bound`](super::Bounder::bound).
+    pub fn finish(self) -> Result<Bounded, Error> {
+        let total = self.total;
+        let last_open = match (self.head.len() as u64 == total, self.head.last()) {
+            (true, last) => last.is_some_and(|&b| b != b'\n'),
+            (false, _) => self.tail.last().is_some_and(|b| b != b'\n'),
         };
-        if let Some(text) = retained.unchanged(&self.limits) {
-            return Bounded::Fits(Preview::unchanged(
-                text,
-                retained.total_lines(),
-                retained.total,
-            ));
-        }
+        let lines = self.newlines + u64::from(last_open);
+        let whole_in_head = self.head.len() as u64 == total;
+        let checked = if whole_in_head && may_fit(&self.limits, total, lines) {
+            // The whole input is in `head`: valid UTF-8 is moved, not copied.
+            match String::from_utf8(self.head) {
+                Ok(text) => return Ok(Bounded::Fits(Preview::unchanged(text, lines, total))),
+                Err(e) => {
+                    let window = Window::from_checked(Err(e), 0);
+                    if window.text().len() <= self.limits.max_bytes() {
+                        return Ok(Bounded::Fits(Preview::unchanged(
+                            window.into_text(),
+                            lines,
+                            total,
+                        )));
+                    }
+                    Ok(window)
+                }
+            }
+        } else {
+            Err(self.head)
+        };
+        self.limits.check_cut()?;
+        let (head, tail) = match checked {
+            Ok(window) => (window, None),
+            Err(head) if whole_in_head => (Window::new(head, 0), None),
+            Err(head) => {
+                let tail = self.tail.into_vec();
+                let base = total - tail.len() as u64;
+                (Window::new(head, 0), Some(Window::new(tail, base)))
+            }
+        };
         let spill_id = match (self.spill_id, &self.digest) {
             (Some(id), _) => id,
             (None, Some(digest)) => digest.hex(),
             (None, None) => String::new(),
         };
-        Bounded::NeedsSpill(PendingSpill {
+        Ok(Bounded::NeedsSpill(PendingSpill {
             limits: self.limits,
-            head: self.head,
-            tail,
-            total_bytes: self.total,
-            newlines: self.newlines,
+            retained: Retained {
+                head,
+                tail,
+                total,
+                newlines: self.newlines,
+            },
             spill_id,
-        })
+        }))
     }
 }
 
@@ -168,6 +196,17 @@ impl Ring {
 
     fn capacity(&self) -> usize {
         self.buf.capacity()
+    }
+
+    /// The last byte pushed.
+    fn last(&self) -> Option<u8> {
+        if self.buf.len() < self.cap {
+            self.buf.last().copied()
+        } else {
+            self.buf
+                .get((self.start + self.cap - 1) % self.cap)
+                .copied()
+        }
     }
 
     fn push(&mut self, mut chunk: &[u8]) {
@@ -227,7 +266,7 @@ mod tests {
 
     #[test]
     fn retained_bytes_stay_bounded() {
-        let mut bounder = StreamingBounder::new(10, 1000).unwrap();
+        let mut bounder = StreamingBounder::new(10, 1000);
         let chunk = [b'x'; 777];
         for _ in 0..1000 {
             bounder.push(&chunk);
