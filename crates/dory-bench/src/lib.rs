@@ -6,5 +6,6 @@
 pub mod baseline;
 pub mod corpus;
 pub mod measure;
+pub mod preview;
 pub mod report;
 pub mod run;

@@ -8,6 +8,8 @@
 //! dory-bench one --workload W --file F [--piece N] [--limit N] [--min-secs S] [--streamed]
 //!                                                   (child) one measured run; prints a JSON line
 //! dory-bench report FILE [--title TEXT]             print the markdown table and the targets
+//! dory-bench preview-shown                          input bytes previews show on tight budgets
+//! dory-bench preview-calls [--runs N]               only the per-call preview timings, with targets
 //! ```
 
 use std::collections::HashMap;
@@ -75,6 +77,16 @@ fn main() -> ExitCode {
         Some("rust") => parse_args(&argv[1..]).and_then(|a| cmd_rust(&a)),
         Some("one") => parse_args(&argv[1..]).and_then(|a| cmd_one(&a)),
         Some("report") => parse_args(&argv[1..]).and_then(|a| cmd_report(&a)),
+        Some("preview-shown") => {
+            print!("{}", dory_bench::preview::shown());
+            Ok(())
+        }
+        Some("preview-calls") => parse_args(&argv[1..]).and_then(|a| {
+            let rows = report::rows(&dory_bench::preview::calls(a.get("runs", 5usize)?));
+            println!("{}", report::table(&rows));
+            println!("{}", report::verdict_table(&dory_bench::preview::verdicts(&rows)));
+            Ok(())
+        }),
         _ => Err("usage: dory-bench corpora|rust|one|report … (see the source header)".into()),
     };
     match result {
@@ -241,6 +253,10 @@ fn cmd_rust(a: &Args) -> Result<(), String> {
         ))?;
     }
     eprintln!("rust: records appended to {}", out_path.display());
+    eprintln!("rust: preview calls on small inputs …");
+    for r in dory_bench::preview::calls(runs) {
+        emit(r)?;
+    }
     Ok(())
 }
 
@@ -256,6 +272,8 @@ fn cmd_report(a: &Args) -> Result<(), String> {
         println!("{title}\n");
     }
     println!("{}", report::table(&rows));
-    println!("{}", report::verdict_table(&report::verdicts(&rows)));
+    let mut verdicts = report::verdicts(&rows);
+    verdicts.extend(dory_bench::preview::verdicts(&rows));
+    println!("{}", report::verdict_table(&verdicts));
     Ok(())
 }
