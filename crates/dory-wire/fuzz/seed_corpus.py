@@ -125,7 +125,7 @@ def document_seed(vector):
 
 def preview_seed(max_lines, max_bytes, spill, hint, split_seed, data):
     max_lines = max(0, min(int(max_lines), 1023))
-    max_bytes = max(0, min(int(max_bytes) - 160, 8191))
+    max_bytes = max(0, min(int(max_bytes), 8351))
     spill_byte = 0
     if isinstance(spill, dict):
         spill_byte = 1 if spill.get("fails") else 3

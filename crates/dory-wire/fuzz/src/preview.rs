@@ -2,6 +2,7 @@
 //! the checks of docs/preview.md on every preview.
 
 use dory_wire::preview::{Bounded, Bounder, Preview, SpillOutcome, MIN_MAX_BYTES};
+use dory_wire::Error;
 
 use crate::split::pieces;
 use crate::{count_lines, Header};
@@ -15,8 +16,8 @@ pub const PREVIEW_HEADER_LEN: usize = 10;
 ///
 /// | byte | meaning |
 /// |---|---|
-/// | 0–1 | `max_lines` = value % 1024 (0 is invalid) |
-/// | 2–3 | `max_bytes` = 160 + value % 8192 (below 169 is invalid) |
+/// | 0–1 | `max_lines` = value % 1024 (0: only input that fits is accepted) |
+/// | 2–3 | `max_bytes` = value % 8352 (below 32: only input that fits is accepted) |
 /// | 4 | spill answer, `b % 7`: not saved; failed "disk full"; failed ""; saved `/tmp/spill/out.txt`; saved a long path (byte 9 × 8 `x`); saved a path with a line break; saved "" |
 /// | 5 | hint, `b % 5`: none; a short hint; ""; a hint with a line break; a 300-byte hint |
 /// | 6 | bit 0: the caller names the spill `fixed-id` |
@@ -72,7 +73,7 @@ impl PreviewSetup {
         };
         let setup = PreviewSetup {
             max_lines: usize::from(h.u16(0) % 1024),
-            max_bytes: 160 + usize::from(h.u16(2) % 8192),
+            max_bytes: usize::from(h.u16(2) % 8352),
             outcome,
             hint,
             spill_id: (h.u8(6) & 1 != 0).then_some("fixed-id"),
@@ -81,33 +82,81 @@ impl PreviewSetup {
         (setup, input)
     }
 
-    /// Whether the limits are valid.
-    pub fn valid(&self) -> bool {
+    /// Whether the limits allow a cut.
+    pub fn cut_possible(&self) -> bool {
         self.max_lines >= 1 && self.max_bytes >= MIN_MAX_BYTES
     }
 
-    /// The bounder, checking that invalid limits are refused with `invalid_limits`.
-    pub fn bounder(&self) -> Option<Bounder> {
-        match Bounder::new(self.max_lines, self.max_bytes) {
-            Ok(bounder) => {
-                assert!(self.valid(), "invalid limits accepted: {self:?}");
-                Some(bounder)
-            }
-            Err(e) => {
-                assert!(!self.valid(), "valid limits refused: {e}");
-                assert_eq!(e.code(), "invalid_limits");
-                None
-            }
-        }
+    /// The bounder (any limits are accepted).
+    pub fn bounder(&self) -> Bounder {
+        Bounder::new(self.max_lines, self.max_bytes)
     }
 
-    /// Bounds `input` whole.
-    pub fn bound(&self, bounder: &Bounder, input: &[u8]) -> Bounded {
-        match self.spill_id {
+    /// Bounds `input` whole; checks that only a needed cut with limits too
+    /// small for one is refused, with `invalid_limits`.
+    pub fn bound(&self, bounder: &Bounder, input: &[u8]) -> Result<Bounded, Error> {
+        let result = match self.spill_id {
             Some(id) => bounder.bound_with_spill_id(input, id),
             None => bounder.bound(input),
+        };
+        let fits = count_lines(input) <= self.max_lines as u64
+            && String::from_utf8_lossy(input).len() <= self.max_bytes;
+        match &result {
+            Ok(_) => assert!(fits || self.cut_possible(), "a cut accepted: {self:?}"),
+            Err(e) => {
+                assert!(!fits && !self.cut_possible(), "refused: {e}");
+                assert_eq!(e.code(), "invalid_limits");
+            }
         }
+        result
     }
+}
+
+/// `path` as one POSIX shell word (docs/preview.md).
+fn shell_word(path: &str) -> String {
+    let safe = |b: u8| b.is_ascii_alphanumeric() || b"/._-+,:@%=".contains(&b);
+    if path.bytes().all(safe) {
+        path.to_owned()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
+    }
+}
+
+/// The notices docs/preview.md allows for a cut preview, richest first.
+fn expected_notices(input: &[u8], p: &Preview, hint: Option<&str>) -> Vec<String> {
+    let (first, last) = p.omitted_range.expect("a truncated preview has a range");
+    let head = usize::try_from(p.head_bytes).expect("head fits in memory");
+    let tail_start = input.len() - usize::try_from(p.tail_bytes).expect("tail fits");
+    let first_partial = head > 0 && input[head - 1] != b'\n';
+    let last_partial = p.tail_bytes > 0 && input[tail_start - 1] != b'\n';
+    let counted = match p.omitted_bytes {
+        1 => "1 byte omitted".to_owned(),
+        n => format!("{n} bytes omitted"),
+    };
+    let mut place = if first == last {
+        format!("line {first} of {}", p.total_lines)
+    } else {
+        format!("lines {first}-{last} of {}", p.total_lines)
+    };
+    match (first == last, first_partial, last_partial) {
+        (_, false, false) => {}
+        (true, _, _) => place += ", partly shown",
+        (false, true, true) => place += &format!(", {first} and {last} partly shown"),
+        (false, true, false) => place += &format!(", {first} partly shown"),
+        (false, false, true) => place += &format!(", {last} partly shown"),
+    }
+    if let Some(path) = &p.spill_path {
+        let mut pointer = format!("; sed -n '{first},{last}p' {}", shell_word(path));
+        if let Some(hint) = hint.filter(|h| !h.is_empty()) {
+            pointer += &format!("; {hint}");
+        }
+        return vec![format!("[... {counted}: {place}{pointer} ...]")];
+    }
+    vec![
+        format!("[... {counted}: {place} ...]"),
+        format!("[... {counted} ...]"),
+        "[... omitted ...]".to_owned(),
+    ]
 }
 
 /// Checks one preview of `input` against docs/preview.md.
@@ -133,18 +182,18 @@ pub fn check_preview(setup: &PreviewSetup, bounder: &Bounder, input: &[u8], p: &
         assert!(p.omitted_range.is_none() && p.spill_id.is_none());
         assert!(p.spill_path.is_none() && p.spill_error.is_none());
     } else {
-        check_layout(input, p);
+        check_layout(setup, input, p);
         check_spill(setup, p);
     }
     // Bounding a preview again with the same limits gives it back unchanged.
     match bounder.bound(p.text.as_bytes()) {
-        Bounded::Fits(again) => assert_eq!(again.text, p.text, "bounding is not idempotent"),
-        Bounded::NeedsSpill(_) => panic!("a preview does not fit its own limits"),
+        Ok(Bounded::Fits(again)) => assert_eq!(again.text, p.text, "bounding is not idempotent"),
+        _ => panic!("a preview does not fit its own limits"),
     }
 }
 
 /// head (a prefix), the notice on its own line, tail (a suffix), exactly.
-fn check_layout(input: &[u8], p: &Preview) {
+fn check_layout(setup: &PreviewSetup, input: &[u8], p: &Preview) {
     assert!(
         p.omitted_bytes >= 1 && p.omitted_lines >= 1,
         "truncated but nothing omitted"
@@ -174,31 +223,20 @@ fn check_layout(input: &[u8], p: &Preview) {
         None => (rest, ""),
     };
     assert!(
-        notice.starts_with("[... ") && notice.ends_with(" ...]"),
+        notice.starts_with("[... ") && notice.ends_with(" ...]") && notice.contains("omitted"),
         "not a notice line: {notice:?}"
     );
-    // `1 line` / `1 byte` in the singular; the range always reads `lines F-L`.
-    let plural = |n: u64, word: &str| match n {
-        1 => format!("1 {word}"),
-        n => format!("{n} {word}s"),
-    };
-    let counts = format!(
-        "[... {} ({}) omitted: lines {first}-{last} of {}; ",
-        plural(p.omitted_lines, "line"),
-        plural(p.omitted_bytes, "byte"),
-        p.total_lines
-    );
+    let allowed = expected_notices(input, p, setup.hint.as_deref());
     assert!(
-        notice.starts_with(&counts),
-        "notice {notice:?} does not say {counts:?}"
+        allowed.iter().any(|n| n == notice),
+        "notice {notice:?} is none of {allowed:?}"
     );
     assert_eq!(after, tail_text, "the preview does not end with the tail");
     if tail.is_empty() {
         assert!(!rest.contains('\n'), "a notice line break with no tail");
     }
-    match &p.spill_path {
-        Some(path) => assert!(notice.contains(&format!("full output: {path}; "))),
-        None => assert!(notice.ends_with("full output not saved ...]")),
+    if p.spill_path.is_none() {
+        assert!(!notice.contains("sed -n"), "a command without a path: {notice:?}");
     }
 }
 
@@ -222,7 +260,9 @@ fn check_spill(setup: &PreviewSetup, p: &Preview) {
                 .spill_error
                 .as_deref()
                 .expect("a failed spill is reported");
-            if !reason.is_empty() {
+            if reason.is_empty() {
+                assert_eq!(error, "spill writer failed");
+            } else {
                 assert_eq!(error, reason);
             }
         }
@@ -249,13 +289,13 @@ fn check_spill(setup: &PreviewSetup, p: &Preview) {
 /// answer, render twice (deterministic) and also with no writer.
 pub fn check_whole(data: &[u8]) {
     let (setup, input) = PreviewSetup::parse(data);
-    let Some(bounder) = setup.bounder() else {
+    let bounder = setup.bounder();
+    let Ok(bounded) = setup.bound(&bounder, input) else {
         return;
     };
-    let bounded = setup.bound(&bounder, input);
     assert_eq!(
-        bounded,
-        setup.bound(&bounder, input),
+        Some(&bounded),
+        setup.bound(&bounder, input).ok().as_ref(),
         "bounding is deterministic"
     );
     if let Bounded::NeedsSpill(pending) = &bounded {
@@ -281,9 +321,7 @@ pub fn check_whole(data: &[u8]) {
 /// bounder's, pending spill and rendered preview alike.
 pub fn check_streaming(data: &[u8]) {
     let (setup, input) = PreviewSetup::parse(data);
-    let Some(bounder) = setup.bounder() else {
-        return;
-    };
+    let bounder = setup.bounder();
     let mut streaming = bounder.streaming();
     if let Some(id) = setup.spill_id {
         streaming = streaming.with_spill_id(id);
@@ -300,6 +338,14 @@ pub fn check_streaming(data: &[u8]) {
     assert_eq!(streaming.total_bytes(), input.len() as u64);
     let streamed = streaming.finish();
     let whole = setup.bound(&bounder, input);
+    let (streamed, whole) = match (streamed, whole) {
+        (Ok(streamed), Ok(whole)) => (streamed, whole),
+        (Err(a), Err(b)) => {
+            assert_eq!(a.code(), b.code(), "the bounders refuse alike");
+            return;
+        }
+        (a, b) => panic!("the streaming bounder differs from the whole bounder: {a:?} {b:?}"),
+    };
     assert_eq!(
         streamed, whole,
         "the streaming bounder differs from the whole bounder"
