@@ -16,7 +16,7 @@ PYTHON="${PYTHON:-python3}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/python}"
 
 # Bump the list to reinstall; the stamp records what is installed.
-TOOLS=("maturin>=1.9,<2" "pytest>=8" "hypothesis>=6.100" "mypy>=1.11" "ruff>=0.6")
+TOOLS=("maturin>=1.9,<2" "pytest>=8" "hypothesis>=6.100" "mypy>=1.11" "ruff>=0.6" "httpx>=0.27")
 TOOLS_STAMP="$VENV/.dory-wire-tools"
 BUILD_STAMP="$VENV/.dory-wire-build"
 
