@@ -25,8 +25,10 @@ pub enum Workload {
     Reader,
     /// `dory_wire::Reader` into a [`Sink`] that only counts: decoding alone.
     ReaderDecodeOnly,
-    /// `dory_wire::Reader` feeding a `dory_wire::Transcript` (bytes and text views).
+    /// `dory_wire::Reader` feeding a `dory_wire::Transcript`: the README's example.
     ReaderTranscript,
+    /// The text views of a filled `Transcript` (timed alone; MB/s of the streams' bytes).
+    TranscriptText,
     /// The serde_json-per-line baseline, collecting each stream's bytes.
     SerdeLines,
     /// The `memchr` newline count.
@@ -41,11 +43,12 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 9] = [
+    pub const ALL: [Workload; 10] = [
         Workload::ReaderSink,
         Workload::Reader,
         Workload::ReaderDecodeOnly,
         Workload::ReaderTranscript,
+        Workload::TranscriptText,
         Workload::SerdeLines,
         Workload::Floor,
         Workload::CopyFloor,
@@ -60,6 +63,7 @@ impl Workload {
             Workload::Reader => "reader",
             Workload::ReaderDecodeOnly => "reader-decode",
             Workload::ReaderTranscript => "reader-transcript",
+            Workload::TranscriptText => "transcript-text",
             Workload::SerdeLines => "serde-lines",
             Workload::Floor => "memchr",
             Workload::CopyFloor => "copy",
@@ -79,7 +83,12 @@ impl Workload {
             Workload::ReaderSink => "dory_wire::Reader into a Sink, Vec per stream",
             Workload::Reader => "dory_wire::Reader into Vec<Event>, then Vec per stream",
             Workload::ReaderDecodeOnly => "dory_wire::Reader into a counting Sink (decode only)",
-            Workload::ReaderTranscript => "dory_wire::Reader into a Transcript (bytes and text)",
+            Workload::ReaderTranscript => {
+                "dory_wire::Reader into a Transcript (the README's example)"
+            }
+            Workload::TranscriptText => {
+                "Transcript text views of both streams (MB/s of the streams' bytes)"
+            }
             Workload::SerdeLines => "serde_json per line + base64 + Vec",
             Workload::Floor => "memchr newline count (floor)",
             Workload::CopyFloor => "input copied into a growing Vec (collecting floor)",
@@ -95,6 +104,7 @@ impl Workload {
             Workload::Reader
             | Workload::ReaderDecodeOnly
             | Workload::ReaderTranscript
+            | Workload::TranscriptText
             | Workload::PreviewDigest => "ours-variant",
             Workload::SerdeLines => "baseline",
             Workload::Floor | Workload::CopyFloor => "floor",
@@ -113,7 +123,12 @@ impl Workload {
                 (out.len() + err.len()) as u64
             }
             Workload::ReaderDecodeOnly => reader_decode_only(body, piece),
-            Workload::ReaderTranscript => reader_transcript(body, piece),
+            Workload::ReaderTranscript => {
+                let t = reader_transcript(body, piece);
+                (t.stream(Stream::Stdout).bytes().len() + t.stream(Stream::Stderr).bytes().len())
+                    as u64
+            }
+            Workload::TranscriptText => text_views(&reader_transcript(body, piece)),
             Workload::SerdeLines => {
                 let mut base = SerdeLines::new();
                 for p in body.chunks(piece) {
@@ -271,7 +286,8 @@ fn reader_decode_only(body: &[u8], piece: usize) -> u64 {
     sink.bytes + sink.events
 }
 
-fn reader_transcript(body: &[u8], piece: usize) -> u64 {
+/// Decodes `body` into a finished `Transcript`, as the README does.
+pub fn reader_transcript(body: &[u8], piece: usize) -> dory_wire::Transcript {
     let mut reader = new_reader();
     let mut transcript = dory_wire::Transcript::new();
     for p in body.chunks(piece) {
@@ -281,6 +297,12 @@ fn reader_transcript(body: &[u8], piece: usize) -> u64 {
     }
     expect_exit(reader.finish(&mut transcript));
     transcript.finish();
-    (transcript.stream(Stream::Stdout).text().len()
-        + transcript.stream(Stream::Stderr).text().len()) as u64
+    transcript
+}
+
+/// Builds both text views of `transcript`; returns their length.
+pub fn text_views(transcript: &dory_wire::Transcript) -> u64 {
+    let stdout = transcript.stream(Stream::Stdout).text();
+    let stderr = transcript.stream(Stream::Stderr).text();
+    (black_box(stdout).len() + black_box(stderr).len()) as u64
 }

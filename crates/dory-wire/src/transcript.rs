@@ -37,6 +37,183 @@ fn sequence_len(lead: u8) -> usize {
     }
 }
 
+/// Appends the text of `data` to `out`, one U+FFFD per maximal invalid
+/// subsequence, and returns the incomplete character at its end (0 to 3
+/// bytes, not decoded yet).
+///
+/// Valid stretches (nearly all output) are validated by `simdutf8` and
+/// copied once. From an invalid byte on, a block of bytes is decoded without
+/// data-dependent branches (binary output is invalid every few bytes), then
+/// the vector check takes over again.
+fn decode_lossy<'a>(data: &'a [u8], out: &mut String) -> &'a [u8] {
+    let mut rest = data;
+    let mut scratch = Vec::new();
+    loop {
+        match simdutf8::compat::from_utf8(rest) {
+            Ok(text) => {
+                out.push_str(text);
+                return &[];
+            }
+            Err(e) => {
+                push_checked(&rest[..e.valid_up_to()], out);
+                rest = &rest[e.valid_up_to()..];
+            }
+        }
+        if rest.len() < 4 {
+            return decode_end(rest, out);
+        }
+        if scratch.is_empty() {
+            scratch = vec![0u8; BLOCK * 3 + 4];
+        }
+        let (used, written) = decode_block(rest, &mut scratch);
+        push_checked(&scratch[..written], out);
+        rest = &rest[used..];
+    }
+}
+
+/// Input bytes decoded per call of [`decode_block`].
+const BLOCK: usize = 256;
+
+/// The width of the sequence each lead byte starts (0: not a lead byte), and
+/// the range its second byte must be in.
+const LEADS: [(u8, u8, u8); 256] = {
+    let mut t = [(0u8, 0u8, 0u8); 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b {
+            0x00..=0x7f => (1, 0, 0),
+            0xc2..=0xdf => (2, 0x80, 0xbf),
+            0xe0 => (3, 0xa0, 0xbf),
+            0xed => (3, 0x80, 0x9f),
+            0xe1..=0xef => (3, 0x80, 0xbf),
+            0xf0 => (4, 0x90, 0xbf),
+            0xf4 => (4, 0x80, 0x8f),
+            0xf1..=0xf3 => (4, 0x80, 0xbf),
+            _ => (0, 0, 0),
+        };
+        b += 1;
+    }
+    t
+};
+
+/// U+FFFD in UTF-8, as the first three bytes of a little-endian word.
+const REPLACEMENT_WORD: u32 = 0x00bd_bfef;
+
+/// Decodes the sequences that start in the first `BLOCK` bytes of `rest`
+/// (which holds at least 4 bytes; a block starts on a sequence boundary) into
+/// `out` (at least `3 * BLOCK + 4` bytes). Returns (bytes read, bytes
+/// written); what was written is UTF-8.
+///
+/// Each position is decided on its own, so the CPU overlaps them: a valid
+/// sequence is written at its lead byte, a maximal invalid subsequence
+/// becomes one U+FFFD at its first byte, and a byte inside either (a
+/// continuation byte a lead before it claims) writes nothing. Leads never
+/// lie inside another sequence, so the claims never overlap.
+fn decode_block(rest: &[u8], out: &mut [u8]) -> (usize, usize) {
+    let end = (rest.len() - 3).min(BLOCK);
+    // span[3 + j]: how many bytes the sequence or invalid prefix at j
+    // covers (1 for anything that is not a lead); the 3 before are padding.
+    let mut span = [1u8; BLOCK + 3];
+    let mut valid = [false; BLOCK];
+    // Comparisons only (no table), over four shifted views: vectorisable.
+    let (b0, b1, b2, b3) = (
+        &rest[..end],
+        &rest[1..end + 1],
+        &rest[2..end + 2],
+        &rest[3..end + 3],
+    );
+    for (j, slot) in valid[..end].iter_mut().enumerate() {
+        let (lead, c1, c2, c3) = (b0[j], b1[j], b2[j], b3[j]);
+        let width = u8::from(lead < 0x80)
+            + 2 * u8::from((0xc2..=0xdf).contains(&lead))
+            + 3 * u8::from((0xe0..=0xef).contains(&lead))
+            + 4 * u8::from((0xf0..=0xf4).contains(&lead));
+        let low = if lead == 0xe0 {
+            0xa0
+        } else if lead == 0xf0 {
+            0x90
+        } else {
+            0x80
+        };
+        let high = if lead == 0xed {
+            0x9f
+        } else if lead == 0xf4 {
+            0x8f
+        } else {
+            0xbf
+        };
+        // `&` on bools, not `&&`: no branch on the data.
+        let ok1 = (width >= 2) & (low <= c1) & (c1 <= high);
+        let ok2 = ok1 & (width >= 3) & (c2 & 0xc0 == 0x80);
+        let ok3 = ok2 & (width >= 4) & (c3 & 0xc0 == 0x80);
+        let good = 1 + u8::from(ok1) + u8::from(ok2) + u8::from(ok3);
+        span[3 + j] = good;
+        *slot = width == good;
+    }
+    // How many bytes each position writes: 0 when claimed (vectorisable).
+    let mut emit = [0u8; BLOCK];
+    for (j, slot) in emit[..end].iter_mut().enumerate() {
+        let claimed = (span[j + 2] > 1) | (span[j + 1] > 2) | (span[j] > 3);
+        let len = if valid[j] { span[3 + j] } else { 3 };
+        *slot = len * u8::from(!claimed);
+    }
+    let mut o = 0usize;
+    for j in 0..end {
+        // Selected by a mask, not a branch.
+        let mask = u32::from(valid[j]).wrapping_neg();
+        let word =
+            (u32::from_le_bytes([b0[j], b1[j], b2[j], b3[j]]) & mask) | (REPLACEMENT_WORD & !mask);
+        out[o..o + 4].copy_from_slice(&word.to_le_bytes());
+        o += usize::from(emit[j]);
+    }
+    // The last sequence that starts in the block ends the block.
+    let next = (0..end)
+        .rev()
+        .find(|&j| emit[j] > 0)
+        .map_or(end, |j| j + usize::from(span[3 + j]));
+    (next, o)
+}
+
+/// Decodes the last 0 to 3 bytes of a piece; returns the incomplete
+/// character they end with, if any.
+fn decode_end<'a>(mut rest: &'a [u8], out: &mut String) -> &'a [u8] {
+    while let Some(&lead) = rest.first() {
+        let (width, low, high) = LEADS[usize::from(lead)];
+        let width = usize::from(width);
+        let mut good = 1;
+        while good < width {
+            let Some(&c) = rest.get(good) else {
+                // The piece ends inside a sequence that may still complete.
+                return rest;
+            };
+            let fits = if good == 1 {
+                low <= c && c <= high
+            } else {
+                c & 0xc0 == 0x80
+            };
+            if !fits {
+                break;
+            }
+            good += 1;
+        }
+        if width == good {
+            push_checked(&rest[..good], out);
+        } else {
+            out.push(char::REPLACEMENT_CHARACTER);
+        }
+        rest = &rest[good..];
+    }
+    rest
+}
+
+/// Appends bytes that are UTF-8 by construction (checked again, vectorised:
+/// `forbid(unsafe_code)` leaves no unchecked conversion).
+fn push_checked(bytes: &[u8], out: &mut String) {
+    if let Ok(text) = simdutf8::basic::from_utf8(bytes) {
+        out.push_str(text);
+    }
+}
+
 impl Utf8Decoder {
     /// A decoder with nothing pending.
     pub fn new() -> Self {
@@ -79,23 +256,9 @@ impl Utf8Decoder {
             }
             self.pending_len = 0;
         }
-        let mut chunks = data.utf8_chunks().peekable();
-        while let Some(chunk) = chunks.next() {
-            out.push_str(chunk.valid());
-            let invalid = chunk.invalid();
-            if invalid.is_empty() {
-                continue;
-            }
-            // The last invalid run may be a character that is only incomplete.
-            let incomplete = chunks.peek().is_none()
-                && std::str::from_utf8(invalid).is_err_and(|e| e.error_len().is_none());
-            if incomplete {
-                self.pending[..invalid.len()].copy_from_slice(invalid);
-                self.pending_len = invalid.len();
-            } else {
-                out.push(char::REPLACEMENT_CHARACTER);
-            }
-        }
+        let tail = decode_lossy(data, out);
+        self.pending[..tail.len()].copy_from_slice(tail);
+        self.pending_len = tail.len();
     }
 
     /// Ends the input: an incomplete character still held back becomes U+FFFD.
@@ -348,5 +511,41 @@ mod tests {
             "x\u{fffd}\n[dory-wire: bytes 2..5 were lost]\n\u{fffd}"
         );
         assert_eq!(s.pieces().len(), 3);
+    }
+
+    /// Random bytes near UTF-8 (leads, continuations, ASCII, boundaries),
+    /// pushed in random pieces, give `from_utf8_lossy` of the whole.
+    #[test]
+    fn decoder_matches_lossy_on_random_input() {
+        let mut rng = dory_testkit::Rng::new(11);
+        let palette: &[u8] = &[
+            b'a', b'\n', 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0,
+            0xe1, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff,
+        ];
+        for _ in 0..3000 {
+            let long = rng.percent(10);
+            let len = rng.below(if long { 9000 } else { 64 }) as usize;
+            let bytes: Vec<u8> = (0..len)
+                .map(|_| {
+                    if rng.percent(20) {
+                        rng.below(256) as u8
+                    } else {
+                        palette[rng.below(palette.len() as u64) as usize]
+                    }
+                })
+                .collect();
+            let expected = String::from_utf8_lossy(&bytes);
+            let mut decoder = Utf8Decoder::new();
+            let mut out = String::new();
+            let mut at = 0;
+            while at < bytes.len() {
+                let next =
+                    (at + 1 + rng.below(if len > 64 { 5000 } else { 9 }) as usize).min(bytes.len());
+                decoder.push(&bytes[at..next], &mut out);
+                at = next;
+            }
+            decoder.finish(&mut out);
+            assert_eq!(out, expected, "{bytes:x?}");
+        }
     }
 }
