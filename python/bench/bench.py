@@ -1,6 +1,6 @@
 """The Python side of ``make bench`` (issue 7).
 
-Compares ``dory_wire.OutputReader`` with the decoders an SDK author writes by
+Compares ``dory_wire.Reader`` with the decoders an SDK author writes by
 hand (``json`` and ``orjson``, see ``baselines.py``) on the corpora made by
 ``dory-bench corpora``, and ``dory_wire.bound`` with a pure-Python bounder.
 Each measured run is a child process (``--child``), so its peak RSS
@@ -33,15 +33,15 @@ SPILL_ID = "0123456789abcdef0123456789abcdef"
 
 # id -> (group, label, role)
 IMPLS: dict[str, tuple[str, str, str]] = {
-    "reader": ("reader", "dory_wire.OutputReader.feed, bytes per stream", "ours"),
+    "reader": ("reader", "dory_wire.Reader.feed, bytes per stream", "ours"),
     "reader-into": (
         "reader",
-        "dory_wire.OutputReader.feed_into(Transcript), bytes per stream",
+        "dory_wire.Reader.feed_into(Transcript), then bytes (recommended)",
         "ours",
     ),
     "json": ("reader", "json.loads + b64decode + bytearray", "baseline"),
     "orjson": ("reader", "orjson.loads + b64decode + bytearray", "baseline"),
-    "transcript": ("transcript", "OutputReader into dory_wire.Transcript (bytes and text)", "ours"),
+    "transcript": ("transcript", "Reader into dory_wire.Transcript (bytes and text)", "ours"),
     "json-text": ("transcript", "json baseline + bytes.decode(errors='replace')", "baseline"),
     "orjson-text": ("transcript", "orjson baseline + bytes.decode(errors='replace')", "baseline"),
     "bound": ("bound", "dory_wire.bound (caller's spill id)", "ours"),
@@ -73,7 +73,7 @@ def _chunks(body: bytes, piece: int) -> Any:
 def _run_reader(body: bytes, piece: int) -> tuple[int, int]:
     import dory_wire
 
-    reader = dory_wire.OutputReader("process_output")
+    reader = dory_wire.Reader("process_output")
     reader.open(200, "application/x-ndjson")
     out = {"stdout": bytearray(), "stderr": bytearray()}
     output = dory_wire.Output
@@ -92,7 +92,7 @@ def _fill_transcript(body: bytes, piece: int) -> Any:
     per output frame) when the binding has it, else one ``push`` per event."""
     import dory_wire
 
-    reader = dory_wire.OutputReader("process_output")
+    reader = dory_wire.Reader("process_output")
     reader.open(200, "application/x-ndjson")
     transcript = dory_wire.Transcript()
     if hasattr(reader, "feed_into"):
@@ -273,7 +273,7 @@ def main() -> None:
     import dory_wire
 
     impls = ["reader", "json"] + ([] if args.no_orjson else ["orjson"])
-    if hasattr(dory_wire.OutputReader, "feed_into"):
+    if hasattr(dory_wire.Reader, "feed_into"):
         # The collect mode is what a "read all output" SDK call uses: it is
         # ours; the per-event loop stays as a variant.
         impls.insert(0, "reader-into")
