@@ -5,10 +5,10 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
-SUITES := repo rust python npm release e2e fuzz-smoke
+SUITES := repo rust python component npm release e2e fuzz-smoke
 SUMMARY := $(CURDIR)/target/test-summary.txt
 
-.PHONY: test $(addprefix test-,$(SUITES)) demo bench fuzz setup-python setup-wasm docs dist release-check
+.PHONY: test $(addprefix test-,$(SUITES)) component demo bench fuzz setup-python setup-wasm docs dist release-check
 
 test:
 	@mkdir -p target && : > "$(SUMMARY)"
@@ -26,6 +26,10 @@ test-rust:
 test-python:
 	@bash scripts/suite.sh run python bash scripts/test-python.sh
 
+# Before test-npm: it builds npm/component/, which the npm package ships.
+test-component:
+	@bash scripts/suite.sh run component bash scripts/test-component.sh
+
 test-npm:
 	@bash scripts/suite.sh run npm bash scripts/test-npm.sh
 
@@ -38,6 +42,10 @@ test-e2e:
 
 test-fuzz-smoke:
 	@bash scripts/suite.sh run fuzz-smoke bash scripts/fuzz.sh smoke
+
+# The WebAssembly component (WIT package dory:wire); prints the artifact's path.
+component:
+	@bash scripts/component.sh
 
 setup-python:
 	bash scripts/setup-python.sh

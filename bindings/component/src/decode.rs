@@ -1,0 +1,328 @@
+//! The `decode` interface: the `reader` resource over [`dory_wire::Reader`].
+//!
+//! Each call borrows the core reader for its duration only. The component
+//! model never re-enters a component instance while one of its exports runs,
+//! and this component calls no import, so the `RefCell` borrows cannot
+//! overlap.
+#![forbid(unsafe_code)]
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::time::Duration;
+
+use dory_wire::{
+    DisconnectReason, End, Endpoint, Event, GapPolicy, ReaderOptions, ReaderState, ResumeState,
+    Sink, Stream,
+};
+
+use crate::bindings::exports::dory::wire::decode as wit;
+use crate::bindings::exports::dory::wire::types::Error as WitError;
+use crate::convert;
+use crate::Component;
+
+impl wit::Guest for Component {
+    type Reader = ReaderResource;
+}
+
+/// The state behind one `reader` handle.
+#[derive(Debug)]
+pub struct ReaderResource {
+    inner: RefCell<dory_wire::Reader>,
+}
+
+fn endpoint(endpoint: wit::Endpoint) -> Endpoint {
+    match endpoint {
+        wit::Endpoint::Exec => Endpoint::Exec,
+        wit::Endpoint::ProcessOutput => Endpoint::ProcessOutput,
+        wit::Endpoint::SetupLogs => Endpoint::SetupLogs,
+        wit::Endpoint::Document => Endpoint::Document,
+    }
+}
+
+/// The core's options from the WIT record; absent fields keep the defaults.
+fn options(options: &wit::ReaderOptions) -> ReaderOptions {
+    let mut out = ReaderOptions::default();
+    if let Some(policy) = options.gap_policy {
+        out = out.gap_policy(match policy {
+            wit::GapPolicy::Fail => GapPolicy::Fail,
+            wit::GapPolicy::Skip => GapPolicy::Skip,
+        });
+    }
+    if let Some(limit) = options.max_frame_bytes {
+        // Above the address space of the guest: no limit short of memory.
+        out = out.max_frame_bytes(usize::try_from(limit).unwrap_or(usize::MAX));
+    }
+    if let Some(ns) = options.liveness_timeout_ns {
+        out = out.liveness_timeout(Duration::from_nanos(ns));
+    }
+    if let Some(strict) = options.strict {
+        out = out.strict(strict);
+    }
+    out
+}
+
+/// Nanoseconds of a core duration, saturating (u64 nanoseconds last 584 years).
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Collects the events of one call as WIT values, converting each as the core
+/// delivers it: output bytes are copied once, from the core's borrowed or
+/// decoded buffer into the list handed to the host.
+#[derive(Default)]
+struct Events {
+    events: Vec<wit::Event>,
+    /// An event this build does not know (only possible if the core gained a
+    /// variant and this crate was not updated): reported as an error.
+    foreign: bool,
+}
+
+impl Sink for Events {
+    fn output(&mut self, stream: Stream, data: Cow<'_, [u8]>, start: u64, end: u64) {
+        self.events.push(wit::Event::Output(wit::Output {
+            stream: convert::stream(stream),
+            data: data.into_owned(),
+            start,
+            end,
+        }));
+    }
+
+    fn event(&mut self, event: Event) {
+        match event_of(event) {
+            Some(event) => self.events.push(event),
+            None => self.foreign = true,
+        }
+    }
+}
+
+impl Events {
+    /// The error of a call: the core's, or one for an event this build could
+    /// not convert (never silently dropped).
+    fn error(&self, result: Result<(), dory_wire::Error>) -> Option<WitError> {
+        match result {
+            Err(err) => Some(convert::error(&err)),
+            Ok(()) if self.foreign => Some(convert::invalid_state(
+                "the core delivered an event this component does not know: rebuild it from the same sources",
+            )),
+            Ok(()) => None,
+        }
+    }
+}
+
+fn exit_code_status(status: dory_wire::ProcessStatus) -> wit::ProcessStatus {
+    match status {
+        dory_wire::ProcessStatus::Running => wit::ProcessStatus::Running,
+        dory_wire::ProcessStatus::Exited => wit::ProcessStatus::Exited,
+    }
+}
+
+/// A core event as its WIT variant; `None` for a variant added to the core
+/// after this crate (the core's `Event` is `#[non_exhaustive]`).
+fn event_of(event: Event) -> Option<wit::Event> {
+    Some(match event {
+        Event::Started { proc_id } => wit::Event::Started(wit::Started { proc_id }),
+        Event::Output {
+            stream,
+            data,
+            start,
+            end,
+        } => wit::Event::Output(wit::Output {
+            stream: convert::stream(stream),
+            data,
+            start,
+            end,
+        }),
+        Event::Skipped { stream, start, end } => wit::Event::Skipped(wit::Skipped {
+            stream: convert::stream(stream),
+            start,
+            end,
+        }),
+        Event::Heartbeat => wit::Event::Heartbeat,
+        Event::Exit {
+            exit_code,
+            timed_out,
+        } => wit::Event::Exit(wit::Exit {
+            exit_code,
+            timed_out,
+        }),
+        Event::Unknown { frame_type } => wit::Event::Unknown(wit::Unknown { frame_type }),
+        Event::Identity(identity) => wit::Event::Identity(wit::Identity {
+            proc_id: identity.proc_id,
+            status: exit_code_status(identity.status),
+        }),
+        Event::ExecResult(result) => wit::Event::ExecResult(wit::ExecResult {
+            proc_id: result.proc_id,
+            stdout: result.stdout,
+            stderr: result.stderr,
+            stdout_truncated: result.stdout_truncated,
+            stderr_truncated: result.stderr_truncated,
+            exit_code: result.exit_code,
+            timed_out: result.timed_out,
+        }),
+        _ => return None,
+    })
+}
+
+/// A core end as its WIT variant; `None` for a variant added to the core
+/// after this crate.
+fn end_of(end: End) -> Option<wit::End> {
+    Some(match end {
+        End::Exited {
+            exit_code,
+            timed_out,
+        } => wit::End::Exited(wit::Exited {
+            exit_code,
+            timed_out,
+        }),
+        End::Disconnected { cursor, reason } => wit::End::Disconnected(wit::Disconnected {
+            cursor: convert::cursor(cursor),
+            reason: reason_of(reason)?,
+        }),
+        End::Document => wit::End::Document,
+        _ => return None,
+    })
+}
+
+fn reason_of(reason: DisconnectReason) -> Option<wit::DisconnectReason> {
+    Some(match reason {
+        DisconnectReason::EndOfBody => wit::DisconnectReason::EndOfBody,
+        DisconnectReason::Gap => wit::DisconnectReason::Gap,
+        DisconnectReason::Stalled => wit::DisconnectReason::Stalled,
+        _ => return None,
+    })
+}
+
+fn resume_state(state: ResumeState) -> wit::ResumeState {
+    wit::ResumeState {
+        version: state.version,
+        proc_id: state.proc_id,
+        cursor: convert::cursor(state.cursor),
+        exit_seen: state.exit_seen,
+        exit_code: state.exit_code,
+        timed_out: state.timed_out,
+    }
+}
+
+impl ReaderResource {
+    fn wrap(reader: dory_wire::Reader) -> Self {
+        ReaderResource {
+            inner: RefCell::new(reader),
+        }
+    }
+
+    fn resumed(at: wit::Endpoint, state: &ResumeState, opts: &wit::ReaderOptions) -> wit::Reader {
+        wit::Reader::new(Self::wrap(dory_wire::Reader::resume(
+            endpoint(at),
+            state,
+            options(opts),
+        )))
+    }
+}
+
+impl wit::GuestReader for ReaderResource {
+    fn new(at: wit::Endpoint, opts: wit::ReaderOptions) -> Self {
+        let cursor = opts.cursor.map(convert::core_cursor).unwrap_or_default();
+        Self::wrap(dory_wire::Reader::new(endpoint(at), cursor, options(&opts)))
+    }
+
+    fn resume(
+        at: wit::Endpoint,
+        state: wit::ResumeState,
+        opts: wit::ReaderOptions,
+    ) -> Result<wit::Reader, WitError> {
+        let mut core = ResumeState::new(state.proc_id);
+        core.version = state.version;
+        core.cursor = convert::core_cursor(state.cursor);
+        core.exit_seen = state.exit_seen;
+        core.exit_code = state.exit_code;
+        core.timed_out = state.timed_out;
+        // Checked by the core's one parser, so that a record and its JSON
+        // are accepted and refused alike.
+        let core = ResumeState::from_json(&core.to_json()).map_err(|e| convert::error(&e))?;
+        Ok(Self::resumed(at, &core, &opts))
+    }
+
+    fn resume_json(
+        at: wit::Endpoint,
+        state_json: String,
+        opts: wit::ReaderOptions,
+    ) -> Result<wit::Reader, WitError> {
+        let state = ResumeState::from_json(&state_json).map_err(|e| convert::error(&e))?;
+        Ok(Self::resumed(at, &state, &opts))
+    }
+
+    fn open(
+        &self,
+        status: u16,
+        content_type: String,
+        proc_id: Option<String>,
+    ) -> Result<(), WitError> {
+        self.inner
+            .borrow_mut()
+            .open(status, &content_type, proc_id.as_deref())
+            .map_err(|e| convert::error(&e))
+    }
+
+    fn feed(&self, data: Vec<u8>) -> wit::Fed {
+        let mut events = Events::default();
+        let result = self.inner.borrow_mut().feed(&data, &mut events);
+        let error = events.error(result);
+        wit::Fed {
+            events: events.events,
+            error,
+        }
+    }
+
+    fn finish(&self) -> wit::Finished {
+        let mut events = Events::default();
+        let result = self.inner.borrow_mut().finish(&mut events);
+        let end = match result {
+            Ok(end) => match end_of(end) {
+                Some(end) => events.error(Ok(())).map_or(Ok(end), Err),
+                None => Err(convert::invalid_state(
+                    "the core ended in a way this component does not know: rebuild it from the same sources",
+                )),
+            },
+            Err(err) => Err(convert::error(&err)),
+        };
+        wit::Finished {
+            events: events.events,
+            end,
+        }
+    }
+
+    fn cursor(&self) -> wit::Cursor {
+        convert::cursor(self.inner.borrow().cursor())
+    }
+
+    fn proc_id(&self) -> Option<String> {
+        self.inner.borrow().proc_id().map(str::to_owned)
+    }
+
+    fn state(&self) -> wit::ReaderState {
+        match self.inner.borrow().state() {
+            ReaderState::New => wit::ReaderState::New,
+            ReaderState::Open => wit::ReaderState::Open,
+            ReaderState::Done => wit::ReaderState::Done,
+            ReaderState::Failed => wit::ReaderState::Failed,
+        }
+    }
+
+    fn resume_state(&self) -> wit::ResumeState {
+        resume_state(self.inner.borrow().resume_state())
+    }
+
+    fn resume_state_json(&self) -> String {
+        self.inner.borrow().resume_state().to_json()
+    }
+
+    fn poll_timeout_ns(&self) -> Option<u64> {
+        self.inner.borrow().poll_timeout().map(nanos)
+    }
+
+    fn handle_timeout_ns(&self, now_ns: u64) -> bool {
+        self.inner
+            .borrow_mut()
+            .handle_timeout(Duration::from_nanos(now_ns))
+    }
+}

@@ -1,0 +1,136 @@
+//! The `preview` interface: `bound`, `pending-spill` and `streaming-bounder`
+//! over [`dory_wire::preview`]. The spill handshake is data: bounding returns
+//! a pending spill, the host saves the output and renders it with the outcome.
+//!
+//! As in [`crate::decode`], a `RefCell` borrow lasts one call and calls never
+//! overlap (no re-entry into a component instance, no imports).
+#![forbid(unsafe_code)]
+
+use std::cell::RefCell;
+
+use dory_wire::preview::{Bounded, Bounder, PendingSpill, Preview, SpillOutcome, StreamingBounder};
+
+use crate::bindings::exports::dory::wire::preview as wit;
+use crate::bindings::exports::dory::wire::types::Error as WitError;
+use crate::convert;
+use crate::Component;
+
+/// The state behind one `pending-spill` handle.
+#[derive(Debug)]
+pub struct PendingSpillResource {
+    inner: PendingSpill,
+}
+
+/// The state behind one `streaming-bounder` handle.
+#[derive(Debug)]
+pub struct StreamingBounderResource {
+    inner: RefCell<StreamingBounder>,
+}
+
+/// A limit from the host, saturated to the guest's address space (a larger
+/// limit cannot be reached by any input the guest can hold).
+fn limit(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+fn preview(p: Preview) -> wit::Preview {
+    wit::Preview {
+        text: p.text,
+        truncated: p.truncated,
+        total_lines: p.total_lines,
+        total_bytes: p.total_bytes,
+        head_bytes: p.head_bytes,
+        tail_bytes: p.tail_bytes,
+        omitted_lines: p.omitted_lines,
+        omitted_bytes: p.omitted_bytes,
+        omitted_range: p
+            .omitted_range
+            .map(|(first, last)| wit::LineRange { first, last }),
+        spill_id: p.spill_id,
+        spill_path: p.spill_path,
+        spill_error: p.spill_error,
+    }
+}
+
+fn bounded(b: Bounded) -> wit::Bounded {
+    match b {
+        Bounded::Fits(p) => wit::Bounded::Fits(preview(p)),
+        Bounded::NeedsSpill(pending) => {
+            wit::Bounded::NeedsSpill(wit::PendingSpill::new(PendingSpillResource {
+                inner: pending,
+            }))
+        }
+    }
+}
+
+impl wit::Guest for Component {
+    type PendingSpill = PendingSpillResource;
+    type StreamingBounder = StreamingBounderResource;
+
+    fn bound(
+        data: Vec<u8>,
+        max_lines: u64,
+        max_bytes: u64,
+        spill_id: Option<String>,
+    ) -> Result<wit::Bounded, WitError> {
+        let bounder = Bounder::new(limit(max_lines), limit(max_bytes));
+        match spill_id {
+            Some(id) => bounder.bound_with_spill_id(&data, &id),
+            None => bounder.bound(&data),
+        }
+        .map(bounded)
+        .map_err(|e| convert::error(&e))
+    }
+}
+
+impl wit::GuestPendingSpill for PendingSpillResource {
+    fn spill_id(&self) -> String {
+        self.inner.spill_id().to_owned()
+    }
+
+    fn total_bytes(&self) -> u64 {
+        self.inner.total_bytes()
+    }
+
+    fn total_lines(&self) -> u64 {
+        self.inner.total_lines()
+    }
+
+    fn render(&self, outcome: wit::SpillOutcome, hint: Option<String>) -> wit::Preview {
+        let outcome = match outcome {
+            wit::SpillOutcome::Saved(path) => SpillOutcome::Saved { path },
+            wit::SpillOutcome::Failed(reason) => SpillOutcome::Failed { reason },
+            wit::SpillOutcome::NotSaved => SpillOutcome::NotSaved,
+        };
+        preview(self.inner.render(outcome, hint.as_deref()))
+    }
+}
+
+impl wit::GuestStreamingBounder for StreamingBounderResource {
+    fn new(max_lines: u64, max_bytes: u64, spill_id: Option<String>) -> Self {
+        let mut inner = StreamingBounder::new(limit(max_lines), limit(max_bytes));
+        if let Some(id) = spill_id {
+            inner = inner.with_spill_id(id);
+        }
+        StreamingBounderResource {
+            inner: RefCell::new(inner),
+        }
+    }
+
+    fn push(&self, chunk: Vec<u8>) {
+        self.inner.borrow_mut().push(&chunk);
+    }
+
+    fn total_bytes(&self) -> u64 {
+        self.inner.borrow().total_bytes()
+    }
+
+    fn finish(bounder: wit::StreamingBounder) -> Result<wit::Bounded, WitError> {
+        let this: StreamingBounderResource = bounder.into_inner();
+        this.inner
+            .into_inner()
+            .finish()
+            .map(bounded)
+            .map_err(|e| convert::error(&e))
+    }
+}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Builds dory-wire as a WebAssembly component (the WIT package dory:wire in
+# bindings/component/wit), installing what it needs first, idempotently:
+#   - Debian's Rust for wasm (rustc-web, cargo-web, rust-web-src) and lld-22
+#     (the same compiler as the npm package; docs/wasm-toolchain.md)
+#   - wasm-tools and wasmtime-py from PyPI, pinned in
+#     tests/component/requirements.txt, into target/component/venv
+#
+# Steps: build bindings/component for wasm32-unknown-unknown (no WASI), wrap
+# the module with `wasm-tools component new` (no adapter: it imports nothing),
+# `wasm-tools validate` it, and copy the component and its WIT into
+# npm/component/ (shipped as `dory-wire/component`).
+#
+#   bash scripts/component.sh          build; the artifact's path is printed last
+#   bash scripts/component.sh --jco    build, then transpile it for Node with jco
+#                                      (tests/component/package.json, npm ci once)
+#                                      into target/component/jco; prints the entry
+#   bash scripts/component.sh --setup  only install the tools
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+OUT="$ROOT/target/component"
+VENV="$OUT/venv"
+ARTIFACT="$OUT/dory-wire.wasm"
+log() { echo "component: $*" >&2; }
+
+setup() {
+    local need_apt=()
+    [ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ] || need_apt+=(rustc-web cargo-web)
+    dpkg -s rust-web-src >/dev/null 2>&1 || need_apt+=(rust-web-src)
+    dpkg -s lld-22 >/dev/null 2>&1 || need_apt+=(lld-22)
+    if [ "${#need_apt[@]}" -gt 0 ]; then
+        local sudo=""
+        if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi
+        log "installing apt packages: ${need_apt[*]}"
+        export DEBIAN_FRONTEND=noninteractive
+        $sudo apt-get update -qq
+        $sudo apt-get install -y -qq "${need_apt[@]}"
+    fi
+
+    local req="$ROOT/tests/component/requirements.txt"
+    local stamp="$VENV/.requirements"
+    if [ ! -x "$VENV/bin/python" ] || ! cmp -s "$req" "$stamp"; then
+        log "installing $(grep -v '^#' "$req" | xargs) into $VENV"
+        mkdir -p "$OUT"
+        python3 -m venv "$VENV"
+        "$VENV/bin/pip" install --quiet --disable-pip-version-check -r "$req"
+        cp "$req" "$stamp"
+    fi
+}
+
+build() {
+    log "cargo build -p dory-wire-component (wasm32-unknown-unknown, release)"
+    # The flags and target dir of the npm build (npm/build.mjs), so that the
+    # two builds share std and the core instead of rebuilding each other's.
+    (cd "$ROOT" && RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+        RUSTFLAGS="-C target-feature=+simd128" CARGO_TARGET_DIR="$ROOT/target/wasm" \
+        /usr/bin/cargo build --quiet --release --target wasm32-unknown-unknown \
+        -Z build-std=std,panic_abort --target-dir "$ROOT/target/wasm" -p dory-wire-component)
+    local module="$ROOT/target/wasm/wasm32-unknown-unknown/release/dory_wire_component.wasm"
+    local tools="$VENV/bin/wasm-tools"
+    # The core module must import nothing but the component's own intrinsics:
+    # no WASI, so no adapter and no host function to provide.
+    local foreign
+    foreign="$("$tools" print "$module" | grep -E '^\s*\(import "' | grep -v '"\[export\]' || true)"
+    if [ -n "$foreign" ]; then
+        log "the module imports more than its resource intrinsics:"
+        echo "$foreign" >&2
+        exit 1
+    fi
+    mkdir -p "$OUT"
+    # Function names are for debugging only (about 32 KB): not shipped.
+    "$tools" strip --delete name --delete producers "$module" -o "$OUT/core.wasm"
+    "$tools" component new "$OUT/core.wasm" -o "$ARTIFACT.tmp"
+    "$tools" validate "$ARTIFACT.tmp"
+    mv "$ARTIFACT.tmp" "$ARTIFACT"
+
+    local ship="$ROOT/npm/component"
+    rm -rf "$ship/wit"
+    mkdir -p "$ship/wit"
+    cp "$ARTIFACT" "$ship/dory-wire.wasm"
+    cp "$ROOT"/bindings/component/wit/*.wit "$ship/wit/"
+    log "$(stat -c %s "$ARTIFACT") bytes, valid; copied with its WIT to npm/component/"
+    echo "$ARTIFACT"
+}
+
+jco() {
+    local tests="$ROOT/tests/component"
+    if [ ! -d "$tests/node_modules" ] || [ "$tests/package-lock.json" -nt "$tests/node_modules/.package-lock.json" ]; then
+        log "npm ci in tests/component (jco)"
+        (cd "$tests" && npm ci --no-audit --no-fund --loglevel=error) >&2
+    fi
+    node "$tests/transpile.mjs" "$ARTIFACT" "$OUT/jco" >&2
+    echo "$OUT/jco/dory-wire.js"
+}
+
+setup
+case "${1:-}" in
+    --setup) ;;
+    --jco) build >/dev/null && jco ;;
+    "") build ;;
+    *) echo "usage: $0 [--setup | --jco]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,112 @@
+"""A thin Python host of the dory-wire component on wasmtime-py: loads the
+component and calls its exports by their WIT names. Shared by the vector
+runner (run_vectors.py) and the host example (host.py).
+
+wasmtime-py maps the WIT types to Python as follows: records are
+``wasmtime.component.Record`` objects whose attributes are the kebab-case
+field names (``getattr(r, "exit-code")``), enums are their kebab-case
+strings, ``list<u8>`` is ``bytes``, ``option<T>`` is ``T`` or ``None``, and
+resources are ``ResourceAny`` handles (drop them with ``.drop(store)``). A
+variant is a ``Variant(tag, payload)`` when two of its cases have the same
+Python type, and the bare payload otherwise: ``result<end, error>`` gives
+the ``end`` Variant or the ``error`` Record; ``result<_, error>`` gives
+``None`` or the ``error`` Record.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from wasmtime import Engine, Store
+from wasmtime.component import Component, Func, Linker, Record, Variant
+
+ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_PATH = ROOT / "target" / "component" / "dory-wire.wasm"
+VERSION = "0.1.0"
+
+
+def record(**fields: Any) -> Record:
+    """A WIT record from keyword arguments (``gap_policy`` → ``gap-policy``)."""
+    out = Record()
+    for name, value in fields.items():
+        setattr(out, name.replace("_", "-"), value)
+    return out
+
+
+def field(rec: Any, name: str) -> Any:
+    """A field of a lifted record by its snake_case name."""
+    return getattr(rec, name.replace("_", "-"))
+
+
+def is_error(value: Any) -> bool:
+    """True for the component's ``error`` record."""
+    return isinstance(value, Record) and hasattr(value, "code") and hasattr(value, "fields")
+
+
+def result(value: Any) -> tuple[bool, Any]:
+    """``(ok, payload)`` of a lifted ``result<T, error>``, tagged or not."""
+    if isinstance(value, Variant) and value.tag in ("ok", "err"):
+        return value.tag == "ok", value.payload
+    return not is_error(value), value
+
+
+class DoryWire:
+    """One instance of the component in its own store."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
+        self.engine = Engine()
+        self.store = Store(self.engine)
+        component = Component.from_file(self.engine, str(path or os.environ.get("DORY_COMPONENT", DEFAULT_PATH)))
+        self.instance = Linker(self.engine).instantiate(self.store, component)
+        self._funcs: dict[tuple[str, str], Func] = {}
+
+    def func(self, interface: str, name: str) -> Func:
+        """The export ``name`` (e.g. ``[method]reader.feed``) of ``dory:wire/<interface>``."""
+        key = (interface, name)
+        if key not in self._funcs:
+            iface = self.instance.get_export_index(self.store, f"dory:wire/{interface}@{VERSION}")
+            index = self.instance.get_export_index(self.store, name, iface)
+            func = self.instance.get_func(self.store, index) if index is not None else None
+            if func is None:
+                raise LookupError(f"no export {name} in dory:wire/{interface}")
+            self._funcs[key] = func
+        return self._funcs[key]
+
+    def call(self, interface: str, name: str, *args: Any) -> Any:
+        """Calls an export with the store."""
+        return self.func(interface, name)(self.store, *args)
+
+    def reader(
+        self,
+        endpoint: str,
+        *,
+        cursor: tuple[int, int] | None = None,
+        gap_policy: str | None = None,
+        max_frame_bytes: int | None = None,
+        liveness_timeout_ns: int | None = None,
+        strict: bool | None = None,
+    ) -> Any:
+        """A ``reader`` resource (endpoint in kebab-case: ``process-output``)."""
+        options = record(
+            cursor=record(stdout=cursor[0], stderr=cursor[1]) if cursor else None,
+            gap_policy=gap_policy,
+            max_frame_bytes=max_frame_bytes,
+            liveness_timeout_ns=liveness_timeout_ns,
+            strict=strict,
+        )
+        return self.call("decode", "[constructor]reader", endpoint, options)
+
+    def method(self, resource: str, name: str, handle: Any, *args: Any) -> Any:
+        """Calls ``[method]<resource>.<name>`` on a handle."""
+        interface = "decode" if resource == "reader" else "preview"
+        return self.call(interface, f"[method]{resource}.{name}", handle, *args)
+
+    def static(self, resource: str, name: str, *args: Any) -> Any:
+        """Calls ``[static]<resource>.<name>``."""
+        interface = "decode" if resource == "reader" else "preview"
+        return self.call(interface, f"[static]{resource}.{name}", *args)
+
+
+__all__ = ["DoryWire", "Variant", "field", "is_error", "record", "result"]

@@ -1,0 +1,307 @@
+"""Every shared vector (tests/vectors/**/*.json, found by globbing) through
+the WebAssembly component from Python, on wasmtime-py.
+
+Decode vectors are fed whole, byte by byte (bodies over 8 KiB: their first
+and last 4 KiB) and at the seeded random splits of the Python package's
+runner, and must give the expected events, end and
+cursor, the same every time; an error must be sticky. Preview vectors are
+checked against their expectation and the invariants of docs/VECTORS.md
+(the Python package's own checks);
+bounding the preview again must give it back, and the streaming bounder fed
+in random chunks must give the same preview.
+
+    python tests/component/run_vectors.py      (prints "N passed, N failed")
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import random
+import sys
+import time
+import types
+from types import SimpleNamespace
+from typing import Any
+
+from dory_component import ROOT, DoryWire, Variant, field, is_error, result
+
+sys.path.insert(0, str(ROOT / "python" / "tests"))
+# The Python package's own test helpers: its split generator, and the preview
+# invariants of docs/VECTORS.md. preview_checks imports the package for its
+# other helpers; check_invariants only reads a preview's attributes, so a
+# stand-in module lets the very same checks run on the component's previews.
+sys.modules.setdefault("dory_wire", types.ModuleType("dory_wire"))
+from preview_checks import check_invariants  # noqa: E402
+from splitmix import SplitMix64  # noqa: E402
+
+VECTOR_DIR = ROOT / "tests" / "vectors"
+FIXED_SPILL_ID = "0123456789abcdef0123456789abcdef"
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def snake(name: str) -> str:
+    return name.replace("-", "_")
+
+
+def cursor_json(c: Any) -> dict[str, int]:
+    return {"stdout": c.stdout, "stderr": c.stderr}
+
+
+def event_json(e: Variant) -> dict[str, Any]:
+    """A component event in the vectors' shape."""
+    v = e.payload
+    if e.tag == "started":
+        return {"type": "started", "proc_id": field(v, "proc_id")}
+    if e.tag == "output":
+        return {"type": v.stream, "data_b64": b64(v.data), "start": v.start, "end": v.end}
+    if e.tag == "skipped":
+        return {"type": "skipped", "stream": v.stream, "from": v.start, "to": v.end}
+    if e.tag == "heartbeat":
+        return {"type": "heartbeat"}
+    if e.tag == "exit":
+        return {"type": "exit", "exit_code": field(v, "exit_code"), "timed_out": field(v, "timed_out")}
+    if e.tag == "unknown":
+        return {"type": "unknown", "frame_type": field(v, "frame_type")}
+    if e.tag == "identity":
+        return {"type": "identity", "proc_id": field(v, "proc_id"), "status": v.status}
+    if e.tag == "exec-result":
+        return {
+            "type": "result",
+            "proc_id": field(v, "proc_id"),
+            "stdout_b64": b64(v.stdout),
+            "stderr_b64": b64(v.stderr),
+            "stdout_truncated": field(v, "stdout_truncated"),
+            "stderr_truncated": field(v, "stderr_truncated"),
+            "exit_code": field(v, "exit_code"),
+            "timed_out": field(v, "timed_out"),
+        }
+    raise AssertionError(f"unknown event {e!r}")
+
+
+def field_json(value: Any) -> Any:
+    """The value of an error field (a tagged Variant) in the vectors' shape."""
+    if value.tag == "cursor":
+        return cursor_json(value.payload)
+    return value.payload  # str, opt-str (None), u64, stream
+
+
+def error_json(err: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {"type": "error", "code": err.code}
+    for f in err.fields:
+        out[f.name] = field_json(f.value)
+    return out
+
+
+def end_json(end: Variant) -> dict[str, Any]:
+    v = end.payload
+    if end.tag == "exited":
+        return {"type": "exited", "exit_code": field(v, "exit_code"), "timed_out": field(v, "timed_out")}
+    if end.tag == "disconnected":
+        return {"type": "disconnected", "reason": snake(v.reason), "cursor": cursor_json(v.cursor)}
+    if end.tag == "document":
+        return {"type": "document"}
+    raise AssertionError(f"unknown end {end!r}")
+
+
+def body_of(vector: dict[str, Any]) -> bytes:
+    if "body_b64" in vector:
+        return base64.b64decode(vector["body_b64"], validate=True)
+    return str(vector.get("body", "")).encode("utf-8")
+
+
+def decode(dw: DoryWire, v: dict[str, Any], chunks: list[bytes]) -> dict[str, Any]:
+    cursor = v.get("cursor")
+    reader = dw.reader(
+        v["endpoint"].replace("_", "-"),
+        cursor=(cursor.get("stdout", 0), cursor.get("stderr", 0)) if cursor else None,
+        gap_policy=v.get("gap_policy"),
+        max_frame_bytes=v.get("max_frame_bytes"),
+        strict=v.get("strict"),
+    )
+    events: list[dict[str, Any]] = []
+    failed = dw.method("reader", "open", reader, v["status"], v.get("content_type") or "", v.get("process_id_header"))
+    if failed is None:
+        for chunk in chunks:
+            fed = dw.method("reader", "feed", reader, chunk)
+            events.extend(event_json(e) for e in fed.events)
+            if fed.error is not None:
+                failed = fed.error
+                break
+    if failed is None:
+        finished = dw.method("reader", "finish", reader)
+        events.extend(event_json(e) for e in finished.events)
+        if isinstance(finished.end, Variant):
+            end = end_json(finished.end)
+        else:
+            failed = finished.end
+    if failed is not None:
+        assert is_error(failed), failed
+        end = error_json(failed)
+        again = dw.method("reader", "feed", reader, b"\n")
+        assert not again.events and again.error.code == failed.code, "the error is not sticky"
+        assert dw.method("reader", "state", reader) == "failed"
+    got = {"events": events, "end": end, "cursor": cursor_json(dw.method("reader", "cursor", reader))}
+    reader.drop(dw.store)
+    return got
+
+
+# wasmtime-py converts every value field by field in Python (about 0.1 ms a
+# call): a body longer than this is fed byte by byte over its first and last
+# BYTEWISE_EDGE bytes and whole in between (the Node runner feeds every body
+# byte by byte through the same component).
+BYTEWISE_EDGE = 4096
+
+
+def bytewise(body: bytes) -> list[bytes]:
+    if len(body) <= 2 * BYTEWISE_EDGE:
+        return [body[i : i + 1] for i in range(len(body))]
+    head = [body[i : i + 1] for i in range(BYTEWISE_EDGE)]
+    tail = [body[i : i + 1] for i in range(len(body) - BYTEWISE_EDGE, len(body))]
+    return [*head, body[BYTEWISE_EDGE : len(body) - BYTEWISE_EDGE], *tail]
+
+
+def splits(body: bytes) -> list[tuple[str, list[bytes]]]:
+    out = [("whole", [body]), ("bytewise", bytewise(body))]
+    rng = SplitMix64(0xD0E7 ^ len(body))
+    for _ in range(8):
+        cuts = rng.cuts(len(body), 6)
+        bounds = [0, *cuts, len(body)]
+        out.append((f"cuts {cuts}", [body[a:b] for a, b in zip(bounds, bounds[1:])]))
+    return out
+
+
+def check_decode(dw: DoryWire, v: dict[str, Any]) -> None:
+    expect = v["expect"]
+    reference = None
+    for how, chunks in splits(body_of(v)):
+        got = decode(dw, v, chunks)
+        assert got["events"] == expect["events"], f"{how}: events {got['events']}"
+        subset = {k: got["end"].get(k, "<missing>") for k in expect["end"]}
+        assert subset == expect["end"], f"{how}: end {got['end']}"
+        if "cursor" in expect:
+            assert got["cursor"] == {"stdout": 0, "stderr": 0, **expect["cursor"]}, f"{how}: cursor {got['cursor']}"
+        reference = reference or got
+        assert got == reference, f"{how}: differs from the whole body"
+
+
+# -- previews ---------------------------------------------------------------
+
+
+def preview_json(p: Any) -> dict[str, Any]:
+    out = {snake(k): v for k, v in vars(p).items()}
+    rng = out["omitted_range"]
+    out["omitted_range"] = None if rng is None else (rng.first, rng.last)
+    return out
+
+
+def settle(dw: DoryWire, bounded: Any, spill: dict[str, Any] | None, hint: str | None) -> dict[str, Any]:
+    """A preview from `bounded` (the bare preview record or a pending-spill
+    handle), running the spill handshake with the vector's writer."""
+    if not hasattr(bounded, "drop"):
+        return preview_json(bounded)
+    if spill is None:
+        outcome = Variant("not-saved")
+    elif spill.get("fails"):
+        outcome = Variant("failed", "disk full (vector writer)")
+    else:
+        outcome = Variant("saved", spill["path"])
+    preview = dw.method("pending-spill", "render", bounded, outcome, hint)
+    bounded.drop(dw.store)
+    return preview_json(preview)
+
+
+def bound(dw: DoryWire, data: bytes, max_lines: int, max_bytes: int, **kw: Any) -> Any:
+    """Whole-input bound; returns the preview dict or the error record."""
+    ok, out = result(dw.call("preview", "bound", data, max_lines, max_bytes, kw.get("spill_id")))
+    return settle(dw, out, kw.get("spill"), kw.get("hint")) if ok else out
+
+
+def streamed(dw: DoryWire, chunks: list[bytes], max_lines: int, max_bytes: int, **kw: Any) -> Any:
+    sb = dw.call("preview", "[constructor]streaming-bounder", max_lines, max_bytes, kw.get("spill_id"))
+    for chunk in chunks:
+        dw.method("streaming-bounder", "push", sb, chunk)
+    ok, out = result(dw.static("streaming-bounder", "finish", sb))
+    return settle(dw, out, kw.get("spill"), kw.get("hint")) if ok else out
+
+
+def random_chunks(data: bytes, rng: random.Random, max_chunk: int) -> list[bytes]:
+    out, i = [], 0
+    while i < len(data):
+        n = rng.randint(0, max_chunk)
+        out.append(data[i : i + n])
+        i += n
+    return out
+
+
+def check_preview(dw: DoryWire, v: dict[str, Any]) -> None:
+    data = base64.b64decode(v["input_b64"], validate=True) if "input_b64" in v else v["input"].encode("utf-8")
+    max_lines, max_bytes, expect = v["max_lines"], v["max_bytes"], v["expect"]
+    kw = {"spill": v.get("spill"), "hint": v.get("hint"), "spill_id": v.get("spill_id") or FIXED_SPILL_ID}
+    if "error" in expect:
+        for got in (bound(dw, data, max_lines, max_bytes), streamed(dw, [data], max_lines, max_bytes)):
+            assert is_error(got) and got.code == expect["error"]["code"], f"expected {expect['error']}, got {got}"
+        return
+    p = bound(dw, data, max_lines, max_bytes, **kw)
+    assert not is_error(p), f"unexpected error {error_json(p)}"
+    text = p["text"]
+    if "preview" in expect:
+        assert text == expect["preview"], f"preview\n  expected {expect['preview']!r}\n  got      {text!r}"
+    for key in ("truncated", "omitted_lines", "omitted_bytes"):
+        if key in expect:
+            assert p[key] == expect[key], f"{key}: {p[key]}, expected {expect[key]}"
+    if "omitted_range" in expect:
+        wanted = expect["omitted_range"]
+        assert p["omitted_range"] == (tuple(wanted) if wanted else None)
+    for key, check in (("starts_with", text.startswith), ("ends_with", text.endswith)):
+        wanted = expect.get(key, [])
+        for affix in [wanted] if isinstance(wanted, str) else wanted:
+            assert check(affix), f"{key} {affix!r}"
+    for needle in expect.get("contains", []):
+        assert needle in text, f"does not contain {needle!r}"
+    for needle in expect.get("not_contains", []):
+        assert needle not in text, f"contains {needle!r}"
+    spill = v.get("spill")
+    check_invariants(data, SimpleNamespace(**p), max_lines, max_bytes, spill.get("path") if spill else None)
+    again = bound(dw, text.encode("utf-8"), max_lines, max_bytes)
+    assert not again["truncated"] and again["text"] == text, "bounding the preview again changed it"
+    if spill and spill.get("fails") and p["truncated"]:
+        assert p["spill_path"] is None and p["spill_error"]
+    for seed in range(5):
+        chunks = random_chunks(data, random.Random(seed), max_chunk=max(1, len(data) // 3))
+        got = streamed(dw, chunks, max_lines, max_bytes, **kw)
+        assert got == p, f"seed {seed}: streaming differs:\n  {got}\n  {p}"
+
+
+def main() -> int:
+    started = time.perf_counter()
+    dw = DoryWire()
+    vectors = []
+    for path in sorted(VECTOR_DIR.rglob("*.json")):
+        for v in json.loads(path.read_text(encoding="utf-8"))["vectors"]:
+            vectors.append((f"{path.relative_to(VECTOR_DIR)}::{v['name']}", v))
+    kinds = {v.get("kind") for _, v in vectors}
+    assert {"decode", "preview"} <= kinds, f"vectors missing: found kinds {kinds}"
+    passed = failed = 0
+    for vid, v in vectors:
+        try:
+            if v["kind"] == "decode":
+                check_decode(dw, v)
+            elif v["kind"] == "preview":
+                check_preview(dw, v)
+            else:
+                raise AssertionError(f"unknown kind {v['kind']!r}")
+            passed += 1
+        except AssertionError as exc:
+            failed += 1
+            print(f"FAIL {vid}: {exc}", file=sys.stderr)
+    seconds = time.perf_counter() - started
+    print(f"component vectors (wasmtime-py, {seconds:.1f} s): {passed} passed, {failed} failed")
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
