@@ -89,9 +89,24 @@ const OPEN: &str = "[... ";
 const CLOSE: &str = " ...]";
 const MINIMAL: &str = "[... omitted ...]";
 
-/// Decimal digits of `n`.
+/// Powers of ten that fit in a `u64`.
+const POWERS: [u64; 20] = {
+    let mut table = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
+/// Decimal digits of `n` (a notice's length is computed several times per
+/// preview: `log10(2) ≈ 1233 / 4096` gives the estimate, one table look-up
+/// corrects it).
 fn digits(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+    let bits = (64 - (n | 1).leading_zeros()) as usize;
+    let guess = (bits * 1233) >> 12;
+    (guess + usize::from(n >= POWERS[guess])).max(1)
 }
 
 /// Appends `n` in decimal (no formatting machinery: this runs per preview).
@@ -331,6 +346,17 @@ mod tests {
         assert!(text(&Form::Plain, &c).ends_with("lines 5-9 of 20, 5 and 9 partly shown ...]"));
         c.first_partial = false;
         assert!(text(&Form::Plain, &c).ends_with("lines 5-9 of 20, 9 partly shown ...]"));
+    }
+
+    #[test]
+    fn digits_are_counted() {
+        for n in [0u64, 1, 9, 10, 99, 100, 999, 1000, u64::MAX / 10, u64::MAX]
+            .into_iter()
+            .chain((0..64).map(|b| 1u64 << b))
+            .chain((1..20).flat_map(|i| [POWERS[i] - 1, POWERS[i], POWERS[i] + 1]))
+        {
+            assert_eq!(digits(n), n.to_string().len(), "{n}");
+        }
     }
 
     #[test]

@@ -138,7 +138,11 @@ impl Bounded {
     pub fn render(self, outcome: SpillOutcome, hint: Option<&str>) -> Preview {
         match self {
             Bounded::Fits(preview) => preview,
-            Bounded::NeedsSpill(pending) => pending.render(outcome, hint),
+            Bounded::NeedsSpill(pending) => {
+                let mut preview = pending.render_without_id(outcome, hint);
+                preview.spill_id = Some(pending.spill_id);
+                preview
+            }
         }
     }
 }
@@ -182,6 +186,13 @@ impl PendingSpill {
     /// path fits in `max_bytes`. Without a path the notice takes the richest
     /// form that fits in half of `max_bytes` (see `docs/preview.md`).
     pub fn render(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview {
+        let mut preview = self.render_without_id(outcome, hint);
+        preview.spill_id = Some(self.spill_id.clone());
+        preview
+    }
+
+    /// [`PendingSpill::render`] with `spill_id` left to the caller to fill in.
+    fn render_without_id(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview {
         let hint = hint.filter(|h| !h.is_empty());
         let (path, mut error) = match outcome {
             SpillOutcome::Saved { path } if path.is_empty() => {
@@ -241,7 +252,7 @@ impl PendingSpill {
             omitted_lines: counts.omitted_lines(),
             omitted_bytes: counts.omitted_bytes,
             omitted_range: Some((counts.first, counts.last)),
-            spill_id: Some(self.spill_id.clone()),
+            spill_id: None,
             spill_path: match form {
                 Form::Pointer(_) => path,
                 _ => None,
