@@ -81,7 +81,7 @@ def _run_reader(body: bytes, piece: int) -> tuple[int, int]:
         for event in reader.feed(chunk):
             if isinstance(event, output):
                 out[event.stream] += event.data
-    end = reader.finish()
+    _events, end = reader.finish()
     if not isinstance(end, dory_wire.Exited):
         raise SystemExit(f"the corpus must end with exit, got {end!r}")
     return len(out["stdout"]), len(out["stderr"])
@@ -104,7 +104,7 @@ def _fill_transcript(body: bytes, piece: int) -> Any:
         for chunk in _chunks(body, piece):
             for event in reader.feed(chunk):
                 push(event)
-    end = reader.finish()
+    _events, end = reader.finish()
     if not isinstance(end, dory_wire.Exited):
         raise SystemExit(f"the corpus must end with exit, got {end!r}")
     transcript.finish()
