@@ -84,7 +84,10 @@ fn main() -> ExitCode {
         Some("preview-calls") => parse_args(&argv[1..]).and_then(|a| {
             let rows = report::rows(&dory_bench::preview::calls(a.get("runs", 5usize)?));
             println!("{}", report::table(&rows));
-            println!("{}", report::verdict_table(&dory_bench::preview::verdicts(&rows)));
+            println!(
+                "{}",
+                report::verdict_table(&dory_bench::preview::verdicts(&rows))
+            );
             Ok(())
         }),
         _ => Err("usage: dory-bench corpora|rust|one|report … (see the source header)".into()),
@@ -253,11 +256,11 @@ fn cmd_rust(a: &Args) -> Result<(), String> {
             &m,
         ))?;
     }
-    eprintln!("rust: records appended to {}", out_path.display());
     eprintln!("rust: preview calls on small inputs …");
     for r in dory_bench::preview::calls(runs) {
         emit(r)?;
     }
+    eprintln!("rust: records appended to {}", out_path.display());
     Ok(())
 }
 

@@ -160,10 +160,7 @@ impl Workload {
 
 /// A streaming bounder at the measured limits.
 pub fn streaming_bounder(caller_id: bool) -> StreamingBounder {
-    let bounder = match StreamingBounder::new(PREVIEW_MAX_LINES, PREVIEW_MAX_BYTES) {
-        Ok(b) => b,
-        Err(e) => panic!("the benchmark's preview limits are valid: {e}"),
-    };
+    let bounder = StreamingBounder::new(PREVIEW_MAX_LINES, PREVIEW_MAX_BYTES);
     if caller_id {
         bounder.with_spill_id("0123456789abcdef0123456789abcdef")
     } else {
@@ -174,8 +171,9 @@ pub fn streaming_bounder(caller_id: bool) -> StreamingBounder {
 /// Ends a streaming bounder and returns the preview's length.
 pub fn preview_len(bounder: StreamingBounder) -> u64 {
     let preview = match bounder.finish() {
-        Bounded::Fits(p) => p,
-        Bounded::NeedsSpill(pending) => pending.render(
+        Err(e) => panic!("the benchmark's preview limits allow a cut: {e}"),
+        Ok(Bounded::Fits(p)) => p,
+        Ok(Bounded::NeedsSpill(pending)) => pending.render(
             SpillOutcome::Saved {
                 path: "/tmp/dory-bench/spill.txt".into(),
             },
