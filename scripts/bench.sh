@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# make bench (issue 7): builds what it needs (release), generates the corpora
+# make bench: builds what it needs (release), generates the corpora
 # deterministically (target/bench-corpora/, only when missing), runs every
 # benchmark — Rust, Python, Node — and prints ONE markdown table with every
-# ratio measured side by side in this run, then the targets of issue 7.
+# ratio measured side by side in this run, then the performance targets.
 # Method and the latest table: docs/bench.md.
 #
 # Env:
@@ -108,6 +108,11 @@ log "report"
     "$BENCH" report "$RESULTS"
     if [[ ${#skipped[@]} -gt 0 ]]; then
         echo "Skipped: ${skipped[*]}."
+        echo
+    fi
+    wasm="$ROOT/npm/dist/node/wasm/dory_wire_wasm_bg.wasm"
+    if wants node && [[ -f "$wasm" ]]; then
+        echo "The npm package's .wasm (\`${wasm#"$ROOT"/}\`): $(stat -c %s "$wasm") bytes."
         echo
     fi
     echo "Raw records: \`${RESULTS#"$ROOT"/}\`; finished in $((SECONDS - START)) s."

@@ -1,4 +1,4 @@
-"""The Python side of ``make bench`` (issue 7).
+"""The Python side of ``make bench``.
 
 Compares ``dory_wire.Reader`` with the decoders an SDK author writes by
 hand (``json`` and ``orjson``, see ``baselines.py``) on the corpora made by

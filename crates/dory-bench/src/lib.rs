@@ -1,4 +1,4 @@
-//! Benchmarks for `dory-wire` (issue 7): deterministic corpora, the Rust
+//! Benchmarks for `dory-wire`: deterministic corpora, the Rust
 //! workloads against hand-written baselines and the `memchr` floor, and the
 //! one table every language's results are printed in. Run with `make bench`;
 //! the method is in `docs/bench.md`. Nothing here is timed in a test.
