@@ -317,8 +317,11 @@ export const MIN_MAX_BYTES: number;
 
 // ------------------------------------------------------------------ errors
 
-/** The family of an error code: what went wrong, so what the caller can do. */
-export type ErrorKind = "answer" | "loss" | "protocol" | "misuse" | "limits";
+/**
+ * The family of an error code: what went wrong, so what the caller can do.
+ * `"transport"` is the HTTP client's own (`StreamDisconnected`, in `dory-wire/client`).
+ */
+export type ErrorKind = "answer" | "loss" | "protocol" | "misuse" | "limits" | "transport";
 
 /**
  * The table of error codes: the core's (`dory_wire::ERROR_CODES`), then this
