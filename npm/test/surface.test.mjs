@@ -1,81 +1,158 @@
 // The package's public names against tests/api/surface.json (the table of
 // docs/api.md): every listed JS name must be exported at runtime (or, for a
-// `js_type_only` name, declared as a type only) and declared in index.d.ts,
-// and nothing public may be missing from the list.
+// `js_type_only` name, declared as a type only) and declared in the entry's
+// .d.ts, and nothing public may be missing from the list. `concepts` is the
+// main entry (`dory-wire`, src/index.d.ts); `client_concepts` the HTTP
+// client (`dory-wire/client`, src/client.d.ts).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import * as esm from "dory-wire";
+import * as clientEsm from "dory-wire/client";
 import { npmDir, rootDir } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
-const cjs = require("dory-wire");
 const ts = require(join(npmDir, "node_modules", "typescript"));
 
 const surface = JSON.parse(readFileSync(join(rootDir, "tests", "api", "surface.json"), "utf8"));
-const listed = surface.concepts.filter((c) => c.js !== null && c.js !== undefined);
-const runtimeListed = new Set(listed.filter((c) => !c.js_type_only).map((c) => c.js));
-const typeListed = new Set(listed.filter((c) => c.js_type_only).map((c) => c.js));
+assert.equal(surface.client.js, "dory-wire/client");
 
-/** The exports of npm/src/index.d.ts: name → whether it is a value (class, function, const). */
-function declared() {
-  const file = join(npmDir, "src", "index.d.ts");
+/** One entry point: its list, its modules as loaded, its declarations. */
+function entry(name, key, specifier, esmModule, dts) {
+  const concepts = surface[key];
+  const listed = concepts.filter((c) => c.js !== null && c.js !== undefined);
+  return {
+    name,
+    key,
+    concepts,
+    listed,
+    runtimeListed: new Set(listed.filter((c) => !c.js_type_only).map((c) => c.js)),
+    typeListed: new Set(listed.filter((c) => c.js_type_only).map((c) => c.js)),
+    esm: esmModule,
+    cjs: require(specifier),
+    dts: join(npmDir, "src", dts),
+  };
+}
+
+const entries = [
+  entry("dory-wire", "concepts", "dory-wire", esm, "index.d.ts"),
+  entry("dory-wire/client", "client_concepts", surface.client.js, clientEsm, "client.d.ts"),
+];
+const [main, client] = entries;
+
+/**
+ * The exports of a .d.ts file: name → { value, from } — whether it is a value
+ * (class, function, const), and the file that declares it (a re-export
+ * resolves to the declaration it names).
+ */
+function declared(file) {
+  if (!declaredCache.has(file)) declaredCache.set(file, readDeclarations(file));
+  return new Map(declaredCache.get(file));
+}
+const declaredCache = new Map();
+
+/** `declared`, read by the TypeScript compiler (once per file). */
+function readDeclarations(file) {
   const program = ts.createProgram([file], { noEmit: true, types: [], lib: ["lib.es2022.d.ts", "lib.dom.d.ts"] });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file);
   const moduleSymbol = checker.getSymbolAtLocation(source);
-  assert.ok(moduleSymbol, "index.d.ts is not a module");
+  assert.ok(moduleSymbol, `${file} is not a module`);
   const out = new Map();
-  for (const symbol of checker.getExportsOfModule(moduleSymbol)) {
-    out.set(symbol.getName(), (symbol.flags & ts.SymbolFlags.Value) !== 0);
+  for (const exported of checker.getExportsOfModule(moduleSymbol)) {
+    const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    const from = symbol.declarations?.[0]?.getSourceFile().fileName ?? "";
+    out.set(exported.getName(), { value: (symbol.flags & ts.SymbolFlags.Value) !== 0, from });
   }
   return out;
 }
 
-test("surface.json lists each JS name once, with a note for every missing one", () => {
-  const seen = new Set();
-  for (const c of listed) {
-    assert.ok(!seen.has(c.js), `${c.js} is listed twice`);
-    seen.add(c.js);
+/** The listed names that a runtime export list lacks, and the exports not listed. */
+function runtimeMismatch(e, exported) {
+  const missing = [...e.runtimeListed].filter((n) => !exported.includes(n));
+  const unlisted = exported.filter((n) => !e.runtimeListed.has(n));
+  return { missing, unlisted };
+}
+
+/** The listed names a .d.ts lacks, and its exports not listed. */
+function declaredMismatch(e, names) {
+  const missing = [...e.runtimeListed, ...e.typeListed].filter((n) => !names.has(n));
+  const unlisted = [...names.keys()].filter((n) => !e.runtimeListed.has(n) && !e.typeListed.has(n));
+  return { missing, unlisted };
+}
+
+for (const e of entries) {
+  test(`surface.json lists each ${e.name} name once, with a note for every missing one`, () => {
+    const seen = new Set();
+    for (const c of e.listed) {
+      assert.ok(!seen.has(c.js), `${c.js} is listed twice in ${e.key}`);
+      seen.add(c.js);
+    }
+    for (const c of e.concepts.filter((x) => x.js === null)) {
+      assert.ok(typeof c.note === "string" && c.note.length > 0, `"${c.concept}" has no JS name and no note`);
+    }
+    assert.ok(e.runtimeListed.size > 0 && e.typeListed.size > 0);
+  });
+
+  test(`the runtime exports of ${e.name} are exactly the listed names (ES module and CommonJS)`, () => {
+    const esmNames = Object.keys(e.esm).filter((k) => k !== "default").sort();
+    const cjsNames = Object.keys(e.cjs).sort();
+    assert.deepEqual(esmNames, cjsNames, "import and require export different names");
+    const { missing, unlisted } = runtimeMismatch(e, cjsNames);
+    assert.deepEqual(
+      { missing, unlisted },
+      { missing: [], unlisted: [] },
+      `the runtime exports of ${e.name} and ${e.key} of tests/api/surface.json disagree:\n` +
+        `  listed, not exported: ${missing.join(", ")}\n  exported, not listed: ${unlisted.join(", ")}`,
+    );
+    for (const name of e.typeListed) {
+      assert.ok(!(name in e.cjs), `${name} is js_type_only in ${e.key} but exported at runtime`);
+    }
+    for (const name of cjsNames) {
+      assert.equal(e.esm[name], e.cjs[name], `${name}: import and require give different objects`);
+    }
+  });
+
+  test(`${e.dts.slice(npmDir.length + 1)} declares exactly the listed names, values as values and types as types`, () => {
+    const names = declared(e.dts);
+    const { missing, unlisted } = declaredMismatch(e, names);
+    assert.deepEqual(
+      { missing, unlisted },
+      { missing: [], unlisted: [] },
+      `the declarations of ${e.name} and ${e.key} of tests/api/surface.json disagree:\n` +
+        `  listed, not declared: ${missing.join(", ")}\n  declared, not listed: ${unlisted.join(", ")}`,
+    );
+    for (const name of e.runtimeListed) {
+      assert.equal(names.get(name).value, true, `${name} is exported at runtime but declared as a type only`);
+    }
+    for (const name of e.typeListed) {
+      assert.equal(names.get(name).value, false, `${name} is js_type_only but declared as a value`);
+    }
+  });
+}
+
+test("the client's from_core names are the core's own objects and declarations", () => {
+  const fromCore = new Set(client.listed.filter((c) => c.from_core?.includes("js")).map((c) => c.js));
+  assert.ok(fromCore.size > 0);
+  const clientDeclared = declared(client.dts);
+  const coreNames = new Set([...main.runtimeListed, ...main.typeListed]);
+  for (const name of client.runtimeListed) {
+    const same = name in main.cjs && client.cjs[name] === main.cjs[name];
+    assert.equal(same, fromCore.has(name), fromCore.has(name) ? `dory-wire/client's ${name} is not dory-wire's` : `${name} is dory-wire's own object: mark it from_core`);
   }
-  for (const c of surface.concepts.filter((x) => x.js === null)) {
-    assert.ok(typeof c.note === "string" && c.note.length > 0, `"${c.concept}" has no JS name and no note`);
+  for (const name of fromCore) {
+    assert.ok(coreNames.has(name), `${name} is from_core but not a listed dory-wire name`);
+    assert.equal(clientDeclared.get(name).from, main.dts, `client.d.ts must re-export ${name} from index.d.ts`);
   }
-  assert.ok(runtimeListed.size > 0 && typeListed.size > 0);
 });
 
-test("the runtime exports are exactly the listed names (ES module and CommonJS)", () => {
-  const esmNames = Object.keys(esm).filter((k) => k !== "default").sort();
-  const cjsNames = Object.keys(cjs).sort();
-  assert.deepEqual(esmNames, cjsNames, "import and require export different names");
-  const missing = [...runtimeListed].filter((n) => !cjsNames.includes(n));
-  const unlisted = cjsNames.filter((n) => !runtimeListed.has(n));
-  assert.deepEqual(missing, [], `listed in tests/api/surface.json but not exported: ${missing.join(", ")}`);
-  assert.deepEqual(unlisted, [], `exported but not listed in tests/api/surface.json: ${unlisted.join(", ")}`);
-  for (const name of typeListed) {
-    assert.ok(!(name in cjs), `${name} is js_type_only in surface.json but exported at runtime`);
-  }
-});
-
-test("index.d.ts declares exactly the listed names, values as values and types as types", () => {
-  const names = declared();
-  const missing = [...runtimeListed, ...typeListed].filter((n) => !names.has(n));
-  const unlisted = [...names.keys()].filter((n) => !runtimeListed.has(n) && !typeListed.has(n));
-  assert.deepEqual(missing, [], `listed in tests/api/surface.json but not declared in index.d.ts: ${missing.join(", ")}`);
-  assert.deepEqual(unlisted, [], `declared in index.d.ts but not listed in tests/api/surface.json: ${unlisted.join(", ")}`);
-  for (const name of runtimeListed) {
-    assert.equal(names.get(name), true, `${name} is exported at runtime but index.d.ts declares it as a type only`);
-  }
-  for (const name of typeListed) {
-    assert.equal(names.get(name), false, `${name} is js_type_only but index.d.ts declares a value`);
-  }
-});
-
-test("the check can fail: a name off the list is caught", () => {
-  const names = declared();
-  names.set("OutputReader", true);
-  const unlisted = [...names.keys()].filter((n) => !runtimeListed.has(n) && !typeListed.has(n));
-  assert.deepEqual(unlisted, ["OutputReader"]);
+test("the checks can fail: a renamed name is caught both ways", () => {
+  const exported = Object.keys(client.cjs).map((n) => (n === "StreamDisconnected" ? "StreamDropped" : n));
+  assert.deepEqual(runtimeMismatch(client, exported), { missing: ["StreamDisconnected"], unlisted: ["StreamDropped"] });
+  const names = declared(client.dts);
+  names.set("OutputReader", { value: true, from: client.dts });
+  names.delete("OutputStream");
+  assert.deepEqual(declaredMismatch(client, names), { missing: ["OutputStream"], unlisted: ["OutputReader"] });
 });

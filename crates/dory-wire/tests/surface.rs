@@ -531,3 +531,46 @@ fn every_error_code_is_listed_in_every_language() {
         }
     }
 }
+
+#[test]
+fn the_client_list_names_nothing_in_rust() {
+    // `client_concepts` lists the HTTP clients' names (dory_wire.client,
+    // dory-wire/client); the crate does no HTTP, so no entry has a Rust path,
+    // and the file says why once, in `client`.
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&repo_root().join("tests/api/surface.json")))
+            .expect("tests/api/surface.json is JSON");
+    let client = &json["client"];
+    assert!(
+        client["rust"].is_null() && client["note"].is_string(),
+        "client: rust must be null, with a note saying why: {client}"
+    );
+    assert!(
+        client["python"].is_string() && client["js"].is_string(),
+        "client: the Python module and the JS entry point: {client}"
+    );
+    let concepts = json["client_concepts"]
+        .as_array()
+        .expect("a client_concepts array");
+    assert!(!concepts.is_empty(), "client_concepts is empty");
+    for concept in concepts {
+        assert!(
+            concept["rust"].is_null(),
+            "{concept}: the crate has no HTTP client, rust must be null"
+        );
+        assert!(
+            concept["concept"].is_string(),
+            "{concept}: every entry says its concept"
+        );
+        for language in ["python", "js"] {
+            match &concept[language] {
+                serde_json::Value::String(name) => assert!(!name.is_empty(), "{concept}"),
+                serde_json::Value::Null => assert!(
+                    concept["note"].is_string(),
+                    "{concept}: a null needs a note saying why"
+                ),
+                other => panic!("{concept}: {language} is {other}, not a name or null"),
+            }
+        }
+    }
+}
