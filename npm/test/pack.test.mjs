@@ -1,8 +1,10 @@
 // `npm pack`, install the tarball into a scratch project, and decode a vector
-// there through `import` and through `require` (no bundler, no flags).
+// there through `import` and through `require` (no bundler, no flags); load
+// `dory-wire/client` both ways too and read an output through it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,12 +13,15 @@ import { toB64 } from "./vector-lib.mjs";
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
+const require = createRequire(import.meta.url);
+
 test("the packed tarball installs and decodes via import and require", (t) => {
   const scratch = mkdtempSync(join(tmpdir(), "dory-wire-pack-"));
   t.after(() => rmSync(scratch, { recursive: true, force: true }));
   const packed = JSON.parse(execFileSync(npm, ["pack", "--json", "--pack-destination", scratch], { cwd: npmDir, encoding: "utf8" }));
   const files = packed[0].files.map((f) => f.path);
-  for (const needed of ["dist/node/index.cjs", "dist/node/index.mjs", "dist/web/index.js", "dist/index.d.ts", "dist/node/wasm/dory_wire_wasm_bg.wasm", "dist/web/wasm/dory_wire_wasm_bg.wasm", "README.md", "package.json"]) {
+  const client = ["dist/node/client.cjs", "dist/node/client.mjs", "dist/web/client.js", "dist/client.d.ts", "dist/client.d.cts"];
+  for (const needed of ["dist/node/index.cjs", "dist/node/index.mjs", "dist/web/index.js", "dist/index.d.ts", "dist/node/wasm/dory_wire_wasm_bg.wasm", "dist/web/wasm/dory_wire_wasm_bg.wasm", "README.md", "package.json", ...client]) {
     assert.ok(files.includes(needed), `${needed} missing from the tarball: ${files.join(", ")}`);
   }
   assert.ok(!files.some((f) => f.startsWith("test/") || f.startsWith("src/") || f.startsWith("node_modules/")), "the tarball ships only dist/");
@@ -49,6 +54,53 @@ console.log(JSON.stringify({ events, end: end.type, cursor: r.cursor, gap: typeo
     assert.equal(out.gap, "function", file);
     assert.equal(out.init, "function", file);
   }
-  // Types resolve from the installed package too.
-  void toB64;
+
+  // dory-wire/client: the same exports both ways, the core's own classes (one
+  // copy of each, shared with dory-wire), and an output read through a
+  // scripted fetch, decoded by the installed core.
+  const clientScript = (load) => `${load}
+const frames = ${JSON.stringify(
+    [
+      { type: "stdout", data: toB64(new Uint8Array([104, 105, 0, 255])), encoding: "base64", offset: 4 },
+      { type: "exit", exit_code: 3, timed_out: false },
+    ]
+      .map((f) => JSON.stringify(f) + "\n")
+      .join(""),
+  )};
+const answers = [
+  ["application/json", JSON.stringify({ proc_id: "p_1", status: "exited" })],
+  ["application/x-ndjson", frames],
+];
+const urls = [];
+const fetch = async (url) => {
+  urls.push(new URL(url).pathname + new URL(url).search);
+  const [type, body] = answers.shift();
+  return new Response(body, { status: 200, headers: { "content-type": type } });
+};
+(async () => {
+  const c = new client.Client({ baseUrl: "http://dory.invalid", fetch });
+  const p = await (await c.computers.get("c1")).processes.get("p_1");
+  const t = await p.readOutput();
+  console.log(JSON.stringify({
+    names: Object.keys(client).filter((k) => k !== "default").sort(),
+    shared: ["Transcript", "DoryWireError", "OutputGap"].every((k) => client[k] === dory[k]),
+    disconnected: new client.StreamDisconnected("x", { reason: "gap", cursor: { stdout: 0, stderr: 0 } }) instanceof dory.DoryWireError,
+    transcript: t instanceof dory.Transcript,
+    stdout: Buffer.from(t.bytes("stdout")).toString("base64"),
+    exit: t.exit,
+    urls,
+  }));
+})();
+`;
+  writeFileSync(join(project, "client-esm.mjs"), clientScript('import * as client from "dory-wire/client";\nimport * as dory from "dory-wire";'));
+  writeFileSync(join(project, "client-cjs.cjs"), clientScript('const client = require("dory-wire/client");\nconst dory = require("dory-wire");'));
+  const clientNames = Object.keys(require("dory-wire/client")).sort();
+  for (const file of ["client-esm.mjs", "client-cjs.cjs"]) {
+    const out = JSON.parse(execFileSync(process.execPath, [file], { cwd: project, encoding: "utf8" }));
+    assert.deepEqual(out.names, clientNames, `${file}: the installed client exports what the build does`);
+    assert.ok(out.shared && out.disconnected && out.transcript, `${file}: ${JSON.stringify(out)}`);
+    assert.equal(out.stdout, toB64(new Uint8Array([104, 105, 0, 255])), file);
+    assert.deepEqual(out.exit, { exitCode: 3, timedOut: false }, file);
+    assert.deepEqual(out.urls, ["/computers/c1/processes/p_1", "/computers/c1/processes/p_1/output?stdout_offset=0&stderr_offset=0&follow=true"], file);
+  }
 });
