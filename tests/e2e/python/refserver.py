@@ -1,5 +1,6 @@
 """Start and stop the reference server (`dory-refserver`) for end-to-end tests,
-and talk HTTP to it with the standard library only.
+and talk HTTP to it with the standard library only; the seeded trials' shared
+part (:func:`run_trials`).
 
 The binary is ``$DORY_REFSERVER_BIN`` when set, else ``target/debug/dory-refserver``
 (``scripts/test-e2e.sh`` builds it first). Each :class:`RefServer` listens on a
@@ -12,12 +13,16 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import random
 import selectors
+import shlex
 import signal
 import subprocess
+import tempfile
 import time
 import urllib.parse
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -251,3 +256,68 @@ def follow_output(
         if not isinstance(events.end, Disconnected) or not follow:
             return got
         cursor = events.end.cursor
+
+
+# -- seeded trials -------------------------------------------------------------
+
+TRIALS = int(os.environ.get("DORY_E2E_TRIALS", "200"))
+SEED = int(os.environ.get("DORY_E2E_SEED", "6"))
+TRIAL_PARALLEL = 4
+STREAMS = ("stdout", "stderr")
+
+
+def trial_script(rng: random.Random, directory: Path, bytes_per_stream: int) -> str:
+    """A shell script writing ``bytes_per_stream`` random bytes (NUL and
+    invalid UTF-8 included) to stdout and as many to stderr, interleaved in
+    blocks of seeded random sizes, and appending each block to the file of its
+    stream in ``directory`` too (``tee``)."""
+    files = {name: shlex.quote(str(directory / name)) for name in STREAMS}
+    blocks = []
+    for name in STREAMS:
+        left = bytes_per_stream
+        while left > 0:
+            size = min(left, rng.randint(1, max(1, bytes_per_stream // 4)))
+            blocks.append((name, size))
+            left -= size
+    rng.shuffle(blocks)
+    lines = ["set -e", *(f": > {f}" for f in files.values())]
+    for name, size in blocks:
+        redirect = " >&2" if name == "stderr" else ""
+        lines.append(f"head -c {size} /dev/urandom | tee -a {files[name]}{redirect}")
+    return "\n".join(lines)
+
+
+def check_trial_output(directory: Path, got: Mapping[str, bytes], bytes_per_stream: int, context: str) -> None:
+    """Each stream read equals the file the process wrote, byte for byte;
+    then the files and ``directory`` are removed."""
+    for name in STREAMS:
+        written = (directory / name).read_bytes()
+        assert len(written) == bytes_per_stream, f"{context}: the process wrote {len(written)} {name} bytes"
+        data = got[name]
+        if data != written:
+            first = next((i for i, (a, b) in enumerate(zip(data, written)) if a != b), min(len(data), len(written)))
+            raise AssertionError(
+                f"{context}: {name} differs: got {len(data)} bytes, wrote {len(written)}, first difference at {first}"
+            )
+        (directory / name).unlink()
+    directory.rmdir()
+
+
+def run_trials(prefix: str, drop_max: int, trial: Callable[[RefServer, int, Path], int]) -> list[int]:
+    """Runs ``trial(server, n, directory)`` for n in ``range(TRIALS)``,
+    ``TRIAL_PARALLEL`` at a time, against one server that cuts every response
+    after a seeded random 1..=``drop_max`` body bytes (seed ``SEED``). Each
+    trial gets a fresh empty directory (in a temporary one named ``prefix``…);
+    the results, in trial order."""
+    drop = ["--drop-seed", str(SEED), "--drop-probability", "1.0", "--drop-max-bytes", str(drop_max)]
+    with RefServer(*drop) as server, tempfile.TemporaryDirectory(prefix=prefix) as tmp:
+
+        def one(n: int) -> int:
+            directory = Path(tmp) / f"trial-{n}"
+            directory.mkdir()
+            return trial(server, n, directory)
+
+        with ThreadPoolExecutor(TRIAL_PARALLEL) as pool:
+            results = list(pool.map(one, range(TRIALS)))
+    assert len(results) == TRIALS
+    return results

@@ -18,39 +18,16 @@ from __future__ import annotations
 import base64
 import os
 import random
-import shlex
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from dory_wire.client import Client, Process, StreamDisconnected
-from refserver import RefServer
+from refserver import SEED, TRIALS, RefServer, check_trial_output, run_trials, trial_script
 
-TRIALS = int(os.environ.get("DORY_E2E_TRIALS", "200"))
-SEED = int(os.environ.get("DORY_E2E_SEED", "6"))
 BYTES_PER_STREAM = int(os.environ.get("DORY_E2E_CLIENT_TRIAL_BYTES", "100000"))
-PARALLEL = 4
 # A trial's body is about 2.7 x BYTES_PER_STREAM (base64 frames): every first
 # response is cut, and most trials reconnect several times.
 DROP_MAX = max(1, BYTES_PER_STREAM)
 MAX_CONNECTIONS = 1000  # hang guard
-
-
-def script(rng: random.Random, directory: Path) -> str:
-    files = {name: shlex.quote(str(directory / name)) for name in ("stdout", "stderr")}
-    blocks = []
-    for name in files:
-        left = BYTES_PER_STREAM
-        while left > 0:
-            size = min(left, rng.randint(1, max(1, BYTES_PER_STREAM // 4)))
-            blocks.append((name, size))
-            left -= size
-    rng.shuffle(blocks)
-    lines = ["set -e", *(f": > {f}" for f in files.values())]
-    for name, size in blocks:
-        redirect = " >&2" if name == "stderr" else ""
-        lines.append(f"head -c {size} /dev/urandom | tee -a {files[name]}{redirect}")
-    return "\n".join(lines)
 
 
 def read_frames(process: Process) -> tuple[dict[str, bytes], int]:
@@ -79,13 +56,12 @@ def read_frames(process: Process) -> tuple[dict[str, bytes], int]:
     raise AssertionError(f"no exit after {MAX_CONNECTIONS} connections")
 
 
-def run_trial(url: str, trial: int, root: Path) -> int:
+def run_trial(server: RefServer, trial: int, directory: Path) -> int:
     rng = random.Random(f"client:{SEED}:{trial}")
-    directory = root / f"trial-{trial}"
-    directory.mkdir()
-    with Client(url) as client:
+    with Client(server.url) as client:
         processes = client.computers.get("trials").processes
-        started = processes.start(["sh", "-c", script(rng, directory)], timeout_seconds=120)
+        command = ["sh", "-c", trial_script(rng, directory, BYTES_PER_STREAM)]
+        started = processes.start(command, timeout_seconds=120)
         process = processes.get(started.proc_id)
         if trial % 2 == 0:
             got, connections = read_frames(process)
@@ -97,27 +73,13 @@ def run_trial(url: str, trial: int, root: Path) -> int:
             assert transcript.exit == (0, False)
             got = {s: transcript.bytes(s) for s in ("stdout", "stderr")}
             connections = 0  # read_output does not say; the frame trials count
-    for name in ("stdout", "stderr"):
-        written = (directory / name).read_bytes()
-        assert len(written) == BYTES_PER_STREAM, f"trial {trial}: the process wrote {len(written)}"
-        if got[name] != written:
-            first = next((i for i, (a, b) in enumerate(zip(got[name], written)) if a != b), None)
-            raise AssertionError(
-                f"trial {trial} (seed {SEED}, {started.proc_id}): {name} differs: got "
-                f"{len(got[name])} bytes, wrote {len(written)}, first difference at {first}"
-            )
-        (directory / name).unlink()
-    directory.rmdir()
+    check_trial_output(directory, got, BYTES_PER_STREAM, f"trial {trial} (seed {SEED}, {started.proc_id})")
     return connections
 
 
 def test_seeded_drops_client_output_is_byte_identical() -> None:
-    drop = ["--drop-seed", str(SEED), "--drop-probability", "1.0", "--drop-max-bytes", str(DROP_MAX)]
-    with RefServer(*drop) as server, tempfile.TemporaryDirectory(prefix="dory-client-trials-") as tmp:
-        with ThreadPoolExecutor(PARALLEL) as pool:
-            connections = list(pool.map(lambda t: run_trial(server.url, t, Path(tmp)), range(TRIALS)))
+    connections = run_trials("dory-client-trials-", DROP_MAX, run_trial)
     framed = connections[::2]
-    assert len(connections) == TRIALS
     assert min(framed) >= 2, f"a frame trial was never cut: {framed}"
     print(
         f"{TRIALS} client trials byte-identical; frame-loop trials used {sum(framed)} connections "
