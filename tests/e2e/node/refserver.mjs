@@ -1,14 +1,17 @@
 // Start and stop the reference server (`dory-refserver`) for the Node
-// end-to-end tests, and read process output with the npm package.
+// end-to-end tests, and read process output with the npm package; the seeded
+// trials' shared part (runTrials).
 //
 // The binary is $DORY_REFSERVER_BIN when set, else target/debug/dory-refserver
 // (scripts/test-e2e.sh builds it first). Each server listens on a free loopback
 // port (--port 0; the URL is read from the one line it prints) and is always
 // stopped with SIGTERM, then SIGKILL if it does not exit.
 
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { Buffer } from "node:buffer";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -214,4 +217,94 @@ export async function followOutput(server, procId, { cursor, gapPolicy = "fail",
   got.stderr = Buffer.concat(got.stderr);
   got.reconnects = got.connections - 1;
   return got;
+}
+
+// ------------------------------------------------------------ seeded trials
+
+export const TRIALS = Number.parseInt(process.env.DORY_E2E_TRIALS ?? "200", 10);
+export const SEED = Number.parseInt(process.env.DORY_E2E_SEED ?? "6", 10);
+export const TRIAL_PARALLEL = 4;
+const STREAMS = ["stdout", "stderr"];
+
+const quote = (s) => `'${s.replaceAll("'", "'\\''")}'`;
+
+/**
+ * A shell script writing `bytesPerStream` random bytes to stdout and as many
+ * to stderr, interleaved in blocks of seeded random sizes (`r.int(lo, hi)`),
+ * and appending each block to the file of its stream in `dir` too (tee).
+ */
+export function trialCommand(r, dir, bytesPerStream) {
+  const files = { stdout: quote(join(dir, "stdout")), stderr: quote(join(dir, "stderr")) };
+  const blocks = [];
+  for (const stream of STREAMS) {
+    for (let left = bytesPerStream; left > 0; ) {
+      const size = Math.min(left, r.int(1, Math.max(1, Math.floor(bytesPerStream / 4))));
+      blocks.push([stream, size]);
+      left -= size;
+    }
+  }
+  for (let i = blocks.length - 1; i > 0; i--) {
+    const j = r.int(0, i);
+    [blocks[i], blocks[j]] = [blocks[j], blocks[i]];
+  }
+  const lines = ["set -e", `: > ${files.stdout}`, `: > ${files.stderr}`];
+  for (const [stream, size] of blocks) {
+    lines.push(`head -c ${size} /dev/urandom | tee -a ${files[stream]}${stream === "stderr" ? " >&2" : ""}`);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * Each stream read (`got.stdout`, `got.stderr`: Buffers) equals the file the
+ * process wrote in `dir`, byte for byte; then `dir` is removed.
+ */
+export function checkTrialOutput(dir, got, bytesPerStream, context) {
+  for (const stream of STREAMS) {
+    const written = readFileSync(join(dir, stream));
+    assert.equal(written.length, bytesPerStream, `${context}: the process wrote ${written.length} ${stream} bytes`);
+    const data = got[stream];
+    if (!data.equals(written)) {
+      let first = 0;
+      while (first < Math.min(data.length, written.length) && data[first] === written[first]) first++;
+      assert.fail(`${context}: ${stream} differs: got ${data.length} bytes, wrote ${written.length}, first difference at ${first}`);
+    }
+  }
+  rmSync(dir, { recursive: true });
+}
+
+/**
+ * Runs TRIALS trials, TRIAL_PARALLEL at a time, against one server that cuts
+ * every response after a seeded random 1..=`dropMax` body bytes (seed SEED).
+ * `open(server)` answers `{ trial, close }`: `trial(n, dir)` runs trial `n` in
+ * a fresh empty directory and answers a number; `close()`, if given, is called
+ * after the last. The numbers, in trial order.
+ */
+export async function runTrials(prefix, dropMax, open) {
+  const drop = ["--drop-seed", String(SEED), "--drop-probability", "1.0", "--drop-max-bytes", String(dropMax)];
+  const root = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    const results = await withServer(drop, async (server) => {
+      const { trial, close } = await open(server);
+      try {
+        const out = new Array(TRIALS);
+        let next = 0;
+        const worker = async () => {
+          while (next < TRIALS) {
+            const n = next++;
+            const dir = join(root, `trial-${n}`);
+            mkdirSync(dir);
+            out[n] = await trial(n, dir);
+          }
+        };
+        await Promise.all(Array.from({ length: TRIAL_PARALLEL }, worker));
+        return out;
+      } finally {
+        close?.();
+      }
+    });
+    assert.equal(results.length, TRIALS);
+    return results;
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
 }
