@@ -10,6 +10,7 @@ prints) and is always stopped with SIGTERM, then SIGKILL if it does not exit.
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import os
@@ -256,6 +257,14 @@ def follow_output(
         if not isinstance(events.end, Disconnected) or not follow:
             return got
         cursor = events.end.cursor
+
+
+def wire_bytes(frame: Any) -> bytes:
+    """What a client of the wire format would decode from a ``dory_wire.client``
+    output frame's ``data`` and ``encoding``."""
+    if frame.encoding == "base64":
+        return base64.b64decode(frame.data, validate=True)
+    return str(frame.data).encode()
 
 
 # -- seeded trials -------------------------------------------------------------

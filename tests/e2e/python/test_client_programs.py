@@ -11,13 +11,12 @@ resumed through the retained output, synchronous exec, setup logs, kill.
 from __future__ import annotations
 
 import asyncio
-import base64
 import uuid
 
 import pytest
 
 from dory_wire.client import AsyncClient, Client, ExecResult, Frame, Identity, StreamDisconnected
-from refserver import RefServer
+from refserver import RefServer, wire_bytes
 
 COMMAND = ["sh", "-c", "printf 'hello\\000\\377'; printf 'notice' >&2"]
 EXPECTED = {"stdout": b"hello\x00\xff", "stderr": b"notice"}
@@ -28,13 +27,6 @@ DROPS = {
     "drop-after-80-bytes": ["--drop-after-bytes", "80"],
     "seeded-drops": ["--drop-seed", "11", "--drop-max-bytes", "120"],
 }
-
-
-def wire_bytes(frame: Frame) -> bytes:
-    """What a client of the wire format would decode from the frame's fields."""
-    if frame.encoding == "base64":
-        return base64.b64decode(frame.data, validate=True)
-    return frame.data.encode()
 
 
 class Received:

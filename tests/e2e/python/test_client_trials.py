@@ -15,13 +15,12 @@ DORY_E2E_CLIENT_TRIAL_BYTES (bytes per stream, default 100000).
 
 from __future__ import annotations
 
-import base64
 import os
 import random
 from pathlib import Path
 
 from dory_wire.client import Client, Process, StreamDisconnected
-from refserver import SEED, TRIALS, RefServer, check_trial_output, run_trials, trial_script
+from refserver import SEED, TRIALS, RefServer, check_trial_output, run_trials, trial_script, wire_bytes
 
 BYTES_PER_STREAM = int(os.environ.get("DORY_E2E_CLIENT_TRIAL_BYTES", "100000"))
 # A trial's body is about 2.7 x BYTES_PER_STREAM (base64 frames): every first
@@ -39,12 +38,7 @@ def read_frames(process: Process) -> tuple[dict[str, bytes], int]:
             try:
                 for frame in stream:
                     if frame.type in data:
-                        wire = (
-                            base64.b64decode(frame.data, validate=True)
-                            if frame.encoding == "base64"
-                            else frame.data.encode()
-                        )
-                        assert wire == frame.bytes
+                        assert wire_bytes(frame) == frame.bytes
                         data[frame.type] += frame.bytes
                     elif frame.type == "exit":
                         assert (frame.exit_code, frame.timed_out) == (0, False)
