@@ -16,12 +16,19 @@
 #                                      (tests/component/package.json, npm ci once)
 #                                      into target/component/jco; prints the entry
 #   bash scripts/component.sh --setup  only install the tools
+#   bash scripts/component.sh --bindings
+#                                      regenerate bindings/component/src/bindings.rs
+#                                      from the WIT after changing it (installs the
+#                                      wit-bindgen CLI once, about 10 minutes)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 OUT="$ROOT/target/component"
 VENV="$OUT/venv"
 ARTIFACT="$OUT/dory-wire.wasm"
+WIT="$ROOT/bindings/component/wit"
+# The CLI version must equal the wit-bindgen crate of bindings/component.
+WIT_BINDGEN_VERSION="0.63.0"
 log() { echo "component: $*" >&2; }
 
 setup() {
@@ -51,12 +58,15 @@ setup() {
 
 build() {
     log "cargo build -p dory-wire-component (wasm32-unknown-unknown, release)"
-    # The flags and target dir of the npm build (npm/build.mjs), so that the
-    # two builds share std and the core instead of rebuilding each other's.
+    # The flags and target dir of the npm build (npm/build.mjs), and one cargo
+    # graph with its crate: the two builds then share std, the core and its
+    # dependencies (built alone, the component's graph has other host
+    # features, so serde and the core would be compiled a second time).
     (cd "$ROOT" && RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
         RUSTFLAGS="-C target-feature=+simd128" CARGO_TARGET_DIR="$ROOT/target/wasm" \
         /usr/bin/cargo build --quiet --release --target wasm32-unknown-unknown \
-        -Z build-std=std,panic_abort --target-dir "$ROOT/target/wasm" -p dory-wire-component)
+        -Z build-std=std,panic_abort --target-dir "$ROOT/target/wasm" \
+        -p dory-wire-component -p dory-wire-wasm)
     local module="$ROOT/target/wasm/wasm32-unknown-unknown/release/dory_wire_component.wasm"
     local tools="$VENV/bin/wasm-tools"
     # The core module must import nothing but the component's own intrinsics:
@@ -73,6 +83,12 @@ build() {
     "$tools" strip --delete name --delete producers "$module" -o "$OUT/core.wasm"
     "$tools" component new "$OUT/core.wasm" -o "$ARTIFACT.tmp"
     "$tools" validate "$ARTIFACT.tmp"
+    # The exports come from the checked-in bindings, not from wit/: a WIT
+    # change without `--bindings` must not ship.
+    if ! "$tools" component targets "$WIT" --world dory-wire "$ARTIFACT.tmp"; then
+        log "the component does not match bindings/component/wit: run bash scripts/component.sh --bindings"
+        exit 1
+    fi
     mv "$ARTIFACT.tmp" "$ARTIFACT"
 
     local ship="$ROOT/npm/component"
@@ -94,10 +110,24 @@ jco() {
     echo "$OUT/jco/dory-wire.js"
 }
 
+bindings() {
+    local cli="$OUT/tools/bin/wit-bindgen"
+    if ! "$cli" --version 2>/dev/null | grep -qF "$WIT_BINDGEN_VERSION"; then
+        log "installing wit-bindgen-cli $WIT_BINDGEN_VERSION into $OUT/tools (about 10 minutes)"
+        cargo install --quiet wit-bindgen-cli --version "$WIT_BINDGEN_VERSION" --root "$OUT/tools" --target-dir "$OUT/tools-build"
+    fi
+    local gen="$OUT/bindings"
+    rm -rf "$gen"
+    "$cli" rust "$WIT" --world dory-wire --format --default-bindings-module crate::bindings --out-dir "$gen" >&2
+    cp "$gen/dory_wire.rs" "$ROOT/bindings/component/src/bindings.rs"
+    log "regenerated bindings/component/src/bindings.rs"
+}
+
 setup
 case "${1:-}" in
+    --bindings) bindings ;;
     --setup) ;;
     --jco) build >/dev/null && jco ;;
     "") build ;;
-    *) echo "usage: $0 [--setup | --jco]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--setup | --jco | --bindings]" >&2; exit 2 ;;
 esac
