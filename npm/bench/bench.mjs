@@ -17,6 +17,7 @@ import { appendFileSync, readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { runPreviewCalls } from "./preview-calls.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const PIECE = 64 * 1024;
@@ -198,6 +199,7 @@ function main() {
     }
     if (checks.size !== 1) throw new Error(`node: decoders disagree on ${letter}: ${[...checks].join(" vs ")}`);
   }
+  runPreviewCalls({ runs: args.runs, out: args.out });
   console.error(`node: records appended to ${args.out}`);
 }
 

@@ -322,6 +322,10 @@ def main() -> None:
         for limit in (size // 10, size):
             m = _spawn("streaming", path, limit)
             out.write(_record("streaming", f"P, first {m['bytes'] // 1_000_000} MB", m) + "\n")
+    sys.path.insert(0, str(HERE))
+    import preview_calls
+
+    preview_calls.run(args.runs, args.out)
     print(f"python: records appended to {args.out}", file=sys.stderr)
 
 

@@ -182,14 +182,29 @@ BIG = "line\n" * 1000
 
 
 @pytest.mark.parametrize(
-    ("max_lines", "max_bytes"),
-    [(0, 1000), (-1, 1000), (10, 0), (10, 168), (10, -5), (2**80, 1000), (10, 2**80)],
+    ("max_lines", "max_bytes"), [(-1, 1000), (10, -5), (2**80, 1000), (10, 2**80)]
 )
 def test_bad_limits_are_invalid_limits(max_lines: int, max_bytes: int) -> None:
     for make in (
         lambda: dw.bound(BIG, max_lines=max_lines, max_bytes=max_bytes),
         lambda: dw.StreamingBounder(max_lines, max_bytes),
         lambda: dw.Bounder(max_lines, max_bytes),
+    ):
+        with pytest.raises(dw.InvalidLimits) as info:
+            make()
+        assert info.value.code == "invalid_limits"
+        assert isinstance(info.value, ValueError)
+
+
+@pytest.mark.parametrize(("max_lines", "max_bytes"), [(0, 1000), (10, 0), (10, 31)])
+def test_limits_too_small_for_a_needed_cut(max_lines: int, max_bytes: int) -> None:
+    assert dw.bound("", max_lines=max_lines, max_bytes=max_bytes).text == ""
+    streaming = dw.StreamingBounder(max_lines, max_bytes)
+    streaming.push(BIG)
+    for make in (
+        lambda: dw.bound(BIG, max_lines=max_lines, max_bytes=max_bytes),
+        lambda: dw.Bounder(max_lines, max_bytes).bound(BIG),
+        streaming.finish,
     ):
         with pytest.raises(dw.InvalidLimits) as info:
             make()
@@ -225,8 +240,8 @@ def test_spill_writer_returning_non_string(returned: Any) -> None:
     assert preview.truncated
     assert preview.spill_path is None
     assert preview.spill_error is not None
-    assert "expected str or None" in preview.spill_error
-    assert "full output not saved" in preview.text
+    assert "instead of a path string" in preview.spill_error
+    assert "sed -n" not in preview.text
 
 
 def test_spill_writer_raising_never_escapes() -> None:
@@ -234,9 +249,9 @@ def test_spill_writer_raising_never_escapes() -> None:
         raise PermissionError("read-only file system")
 
     preview = bound_with(writer)
-    assert preview.spill_error == "PermissionError: read-only file system"
+    assert preview.spill_error == "spill writer failed: PermissionError: read-only file system"
     assert preview.spill_path is None
-    assert "full output not saved" in preview.text
+    assert "sed -n" not in preview.text
 
 
 def test_spill_writer_returning_none_is_not_an_error() -> None:
@@ -257,7 +272,7 @@ def test_async_writer_given_to_sync_bound() -> None:
         return "/tmp/x"
 
     preview = bound_with(writer)
-    assert preview.spill_error == "spill writer is async: use abound()"
+    assert preview.spill_error == "spill writer is asynchronous: use abound()"
 
 
 def test_async_writer_raising_never_escapes() -> None:
@@ -266,7 +281,7 @@ def test_async_writer_raising_never_escapes() -> None:
         raise OSError("disk full")
 
     preview = asyncio.run(dw.abound(BIG, max_lines=10, max_bytes=1000, spill=writer))
-    assert preview.spill_error == "OSError: disk full"
+    assert preview.spill_error == "spill writer failed: OSError: disk full"
 
 
 def test_spill_writer_keyboard_interrupt_is_not_swallowed() -> None:

@@ -125,8 +125,10 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
             dw.bound(data, max_lines=max_lines, max_bytes=max_bytes)
         assert info.value.code == expect["error"]["code"]
         assert isinstance(info.value, ValueError)
+        streaming = dw.StreamingBounder(max_lines, max_bytes)
+        streaming.push(data)
         with pytest.raises(dw.DoryWireError) as info:
-            dw.StreamingBounder(max_lines, max_bytes)
+            streaming.finish()
         assert info.value.code == expect["error"]["code"]
         return
 

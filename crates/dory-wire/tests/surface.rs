@@ -19,6 +19,7 @@ use dory_wire::preview::Bounder;
 use dory_wire::preview::Limits;
 use dory_wire::preview::PendingSpill;
 use dory_wire::preview::Preview;
+use dory_wire::preview::SpillError;
 use dory_wire::preview::SpillOutcome;
 use dory_wire::preview::StreamingBounder;
 use dory_wire::preview::MIN_MAX_BYTES;
