@@ -2,7 +2,7 @@
 """Bounded preview of a big command output, with the full output spilled to a file.
 
 Runs a command that prints 200,000 log lines on the server (streaming exec,
-decoded by OutputReader), feeds stdout to a StreamingBounder (2000 lines /
+decoded by Reader), feeds stdout to a StreamingBounder (2000 lines /
 50 KiB) while writing every byte to a spill file, and prints the preview's
 head, notice and tail. Then it runs the notice's own `sed -n 'F,Lp' <path>`
 command and checks that it gives back exactly the hidden lines.
@@ -32,7 +32,7 @@ from dory_wire import (
     Disconnected,
     Exited,
     Output,
-    OutputReader,
+    Reader,
     StreamingBounder,
     iter_events,
     new_spill_id,
@@ -79,7 +79,7 @@ def chunks(resp: Any) -> Any:
 def run_streaming(command: str, sink: Any) -> int | None:
     """Runs ``command`` with a streaming exec; passes stdout bytes to ``sink``.
     Resumes from the consumed offsets on the process output if the stream drops."""
-    reader = OutputReader("exec")
+    reader = Reader("exec")
     resp = send(
         "POST",
         "/exec",
@@ -98,11 +98,11 @@ def run_streaming(command: str, sink: Any) -> int | None:
         end = events.end
         if isinstance(end, Exited):
             return end.exit_code
-        if not isinstance(end, Disconnected) or reader.process_id is None:
+        if not isinstance(end, Disconnected) or reader.proc_id is None:
             raise RuntimeError(f"unexpected end: {end!r}")
         cursor: Cursor = end.cursor
-        proc_id = reader.process_id
-        reader = OutputReader("process_output", cursor=cursor)
+        proc_id = reader.proc_id
+        reader = Reader("process_output", cursor=cursor)
         query = urllib.parse.urlencode(
             {"stdout_offset": cursor.stdout, "stderr_offset": cursor.stderr}
         )
@@ -127,7 +127,7 @@ def main() -> int:
         exit_code = run_streaming(COMMAND, sink)
     if exit_code != 0:
         raise RuntimeError(f"the command failed: exit code {exit_code}")
-    preview = bounder.finish(spill_path=str(spill_path), hint=None)
+    preview = bounder.finish(spill=lambda _spill_id: str(spill_path))
 
     text = preview.text
     lines = text.split("\n")
@@ -147,8 +147,8 @@ def main() -> int:
     print("\n".join(tail[-SHOWN:]))
 
     # The notice's own sed command recovers the hidden lines from the spill file.
-    match = re.search(r"read it with (sed -n '(\d+),(\d+)p') ?", notice)
-    if not match or f"full output: {spill_path};" not in notice:
+    match = re.search(r"; (sed -n '(\d+),(\d+)p') (\S+) ", notice)
+    if not match or match.group(4) != str(spill_path):
         raise RuntimeError(f"the notice does not name the spill file and a sed command: {notice}")
     first, last = int(match.group(2)), int(match.group(3))
     argv = ["sed", "-n", f"{first},{last}p", str(spill_path)]
