@@ -8,8 +8,9 @@
 // beside the npm package's reader and their speed ratio to it.
 //
 //   node bench.mjs --corpora DIR --mb 100 --runs 5 --out results.jsonl
-//   node bench.mjs --sizes    one markdown line: the component's size beside
-//                             the npm package's wasm module (raw and gzip -9)
+//   node bench.mjs --sizes    one markdown line: the component's size (and jco's
+//                             JavaScript for it) beside the npm package's wasm
+//                             module (raw and gzip -9)
 //
 // Needs the component transpiled by jco: `bash scripts/component.sh --jco`.
 import { execFileSync } from "node:child_process";
@@ -18,7 +19,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 
-import { here, loadComponent, rootDir } from "./lib.mjs";
+import { loadComponent, rootDir } from "./lib.mjs";
 
 const PIECE = 64 * 1024;
 const WARMUP_BYTES = 2 * 1024 * 1024;
@@ -92,6 +93,13 @@ function sizes() {
   const component = join(rootDir, "target", "component", "dory-wire.wasm");
   const npmWasm = join(rootDir, "npm", "dist", "node", "wasm", "dory_wire_wasm_bg.wasm");
   const parts = [`the component (\`npm/component/dory-wire.wasm\`) is ${size(component)}`];
+  const glue = join(rootDir, "target", "component", "jco", "dory-wire.js");
+  try {
+    statSync(glue);
+    parts.push(`jco's JavaScript for it ${size(glue)}`);
+  } catch {
+    // not transpiled: no figure
+  }
   try {
     statSync(npmWasm);
     parts.push(`the npm package's wasm-bindgen module ${size(npmWasm)}`);
@@ -143,4 +151,3 @@ if (args.sizes) {
   }
   console.error(`node: component records appended to ${args.out}`);
 }
-void here;
