@@ -136,11 +136,9 @@ function createPreviewApi(deps) {
     }
   }
 
-  /** A random 32-hex spill id (the core's content-derived id where Web Crypto is missing). */
+  /** A random 32-hex spill id (node:crypto in Node, Web Crypto in browsers: never a global Node 18 lacks). */
   function randomSpillId() {
-    const webcrypto = globalThis.crypto;
-    if (!webcrypto || typeof webcrypto.getRandomValues !== "function") return undefined;
-    const bytes = webcrypto.getRandomValues(new Uint8Array(16));
+    const bytes = platform.randomBytes(16);
     return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
