@@ -4254,10 +4254,10 @@ pub mod exports {
                     /// Saved at this path (one line, no control characters): the notice
                     /// names it and how to read the hidden lines.
                     Saved(_rt::String),
-                    /// Saving failed, for this reason: the plain notice is used and the
-                    /// reason becomes `spill-error`.
+                    /// Saving failed, for this reason: the notice names no path and the
+                    /// reason (empty: "spill writer failed") becomes `spill-error`.
                     Failed(_rt::String),
-                    /// Nothing was saved (no writer): the plain notice, no error.
+                    /// Nothing was saved (no writer): the notice names no path, no error.
                     NotSaved,
                 }
                 impl ::core::fmt::Debug for SpillOutcome {
