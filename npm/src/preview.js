@@ -1,4 +1,4 @@
-// The preview bounder's JavaScript API (docs/PREVIEW.md): `bound`,
+// The preview bounder's JavaScript API (docs/preview.md): `bound`,
 // `boundAsync` and `StreamingBounder`. Like api.js, one function with no
 // import or export, wrapped by build.mjs for CommonJS and ES modules.
 //
@@ -86,7 +86,7 @@ function createPreviewApi(deps) {
     } catch (e) {
       rethrow(e);
     }
-    // PREVIEW.md: a binding's default spill id is random (a content-derived
+    // docs/preview.md: a binding's default spill id is random (a content-derived
     // id, the core's default, could be forced to collide by crafted output).
     const id = spillId === undefined && spill != null ? randomSpillId() : spillId;
     return { bounder, bytes, spill, spillId: id, hint };

@@ -156,7 +156,7 @@ test("StreamingBounder: push after finish and finish twice are invalid_state", a
   assert.throws(() => fresh.push(5), TypeError);
 });
 
-test("the default spill id with a writer is random (PREVIEW.md)", () => {
+test("the default spill id with a writer is random (docs/preview.md)", () => {
   const text = "z\n".repeat(5000);
   const ids = [];
   for (let i = 0; i < 2; i++) {

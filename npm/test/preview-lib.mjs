@@ -1,4 +1,4 @@
-// Preview vectors and the preview invariants of shared/VECTORS.md, free of
+// Preview vectors and the preview invariants of docs/VECTORS.md, free of
 // Node imports (the browser test can use it too).
 import { hashString, randomCuts, splitAt, vectorInput } from "./vector-lib.mjs";
 
@@ -13,7 +13,7 @@ function check(cond, message) {
   if (!cond) fail(message);
 }
 
-/** Lines as PREVIEW.md counts them: runs ending with \n, plus a final run without one. */
+/** Lines as docs/preview.md counts them: runs ending with \n, plus a final run without one. */
 export function countLines(bytes) {
   let n = 0;
   for (let i = 0; i < bytes.length; i++) if (bytes[i] === 10) n++;
@@ -148,7 +148,7 @@ export function streamPreview(api, input, options, seed) {
 export function checkPreviewVector(api, v) {
   const input = vectorInput(v);
   const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined };
-  // A fixed id: with a writer the default is random (PREVIEW.md), and the
+  // A fixed id: with a writer the default is random (docs/preview.md), and the
   // streaming and whole results are compared field by field.
   options.spillId = v.spill_id ?? FIXED_SPILL_ID;
   const exp = v.expect ?? {};

@@ -4,7 +4,7 @@
   parse each with ``json.loads`` (or ``orjson.loads``), base64-decode when the
   frame says so, check the offsets and append to one ``bytearray`` per stream.
 - :func:`py_bound`: a head/tail bounder meeting the preview contract
-  (PREVIEW.md: hard ceiling, cuts on line boundaries else on character
+  (docs/preview.md: hard ceiling, cuts on line boundaries else on character
   boundaries, never between ``\\r`` and ``\\n``, tail preferred, unused budget
   moved to the other side, exact counts, U+FFFD rendering, idempotent). Built
   on ``bytes`` methods, which run at C speed.

@@ -55,7 +55,7 @@ def _start(
             f"not {type(data).__name__}"
         )
     if spill_id is None and writer is not None:
-        # PREVIEW.md: a binding's default spill id is random. A content-derived
+        # docs/preview.md: a binding's default spill id is random. A content-derived
         # id (the core's default) could be forced to collide by crafted output.
         spill_id = new_spill_id()
     return Bounder(max_lines, max_bytes).bound(data, spill_id=spill_id)
@@ -71,7 +71,7 @@ def bound(
     hint: str | None = None,
 ) -> Preview:
     """Bounds ``data`` to a preview of at most ``max_lines`` lines and
-    ``max_bytes`` bytes, notice included (see PREVIEW.md).
+    ``max_bytes`` bytes, notice included (see docs/preview.md).
 
     Data that fits comes back unchanged. Otherwise the preview is a head, one
     notice line and a tail; when ``spill`` is given it is called once as

@@ -11,7 +11,7 @@ import dory_wire as dw
 
 
 def count_lines(data: bytes) -> int:
-    """Lines as PREVIEW.md defines them: runs ending with ``\\n``, plus a
+    """Lines as docs/preview.md defines them: runs ending with ``\\n``, plus a
     non-empty final run."""
     return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
