@@ -38,8 +38,10 @@ except ImportError:  # pragma: no cover - depends on the environment
 
 from .._core import Cursor, ExecResult, Identity, Transcript
 from .._errors import (
+    AnswerError,
     ApiError,
     DoryWireError,
+    LossError,
     OffsetBeyondOutput,
     OutputExpired,
     OutputGap,
@@ -60,6 +62,7 @@ from ._protocol import Command, GapPolicy
 from ._sync import Client, Computer, Computers, OutputStream, Process, Processes, Setup
 
 __all__ = [
+    "AnswerError",
     "ApiError",
     "AsyncClient",
     "AsyncComputer",
@@ -80,6 +83,7 @@ __all__ = [
     "FrameType",
     "GapPolicy",
     "Identity",
+    "LossError",
     "OffsetBeyondOutput",
     "OutputExpired",
     "OutputGap",
