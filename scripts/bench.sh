@@ -90,6 +90,15 @@ if wants node; then
         log "node"
         node "$ROOT/npm/bench/bench.mjs" --corpora "$CORPORA" --mb "$MB" --runs "$RUNS" \
             --out "$RESULTS" || skipped+=("node (benchmark failed, see above)")
+        # The WebAssembly component through jco, beside the npm package (rows
+        # of role "component" in the reader group; not counted in the targets).
+        if bash "$ROOT/scripts/component.sh" --jco > /dev/null; then
+            log "node: the WebAssembly component (jco)"
+            node "$ROOT/tests/component/bench.mjs" --corpora "$CORPORA" --mb "$MB" --runs "$RUNS" \
+                --out "$RESULTS" || skipped+=("node component (benchmark failed, see above)")
+        else
+            skipped+=("node component (could not build or transpile it)")
+        fi
     else
         skipped+=("node (could not set up the wasm toolchain or build the package)")
     fi
@@ -114,6 +123,9 @@ log "report"
     if wants node && [[ -f "$wasm" ]]; then
         echo "The npm package's .wasm (\`${wasm#"$ROOT"/}\`): $(stat -c %s "$wasm") bytes."
         echo
+    fi
+    if wants node; then
+        node "$ROOT/tests/component/bench.mjs" --sizes 2>/dev/null && echo
     fi
     echo "Raw records: \`${RESULTS#"$ROOT"/}\`; finished in $((SECONDS - START)) s."
 } | tee "$MD_OUT"
