@@ -8,7 +8,8 @@
 #   - every vector of tests/vectors through it from Node (jco) and from
 #     Python (wasmtime-py), whole, byte by byte and at seeded random splits
 #   - the npm package ships it (tests/component/package.test.mjs)
-#   - the host examples, from Node and from Python, print the expected text
+#   - the host examples, from Node and from Python, print the expected text,
+#     and the README's Python example prints what the README shows
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -38,3 +39,6 @@ echo "== test-component: the host examples print the expected text"
 diff -u "$TESTS/host.expected.txt" <(node "$TESTS/host.mjs")
 diff -u "$TESTS/host.expected.txt" <("$PY" "$TESTS/host.py")
 echo "host examples: 2 passed, 0 failed"
+
+echo "== test-component: the README's component example prints what the README shows"
+"$PY" "$TESTS/readme_example.py" "$ROOT/README.md" "$ROOT/target/component"
