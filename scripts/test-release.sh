@@ -34,3 +34,8 @@ RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" \
 
 step "cargo publish --dry-run -p dory-wire"
 cargo publish --dry-run --quiet -p dory-wire --target-dir target/package-check --allow-dirty
+
+# The slow half has a target of its own; the summary names it.
+# shellcheck source=suite.sh
+source "$ROOT/scripts/suite.sh"
+summary_skip "release wheels" "cross-built wheels (auditwheel, check-wheel-contents, twine) and the wheel test on the oldest and newest CPython take minutes: run make release-check"
