@@ -73,12 +73,15 @@ fn lines(data: &[u8]) -> usize {
 /// One call as the bindings make it: bound with the caller's id, then
 /// render with a saved path.
 pub fn call(bounder: &Bounder, data: &[u8], path: Option<&str>) -> Preview {
-    let outcome = path.map_or(SpillOutcome::NotSaved, |p| SpillOutcome::Saved {
-        path: p.to_owned(),
-    });
     match bounder.bound_with_spill_id(data, SPILL_ID) {
         Ok(Bounded::Fits(p)) => p,
-        Ok(Bounded::NeedsSpill(pending)) => pending.render(outcome, None),
+        // The path exists only once the spill is saved, as in the bindings.
+        Ok(Bounded::NeedsSpill(pending)) => {
+            let outcome = path.map_or(SpillOutcome::NotSaved, |p| SpillOutcome::Saved {
+                path: p.to_owned(),
+            });
+            pending.render(outcome, None)
+        }
         Err(e) => panic!("the benchmark's limits allow a cut: {e}"),
     }
 }

@@ -79,16 +79,16 @@ impl Bounder {
         let lines = newlines + u64::from(data.last().is_some_and(|&b| b != b'\n'));
         let mut whole = None;
         if may_fit(&self.limits, total, lines) {
-            // Valid UTF-8 is checked once and copied; otherwise the rendering
-            // decides, and is kept for the cut.
-            if let Ok(text) = std::str::from_utf8(data) {
+            // Valid UTF-8 is checked once (SIMD) and copied; otherwise the
+            // rendering decides, and is kept for the cut.
+            if let Ok(text) = simdutf8::basic::from_utf8(data) {
                 return Ok(Bounded::Fits(Preview::unchanged(
                     text.to_owned(),
                     lines,
                     total,
                 )));
             }
-            let window = Window::new(data.to_vec(), 0);
+            let window = Window::copied(data, 0);
             if window.text().len() <= self.limits.max_bytes() {
                 return Ok(Bounded::Fits(Preview::unchanged(
                     window.into_text(),
@@ -108,7 +108,7 @@ impl Bounder {
                 newlines,
             },
             None if data.len() <= head_window => Retained {
-                head: Window::new(data.to_vec(), 0),
+                head: Window::copied(data, 0),
                 tail: None,
                 total,
                 newlines,
@@ -116,8 +116,8 @@ impl Bounder {
             None => {
                 let tail_from = data.len() - data.len().min(self.limits.tail_window());
                 Retained {
-                    head: Window::new(data[..head_window].to_vec(), 0),
-                    tail: Some(Window::new(data[tail_from..].to_vec(), tail_from as u64)),
+                    head: Window::copied(&data[..head_window], 0),
+                    tail: Some(Window::copied(&data[tail_from..], tail_from as u64)),
                     total,
                     newlines,
                 }

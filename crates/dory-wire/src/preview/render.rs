@@ -53,6 +53,15 @@ impl Window {
         Self::from_checked(String::from_utf8(raw), base)
     }
 
+    /// Renders a copy of `raw`, the input bytes from absolute offset `base`:
+    /// valid UTF-8 is validated (SIMD) and copied once.
+    pub(crate) fn copied(raw: &[u8], base: u64) -> Self {
+        match simdutf8::basic::from_utf8(raw) {
+            Ok(text) => Self::from_checked(Ok(text.to_owned()), base),
+            Err(_) => Self::from_checked(String::from_utf8(raw.to_vec()), base),
+        }
+    }
+
     /// [`Window::new`] for bytes already checked with `String::from_utf8`.
     pub(crate) fn from_checked(
         checked: Result<String, std::string::FromUtf8Error>,
