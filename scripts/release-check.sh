@@ -32,7 +32,7 @@ for interp in $(printf '%s\n' "$oldest" "$newest" | sort -u); do
     step "wheel test on CPython $version ($(basename "$wheel"))"
     venv="$WORK/venv-$version"
     "$interp" -m venv "$venv"
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$wheel" "pytest>=8" "hypothesis>=6.100"
+    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${wheel}[client]" "pytest>=8" "hypothesis>=6.100" "mypy>=1.11"
     # Run from elsewhere with the tests' own folder only: dory_wire can only
     # come from the installed wheel, never from python/ in this checkout.
     (cd "$WORK" && "$venv/bin/python" - "$ROOT/python" <<'PY'
