@@ -315,20 +315,29 @@ export function jsExpectation(v) {
   return exp;
 }
 
-/** `decode`, but the cursor read is allowed to fail with a code. */
-export function decodeJs(api, v, chunks) {
+/**
+ * The reader a decode vector asks for (its cursor, gap policy, frame limit
+ * and strictness), or null when JS refuses the options with a RangeError (an
+ * offset above Number.MAX_SAFE_INTEGER).
+ */
+function vectorReader(api, v) {
   const options = {};
   if (v.cursor) options.cursor = v.cursor;
   if (v.gap_policy) options.gapPolicy = v.gap_policy;
   if (v.max_frame_bytes !== undefined) options.maxFrameBytes = v.max_frame_bytes;
   if (v.strict) options.strict = true;
-  let reader;
   try {
-    reader = new api.Reader(v.endpoint, options);
+    return new api.Reader(v.endpoint, options);
   } catch (err) {
-    if (err instanceof RangeError) return { rangeError: true };
+    if (err instanceof RangeError) return null;
     throw err;
   }
+}
+
+/** `decode`, but the cursor read is allowed to fail with a code. */
+export function decodeJs(api, v, chunks) {
+  const reader = vectorReader(api, v);
+  if (reader === null) return { rangeError: true };
   const events = [];
   let end;
   try {
@@ -368,18 +377,8 @@ export function compareJs(v, got) {
  * stream, the end and the cursor.
  */
 export function decodeIntoJs(api, v, chunks) {
-  const options = {};
-  if (v.cursor) options.cursor = v.cursor;
-  if (v.gap_policy) options.gapPolicy = v.gap_policy;
-  if (v.max_frame_bytes !== undefined) options.maxFrameBytes = v.max_frame_bytes;
-  if (v.strict) options.strict = true;
-  let reader;
-  try {
-    reader = new api.Reader(v.endpoint, options);
-  } catch (err) {
-    if (err instanceof RangeError) return { rangeError: true };
-    throw err;
-  }
+  const reader = vectorReader(api, v);
+  if (reader === null) return { rangeError: true };
   const transcript = new api.Transcript();
   const events = [];
   let end;
