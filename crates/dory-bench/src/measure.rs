@@ -97,28 +97,35 @@ pub fn in_memory(
     if workload == Workload::TranscriptText {
         return text_views(&body, piece, min_secs);
     }
+    let bytes = body.len() as u64;
+    Ok(timed_passes(bytes, min_secs, || workload.run(&body, piece)))
+}
+
+/// Runs `pass` at least once and until `min_secs` of work (at most 1000
+/// passes), under one clock: the CPU clock is read from /proc, which is
+/// current only to the last scheduler tick (a few ms), so it is read around
+/// at least `min_secs` of work, never around one fast pass. `pass` returns a
+/// checksum that keeps its work from being optimised away.
+fn timed_passes(bytes: u64, min_secs: f64, mut pass: impl FnMut() -> u64) -> Measurement {
     let base_rss = proc_status_bytes("VmRSS");
-    // One clock over all passes: the CPU clock is read from /proc, which is
-    // current only to the last scheduler tick (a few ms), so it is read
-    // around at least `min_secs` of work, never around one fast pass.
     let clock = CpuClock::start();
     let started = Instant::now();
     let mut passes = 0usize;
     let mut check = 0u64;
     while passes == 0 || (started.elapsed().as_secs_f64() < min_secs && passes < 1000) {
-        check = check.wrapping_add(workload.run(&body, piece));
+        check = check.wrapping_add(pass());
         passes += 1;
     }
     let (cpu, wall) = clock.elapsed();
     std::hint::black_box(check);
-    Ok(Measurement {
+    Measurement {
         secs: cpu / passes as f64,
         wall: wall / passes as f64,
         passes,
-        bytes: body.len() as u64,
+        bytes,
         peak_rss: proc_status_bytes("VmHWM"),
         base_rss,
-    })
+    }
 }
 
 /// Fills a `Transcript` from `body` (not timed), then times building its two
@@ -128,25 +135,9 @@ fn text_views(body: &[u8], piece: usize, min_secs: f64) -> io::Result<Measuremen
     let transcript = crate::run::reader_transcript(body, piece);
     let bytes = (transcript.stream(dory_wire::Stream::Stdout).bytes().len()
         + transcript.stream(dory_wire::Stream::Stderr).bytes().len()) as u64;
-    let base_rss = proc_status_bytes("VmRSS");
-    let clock = CpuClock::start();
-    let started = Instant::now();
-    let mut passes = 0usize;
-    let mut check = 0u64;
-    while passes == 0 || (started.elapsed().as_secs_f64() < min_secs && passes < 1000) {
-        check = check.wrapping_add(crate::run::text_views(&transcript));
-        passes += 1;
-    }
-    let (cpu, wall) = clock.elapsed();
-    std::hint::black_box(check);
-    Ok(Measurement {
-        secs: cpu / passes as f64,
-        wall: wall / passes as f64,
-        passes,
-        bytes,
-        peak_rss: proc_status_bytes("VmHWM"),
-        base_rss,
-    })
+    Ok(timed_passes(bytes, min_secs, || {
+        crate::run::text_views(&transcript)
+    }))
 }
 
 /// Streams up to `limit` bytes of `path` from disk through the streaming
