@@ -18,7 +18,7 @@ use crate::Component;
 /// The state behind one `pending-spill` handle.
 #[derive(Debug)]
 pub struct PendingSpillResource {
-    inner: PendingSpill,
+    inner: PendingSpill<'static>,
 }
 
 /// The state behind one `streaming-bounder` handle.
@@ -33,9 +33,9 @@ fn limit(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
-fn preview(p: Preview) -> wit::Preview {
+fn preview(p: Preview<'_>) -> wit::Preview {
     wit::Preview {
-        text: p.text,
+        text: p.text.into_owned(),
         truncated: p.truncated,
         total_lines: p.total_lines,
         total_bytes: p.total_bytes,
@@ -52,12 +52,12 @@ fn preview(p: Preview) -> wit::Preview {
     }
 }
 
-fn bounded(b: Bounded) -> wit::Bounded {
+fn bounded(b: Bounded<'_>) -> wit::Bounded {
     match b {
         Bounded::Fits(p) => wit::Bounded::Fits(preview(p)),
         Bounded::NeedsSpill(pending) => {
             wit::Bounded::NeedsSpill(wit::PendingSpill::new(PendingSpillResource {
-                inner: pending,
+                inner: pending.into_owned(),
             }))
         }
     }

@@ -128,10 +128,10 @@ impl PyBounder {
 }
 
 /// `Fits` -> `Preview`, `NeedsSpill` -> `PendingSpill`.
-fn bounded_to_py(py: Python<'_>, bounded: Bounded) -> PyResult<Bound<'_, PyAny>> {
+fn bounded_to_py<'py>(py: Python<'py>, bounded: Bounded<'_>) -> PyResult<Bound<'py, PyAny>> {
     match bounded {
         Bounded::Fits(p) => preview_to_py(py, p)?.into_bound_py_any(py),
-        Bounded::NeedsSpill(pending) => PendingSpill(pending).into_bound_py_any(py),
+        Bounded::NeedsSpill(pending) => PendingSpill(pending.into_owned()).into_bound_py_any(py),
     }
 }
 
@@ -141,7 +141,7 @@ fn bounded_to_py(py: Python<'_>, bounded: Bounded) -> PyResult<Bound<'_, PyAny>>
 /// Holds only the first and last bytes of the input, whatever its size; it
 /// may be rendered any number of times.
 #[pyclass(frozen, module = "dory_wire", name = "PendingSpill")]
-pub(crate) struct PendingSpill(preview::PendingSpill);
+pub(crate) struct PendingSpill(preview::PendingSpill<'static>);
 
 #[pymethods]
 impl PendingSpill {
@@ -346,7 +346,7 @@ impl StreamingBounder {
     }
 
     /// Ends the input (once).
-    fn finish_inner(&mut self, py: Python<'_>) -> PyResult<Bounded> {
+    fn finish_inner(&mut self, py: Python<'_>) -> PyResult<Bounded<'static>> {
         let inner = self.inner.take().ok_or_else(|| finished(py))?;
         inner.finish().map_err(|e| to_py_err(py, e, Vec::new()))
     }
@@ -475,10 +475,10 @@ impl StreamingBounder {
 /// Counts add up: ``head_bytes + omitted_bytes + tail_bytes == total_bytes``.
 #[pyclass(frozen, eq, hash, module = "dory_wire", name = "Preview")]
 #[derive(PartialEq, Eq, Hash)]
-pub(crate) struct Preview(preview::Preview);
+pub(crate) struct Preview(preview::Preview<'static>);
 
-fn preview_to_py(_py: Python<'_>, p: preview::Preview) -> PyResult<Preview> {
-    Ok(Preview(p))
+fn preview_to_py(_py: Python<'_>, p: preview::Preview<'_>) -> PyResult<Preview> {
+    Ok(Preview(p.into_owned()))
 }
 
 #[pymethods]

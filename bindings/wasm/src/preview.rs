@@ -37,7 +37,7 @@ fn bounder(max_lines: f64, max_bytes: f64) -> Result<Bounder, String> {
 }
 
 /// The preview as a JSON object with camelCase keys.
-fn preview_json(p: &Preview) -> String {
+fn preview_json(p: &Preview<'_>) -> String {
     let mut out = String::with_capacity(p.text.len() + 256);
     let result: Result<(), OutOfRange> = (|| {
         out.push_str("{\"text\":");
@@ -115,7 +115,7 @@ impl WasmBounder {
             None => self.inner.bound(data),
         };
         Ok(WasmBounded {
-            inner: bounded.map_err(|e| json::write_error(&e))?,
+            inner: bounded.map_err(|e| json::write_error(&e))?.into_owned(),
         })
     }
 
@@ -133,7 +133,7 @@ impl WasmBounder {
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct WasmBounded {
-    inner: Bounded,
+    inner: Bounded<'static>,
 }
 
 #[wasm_bindgen]
@@ -174,11 +174,10 @@ impl WasmBounded {
 
 impl WasmBounded {
     fn render(&self, outcome: SpillOutcome, hint: Option<String>) -> String {
-        let preview = match &self.inner {
-            Bounded::Fits(preview) => preview.clone(),
-            Bounded::NeedsSpill(pending) => pending.render(outcome, hint.as_deref()),
-        };
-        preview_json(&preview)
+        match &self.inner {
+            Bounded::Fits(preview) => preview_json(preview),
+            Bounded::NeedsSpill(pending) => preview_json(&pending.render(outcome, hint.as_deref())),
+        }
     }
 }
 

@@ -72,7 +72,7 @@ fn lines(data: &[u8]) -> usize {
 
 /// One call as the bindings make it: bound with the caller's id, then
 /// render with a saved path.
-pub fn call(bounder: &Bounder, data: &[u8], path: Option<&str>) -> Preview {
+pub fn call<'a>(bounder: &Bounder, data: &'a [u8], path: Option<&str>) -> Preview<'a> {
     match bounder.bound_with_spill_id(data, SPILL_ID) {
         Ok(Bounded::Fits(p)) => p,
         // The path exists only once the spill is saved, as in the bindings.

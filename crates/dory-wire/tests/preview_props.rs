@@ -76,12 +76,12 @@ fn is_cut_point(data: &[u8], at: usize) -> bool {
 }
 
 /// The preview, or `None` when the limits are refused (checked here).
-fn bound(
+fn bound<'a>(
     bounder: &Bounder,
-    data: &[u8],
+    data: &'a [u8],
     outcome: &SpillOutcome,
     hint: Option<&str>,
-) -> Option<Preview> {
+) -> Option<Preview<'a>> {
     let (max_lines, max_bytes) = (bounder.limits().max_lines(), bounder.limits().max_bytes());
     let fits = count_lines(data) <= max_lines as u64 && lossy(data).len() <= max_bytes;
     let cut_possible = max_lines >= 1 && max_bytes >= MIN_MAX_BYTES;

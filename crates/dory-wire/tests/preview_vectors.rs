@@ -160,7 +160,7 @@ fn check_invariants(case: &Case, p: &Preview) -> Result<(), String> {
 fn check_expect(case: &Case, p: &Preview) -> Result<(), String> {
     let e = &case.expect;
     if let Some(text) = e.get("preview") {
-        ensure(text.as_str() == Some(p.text.as_str()), || {
+        ensure(text.as_str() == Some(&*p.text), || {
             format!("preview:\n got {:?}\nwant {text}", p.text)
         })?;
     }

@@ -274,7 +274,7 @@ fn reader_methods(endpoint: Endpoint, cursor: Cursor, state: &ResumeState) -> Re
 }
 
 /// The preview entry points of docs/api.md.
-fn preview_methods(data: &[u8]) -> Result<Preview, Error> {
+fn preview_methods(data: &[u8]) -> Result<Preview<'static>, Error> {
     let bounder: Bounder = Bounder::new(10, 1000);
     let _: Bounded = bounder.bound(data)?;
     let mut streaming: StreamingBounder = StreamingBounder::new(10, 1000);

@@ -61,7 +61,7 @@ impl Bounder {
     /// [`Error::InvalidLimits`] when `data` does not fit and the limits leave
     /// no room for a cut (`max_lines = 0` or `max_bytes <`
     /// [`MIN_MAX_BYTES`](super::MIN_MAX_BYTES)).
-    pub fn bound(&self, data: &[u8]) -> Result<Bounded, Error> {
+    pub fn bound<'a>(&self, data: &'a [u8]) -> Result<Bounded<'a>, Error> {
         self.bound_inner(data, None)
     }
 
@@ -69,26 +69,27 @@ impl Bounder {
     ///
     /// # Errors
     /// As for [`Bounder::bound`].
-    pub fn bound_with_spill_id(&self, data: &[u8], spill_id: &str) -> Result<Bounded, Error> {
+    pub fn bound_with_spill_id<'a>(
+        &self,
+        data: &'a [u8],
+        spill_id: &str,
+    ) -> Result<Bounded<'a>, Error> {
         self.bound_inner(data, Some(spill_id))
     }
 
-    fn bound_inner(&self, data: &[u8], spill_id: Option<&str>) -> Result<Bounded, Error> {
+    fn bound_inner<'a>(
+        &self,
+        data: &'a [u8],
+        spill_id: Option<&str>,
+    ) -> Result<Bounded<'a>, Error> {
         let total = data.len() as u64;
         let newlines = memchr_iter(b'\n', data).count() as u64;
         let lines = newlines + u64::from(data.last().is_some_and(|&b| b != b'\n'));
         let mut whole = None;
         if may_fit(&self.limits, total, lines) {
-            // Valid UTF-8 is checked once (SIMD) and copied; otherwise the
+            // Valid UTF-8 is checked once (SIMD) and borrowed; otherwise the
             // rendering decides, and is kept for the cut.
-            if let Ok(text) = simdutf8::basic::from_utf8(data) {
-                return Ok(Bounded::Fits(Preview::unchanged(
-                    text.to_owned(),
-                    lines,
-                    total,
-                )));
-            }
-            let window = Window::copied(data, 0);
+            let window = Window::borrowed(data, 0);
             if window.text().len() <= self.limits.max_bytes() {
                 return Ok(Bounded::Fits(Preview::unchanged(
                     window.into_text(),
@@ -108,7 +109,7 @@ impl Bounder {
                 newlines,
             },
             None if data.len() <= head_window => Retained {
-                head: Window::copied(data, 0),
+                head: Window::borrowed(data, 0),
                 tail: None,
                 total,
                 newlines,
@@ -116,8 +117,8 @@ impl Bounder {
             None => {
                 let tail_from = data.len() - data.len().min(self.limits.tail_window());
                 Retained {
-                    head: Window::copied(&data[..head_window], 0),
-                    tail: Some(Window::copied(&data[tail_from..], tail_from as u64)),
+                    head: Window::borrowed(&data[..head_window], 0),
+                    tail: Some(Window::borrowed(&data[tail_from..], tail_from as u64)),
                     total,
                     newlines,
                 }

@@ -40,20 +40,30 @@ pub(crate) const MIN_PARTIAL: usize = 16;
 
 /// What a bounder keeps of an input that must be cut.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Retained {
+pub(crate) struct Retained<'a> {
     /// The first `min(total, head_window)` bytes, rendered.
-    pub(crate) head: Window,
+    pub(crate) head: Window<'a>,
     /// The last `tail_window` bytes, rendered; `None` when `head` holds the
     /// whole input (it is then the tail window too).
-    pub(crate) tail: Option<Window>,
+    pub(crate) tail: Option<Window<'a>>,
     /// Input bytes.
     pub(crate) total: u64,
     /// `\n` bytes in the whole input.
     pub(crate) newlines: u64,
 }
 
-impl Retained {
-    fn tail(&self) -> &Window {
+impl<'a> Retained<'a> {
+    /// The same, owning its windows' text.
+    pub(crate) fn into_owned(self) -> Retained<'static> {
+        Retained {
+            head: self.head.into_owned(),
+            tail: self.tail.map(Window::into_owned),
+            total: self.total,
+            newlines: self.newlines,
+        }
+    }
+
+    fn tail(&self) -> &Window<'a> {
         self.tail.as_ref().unwrap_or(&self.head)
     }
 
@@ -81,7 +91,7 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
-    pub(crate) fn new(r: &Retained, limits: &Limits) -> Self {
+    pub(crate) fn new(r: &Retained<'_>, limits: &Limits) -> Self {
         let max_bytes = limits.max_bytes();
         // Whole lines of a side number at most max_lines - 1; one more is
         // needed to know the size of the next line.
@@ -212,7 +222,7 @@ impl Cut {
 
 /// The planner of one render: the retained input, its limits and lines.
 pub(crate) struct Planner<'a> {
-    r: &'a Retained,
+    r: &'a Retained<'a>,
     limits: Limits,
     lines: Lines,
     total_lines: u64,
@@ -234,7 +244,7 @@ impl Plan {
 }
 
 impl<'a> Planner<'a> {
-    pub(crate) fn new(r: &'a Retained, limits: Limits) -> Self {
+    pub(crate) fn new(r: &'a Retained<'a>, limits: Limits) -> Self {
         Planner {
             lines: Lines::new(r, &limits),
             total_lines: r.total_lines(),

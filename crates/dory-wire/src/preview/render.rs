@@ -4,14 +4,16 @@
 //! per maximal invalid subsequence. A *unit* is one valid character or one such
 //! subsequence, and cuts fall between units only, so a cut point is a character
 //! boundary of the rendering. A [`Window`] is a retained stretch of the input
-//! rendered once (valid UTF-8 is moved into a `String` after one validation
-//! pass, with no copy); all later work — finding lines, sizing and cutting
+//! rendered once (valid UTF-8 is borrowed, or moved when the bounder owns it,
+//! after one validation pass, with no copy); all later work — finding lines, sizing and cutting
 //! them, assembling the preview — happens on that text, and invalid runs are
 //! only consulted to turn rendered positions back into input offsets.
 //!
 //! Every non-continuation byte starts a unit, and a continuation byte that
 //! follows three others does too, so a window that starts inside the input
 //! renders like the whole input from its first such byte on (`start`).
+
+use std::borrow::Cow;
 
 /// Rendered size of one maximal invalid subsequence (U+FFFD).
 const REPLACEMENT_LEN: usize = '\u{FFFD}'.len_utf8();
@@ -29,9 +31,10 @@ struct Run {
 
 /// A retained stretch of the input, rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Window {
-    /// The lossy rendering of the window's bytes.
-    text: String,
+pub(crate) struct Window<'a> {
+    /// The lossy rendering of the window's bytes: the bytes themselves
+    /// (borrowed or owned) when they are valid UTF-8.
+    text: Cow<'a, str>,
     /// Invalid runs, in order (empty for valid UTF-8).
     runs: Vec<Run>,
     /// Absolute input offset of the window's first byte.
@@ -45,7 +48,7 @@ fn is_continuation(byte: u8) -> bool {
     byte & 0xC0 == 0x80
 }
 
-impl Window {
+impl Window<'static> {
     /// Renders `raw`, the input bytes from absolute offset `base`. Valid
     /// UTF-8 is validated once and moved; otherwise one lossy pass records
     /// the invalid runs.
@@ -53,45 +56,60 @@ impl Window {
         Self::from_checked(String::from_utf8(raw), base)
     }
 
-    /// Renders a copy of `raw`, the input bytes from absolute offset `base`:
-    /// valid UTF-8 is validated (SIMD) and copied once.
-    pub(crate) fn copied(raw: &[u8], base: u64) -> Self {
-        match simdutf8::basic::from_utf8(raw) {
-            Ok(text) => Self::from_checked(Ok(text.to_owned()), base),
-            Err(_) => Self::from_checked(String::from_utf8(raw.to_vec()), base),
-        }
-    }
-
     /// [`Window::new`] for bytes already checked with `String::from_utf8`.
     pub(crate) fn from_checked(
         checked: Result<String, std::string::FromUtf8Error>,
         base: u64,
     ) -> Self {
-        let raw = match &checked {
-            Ok(text) => text.as_bytes(),
-            Err(e) => e.as_bytes(),
-        };
-        // A window inside the input may start inside a character: the first
-        // byte that surely starts a unit is at most 3 bytes in.
-        let first_unit = if base == 0 {
-            0
-        } else {
-            (0..raw.len().min(3))
-                .find(|&i| !is_continuation(raw[i]))
-                .unwrap_or(raw.len().min(3))
-        };
-        let (text, runs) = match checked {
-            Ok(text) => (text, Vec::new()),
-            Err(e) => lossy(&e.into_bytes()),
-        };
-        let mut window = Window {
+        match checked {
+            Ok(text) => Window::valid(Cow::Owned(text), base),
+            Err(e) => Window::lossy(e.as_bytes(), base),
+        }
+    }
+}
+
+impl<'a> Window<'a> {
+    /// Renders `raw`, the input bytes from absolute offset `base`, borrowing
+    /// them: valid UTF-8 is validated (SIMD) once and not copied.
+    pub(crate) fn borrowed(raw: &'a [u8], base: u64) -> Self {
+        match simdutf8::basic::from_utf8(raw) {
+            Ok(text) => Window::valid(Cow::Borrowed(text), base),
+            Err(_) => Window::lossy(raw, base),
+        }
+    }
+
+    /// The window of valid text.
+    fn valid(text: Cow<'a, str>, base: u64) -> Self {
+        let start = first_unit(text.as_bytes(), base);
+        Window {
             text,
+            runs: Vec::new(),
+            base,
+            start,
+        }
+    }
+
+    /// The window of bytes that are not valid UTF-8: one lossy pass.
+    fn lossy(raw: &[u8], base: u64) -> Self {
+        let (text, runs) = lossy(raw);
+        let mut window = Window {
+            text: Cow::Owned(text),
             runs,
             base,
             start: 0,
         };
-        window.start = window.text_offset(first_unit);
+        window.start = window.text_offset(first_unit(raw, base));
         window
+    }
+
+    /// The same window, owning its text.
+    pub(crate) fn into_owned(self) -> Window<'static> {
+        Window {
+            text: Cow::Owned(self.text.into_owned()),
+            runs: self.runs,
+            base: self.base,
+            start: self.start,
+        }
     }
 
     /// The rendering.
@@ -100,7 +118,7 @@ impl Window {
     }
 
     /// The rendering, moved out.
-    pub(crate) fn into_text(self) -> String {
+    pub(crate) fn into_text(self) -> Cow<'a, str> {
         self.text
     }
 
@@ -154,6 +172,19 @@ impl Window {
         let bytes = self.text.as_bytes();
         at > 0 && bytes.get(at - 1) == Some(&b'\r') && bytes.get(at) == Some(&b'\n')
     }
+}
+
+/// The first raw offset of a window from absolute offset `base` that surely
+/// starts a unit: a window inside the input may start inside a character,
+/// and such a byte is at most 3 bytes in.
+fn first_unit(raw: &[u8], base: u64) -> usize {
+    if base == 0 {
+        return 0;
+    }
+    let most = raw.len().min(3);
+    (0..most)
+        .find(|&i| !is_continuation(raw[i]))
+        .unwrap_or(most)
 }
 
 /// The lossy rendering of `bytes` and its invalid runs.

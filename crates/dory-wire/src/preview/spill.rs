@@ -1,6 +1,7 @@
 //! The spill handshake: the core says a spill is needed, the caller saves the
 //! full output and answers, the core renders the preview.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use super::limits::Limits;
@@ -114,17 +115,32 @@ impl fmt::Display for SpillError {
 }
 
 /// The outcome of bounding: a preview, or a request to spill first.
+///
+/// From [`Bounder::bound`](super::Bounder::bound) it borrows the input (the
+/// preview of input that fits is the input itself, and a pending spill keeps
+/// its head and tail without copying them); [`Bounded::into_owned`] makes it
+/// `'static`. From [`StreamingBounder::finish`](super::StreamingBounder::finish)
+/// it is `Bounded<'static>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[must_use = "a spill may be needed before the preview can be rendered"]
-pub enum Bounded {
+pub enum Bounded<'a> {
     /// The input fits both limits: the preview is the input, unchanged.
-    Fits(Preview),
+    Fits(Preview<'a>),
     /// The input must be cut. Save the full output under
     /// [`PendingSpill::spill_id`], then call [`PendingSpill::render`].
-    NeedsSpill(PendingSpill),
+    NeedsSpill(PendingSpill<'a>),
 }
 
-impl Bounded {
+impl<'a> Bounded<'a> {
+    /// The same, owning what it borrowed from the input (a copy of it when
+    /// it fits, of the retained head and tail when it must be cut).
+    pub fn into_owned(self) -> Bounded<'static> {
+        match self {
+            Bounded::Fits(preview) => Bounded::Fits(preview.into_owned()),
+            Bounded::NeedsSpill(pending) => Bounded::NeedsSpill(pending.into_owned()),
+        }
+    }
+
     /// The spill id when a spill is needed.
     pub fn spill_id(&self) -> Option<&str> {
         match self {
@@ -135,7 +151,7 @@ impl Bounded {
 
     /// The preview: unchanged input, or [`PendingSpill::render`] with
     /// `outcome` and `hint` (both ignored when the input fits).
-    pub fn render(self, outcome: SpillOutcome, hint: Option<&str>) -> Preview {
+    pub fn render(self, outcome: SpillOutcome, hint: Option<&str>) -> Preview<'a> {
         match self {
             Bounded::Fits(preview) => preview,
             Bounded::NeedsSpill(pending) => {
@@ -150,16 +166,29 @@ impl Bounded {
 /// Input that must be cut, waiting for the caller's spill outcome.
 ///
 /// Holds only the first and last `2 × max_bytes + 8` input bytes (rendered
-/// once), whatever the input's size. Render it as often as needed (e.g.
-/// again with [`SpillOutcome::NotSaved`] if the saved file is later lost).
+/// once), whatever the input's size: borrowed from the input when it came
+/// from [`Bounder::bound`](super::Bounder::bound) (see
+/// [`PendingSpill::into_owned`]). Render it as often as needed (e.g. again
+/// with [`SpillOutcome::NotSaved`] if the saved file is later lost); the
+/// preview it renders owns its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PendingSpill {
+pub struct PendingSpill<'a> {
     pub(crate) limits: Limits,
-    pub(crate) retained: Retained,
+    pub(crate) retained: Retained<'a>,
     pub(crate) spill_id: String,
 }
 
-impl PendingSpill {
+impl PendingSpill<'_> {
+    /// The same, owning the retained head and tail (a copy of them when they
+    /// were borrowed from the input).
+    pub fn into_owned(self) -> PendingSpill<'static> {
+        PendingSpill {
+            limits: self.limits,
+            retained: self.retained.into_owned(),
+            spill_id: self.spill_id,
+        }
+    }
+
     /// The id to save the full output under: the caller's, or by default 32 hex
     /// digits derived from the content (deterministic, not cryptographic).
     pub fn spill_id(&self) -> &str {
@@ -185,14 +214,14 @@ impl PendingSpill {
     /// hint holds a line break or control character, or no preview naming the
     /// path fits in `max_bytes`. Without a path the notice takes the richest
     /// form that fits in half of `max_bytes` (see `docs/preview.md`).
-    pub fn render(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview {
+    pub fn render(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview<'static> {
         let mut preview = self.render_without_id(outcome, hint);
         preview.spill_id = Some(self.spill_id.clone());
         preview
     }
 
     /// [`PendingSpill::render`] with `spill_id` left to the caller to fill in.
-    fn render_without_id(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview {
+    fn render_without_id(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview<'static> {
         let hint = hint.filter(|h| !h.is_empty());
         let (path, mut error) = match outcome {
             SpillOutcome::Saved { path } if path.is_empty() => {
@@ -243,7 +272,7 @@ impl PendingSpill {
         let total_bytes = self.retained.total;
         let counts = plan.counts;
         Preview {
-            text,
+            text: Cow::Owned(text),
             truncated: true,
             total_lines: counts.total_lines,
             total_bytes,

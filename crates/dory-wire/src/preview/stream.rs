@@ -1,5 +1,7 @@
 //! The streaming bounder: chunks in, memory bounded by the limits.
 
+use std::borrow::Cow;
+
 use memchr::memchr_iter;
 
 use crate::error::Error;
@@ -109,7 +111,7 @@ impl StreamingBounder {
     /// # Errors
     /// [`Error::InvalidLimits`] when the input does not fit and the limits
     /// leave no room for a cut, as for [`Bounder::bound`](super::Bounder::bound).
-    pub fn finish(self) -> Result<Bounded, Error> {
+    pub fn finish(self) -> Result<Bounded<'static>, Error> {
         let total = self.total;
         let last_open = match (self.head.len() as u64 == total, self.head.last()) {
             (true, last) => last.is_some_and(|&b| b != b'\n'),
@@ -120,7 +122,13 @@ impl StreamingBounder {
         let checked = if whole_in_head && may_fit(&self.limits, total, lines) {
             // The whole input is in `head`: valid UTF-8 is moved, not copied.
             match String::from_utf8(self.head) {
-                Ok(text) => return Ok(Bounded::Fits(Preview::unchanged(text, lines, total))),
+                Ok(text) => {
+                    return Ok(Bounded::Fits(Preview::unchanged(
+                        Cow::Owned(text),
+                        lines,
+                        total,
+                    )))
+                }
                 Err(e) => {
                     let window = Window::from_checked(Err(e), 0);
                     if window.text().len() <= self.limits.max_bytes() {
