@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use crate::json::{read_object, JsonError, Parser, Value};
+use crate::json::{plain_text, read_object, JsonError, Parser, Value};
 use crate::{ExecResult, Identity, ProcessStatus, Stream};
 
 /// A decoded frame, borrowing from its line where it can.
@@ -300,7 +300,9 @@ fn compact_data_frame(line: &[u8]) -> Option<Frame<'_>> {
     } else {
         return None;
     };
-    let mut p = Parser::new(line).ok()?;
+    // The line's bytes are checked once, after the parse, by whichever check
+    // its encoding needs.
+    let mut p = Parser::unchecked(line);
     // Both prefixes have the same length; stop before the string's quote.
     p.eat(&line[..br#"{"type":"stdout","data":"#.len()]);
     let data = p.string().ok()?;
@@ -316,9 +318,17 @@ fn compact_data_frame(line: &[u8]) -> Option<Frame<'_>> {
         return None;
     }
     let data = if base64 {
+        // Every byte outside the data string was matched literally, and the
+        // strict decoder accepts only base64 letters in it: no control
+        // character and no invalid UTF-8 can pass, so the byte-range pass over
+        // the line is not needed.
         Cow::Owned(decode_base64(&data)?)
-    } else {
+    } else if plain_text(line) {
         data
+    } else {
+        // A control character or invalid UTF-8: the general path gives the
+        // precise error (or reads the frame with care).
+        return None;
     };
     if data.len() as u64 > offset {
         return None;

@@ -119,6 +119,13 @@ fn string_stop(text: &[u8]) -> Result<usize, JsonError> {
     Ok(at + stop)
 }
 
+/// Whether `text` is what [`Parser::new`] reads without care: UTF-8 with no
+/// control character.
+pub(crate) fn plain_text(text: &[u8]) -> bool {
+    let (low, high) = byte_range(text);
+    low >= 0x20 && (high < 0x80 || simdutf8::basic::from_utf8(text).is_ok())
+}
+
 /// Whether any byte is a control character (below 0x20).
 fn has_control(bytes: &[u8]) -> bool {
     byte_range(bytes).0 < 0x20
@@ -245,6 +252,19 @@ impl<'a> Parser<'a> {
             pos: 0,
             careful: low < 0x20,
         })
+    }
+
+    /// A parser at the start of `text` that checks nothing in advance: the
+    /// caller checks every byte itself, later (e.g. a base64 decoder that
+    /// accepts only its alphabet), or calls [`plain_text`] on the text. Until
+    /// then, a string read may hold a raw control character or be cut in the
+    /// middle of a UTF-8 sequence.
+    pub(crate) fn unchecked(text: &'a [u8]) -> Self {
+        Parser {
+            text,
+            pos: 0,
+            careful: false,
+        }
     }
 
     /// The text not read yet.
