@@ -132,25 +132,41 @@ fn has_control(bytes: &[u8]) -> bool {
 }
 
 /// The smallest and the largest byte, in one pass. The per-lane arrays make
-/// the compiler emit vector `min`/`max` instructions, 16 bytes at a time.
+/// the compiler emit vector `min`/`max` instructions, 16 bytes at a time;
+/// the last partial block is folded as an overlapping full block (a byte
+/// seen twice changes neither), and the lanes are folded in halves, so a
+/// short line costs a few vector operations and no byte-at-a-time loop.
 fn byte_range(bytes: &[u8]) -> (u8, u8) {
     const LANES: usize = 16;
+    if bytes.len() < LANES {
+        return bytes
+            .iter()
+            .fold((u8::MAX, 0), |(lo, hi), &b| (lo.min(b), hi.max(b)));
+    }
     let mut low = [u8::MAX; LANES];
     let mut high = [0u8; LANES];
-    let mut blocks = bytes.chunks_exact(LANES);
-    for block in &mut blocks {
+    let mut fold = |block: &[u8]| {
         for i in 0..LANES {
             low[i] = low[i].min(block[i]);
             high[i] = high[i].max(block[i]);
         }
+    };
+    let mut blocks = bytes.chunks_exact(LANES);
+    for block in &mut blocks {
+        fold(block);
     }
-    let mut lo = low.iter().copied().min().unwrap_or(u8::MAX);
-    let mut hi = high.iter().copied().max().unwrap_or(0);
-    for &b in blocks.remainder() {
-        lo = lo.min(b);
-        hi = hi.max(b);
+    if !blocks.remainder().is_empty() {
+        fold(&bytes[bytes.len() - LANES..]);
     }
-    (lo, hi)
+    let mut half = LANES / 2;
+    while half > 0 {
+        for i in 0..half {
+            low[i] = low[i].min(low[i + half]);
+            high[i] = high[i].max(high[i + half]);
+        }
+        half /= 2;
+    }
+    (low[0], high[0])
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
@@ -616,6 +632,24 @@ mod tests {
             assert_eq!(string_stop(&text), Ok(text.len() - 1));
         }
         assert_eq!(string_stop(b"abc"), Err("unterminated string"));
+    }
+
+    #[test]
+    fn byte_range_at_every_length_and_position() {
+        for len in 0..70 {
+            for at in 0..len {
+                for (low, high) in [(0x00, 0xff), (0x1f, 0x80), (0x41, 0x42)] {
+                    let mut bytes = vec![0x61; len];
+                    bytes[at] = low;
+                    bytes[len - 1 - at] = high;
+                    let expected = bytes
+                        .iter()
+                        .fold((u8::MAX, 0), |(l, h), &b| (l.min(b), h.max(b)));
+                    assert_eq!(byte_range(&bytes), expected, "len {len} at {at}");
+                }
+            }
+        }
+        assert_eq!(byte_range(b""), (u8::MAX, 0));
     }
 
     #[test]
