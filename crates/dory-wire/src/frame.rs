@@ -234,9 +234,24 @@ fn payload<'a>(
     }
 }
 
-/// Decodes one NDJSON line (without its line ending).
-pub(crate) fn parse_frame(line: &[u8]) -> Result<Frame<'_>, Malformed> {
-    if let Some(frame) = compact_data_frame(line) {
+/// Buffers a frame stream keeps from line to line: the data of a frame that
+/// needs unescaping or base64 decoding is written into them, so that once
+/// they have grown, decoding a data frame allocates nothing.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    /// An unescaped data string.
+    text: Vec<u8>,
+    /// Decoded base64.
+    bytes: Vec<u8>,
+}
+
+/// Decodes one NDJSON line (without its line ending). The frame may borrow
+/// from `line` and from `scratch`.
+pub(crate) fn parse_frame<'a>(
+    line: &'a [u8],
+    scratch: &'a mut Scratch,
+) -> Result<Frame<'a>, Malformed> {
+    if let Some(frame) = compact_data_frame(line, scratch) {
         return Ok(frame);
     }
     let mut f = Fields::parse(line)?;
@@ -292,7 +307,7 @@ pub(crate) fn parse_frame(line: &[u8]) -> Result<Frame<'_>, Malformed> {
 /// optionally with `"encoding":"base64"` before or after `offset`. Anything
 /// else, or anything wrong, returns `None` and takes the general path, which
 /// gives the same result or the precise error.
-fn compact_data_frame(line: &[u8]) -> Option<Frame<'_>> {
+fn compact_data_frame<'a>(line: &'a [u8], scratch: &'a mut Scratch) -> Option<Frame<'a>> {
     let stream = if line.starts_with(br#"{"type":"stdout","data":""#) {
         Stream::Stdout
     } else if line.starts_with(br#"{"type":"stderr","data":""#) {
@@ -305,7 +320,14 @@ fn compact_data_frame(line: &[u8]) -> Option<Frame<'_>> {
     let mut p = Parser::unchecked(line);
     // Both prefixes have the same length; stop before the string's quote.
     p.eat(&line[..br#"{"type":"stdout","data":"#.len()]);
-    let data = p.string().ok()?;
+    let Scratch { text, bytes } = scratch;
+    let data: &'a [u8] = match p.string_into(text).ok()? {
+        Some(data) => data,
+        None => {
+            let text: &'a Vec<u8> = text;
+            text
+        }
+    };
     let mut base64 = p.eat(br#","encoding":"base64""#);
     if !p.eat(br#","offset":"#) {
         return None;
@@ -322,7 +344,7 @@ fn compact_data_frame(line: &[u8]) -> Option<Frame<'_>> {
         // strict decoder accepts only base64 letters in it: no control
         // character and no invalid UTF-8 can pass, so the byte-range pass over
         // the line is not needed.
-        Cow::Owned(decode_base64(&data)?)
+        decode_base64_into(data, bytes)?
     } else if plain_text(line) {
         data
     } else {
@@ -335,7 +357,7 @@ fn compact_data_frame(line: &[u8]) -> Option<Frame<'_>> {
     }
     Some(Frame::Data {
         stream,
-        data,
+        data: Cow::Borrowed(data),
         offset,
     })
 }
@@ -344,6 +366,19 @@ fn compact_data_frame(line: &[u8]) -> Option<Frame<'_>> {
 /// whitespace, unused bits zero), vectorised where the CPU allows.
 fn decode_base64(text: &[u8]) -> Option<Vec<u8>> {
     base64_simd::STANDARD.decode_to_vec(text).ok()
+}
+
+/// Strict base64 (as [`decode_base64`]) decoded into `buf`'s spare capacity,
+/// grown first to the decoder's upper bound of the decoded length.
+fn decode_base64_into<'b>(text: &[u8], buf: &'b mut Vec<u8>) -> Option<&'b [u8]> {
+    let bound = base64_simd::STANDARD.estimated_decoded_length(text.len());
+    buf.clear();
+    buf.reserve(bound);
+    let out = base64_simd::Out::from_uninit_slice(&mut buf.spare_capacity_mut()[..bound]);
+    base64_simd::STANDARD
+        .decode(text, out)
+        .ok()
+        .map(|decoded| &*decoded)
 }
 
 fn optional_u64(f: &mut Fields<'_>, i: usize) -> Result<Option<u64>, Malformed> {
@@ -436,8 +471,12 @@ mod tests {
 
     #[test]
     fn data_frames() {
-        let f = parse_frame(br#"{"type":"stderr","data":"AP8=","encoding":"base64","offset":2}"#)
-            .unwrap();
+        let mut scratch = Scratch::default();
+        let f = parse_frame(
+            br#"{"type":"stderr","data":"AP8=","encoding":"base64","offset":2}"#,
+            &mut scratch,
+        )
+        .unwrap();
         assert_eq!(
             f,
             Frame::Data {
@@ -446,16 +485,53 @@ mod tests {
                 offset: 2
             }
         );
-        assert!(parse_frame(br#"{"type":"stdout","data":"abc","offset":2}"#).is_err());
-        assert!(
-            parse_frame(br#"{"type":"stdout","data":"AP9=","encoding":"base64","offset":2}"#)
-                .is_err()
-        );
-        assert!(
-            parse_frame(br#"{"type":"stdout","data":"AP8","encoding":"base64","offset":2}"#)
-                .is_err()
-        );
-        assert!(parse_frame(br#"{"type":"stdout","data":"a","offset":1,"offset":1}"#).is_err());
+        // The same frame again, escaped, and after a longer one: the data
+        // comes out of the reused buffers unchanged.
+        let mut scratch = Scratch::default();
+        for (line, data) in [
+            (
+                &br#"{"type":"stdout","data":"QUJDREVGR0g=","encoding":"base64","offset":8}"#[..],
+                &b"ABCDEFGH"[..],
+            ),
+            (
+                br#"{"type":"stdout","data":"AP8=","encoding":"base64","offset":2}"#,
+                b"\0\xff",
+            ),
+            (
+                br#"{"type":"stdout","data":"a\"b\\c\n","offset":9}"#,
+                b"a\"b\\c\n",
+            ),
+            (br#"{"type":"stdout","data":"x\ty","offset":9}"#, b"x\ty"),
+            (
+                br#"{"type":"stdout","data":"\u0041\/8=","encoding":"base64","offset":9}"#,
+                b"\x03\xff",
+            ),
+        ] {
+            match parse_frame(line, &mut scratch) {
+                Ok(Frame::Data { data: got, .. }) => assert_eq!(&*got, data),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(parse_frame(
+            br#"{"type":"stdout","data":"abc","offset":2}"#,
+            &mut Scratch::default()
+        )
+        .is_err());
+        assert!(parse_frame(
+            br#"{"type":"stdout","data":"AP9=","encoding":"base64","offset":2}"#,
+            &mut Scratch::default()
+        )
+        .is_err());
+        assert!(parse_frame(
+            br#"{"type":"stdout","data":"AP8","encoding":"base64","offset":2}"#,
+            &mut Scratch::default()
+        )
+        .is_err());
+        assert!(parse_frame(
+            br#"{"type":"stdout","data":"a","offset":1,"offset":1}"#,
+            &mut Scratch::default()
+        )
+        .is_err());
     }
 
     #[test]

@@ -476,6 +476,27 @@ impl<'a> Parser<'a> {
         self.escaped_string(out).map(Cow::Owned)
     }
 
+    /// Reads a string like [`Parser::string`], but unescapes into `buf`
+    /// (cleared first) instead of a new vector: `Some` borrows a string with
+    /// no escape from the text, `None` means the string is in `buf`.
+    pub(crate) fn string_into(&mut self, buf: &mut Vec<u8>) -> Result<Option<&'a [u8]>, JsonError> {
+        self.pos += 1;
+        let start = self.pos;
+        let rest = &self.text[start..];
+        let stop = self.stop(rest)?;
+        if rest[stop] == b'"' {
+            self.pos = start + stop + 1;
+            return Ok(Some(&rest[..stop]));
+        }
+        let mut out = std::mem::take(buf);
+        out.clear();
+        out.reserve(rest.len());
+        out.extend_from_slice(&rest[..stop]);
+        self.pos = start + stop;
+        *buf = self.escaped_string(out)?;
+        Ok(None)
+    }
+
     /// Continues a string that contains escapes, from a backslash.
     fn escaped_string(&mut self, mut out: Vec<u8>) -> Result<Vec<u8>, JsonError> {
         loop {

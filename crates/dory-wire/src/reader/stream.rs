@@ -15,7 +15,7 @@ use std::borrow::Cow;
 
 use super::lines::Lines;
 use super::Progress;
-use crate::frame::{parse_frame, Frame};
+use crate::frame::{parse_frame, Frame, Scratch};
 use crate::gaps::Gaps;
 use crate::offsets::{place, Placement};
 use crate::sink::Sink;
@@ -41,6 +41,8 @@ pub(super) struct Rules {
 pub(super) struct FrameStream {
     lines: Lines,
     order: Order,
+    /// Buffers the frames' data is decoded into, kept between lines.
+    scratch: Scratch,
 }
 
 /// How far the order of frames got.
@@ -55,6 +57,7 @@ impl FrameStream {
         FrameStream {
             lines: Lines::new(max_frame_bytes),
             order: Order::default(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -84,8 +87,9 @@ impl FrameStream {
             progress,
             events,
         };
+        let scratch = &mut self.scratch;
         self.lines
-            .feed(data, |line, number| apply.line(line, number))
+            .feed(data, |line, number| apply.line(line, number, scratch))
     }
 }
 
@@ -99,12 +103,12 @@ struct Apply<'a> {
 
 impl Apply<'_> {
     /// Decodes one complete line (without its `\n`).
-    fn line(&mut self, line: &[u8], number: u64) -> Result<(), Error> {
+    fn line(&mut self, line: &[u8], number: u64, scratch: &mut Scratch) -> Result<(), Error> {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.first() != Some(&b'{') && line.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r')) {
             return Ok(());
         }
-        let frame = parse_frame(line).map_err(|reason| Error::MalformedFrame {
+        let frame = parse_frame(line, scratch).map_err(|reason| Error::MalformedFrame {
             line: number,
             reason: reason.into_owned(),
         })?;
