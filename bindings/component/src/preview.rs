@@ -74,8 +74,8 @@ impl wit::Guest for Component {
         spill_id: Option<String>,
     ) -> Result<wit::Bounded, WitError> {
         let bounder = Bounder::new(limit(max_lines), limit(max_bytes));
-        match spill_id {
-            Some(id) => bounder.bound_with_spill_id(&data, &id),
+        match &spill_id {
+            Some(id) => bounder.bound_with_spill_id(&data, id),
             None => bounder.bound(&data),
         }
         .map(bounded)

@@ -110,8 +110,8 @@ impl WasmBounder {
     /// an error-object JSON string (`invalid_limits`) when `data` must be cut
     /// and the limits leave no room for a cut.
     pub fn bound(&self, data: &[u8], spill_id: Option<String>) -> Result<WasmBounded, String> {
-        let bounded = match spill_id {
-            Some(id) => self.inner.bound_with_spill_id(data, &id),
+        let bounded = match &spill_id {
+            Some(id) => self.inner.bound_with_spill_id(data, id),
             None => self.inner.bound(data),
         };
         Ok(WasmBounded {

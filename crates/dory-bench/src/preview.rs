@@ -92,7 +92,7 @@ fn floor(data: &[u8]) -> usize {
     usize::from(valid) + memchr::memchr_iter(b'\n', black_box(data)).count()
 }
 
-/// CPU seconds per call of `f`, over batches of at least ~2 ms.
+/// CPU seconds per call of `f`, over one batch of [`batch_size`] calls.
 fn per_call(batch: usize, mut f: impl FnMut()) -> f64 {
     let clock = CpuClock::start();
     for _ in 0..batch {
@@ -101,7 +101,10 @@ fn per_call(batch: usize, mut f: impl FnMut()) -> f64 {
     clock.elapsed().0 / batch as f64
 }
 
-/// Calls per batch so that one batch takes about 20 ms.
+/// Calls per batch so that one batch takes about 100 ms: the thread's CPU
+/// clock (`/proc/thread-self/schedstat`) advances in scheduler ticks, so a
+/// batch of 20 ms could read 20 % off, and batch sizes that were all powers
+/// of two made the ratios to the floor snap to powers of two.
 fn batch_size(mut f: impl FnMut()) -> usize {
     let mut n = 1usize;
     loop {
@@ -109,8 +112,9 @@ fn batch_size(mut f: impl FnMut()) -> usize {
         for _ in 0..n {
             f();
         }
-        if start.elapsed().as_secs_f64() > 0.02 || n >= 1 << 24 {
-            return n;
+        let secs = start.elapsed().as_secs_f64();
+        if secs > 0.02 || n >= 1 << 24 {
+            return ((n as f64 * 0.1 / secs.max(1e-9)) as usize).clamp(1, 1 << 28);
         }
         n *= 2;
     }

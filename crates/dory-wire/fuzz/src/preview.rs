@@ -94,7 +94,7 @@ impl PreviewSetup {
 
     /// Bounds `input` whole; checks that only a needed cut with limits too
     /// small for one is refused, with `invalid_limits`.
-    pub fn bound(&self, bounder: &Bounder, input: &[u8]) -> Result<Bounded, Error> {
+    pub fn bound<'a>(&self, bounder: &Bounder, input: &'a [u8]) -> Result<Bounded<'a>, Error> {
         let result = match self.spill_id {
             Some(id) => bounder.bound_with_spill_id(input, id),
             None => bounder.bound(input),

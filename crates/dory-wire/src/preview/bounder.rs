@@ -1,5 +1,7 @@
 //! The whole-input bounder.
 
+use std::borrow::Cow;
+
 use memchr::memchr_iter;
 
 use crate::error::Error;
@@ -61,35 +63,67 @@ impl Bounder {
     /// [`Error::InvalidLimits`] when `data` does not fit and the limits leave
     /// no room for a cut (`max_lines = 0` or `max_bytes <`
     /// [`MIN_MAX_BYTES`](super::MIN_MAX_BYTES)).
+    #[inline]
     pub fn bound<'a>(&self, data: &'a [u8]) -> Result<Bounded<'a>, Error> {
         self.bound_inner(data, None)
     }
 
-    /// Bounds `data`, naming the spill `spill_id` (e.g. a random id) if one is needed.
+    /// Bounds `data`, naming the spill `spill_id` (e.g. a random id) if one is
+    /// needed. Like `data`, the id is borrowed until the preview is rendered
+    /// (or [`Bounded::into_owned`]).
     ///
     /// # Errors
     /// As for [`Bounder::bound`].
+    #[inline]
     pub fn bound_with_spill_id<'a>(
         &self,
         data: &'a [u8],
-        spill_id: &str,
+        spill_id: &'a str,
     ) -> Result<Bounded<'a>, Error> {
         self.bound_inner(data, Some(spill_id))
     }
 
+    /// The fast path, small enough to inline into the caller: input that
+    /// fits and is valid UTF-8 is counted, validated and borrowed.
+    #[inline]
     fn bound_inner<'a>(
         &self,
         data: &'a [u8],
-        spill_id: Option<&str>,
+        spill_id: Option<&'a str>,
     ) -> Result<Bounded<'a>, Error> {
         let total = data.len() as u64;
         let newlines = memchr_iter(b'\n', data).count() as u64;
         let lines = newlines + u64::from(data.last().is_some_and(|&b| b != b'\n'));
+        let fits = may_fit(&self.limits, total, lines);
+        if fits {
+            // Valid UTF-8 is checked once (SIMD) and borrowed.
+            if let Ok(text) = simdutf8::basic::from_utf8(data) {
+                return Ok(Bounded::Fits(Preview::unchanged(
+                    Cow::Borrowed(text),
+                    lines,
+                    total,
+                )));
+            }
+        }
+        self.bound_rest(data, spill_id, newlines, lines, fits)
+    }
+
+    /// Input that must be cut, or that is not valid UTF-8 (already checked
+    /// when `checked`: it is then rendered without validating it again).
+    #[inline(never)]
+    fn bound_rest<'a>(
+        &self,
+        data: &'a [u8],
+        spill_id: Option<&'a str>,
+        newlines: u64,
+        lines: u64,
+        checked: bool,
+    ) -> Result<Bounded<'a>, Error> {
+        let total = data.len() as u64;
         let mut whole = None;
-        if may_fit(&self.limits, total, lines) {
-            // Valid UTF-8 is checked once (SIMD) and borrowed; otherwise the
-            // rendering decides, and is kept for the cut.
-            let window = Window::borrowed(data, 0);
+        if checked {
+            // Not valid UTF-8: the rendering decides, and is kept for the cut.
+            let window = Window::invalid(data, 0);
             if window.text().len() <= self.limits.max_bytes() {
                 return Ok(Bounded::Fits(Preview::unchanged(
                     window.into_text(),
@@ -127,7 +161,7 @@ impl Bounder {
         Ok(Bounded::NeedsSpill(PendingSpill {
             limits: self.limits,
             retained,
-            spill_id: spill_id.map_or_else(|| spill_id_of(data), str::to_owned),
+            spill_id: spill_id.map_or_else(|| Cow::Owned(spill_id_of(data)), Cow::Borrowed),
         }))
     }
 }

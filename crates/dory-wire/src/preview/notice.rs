@@ -109,20 +109,35 @@ fn digits(n: u64) -> usize {
     (guess + usize::from(n >= POWERS[guess])).max(1)
 }
 
-/// Appends `n` in decimal (no formatting machinery: this runs per preview).
-fn push_u64(out: &mut String, mut n: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+/// `"00"` to `"99"`, back to back.
+const PAIRS: &str = "\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
+
+/// Appends `n` in decimal (no formatting machinery: this runs per preview):
+/// the digit pairs are found from the most significant down, then appended
+/// as slices of [`PAIRS`].
+fn push_u64(out: &mut String, n: u64) {
+    // Pairs of digits, least significant first; the top one may be a single digit.
+    let mut pairs = [0usize; 10];
+    let mut count = 0;
+    let mut rest = n;
+    while rest >= 100 {
+        pairs[count] = (rest % 100) as usize;
+        rest /= 100;
+        count += 1;
     }
-    for &digit in &buf[i..] {
-        out.push(char::from(digit));
+    let top = rest as usize;
+    if top >= 10 {
+        out.push_str(PAIRS.get(2 * top..2 * top + 2).unwrap_or_default());
+    } else {
+        out.push_str(PAIRS.get(2 * top + 1..2 * top + 2).unwrap_or_default());
+    }
+    for &pair in pairs[..count].iter().rev() {
+        out.push_str(PAIRS.get(2 * pair..2 * pair + 2).unwrap_or_default());
     }
 }
 
@@ -178,23 +193,6 @@ pub(crate) fn partial_len(line: u64) -> usize {
     ", ".len() + digits(line) + " partly shown".len()
 }
 
-/// Length of `": lines F-L of T[, … partly shown]"`.
-fn range_len(c: &Counts) -> usize {
-    let mut n = if c.first == c.last {
-        ": line ".len() + digits(c.first)
-    } else {
-        ": lines ".len() + digits(c.first) + 1 + digits(c.last)
-    };
-    n += " of ".len() + digits(c.total_lines);
-    n + match (c.first == c.last, c.first_partial, c.last_partial) {
-        (_, false, false) => 0,
-        (true, _, _) => ", partly shown".len(),
-        (false, true, true) => 2 + digits(c.first) + 5 + digits(c.last) + " partly shown".len(),
-        (false, true, false) => 2 + digits(c.first) + " partly shown".len(),
-        (false, false, true) => 2 + digits(c.last) + " partly shown".len(),
-    }
-}
-
 fn push_range(out: &mut String, c: &Counts) {
     if c.first == c.last {
         out.push_str(": line ");
@@ -232,9 +230,27 @@ fn push_range(out: &mut String, c: &Counts) {
     });
 }
 
-/// Length of `"; sed -n 'F,Lp' PATH[; HINT]"`.
-fn pointer_len(c: &Counts, p: &Pointer<'_>) -> usize {
-    "; sed -n '".len() + digits(c.first) + 1 + digits(c.last) + "p'".len() + p.fixed_len
+/// Length of the words naming the lines shown in part (`", partly shown"`,
+/// `", F and L partly shown"`…): what [`len`] adds for `first_partial` and
+/// `last_partial`.
+pub(crate) fn partial_words_len(form: &Form<'_>, c: &Counts) -> usize {
+    if !matches!(form, Form::Plain | Form::Pointer(_)) {
+        return 0;
+    }
+    partial_len_of(c, digits(c.first), digits(c.last))
+}
+
+/// [`partial_words_len`] for a form with a range, given the digits of `first`
+/// and `last`.
+fn partial_len_of(c: &Counts, first_digits: usize, last_digits: usize) -> usize {
+    const WORDS: usize = " partly shown".len();
+    match (c.first == c.last, c.first_partial, c.last_partial) {
+        (_, false, false) => 0,
+        (true, _, _) => ", partly shown".len(),
+        (false, true, true) => ", ".len() + first_digits + " and ".len() + last_digits + WORDS,
+        (false, true, false) => ", ".len() + first_digits + WORDS,
+        (false, false, true) => ", ".len() + last_digits + WORDS,
+    }
 }
 
 fn push_pointer(out: &mut String, c: &Counts, p: &Pointer<'_>) {
@@ -250,14 +266,34 @@ fn push_pointer(out: &mut String, c: &Counts, p: &Pointer<'_>) {
     }
 }
 
-/// The length of the notice [`write`] appends.
+/// The length of the notice [`write`] appends (each count's digits are
+/// found once: the planner asks this for every candidate cut).
 pub(crate) fn len(form: &Form<'_>, c: &Counts) -> usize {
+    if let Form::Minimal = form {
+        return MINIMAL.len();
+    }
     let counted = OPEN.len() + digits(c.omitted_bytes) + bytes_word(c.omitted_bytes).len();
+    if let Form::Compact = form {
+        return counted + CLOSE.len();
+    }
+    let first = digits(c.first);
+    let (last, range) = if c.first == c.last {
+        (first, ": line ".len() + first)
+    } else {
+        let last = digits(c.last);
+        (last, ": lines ".len() + first + "-".len() + last)
+    };
+    let plain = counted
+        + range
+        + " of ".len()
+        + digits(c.total_lines)
+        + partial_len_of(c, first, last)
+        + CLOSE.len();
     match form {
-        Form::Minimal => MINIMAL.len(),
-        Form::Compact => counted + CLOSE.len(),
-        Form::Plain => counted + range_len(c) + CLOSE.len(),
-        Form::Pointer(p) => counted + range_len(c) + pointer_len(c, p) + CLOSE.len(),
+        Form::Pointer(p) => {
+            plain + "; sed -n '".len() + first + ",".len() + last + "p'".len() + p.fixed_len
+        }
+        _ => plain,
     }
 }
 

@@ -508,12 +508,6 @@ impl<'a> Planner<'a> {
         // Lines shown in part are paid for by their side (`Side::ann`): the
         // reserve is for the rest of the notice.
         let annotate = matches!(form, Form::Plain | Form::Pointer(_));
-        let base_len = |counts: &Counts| {
-            let mut counts = *counts;
-            counts.first_partial = false;
-            counts.last_partial = false;
-            notice::len(form, &counts)
-        };
         let mut plan = loop {
             let Some(bytes) = max_bytes.checked_sub(reserve) else {
                 // The reserve outgrew the limit; the notice alone may still fit.
@@ -527,7 +521,7 @@ impl<'a> Planner<'a> {
                 .cut(bytes, annotate)
                 .unwrap_or_else(|| self.empty_cut());
             let plan = self.plan(cut, form);
-            let base = base_len(&plan.counts);
+            let base = plan.notice_len - notice::partial_words_len(form, &plan.counts);
             if base <= reserve {
                 break plan;
             }

@@ -78,6 +78,11 @@ impl<'a> Window<'a> {
         }
     }
 
+    /// Renders `raw`, known not to be valid UTF-8, without validating it again.
+    pub(crate) fn invalid(raw: &[u8], base: u64) -> Self {
+        Window::lossy(raw, base)
+    }
+
     /// The window of valid text.
     fn valid(text: Cow<'a, str>, base: u64) -> Self {
         let start = first_unit(text.as_bytes(), base);

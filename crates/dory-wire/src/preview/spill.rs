@@ -156,7 +156,7 @@ impl<'a> Bounded<'a> {
             Bounded::Fits(preview) => preview,
             Bounded::NeedsSpill(pending) => {
                 let mut preview = pending.render_without_id(outcome, hint);
-                preview.spill_id = Some(pending.spill_id);
+                preview.spill_id = Some(pending.spill_id.into_owned());
                 preview
             }
         }
@@ -175,7 +175,8 @@ impl<'a> Bounded<'a> {
 pub struct PendingSpill<'a> {
     pub(crate) limits: Limits,
     pub(crate) retained: Retained<'a>,
-    pub(crate) spill_id: String,
+    /// The caller's id (borrowed from `bound_with_spill_id`) or the digest's.
+    pub(crate) spill_id: Cow<'a, str>,
 }
 
 impl PendingSpill<'_> {
@@ -185,7 +186,7 @@ impl PendingSpill<'_> {
         PendingSpill {
             limits: self.limits,
             retained: self.retained.into_owned(),
-            spill_id: self.spill_id,
+            spill_id: Cow::Owned(self.spill_id.into_owned()),
         }
     }
 
@@ -216,7 +217,7 @@ impl PendingSpill<'_> {
     /// form that fits in half of `max_bytes` (see `docs/preview.md`).
     pub fn render(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview<'static> {
         let mut preview = self.render_without_id(outcome, hint);
-        preview.spill_id = Some(self.spill_id.clone());
+        preview.spill_id = Some(self.spill_id.to_string());
         preview
     }
 

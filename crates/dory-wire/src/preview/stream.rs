@@ -154,11 +154,11 @@ impl StreamingBounder {
                 (Window::new(head, 0), Some(Window::new(tail, base)))
             }
         };
-        let spill_id = match (self.spill_id, &self.digest) {
+        let spill_id = Cow::Owned(match (self.spill_id, &self.digest) {
             (Some(id), _) => id,
             (None, Some(digest)) => digest.hex(),
             (None, None) => String::new(),
-        };
+        });
         Ok(Bounded::NeedsSpill(PendingSpill {
             limits: self.limits,
             retained: Retained {
