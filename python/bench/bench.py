@@ -39,6 +39,11 @@ IMPLS: dict[str, tuple[str, str, str]] = {
         "dory_wire.Reader.feed_into(Transcript), then bytes (recommended)",
         "ours",
     ),
+    "reader-into-kept": (
+        "reader",
+        "dory_wire.Reader.feed_into(Transcript), bytes left in it (no bytes() copy)",
+        "ours-variant",
+    ),
     "json": ("reader", "json.loads + b64decode + bytearray", "baseline"),
     "orjson": ("reader", "orjson.loads + b64decode + bytearray", "baseline"),
     "transcript": ("transcript", "Reader into dory_wire.Transcript (bytes and text)", "ours"),
@@ -116,6 +121,25 @@ def _run_reader_into(body: bytes, piece: int) -> tuple[int, int]:
     return len(transcript.bytes("stdout")), len(transcript.bytes("stderr"))
 
 
+def _run_reader_into_kept(body: bytes, piece: int) -> tuple[int, int]:
+    """The recommended path without its last step: what collecting costs
+    before ``bytes()`` copies each stream into a new ``bytes`` object (the
+    lengths come from the cursor: the corpora start at offset 0)."""
+    import dory_wire
+
+    reader = dory_wire.Reader("process_output")
+    reader.open(200, "application/x-ndjson")
+    transcript = dory_wire.Transcript()
+    for chunk in _chunks(body, piece):
+        reader.feed_into(chunk, transcript)
+    _events, end = reader.finish()
+    if not isinstance(end, dory_wire.Exited):
+        raise SystemExit(f"the corpus must end with exit, got {end!r}")
+    transcript.finish()
+    cursor = reader.cursor
+    return cursor.stdout, cursor.stderr
+
+
 def _run_transcript(body: bytes, piece: int) -> tuple[int, int]:
     transcript = _fill_transcript(body, piece)
     return len(transcript.text("stdout")), len(transcript.text("stderr"))
@@ -189,6 +213,7 @@ def child(impl: str, path: str, piece: int, limit: int | None) -> dict[str, Any]
     runs: dict[str, Callable[[bytes, int], tuple[int, int]]] = {
         "reader": _run_reader,
         "reader-into": _run_reader_into,
+        "reader-into-kept": _run_reader_into_kept,
         "transcript": _run_transcript,
         "bound": _run_bound,
         "py-bound": _run_py_bound,
@@ -277,6 +302,7 @@ def main() -> None:
         # The collect mode is what a "read all output" SDK call uses: it is
         # ours; the per-event loop stays as a variant.
         impls.insert(0, "reader-into")
+        impls.insert(1, "reader-into-kept")
         group, label, _ = IMPLS["reader"]
         IMPLS["reader"] = (group, label, "ours-variant")
     # The transcript-collecting path, when the binding has one.

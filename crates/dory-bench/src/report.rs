@@ -416,6 +416,8 @@ fn documented_paths_verdict(rows: &[Row]) -> Verdict {
             r.lang == "python"
                 && r.group == "reader"
                 && r.id != "reader"
+                // Not a path: the recommended one without its `bytes()`.
+                && r.id != "reader-into-kept"
                 && (r.role == "ours" || r.role == "ours-variant")
         })
         .collect();
