@@ -132,10 +132,10 @@ fn has_control(bytes: &[u8]) -> bool {
 }
 
 /// The smallest and the largest byte, in one pass. The per-lane arrays make
-/// the compiler emit vector `min`/`max` instructions, 16 bytes at a time;
-/// the last partial block is folded as an overlapping full block (a byte
-/// seen twice changes neither), and the lanes are folded in halves, so a
-/// short line costs a few vector operations and no byte-at-a-time loop.
+/// the compiler emit vector `min`/`max` instructions, 16 bytes at a time
+/// (SSE2 natively, `simd128` in wasm); the last partial block is folded as
+/// an overlapping full block (a byte seen twice changes neither), so a short
+/// line costs no byte-at-a-time loop.
 fn byte_range(bytes: &[u8]) -> (u8, u8) {
     const LANES: usize = 16;
     if bytes.len() < LANES {
@@ -145,28 +145,25 @@ fn byte_range(bytes: &[u8]) -> (u8, u8) {
     }
     let mut low = [u8::MAX; LANES];
     let mut high = [0u8; LANES];
-    let mut fold = |block: &[u8]| {
+    let mut blocks = bytes.chunks_exact(LANES);
+    for block in &mut blocks {
         for i in 0..LANES {
             low[i] = low[i].min(block[i]);
             high[i] = high[i].max(block[i]);
         }
-    };
-    let mut blocks = bytes.chunks_exact(LANES);
-    for block in &mut blocks {
-        fold(block);
     }
     if !blocks.remainder().is_empty() {
-        fold(&bytes[bytes.len() - LANES..]);
-    }
-    let mut half = LANES / 2;
-    while half > 0 {
-        for i in 0..half {
-            low[i] = low[i].min(low[i + half]);
-            high[i] = high[i].max(high[i + half]);
+        let mut last = [0u8; LANES];
+        last.copy_from_slice(&bytes[bytes.len() - LANES..]);
+        for i in 0..LANES {
+            low[i] = low[i].min(last[i]);
+            high[i] = high[i].max(last[i]);
         }
-        half /= 2;
     }
-    (low[0], high[0])
+    (
+        low.iter().copied().min().unwrap_or(u8::MAX),
+        high.iter().copied().max().unwrap_or(0),
+    )
 }
 
 const ONES: u64 = 0x0101_0101_0101_0101;
