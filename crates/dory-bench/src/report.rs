@@ -434,74 +434,77 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
 /// fresh memory) stayed as measured, beside today's decoding and the memchr
 /// floor (one read of the input).
 fn with_decode_needed(
-    mut verdict: Verdict,
+    verdict: Verdict,
     rows: &[Row],
     baseline: &str,
     need: impl Fn(&str) -> Option<f64>,
 ) -> Verdict {
-    if verdict.met != Some(false) {
-        return verdict;
-    }
-    let mut parts = Vec::new();
-    for sink in rows
-        .iter()
-        .filter(|r| r.lang == "rust" && r.group == "reader" && r.id == "reader-sink")
-    {
-        let c = sink.corpus.as_str();
-        let (Some(n), Some(dec), Some(base), Some(floor)) = (
-            need(c),
-            find(rows, "rust", "reader", c, "reader-decode"),
-            find(rows, "rust", "reader", c, baseline),
-            find(rows, "rust", "reader", c, "memchr"),
-        ) else {
-            continue;
-        };
-        if base.median() / sink.median() >= n {
-            continue;
+    explain_missed(verdict, "would need", || {
+        let mut parts = Vec::new();
+        for sink in rows
+            .iter()
+            .filter(|r| r.lang == "rust" && r.group == "reader" && r.id == "reader-sink")
+        {
+            let c = sink.corpus.as_str();
+            let (Some(n), Some(dec), Some(base), Some(floor)) = (
+                need(c),
+                find(rows, "rust", "reader", c, "reader-decode"),
+                find(rows, "rust", "reader", c, baseline),
+                find(rows, "rust", "reader", c, "memchr"),
+            ) else {
+                continue;
+            };
+            if base.median() / sink.median() >= n {
+                continue;
+            }
+            let rest = sink.median() - dec.median();
+            let budget = base.median() / n - rest;
+            parts.push(if budget <= 0.0 {
+                format!("{c}: out of reach even with free decoding (the rest alone takes longer)")
+            } else {
+                let mb = sink.bytes as f64 / 1e6;
+                format!(
+                    "{c}: decoding alone at ≥ {:.0} MB/s (now {:.0}; memchr floor {:.0})",
+                    mb / budget,
+                    dec.mb_per_s(),
+                    floor.mb_per_s()
+                )
+            });
         }
-        let rest = sink.median() - dec.median();
-        let budget = base.median() / n - rest;
-        parts.push(if budget <= 0.0 {
-            format!("{c}: out of reach even with free decoding (the rest alone takes longer)")
-        } else {
-            let mb = sink.bytes as f64 / 1e6;
-            format!(
-                "{c}: decoding alone at ≥ {:.0} MB/s (now {:.0}; memchr floor {:.0})",
-                mb / budget,
-                dec.mb_per_s(),
-                floor.mb_per_s()
-            )
-        });
-    }
-    if !parts.is_empty() {
-        verdict.measured = format!("{}; would need {}", verdict.measured, parts.join(", "));
-    }
-    verdict
+        parts
+    })
 }
 
 /// For a missed Python target: the same ratio with `bytes()` left out
 /// (`reader-into-kept`), which shows what the copy into a new `bytes`
 /// object costs against the target.
 fn with_copy_left_out(
-    mut verdict: Verdict,
+    verdict: Verdict,
     rows: &[Row],
     baseline: &str,
     need: impl Fn(&str) -> Option<f64>,
 ) -> Verdict {
-    if verdict.met != Some(false) {
-        return verdict;
-    }
-    let kept: Vec<String> = ratios_of(rows, "python", "reader", "reader-into-kept", baseline)
-        .into_iter()
-        .filter(|(c, _)| need(c).is_some())
-        .map(|(c, x)| format!("{c} {}", times(x)))
-        .collect();
-    if !kept.is_empty() {
-        verdict.measured = format!(
-            "{}; without the copy `bytes()` makes: {}",
-            verdict.measured,
-            kept.join(", ")
-        );
+    explain_missed(verdict, "without the copy `bytes()` makes:", || {
+        ratios_of(rows, "python", "reader", "reader-into-kept", baseline)
+            .into_iter()
+            .filter(|(c, _)| need(c).is_some())
+            .map(|(c, x)| format!("{c} {}", times(x)))
+            .collect()
+    })
+}
+
+/// Appends `lead` and the `parts` (computed only then) to the measured text
+/// of a missed verdict.
+fn explain_missed(
+    mut verdict: Verdict,
+    lead: &str,
+    parts: impl FnOnce() -> Vec<String>,
+) -> Verdict {
+    if verdict.met == Some(false) {
+        let parts = parts();
+        if !parts.is_empty() {
+            verdict.measured = format!("{}; {lead} {}", verdict.measured, parts.join(", "));
+        }
     }
     verdict
 }
