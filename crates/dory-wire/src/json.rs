@@ -457,11 +457,20 @@ impl<'a> Parser<'a> {
 
     /// Reads a string starting at `"`; borrows it when it holds no escape.
     pub(crate) fn string(&mut self) -> Result<Cow<'a, [u8]>, JsonError> {
-        let mut unescaped = Vec::new();
-        Ok(match self.string_into(&mut unescaped)? {
-            Some(text) => Cow::Borrowed(text),
-            None => Cow::Owned(unescaped),
-        })
+        self.pos += 1;
+        let start = self.pos;
+        let rest = &self.text[start..];
+        let stop = self.stop(rest)?;
+        if rest[stop] == b'"' {
+            self.pos = start + stop + 1;
+            return Ok(Cow::Borrowed(&rest[..stop]));
+        }
+        // The unescaped string is shorter than the rest of the text: one
+        // allocation, no regrowth.
+        let mut out = Vec::with_capacity(rest.len());
+        out.extend_from_slice(&rest[..stop]);
+        self.pos = start + stop;
+        self.escaped_string(out).map(Cow::Owned)
     }
 
     /// Reads a string like [`Parser::string`], but unescapes into `buf`
@@ -476,8 +485,6 @@ impl<'a> Parser<'a> {
             self.pos = start + stop + 1;
             return Ok(Some(&rest[..stop]));
         }
-        // The unescaped string is shorter than the rest of the text: at most
-        // one allocation, no regrowth.
         let mut out = std::mem::take(buf);
         out.clear();
         out.reserve(rest.len());
