@@ -51,7 +51,7 @@ pub(crate) struct Pointer<'a> {
 
 impl<'a> Pointer<'a> {
     pub(crate) fn new(path: &'a str, hint: Option<&'a str>) -> Self {
-        let safe = path.bytes().all(shell_safe);
+        let safe = all_shell_safe(path.as_bytes());
         let word = if safe {
             path.len()
         } else {
@@ -141,24 +141,22 @@ fn push_u64(out: &mut String, n: u64) {
     }
 }
 
-/// Bytes a POSIX shell word may hold without quoting: `[A-Za-z0-9/._+,:@%=-]`.
-const SHELL_SAFE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        table[b] = c.is_ascii_alphanumeric()
-            || matches!(
-                c,
-                b'/' | b'.' | b'_' | b'-' | b'+' | b',' | b':' | b'@' | b'%' | b'='
-            );
-        b += 1;
-    }
-    table
-};
-
+/// Bytes a POSIX shell word may hold without quoting: `[A-Za-z0-9/._+,:@%=-]`,
+/// tested as ranges (`+` to `:` holds `+,-./0-9:`; `@` to `Z`) so that a whole
+/// path is checked by vector compares, without a branch or look-up per byte.
 fn shell_safe(byte: u8) -> bool {
-    SHELL_SAFE[usize::from(byte)]
+    byte.wrapping_sub(b'+') <= b':' - b'+'
+        || byte.wrapping_sub(b'@') <= b'Z' - b'@'
+        || byte.wrapping_sub(b'a') <= b'z' - b'a'
+        || byte == b'_'
+        || byte == b'%'
+        || byte == b'='
+}
+
+/// Whether every byte of `text` is [`shell_safe`] (no early exit: the loop
+/// is vectorised, and paths are short).
+fn all_shell_safe(text: &[u8]) -> bool {
+    text.iter().fold(true, |all, &b| all & shell_safe(b))
 }
 
 /// Appends `path` as one shell word: as it is when every byte is safe, else
@@ -393,6 +391,16 @@ mod tests {
         {
             assert_eq!(digits(n), n.to_string().len(), "{n}");
         }
+    }
+
+    #[test]
+    fn shell_safe_bytes_are_exactly_the_listed_ones() {
+        for b in 0..=255u8 {
+            let listed = b.is_ascii_alphanumeric() || b"/._-+,:@%=".contains(&b);
+            assert_eq!(shell_safe(b), listed, "byte {b:#04x}");
+            assert_eq!(all_shell_safe(&[b'a', b, b'z']), listed, "byte {b:#04x}");
+        }
+        assert!(all_shell_safe(b""));
     }
 
     #[test]
