@@ -127,6 +127,16 @@ const platform = {
   randomBytes(n) {
     return randomFillSync(new Uint8Array(n));
   },
+  /**
+   * A plain Uint8Array holding a copy of \`view\` (bytes in wasm memory), in
+   * memory of its own that is not zero-filled first: every byte is written
+   * by the copy (Buffer.allocUnsafeSlow, then a Uint8Array over its buffer).
+   */
+  copyOut(view) {
+    const copy = Buffer.allocUnsafeSlow(view.length);
+    copy.set(view);
+    return new Uint8Array(copy.buffer, copy.byteOffset, view.length);
+  },
 };
 
 // The core's error table and constants, from the module itself.
@@ -190,6 +200,10 @@ const platform = {
   /** \`n\` random bytes (Web Crypto). */
   randomBytes(n) {
     return globalThis.crypto.getRandomValues(new Uint8Array(n));
+  },
+  /** A Uint8Array holding a copy of \`view\` (bytes in wasm memory). */
+  copyOut(view) {
+    return view.slice();
   },
 };
 

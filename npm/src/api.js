@@ -11,6 +11,12 @@
 // before `init()`, carries the same document, written by build.mjs from the
 // very same .wasm file.
 //
+// `platform` is what differs between the builds: `ready()` (the browser
+// build throws until `init()` has loaded the module), `init()`,
+// `randomBytes(n)`, and `copyOut(view)`, which copies bytes out of wasm
+// memory into a plain Uint8Array (Node: into memory that is not zero-filled
+// first).
+//
 // Everything protocol-related is decided by the Rust core; this layer checks
 // argument types (TypeError / RangeError), turns what crosses the wasm
 // boundary (numeric event records read in wasm memory, and compact JSON for
@@ -337,8 +343,9 @@ function createApi(wasm, platform, core) {
     // No wasm call below: the views stay valid (memory cannot grow meanwhile).
     const buffer = memory.buffer;
     const meta = new Float64Array(buffer, metaPtr, records * 3);
-    const data = dataLen === 0 ? EMPTY : new Uint8Array(buffer, dataPtr, dataLen).slice();
+    const data = dataLen === 0 ? EMPTY : platform.copyOut(new Uint8Array(buffer, dataPtr, dataLen));
     const own = data.buffer;
+    const base = data.byteOffset;
     const raw = side === null ? null : side.events;
     const events = new Array(records);
     let at = 0;
@@ -349,7 +356,7 @@ function createApi(wasm, platform, core) {
         const start = meta[j + 1];
         const end = meta[j + 2];
         const len = end - start;
-        events[i] = { type: "output", stream: tag === 0 ? "stdout" : "stderr", data: new Uint8Array(own, at, len), start, end };
+        events[i] = { type: "output", stream: tag === 0 ? "stdout" : "stderr", data: new Uint8Array(own, base + at, len), start, end };
         at += len;
       } else {
         const e = raw[other++];
@@ -452,7 +459,7 @@ function createApi(wasm, platform, core) {
       const ptr = inner.bytes_ptr(tag);
       if (memory === null) memory = wasm.wasm_memory();
       // One copy, straight out of wasm memory (no wasm call in between).
-      return new Uint8Array(memory.buffer, ptr, len).slice();
+      return platform.copyOut(new Uint8Array(memory.buffer, ptr, len));
     }
 
     /**

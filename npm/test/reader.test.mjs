@@ -314,6 +314,29 @@ test("errors are the same classes through import and require", () => {
   assert.ok(!(unbranded instanceof OutputGap) && !(unbranded instanceof DoryWireError));
 });
 
+test("output bytes are plain Uint8Arrays of their own, untouched by later feeds", () => {
+  const r = new Reader("exec");
+  r.open(200, NDJSON, "p_1");
+  const first = r
+    .feed(enc(line({ type: "started", proc_id: "p_1" }) + line({ type: "stdout", data: "abc", offset: 3 }) + line({ type: "stderr", data: "xy", offset: 2 })))
+    .slice(1);
+  const second = r.feed(enc(line({ type: "stdout", data: "ZZZZZZ", offset: 9 })));
+  for (const e of [...first, ...second]) {
+    assert.equal(Object.getPrototypeOf(e.data), Uint8Array.prototype);
+  }
+  assert.deepEqual(first.map((e) => e.data), [enc("abc"), enc("xy")]);
+  assert.deepEqual(second[0].data, enc("ZZZZZZ"));
+  first[0].data.fill(0);
+  assert.deepEqual(first[1].data, enc("xy"), "the views of one feed do not overlap");
+  const t = new Transcript();
+  t.push(second[0]);
+  const bytes = t.bytes("stdout");
+  assert.equal(Object.getPrototypeOf(bytes), Uint8Array.prototype);
+  assert.deepEqual(bytes, enc("ZZZZZZ"));
+  t.free();
+  r.free();
+});
+
 test("feedInto collects output in a Transcript and returns the other events", () => {
   const body =
     line({ type: "started", proc_id: "p_1" }) +
