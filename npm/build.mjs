@@ -128,11 +128,13 @@ const platform = {
     return randomFillSync(new Uint8Array(n));
   },
   /**
-   * A plain Uint8Array holding a copy of \`view\` (bytes in wasm memory), in
-   * memory of its own that is not zero-filled first: every byte is written
-   * by the copy (Buffer.allocUnsafeSlow, then a Uint8Array over its buffer).
+   * A plain Uint8Array holding a copy of \`view\` (bytes in wasm memory).
+   * From 16 KiB on, in memory of its own that is not zero-filled first (every
+   * byte is written by the copy: Buffer.allocUnsafeSlow, then a Uint8Array
+   * over its buffer), 1.3x as fast at 64 KiB; below, slice() is faster.
    */
   copyOut(view) {
+    if (view.length < 16384) return view.slice();
     const copy = Buffer.allocUnsafeSlow(view.length);
     copy.set(view);
     return new Uint8Array(copy.buffer, copy.byteOffset, view.length);
