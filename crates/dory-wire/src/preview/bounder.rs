@@ -2,10 +2,9 @@
 
 use std::borrow::Cow;
 
-use memchr::memchr_iter;
-
 use crate::error::Error;
 
+use super::count::count_newlines;
 use super::digest::spill_id_of;
 use super::limits::Limits;
 use super::plan::Retained;
@@ -92,7 +91,7 @@ impl Bounder {
         spill_id: Option<&'a str>,
     ) -> Result<Bounded<'a>, Error> {
         let total = data.len() as u64;
-        let newlines = memchr_iter(b'\n', data).count() as u64;
+        let newlines = count_newlines(data);
         let lines = newlines + u64::from(data.last().is_some_and(|&b| b != b'\n'));
         let fits = may_fit(&self.limits, total, lines);
         if fits {

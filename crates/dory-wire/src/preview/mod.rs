@@ -38,6 +38,7 @@
 //! ```
 
 mod bounder;
+mod count;
 mod digest;
 mod limits;
 mod notice;

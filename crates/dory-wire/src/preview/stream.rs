@@ -2,11 +2,10 @@
 
 use std::borrow::Cow;
 
-use memchr::memchr_iter;
-
 use crate::error::Error;
 
 use super::bounder::may_fit;
+use super::count::count_newlines;
 use super::digest::Digest;
 use super::limits::Limits;
 use super::plan::Retained;
@@ -82,7 +81,7 @@ impl StreamingBounder {
     /// Feeds the next chunk of input. Chunks may be of any size, even empty.
     pub fn push(&mut self, chunk: &[u8]) {
         self.total += chunk.len() as u64;
-        self.newlines += memchr_iter(b'\n', chunk).count() as u64;
+        self.newlines += count_newlines(chunk);
         let window = self.limits.head_window();
         if self.head.len() < window {
             let take = (window - self.head.len()).min(chunk.len());
