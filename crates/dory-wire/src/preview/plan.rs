@@ -568,12 +568,19 @@ impl<'a> Planner<'a> {
         } else {
             counts.first_partial = true;
         }
+        // Only the words naming lines shown in part change.
         let grown = if annotate {
-            notice::len(form, &counts).saturating_sub(plan.notice_len)
+            notice::partial_words_len(form, &counts)
+                .saturating_sub(notice::partial_words_len(form, &plan.counts))
         } else {
             0
         };
         let room = slack.checked_sub(grown)?;
+        if !partial && room < MIN_PARTIAL && !self.next_line_fits(&cut, tail_side, room) {
+            // No part of a line can be shown, and no whole line fits: the
+            // fill below would give back the same side.
+            return None;
+        }
         let fill = Fill {
             leftover: true,
             annotate: false,
@@ -599,6 +606,23 @@ impl<'a> Planner<'a> {
         let fits = better.cut.cost() + better.notice_len <= max_bytes
             && better.cut.preview_lines() <= self.limits.max_lines();
         (fits && better.shown(self.r.total) > plan.shown(self.r.total)).then_some(better)
+    }
+
+    /// Whether the whole line next to a side of `cut` (that shows no line in
+    /// part) costs at most `room` more preview bytes.
+    fn next_line_fits(&self, cut: &Cut, tail_side: bool, room: usize) -> bool {
+        if tail_side {
+            let len = self.r.tail().text().len();
+            self.lines
+                .starts()
+                .get(cut.tail.whole)
+                .is_some_and(|&s| (len + 1).saturating_sub(s).saturating_sub(cut.tail.cost) <= room)
+        } else {
+            self.lines
+                .ends()
+                .get(cut.head.whole)
+                .is_some_and(|&e| e.saturating_sub(cut.head.cost) <= room)
+        }
     }
 
     /// Assembles head, notice and tail into the preview text.
