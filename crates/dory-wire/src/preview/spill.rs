@@ -154,10 +154,10 @@ impl<'a> Bounded<'a> {
     pub fn render(self, outcome: SpillOutcome, hint: Option<&str>) -> Preview<'a> {
         match self {
             Bounded::Fits(preview) => preview,
-            Bounded::NeedsSpill(pending) => {
-                let mut preview = pending.render_without_id(outcome, hint);
-                preview.spill_id = Some(pending.spill_id.into_owned());
-                preview
+            Bounded::NeedsSpill(mut pending) => {
+                // An id the bounder derived is moved, not copied.
+                let id = std::mem::take(&mut pending.spill_id).into_owned();
+                pending.render_with_id(outcome, hint, id)
             }
         }
     }
@@ -216,13 +216,17 @@ impl PendingSpill<'_> {
     /// path fits in `max_bytes`. Without a path the notice takes the richest
     /// form that fits in half of `max_bytes` (see `docs/preview.md`).
     pub fn render(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview<'static> {
-        let mut preview = self.render_without_id(outcome, hint);
-        preview.spill_id = Some(self.spill_id.to_string());
-        preview
+        self.render_with_id(outcome, hint, self.spill_id.to_string())
     }
 
-    /// [`PendingSpill::render`] with `spill_id` left to the caller to fill in.
-    fn render_without_id(&self, outcome: SpillOutcome, hint: Option<&str>) -> Preview<'static> {
+    /// [`PendingSpill::render`] with the preview's copy of the spill id made
+    /// by the caller (built in place: no move of the finished preview).
+    fn render_with_id(
+        &self,
+        outcome: SpillOutcome,
+        hint: Option<&str>,
+        spill_id: String,
+    ) -> Preview<'static> {
         let hint = hint.filter(|h| !h.is_empty());
         let (path, mut error) = match outcome {
             SpillOutcome::Saved { path } if path.is_empty() => {
@@ -282,7 +286,7 @@ impl PendingSpill<'_> {
             omitted_lines: counts.omitted_lines(),
             omitted_bytes: counts.omitted_bytes,
             omitted_range: Some((counts.first, counts.last)),
-            spill_id: None,
+            spill_id: Some(spill_id),
             spill_path: match form {
                 Form::Pointer(_) => path,
                 _ => None,
