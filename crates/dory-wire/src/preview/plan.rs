@@ -26,7 +26,8 @@
 //! The notice's digits depend on the cut and the cut on the notice's length.
 //! The reserve for the notice starts at the shortest notice of its form and
 //! grows to the length of the notice of the cut it leaves room for, until
-//! that notice fits: a few rounds at most, each a few binary searches.
+//! that notice fits: a few rounds at most, each a few searches of the line
+//! table.
 
 use memchr::{memchr_iter, memrchr_iter};
 
@@ -486,6 +487,12 @@ impl<'a> Planner<'a> {
 
     /// The preview of `form`, or `None` when even its notice alone does not fit.
     pub(crate) fn solve(&self, form: &Form<'_>) -> Option<Plan> {
+        self.solve_with::<true>(form)
+    }
+
+    /// [`Planner::solve`]; `SHORTCUT = false` fills every extension even when
+    /// it cannot grow (the tests check that the shortcut changes nothing).
+    fn solve_with<const SHORTCUT: bool>(&self, form: &Form<'_>) -> Option<Plan> {
         let max_bytes = self.limits.max_bytes();
         // The shortest notice of the form any cut within the limits can
         // have: head and tail show at most max_bytes input bytes (rendering
@@ -529,7 +536,7 @@ impl<'a> Planner<'a> {
         };
         // Leftover budget: part of the next line, tail side first.
         for tail_side in [true, false] {
-            if let Some(better) = self.extend(&plan, form, annotate, tail_side) {
+            if let Some(better) = self.extend::<SHORTCUT>(&plan, form, annotate, tail_side) {
                 plan = better;
             }
         }
@@ -538,7 +545,7 @@ impl<'a> Planner<'a> {
 
     /// `plan` with its tail (or head) grown into the budget left over, when
     /// that shows more.
-    fn extend(
+    fn extend<const SHORTCUT: bool>(
         &self,
         plan: &Plan,
         form: &Form<'_>,
@@ -576,7 +583,8 @@ impl<'a> Planner<'a> {
             0
         };
         let room = slack.checked_sub(grown)?;
-        if !partial && room < MIN_PARTIAL && !self.next_line_fits(&cut, tail_side, room) {
+        if SHORTCUT && !partial && room < MIN_PARTIAL && !self.next_line_fits(&cut, tail_side, room)
+        {
             // No part of a line can be shown, and no whole line fits: the
             // fill below would give back the same side.
             return None;
@@ -668,5 +676,119 @@ impl Side {
     /// Budget the side takes: its preview bytes and the notice words it needs.
     fn used(&self) -> usize {
         self.cost + self.ann
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::limits::Limits;
+    use super::super::notice::{Form, Pointer};
+    use super::super::render::Window;
+    use super::{sorted_count, Planner, Retained};
+
+    /// A seeded input: lines of random length with CRLF, two- and four-byte
+    /// characters and invalid bytes.
+    fn input(seed: u64) -> Vec<u8> {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        let mut next = move |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let size = [60, 400, 3000][next(3) as usize];
+        let size = next(size) as usize;
+        let line = 1 + next(120);
+        let mut data = Vec::with_capacity(size + 4);
+        while data.len() < size {
+            match next(100) {
+                0..=1 => data.extend_from_slice(b"\r\n"),
+                2..=3 => data.extend_from_slice("é".as_bytes()),
+                4 => data.extend_from_slice("😀".as_bytes()),
+                5 => data.push(0xff),
+                _ => data.push(b'a' + next(26) as u8),
+            }
+            if next(line) == 0 {
+                data.push(b'\n');
+            }
+        }
+        data
+    }
+
+    /// What the whole-input bounder retains of `data`.
+    fn retained<'a>(data: &'a [u8], limits: &Limits) -> Retained<'a> {
+        let newlines = data.iter().filter(|&&b| b == b'\n').count() as u64;
+        let (head, tail) = if data.len() <= limits.head_window() {
+            (Window::borrowed(data, 0), None)
+        } else {
+            let from = data.len() - limits.tail_window().min(data.len());
+            (
+                Window::borrowed(&data[..limits.head_window()], 0),
+                Some(Window::borrowed(&data[from..], from as u64)),
+            )
+        };
+        Retained {
+            head,
+            tail,
+            total: data.len() as u64,
+            newlines,
+        }
+    }
+
+    #[test]
+    fn the_extension_shortcut_changes_no_plan() {
+        let pointer = Pointer::new("/w/out.txt", None);
+        let forms = [
+            Form::Pointer(pointer),
+            Form::Plain,
+            Form::Compact,
+            Form::Minimal,
+        ];
+        let mut solved = 0;
+        for seed in 0..3000u64 {
+            let data = input(seed);
+            let limits = Limits::new(1 + (seed % 23) as usize, 32 + (seed * 37 % 700) as usize);
+            let r = retained(&data, &limits);
+            let planner = Planner::new(&r, limits);
+            for form in &forms {
+                let fast = planner.solve_with::<true>(form);
+                let full = planner.solve_with::<false>(form);
+                match (fast, full) {
+                    (Some(a), Some(b)) => {
+                        assert_eq!(
+                            (a.cut, a.counts, a.notice_len),
+                            (b.cut, b.counts, b.notice_len),
+                            "seed {seed}, {form:?}"
+                        );
+                        solved += 1;
+                    }
+                    (None, None) => {}
+                    (a, b) => panic!("seed {seed}, {form:?}: {a:?} against {b:?}"),
+                }
+            }
+        }
+        assert!(solved > 5000, "only {solved} plans were compared");
+    }
+
+    #[test]
+    fn sorted_count_is_the_partition_point() {
+        // Ascending tables (line ends) and descending ones (line starts), on
+        // both sides of the length where the count switches to a binary search.
+        for len in 0..=40usize {
+            let ascending: Vec<usize> = (0..len).map(|i| 3 * i + 1).collect();
+            let descending: Vec<usize> = ascending.iter().rev().copied().collect();
+            for at in 0..=3 * len + 2 {
+                assert_eq!(
+                    sorted_count(&ascending, |e| e <= at),
+                    ascending.partition_point(|&e| e <= at),
+                    "ascending, len {len}, at {at}"
+                );
+                assert_eq!(
+                    sorted_count(&descending, |s| s >= at),
+                    descending.partition_point(|&s| s >= at),
+                    "descending, len {len}, at {at}"
+                );
+            }
+        }
     }
 }
