@@ -133,7 +133,6 @@ impl Bounder {
             whole = Some(window);
         }
         self.limits.check_cut()?;
-        let head_window = self.limits.head_window();
         let retained = match whole {
             Some(window) => Retained {
                 head: window,
@@ -141,21 +140,7 @@ impl Bounder {
                 total,
                 newlines,
             },
-            None if data.len() <= head_window => Retained {
-                head: Window::borrowed(data, 0),
-                tail: None,
-                total,
-                newlines,
-            },
-            None => {
-                let tail_from = data.len() - data.len().min(self.limits.tail_window());
-                Retained {
-                    head: Window::borrowed(&data[..head_window], 0),
-                    tail: Some(Window::borrowed(&data[tail_from..], tail_from as u64)),
-                    total,
-                    newlines,
-                }
-            }
+            None => Retained::borrowed(data, &self.limits, newlines),
         };
         Ok(Bounded::NeedsSpill(PendingSpill {
             limits: self.limits,

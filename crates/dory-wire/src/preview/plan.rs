@@ -54,6 +54,29 @@ pub(crate) struct Retained<'a> {
 }
 
 impl<'a> Retained<'a> {
+    /// What a bounder keeps of the whole input `data`, which holds `newlines`
+    /// `\n` bytes: its head and tail windows, borrowed (one window when the
+    /// input fits in the head's).
+    #[inline]
+    pub(crate) fn borrowed(data: &'a [u8], limits: &Limits, newlines: u64) -> Self {
+        let head_window = limits.head_window();
+        let (head, tail) = if data.len() <= head_window {
+            (Window::borrowed(data, 0), None)
+        } else {
+            let tail_from = data.len() - data.len().min(limits.tail_window());
+            (
+                Window::borrowed(&data[..head_window], 0),
+                Some(Window::borrowed(&data[tail_from..], tail_from as u64)),
+            )
+        };
+        Retained {
+            head,
+            tail,
+            total: data.len() as u64,
+            newlines,
+        }
+    }
+
     /// The same, owning its windows' text.
     pub(crate) fn into_owned(self) -> Retained<'static> {
         Retained {
@@ -681,58 +704,32 @@ impl Side {
 
 #[cfg(test)]
 mod tests {
+    use dory_testkit::Rng;
+
     use super::super::limits::Limits;
     use super::super::notice::{Form, Pointer};
-    use super::super::render::Window;
     use super::{sorted_count, Planner, Retained};
 
     /// A seeded input: lines of random length with CRLF, two- and four-byte
     /// characters and invalid bytes.
-    fn input(seed: u64) -> Vec<u8> {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut next = move |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
-        let size = [60, 400, 3000][next(3) as usize];
-        let size = next(size) as usize;
-        let line = 1 + next(120);
+    fn input(rng: &mut Rng) -> Vec<u8> {
+        let most = [60, 400, 3000][rng.range(0, 2)];
+        let size = rng.range(0, most);
+        let line = 1 + rng.below(120);
         let mut data = Vec::with_capacity(size + 4);
         while data.len() < size {
-            match next(100) {
+            match rng.below(100) {
                 0..=1 => data.extend_from_slice(b"\r\n"),
                 2..=3 => data.extend_from_slice("é".as_bytes()),
                 4 => data.extend_from_slice("😀".as_bytes()),
                 5 => data.push(0xff),
-                _ => data.push(b'a' + next(26) as u8),
+                _ => data.push(b'a' + rng.below(26) as u8),
             }
-            if next(line) == 0 {
+            if rng.below(line) == 0 {
                 data.push(b'\n');
             }
         }
         data
-    }
-
-    /// What the whole-input bounder retains of `data`.
-    fn retained<'a>(data: &'a [u8], limits: &Limits) -> Retained<'a> {
-        let newlines = data.iter().filter(|&&b| b == b'\n').count() as u64;
-        let (head, tail) = if data.len() <= limits.head_window() {
-            (Window::borrowed(data, 0), None)
-        } else {
-            let from = data.len() - limits.tail_window().min(data.len());
-            (
-                Window::borrowed(&data[..limits.head_window()], 0),
-                Some(Window::borrowed(&data[from..], from as u64)),
-            )
-        };
-        Retained {
-            head,
-            tail,
-            total: data.len() as u64,
-            newlines,
-        }
     }
 
     #[test]
@@ -745,10 +742,12 @@ mod tests {
             Form::Minimal,
         ];
         let mut solved = 0;
+        let mut rng = Rng::new(13);
         for seed in 0..3000u64 {
-            let data = input(seed);
-            let limits = Limits::new(1 + (seed % 23) as usize, 32 + (seed * 37 % 700) as usize);
-            let r = retained(&data, &limits);
+            let data = input(&mut rng);
+            let limits = Limits::new(rng.range(1, 23), rng.range(32, 731));
+            let newlines = data.iter().filter(|&&b| b == b'\n').count() as u64;
+            let r = Retained::borrowed(&data, &limits, newlines);
             let planner = Planner::new(&r, limits);
             for form in &forms {
                 let fast = planner.solve_with::<true>(form);
