@@ -115,8 +115,11 @@ pub(crate) struct Lines {
 }
 
 impl Lines {
-    pub(crate) fn new(r: &Retained<'_>, limits: &Limits) -> Self {
-        let max_bytes = limits.max_bytes();
+    /// The table of the lines within `reach` preview bytes of either end:
+    /// every boundary that far in, and the first one beyond it (the end of
+    /// the next line). No side is ever given a larger budget than `reach`,
+    /// so no fill looks further.
+    fn new(r: &Retained<'_>, limits: &Limits, reach: usize) -> Self {
         // Whole lines of a side number at most max_lines - 1; one more is
         // needed to know the size of the next line.
         let most = limits.max_lines();
@@ -129,7 +132,7 @@ impl Lines {
                 break;
             }
             ends.push(i + 1);
-            if i + 1 > max_bytes {
+            if i + 1 > reach {
                 reached_end = false;
                 break;
             }
@@ -155,7 +158,7 @@ impl Lines {
             }
             let start = from + i + 1;
             starts.push(start);
-            if start.saturating_add(max_bytes) < len {
+            if start.saturating_add(reach) < len {
                 reached_start = false;
                 break;
             }
@@ -250,6 +253,8 @@ pub(crate) struct Planner<'a> {
     limits: Limits,
     lines: Lines,
     total_lines: u64,
+    /// The largest budget a side may be given (see [`Planner::new`]).
+    reach: usize,
 }
 
 /// A solved cut, its notice counts and the notice's length.
@@ -268,12 +273,27 @@ impl Plan {
 }
 
 impl<'a> Planner<'a> {
-    pub(crate) fn new(r: &'a Retained<'a>, limits: Limits) -> Self {
+    /// The planner of the notice forms at least as long as `shortest`'s
+    /// notices. Every notice of a form is at least [`Planner::least_notice`]
+    /// long, so head and tail together never have more than `max_bytes`
+    /// less that: the line table stops there, which spares the searches
+    /// for lines no cut can show (about half of them, with a path).
+    pub(crate) fn new(r: &'a Retained<'a>, limits: Limits, shortest: &Form<'_>) -> Self {
+        let total_lines = r.total_lines();
+        let reach =
+            limits
+                .max_bytes()
+                .saturating_sub(least_notice(r, &limits, total_lines, shortest));
+        Self::with_reach(r, limits, total_lines, reach)
+    }
+
+    fn with_reach(r: &'a Retained<'a>, limits: Limits, total_lines: u64, reach: usize) -> Self {
         Planner {
-            lines: Lines::new(r, &limits),
-            total_lines: r.total_lines(),
+            lines: Lines::new(r, &limits, reach),
+            total_lines,
             r,
             limits,
+            reach,
         }
     }
 
@@ -285,6 +305,10 @@ impl<'a> Planner<'a> {
     /// Fills the head with at most `budget` preview bytes and `max_lines`
     /// lines, ending at or before `limit` (a text offset).
     fn fill_head(&self, budget: usize, max_lines: usize, limit: usize, fill: Fill) -> Side {
+        debug_assert!(
+            budget <= self.reach,
+            "budget {budget} beyond the line table"
+        );
         let w = &self.r.head;
         let ends = self.lines.ends();
         let open = |k: usize| usize::from(self.lines.open_end && k == ends.len());
@@ -342,6 +366,10 @@ impl<'a> Planner<'a> {
     /// Fills the tail with at most `budget` preview bytes and `max_lines`
     /// lines, starting at or after `limit` (a text offset).
     fn fill_tail(&self, budget: usize, max_lines: usize, limit: usize, fill: Fill) -> Side {
+        debug_assert!(
+            budget <= self.reach,
+            "budget {budget} beyond the line table"
+        );
         let w = self.r.tail();
         let len = w.text().len();
         let starts = self.lines.starts();
@@ -517,23 +545,12 @@ impl<'a> Planner<'a> {
     /// it cannot grow (the tests check that the shortcut changes nothing).
     fn solve_with<const SHORTCUT: bool>(&self, form: &Form<'_>) -> Option<Plan> {
         let max_bytes = self.limits.max_bytes();
-        // The shortest notice of the form any cut within the limits can
-        // have: head and tail show at most max_bytes input bytes (rendering
-        // never shrinks them) and max_lines - 1 lines.
-        let least_lines = self
-            .total_lines
-            .saturating_sub((self.limits.max_lines() as u64).saturating_sub(1))
-            .max(1);
-        let mut reserve = notice::len(
-            form,
-            &Counts {
-                omitted_bytes: self.r.total.saturating_sub(max_bytes as u64).max(1),
-                first: 1,
-                last: least_lines,
-                total_lines: self.total_lines,
-                first_partial: false,
-                last_partial: false,
-            },
+        let mut reserve = least_notice(self.r, &self.limits, self.total_lines, form);
+        // No side is given more than max_bytes - reserve, which the line
+        // table covers (a debug build checks each fill).
+        debug_assert!(
+            max_bytes.saturating_sub(reserve) <= self.reach,
+            "{form:?} is shorter than the planner's"
         );
         // Lines shown in part are paid for by their side (`Side::ann`): the
         // reserve is for the rest of the notice.
@@ -675,6 +692,26 @@ impl<'a> Planner<'a> {
     }
 }
 
+/// The shortest notice of `form` any cut within `limits` can have: head and
+/// tail show at most `max_bytes` input bytes (rendering never shrinks them)
+/// and `max_lines - 1` lines, and naming lines shown in part only adds words.
+fn least_notice(r: &Retained<'_>, limits: &Limits, total_lines: u64, form: &Form<'_>) -> usize {
+    let least_lines = total_lines
+        .saturating_sub((limits.max_lines() as u64).saturating_sub(1))
+        .max(1);
+    notice::len(
+        form,
+        &Counts {
+            omitted_bytes: r.total.saturating_sub(limits.max_bytes() as u64).max(1),
+            first: 1,
+            last: least_lines,
+            total_lines,
+            first_partial: false,
+            last_partial: false,
+        },
+    )
+}
+
 /// How many leading elements of `sorted` satisfy `pred`, which holds for a
 /// prefix of it: a branch-free count for the short tables of small previews
 /// (a binary search mispredicts about every step), a binary search beyond.
@@ -733,7 +770,7 @@ mod tests {
     }
 
     #[test]
-    fn the_extension_shortcut_changes_no_plan() {
+    fn the_extension_shortcut_and_the_table_reach_change_no_plan() {
         let pointer = Pointer::new("/w/out.txt", None);
         let forms = [
             Form::Pointer(pointer),
@@ -748,10 +785,12 @@ mod tests {
             let limits = Limits::new(rng.range(1, 23), rng.range(32, 731));
             let newlines = data.iter().filter(|&&b| b == b'\n').count() as u64;
             let r = Retained::borrowed(&data, &limits, newlines);
-            let planner = Planner::new(&r, limits);
             for form in &forms {
+                let planner = Planner::new(&r, limits, form);
                 let fast = planner.solve_with::<true>(form);
-                let full = planner.solve_with::<false>(form);
+                // With the whole line table, and filling every extension.
+                let every_line = Planner::with_reach(&r, limits, r.total_lines(), usize::MAX);
+                let full = every_line.solve_with::<false>(form);
                 match (fast, full) {
                     (Some(a), Some(b)) => {
                         assert_eq!(

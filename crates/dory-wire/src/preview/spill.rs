@@ -245,8 +245,8 @@ impl PendingSpill<'_> {
             SpillOutcome::Failed { reason } => (None, Some(reason)),
             SpillOutcome::NotSaved => (None, None),
         };
-        let planner = Planner::new(&self.retained, self.limits);
         let mut chosen = None;
+        let mut planner = None;
         if let Some(path) = &path {
             let pointer = Pointer::new(path, hint);
             let refused = if pointer.path_breaks_line() {
@@ -255,7 +255,10 @@ impl PendingSpill<'_> {
                 Some(SpillError::HintBreaksLine)
             } else {
                 let form = Form::Pointer(pointer);
-                match planner.solve(&form) {
+                let pointed = Planner::new(&self.retained, self.limits, &form);
+                let solved = pointed.solve(&form);
+                planner = Some(pointed);
+                match solved {
                     Some(plan) => {
                         chosen = Some((plan, form));
                         None
@@ -267,9 +270,15 @@ impl PendingSpill<'_> {
             };
             error = refused.map(|e| e.to_string());
         }
-        let (plan, form) = match chosen {
-            Some(chosen) => chosen,
-            None => self.shortened(&planner),
+        let (plan, form, planner) = match (chosen, planner) {
+            (Some((plan, form)), Some(planner)) => (plan, form, planner),
+            _ => {
+                // The shorter forms read further into the input: a table
+                // reaching as far as the minimal marker leaves room for.
+                let planner = Planner::new(&self.retained, self.limits, &Form::Minimal);
+                let (plan, form) = self.shortened(&planner);
+                (plan, form, planner)
+            }
         };
         let text = planner.assemble(&plan, &form);
         debug_assert!(text.len() <= self.limits.max_bytes());
