@@ -29,8 +29,6 @@
 //! that notice fits: a few rounds at most, each a few searches of the line
 //! table.
 
-use memchr::{memchr_iter, memrchr_iter};
-
 use super::limits::Limits;
 use super::notice::{self, Counts, Form};
 use super::render::Window;
@@ -126,7 +124,8 @@ impl Lines {
         let head = r.head.text().as_bytes();
         let mut ends = Vec::with_capacity(most.min(32).saturating_mul(2));
         let mut reached_end = true;
-        for i in memchr_iter(b'\n', head) {
+        let newlines = Newlines::new();
+        for i in newlines.iter(head) {
             if ends.len() >= most {
                 reached_end = false;
                 break;
@@ -151,7 +150,7 @@ impl Lines {
         let mut starts = ends;
         let mut reached_start = true;
         let scan = text.get(from..len.saturating_sub(1)).unwrap_or_default();
-        for i in memrchr_iter(b'\n', scan) {
+        for i in newlines.iter(scan).rev() {
             if starts.len() - split >= most {
                 reached_start = false;
                 break;
@@ -184,6 +183,66 @@ impl Lines {
     /// be shown whole (the input's start included when within reach).
     fn starts(&self) -> &[usize] {
         &self.bounds[self.split..]
+    }
+}
+
+/// Finds the `\n` bytes of a window. A line table searches a few short lines
+/// per render, where calling `memchr`'s runtime-detected (AVX2) routines costs
+/// a dispatch per search: on x86-64, whose baseline has SSE2, its SSE2
+/// searcher is called directly and inlined. Elsewhere (and on an x86-64
+/// target built without SSE2) the portable entry point is used.
+#[derive(Clone, Copy)]
+struct Newlines {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    sse2: Option<memchr::arch::x86_64::sse2::memchr::One>,
+}
+
+impl Newlines {
+    fn new() -> Self {
+        Newlines {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            sse2: memchr::arch::x86_64::sse2::memchr::One::new(b'\n'),
+        }
+    }
+
+    /// The offsets of the `\n` bytes of `text`, from either end.
+    fn iter<'s, 'h>(&'s self, text: &'h [u8]) -> NewlineIter<'s, 'h> {
+        #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+        if let Some(sse2) = &self.sse2 {
+            return NewlineIter::Sse2(sse2.iter(text));
+        }
+        NewlineIter::Any(memchr::memchr_iter(b'\n', text), std::marker::PhantomData)
+    }
+}
+
+/// See [`Newlines::iter`].
+enum NewlineIter<'s, 'h> {
+    #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+    Sse2(memchr::arch::x86_64::sse2::memchr::OneIter<'s, 'h>),
+    Any(memchr::Memchr<'h>, std::marker::PhantomData<&'s ()>),
+}
+
+impl Iterator for NewlineIter<'_, '_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        match self {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            NewlineIter::Sse2(it) => it.next(),
+            NewlineIter::Any(it, _) => it.next(),
+        }
+    }
+}
+
+impl DoubleEndedIterator for NewlineIter<'_, '_> {
+    #[inline]
+    fn next_back(&mut self) -> Option<usize> {
+        match self {
+            #[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+            NewlineIter::Sse2(it) => it.next_back(),
+            NewlineIter::Any(it, _) => it.next_back(),
+        }
     }
 }
 
@@ -255,6 +314,9 @@ pub(crate) struct Planner<'a> {
     total_lines: u64,
     /// The largest budget a side may be given (see [`Planner::new`]).
     reach: usize,
+    /// The form the planner is for, and [`least_notice`] of it.
+    form: Form<'a>,
+    least: usize,
 }
 
 /// A solved cut, its notice counts and the notice's length.
@@ -273,27 +335,39 @@ impl Plan {
 }
 
 impl<'a> Planner<'a> {
-    /// The planner of the notice forms at least as long as `shortest`'s
-    /// notices. Every notice of a form is at least [`Planner::least_notice`]
-    /// long, so head and tail together never have more than `max_bytes`
-    /// less that: the line table stops there, which spares the searches
-    /// for lines no cut can show (about half of them, with a path).
-    pub(crate) fn new(r: &'a Retained<'a>, limits: Limits, shortest: &Form<'_>) -> Self {
+    /// The planner of previews with a notice of `form` (or of a longer
+    /// form: [`Planner::solve_as`]). Every notice of a form is at least
+    /// [`least_notice`] long, so head and tail together never have more than
+    /// `max_bytes` less that: the line table stops there, which spares the
+    /// searches for lines no cut can show (about half of them, with a path).
+    pub(crate) fn new(r: &'a Retained<'a>, limits: Limits, form: Form<'a>) -> Self {
         let total_lines = r.total_lines();
-        let reach =
-            limits
-                .max_bytes()
-                .saturating_sub(least_notice(r, &limits, total_lines, shortest));
-        Self::with_reach(r, limits, total_lines, reach)
-    }
-
-    fn with_reach(r: &'a Retained<'a>, limits: Limits, total_lines: u64, reach: usize) -> Self {
+        let least = least_notice(r, &limits, total_lines, &form);
+        let reach = limits.max_bytes().saturating_sub(least);
         Planner {
             lines: Lines::new(r, &limits, reach),
             total_lines,
+            least,
             r,
             limits,
             reach,
+            form,
+        }
+    }
+
+    /// The same with a line table reaching `reach` bytes in (the tests
+    /// compare plans with the whole table).
+    #[cfg(test)]
+    fn with_reach(r: &'a Retained<'a>, limits: Limits, form: Form<'a>, reach: usize) -> Self {
+        let total_lines = r.total_lines();
+        Planner {
+            lines: Lines::new(r, &limits, reach),
+            total_lines,
+            least: least_notice(r, &limits, total_lines, &form),
+            r,
+            limits,
+            reach,
+            form,
         }
     }
 
@@ -536,16 +610,25 @@ impl<'a> Planner<'a> {
         self.plan(self.empty_cut(), &Form::Minimal)
     }
 
-    /// The preview of `form`, or `None` when even its notice alone does not fit.
-    pub(crate) fn solve(&self, form: &Form<'_>) -> Option<Plan> {
-        self.solve_with::<true>(form)
+    /// The preview with a notice of the planner's form, or `None` when even
+    /// its notice alone does not fit.
+    pub(crate) fn solve(&self) -> Option<Plan> {
+        self.solve_with::<true>(&self.form, self.least)
     }
 
-    /// [`Planner::solve`]; `SHORTCUT = false` fills every extension even when
-    /// it cannot grow (the tests check that the shortcut changes nothing).
-    fn solve_with<const SHORTCUT: bool>(&self, form: &Form<'_>) -> Option<Plan> {
+    /// The preview with a notice of `form`, which must be at least as long
+    /// as the planner's (its line table reaches no further).
+    pub(crate) fn solve_as(&self, form: &Form<'_>) -> Option<Plan> {
+        let least = least_notice(self.r, &self.limits, self.total_lines, form);
+        self.solve_with::<true>(form, least)
+    }
+
+    /// [`Planner::solve_as`], given [`least_notice`] of `form`;
+    /// `SHORTCUT = false` fills every extension even when it cannot grow (the
+    /// tests check that the shortcut changes nothing).
+    fn solve_with<const SHORTCUT: bool>(&self, form: &Form<'_>, least: usize) -> Option<Plan> {
         let max_bytes = self.limits.max_bytes();
-        let mut reserve = least_notice(self.r, &self.limits, self.total_lines, form);
+        let mut reserve = least;
         // No side is given more than max_bytes - reserve, which the line
         // table covers (a debug build checks each fill).
         debug_assert!(
@@ -786,11 +869,11 @@ mod tests {
             let newlines = data.iter().filter(|&&b| b == b'\n').count() as u64;
             let r = Retained::borrowed(&data, &limits, newlines);
             for form in &forms {
-                let planner = Planner::new(&r, limits, form);
-                let fast = planner.solve_with::<true>(form);
+                let planner = Planner::new(&r, limits, *form);
+                let fast = planner.solve();
                 // With the whole line table, and filling every extension.
-                let every_line = Planner::with_reach(&r, limits, r.total_lines(), usize::MAX);
-                let full = every_line.solve_with::<false>(form);
+                let every_line = Planner::with_reach(&r, limits, *form, usize::MAX);
+                let full = every_line.solve_with::<false>(form, every_line.least);
                 match (fast, full) {
                     (Some(a), Some(b)) => {
                         assert_eq!(

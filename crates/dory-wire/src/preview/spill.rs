@@ -246,7 +246,6 @@ impl PendingSpill<'_> {
             SpillOutcome::NotSaved => (None, None),
         };
         let mut chosen = None;
-        let mut planner = None;
         if let Some(path) = &path {
             let pointer = Pointer::new(path, hint);
             let refused = if pointer.path_breaks_line() {
@@ -255,12 +254,10 @@ impl PendingSpill<'_> {
                 Some(SpillError::HintBreaksLine)
             } else {
                 let form = Form::Pointer(pointer);
-                let pointed = Planner::new(&self.retained, self.limits, &form);
-                let solved = pointed.solve(&form);
-                planner = Some(pointed);
-                match solved {
+                let planner = Planner::new(&self.retained, self.limits, form);
+                match planner.solve() {
                     Some(plan) => {
-                        chosen = Some((plan, form));
+                        chosen = Some((plan, form, planner));
                         None
                     }
                     None => Some(SpillError::PathTooLong {
@@ -270,16 +267,13 @@ impl PendingSpill<'_> {
             };
             error = refused.map(|e| e.to_string());
         }
-        let (plan, form, planner) = match (chosen, planner) {
-            (Some((plan, form)), Some(planner)) => (plan, form, planner),
-            _ => {
-                // The shorter forms read further into the input: a table
-                // reaching as far as the minimal marker leaves room for.
-                let planner = Planner::new(&self.retained, self.limits, &Form::Minimal);
-                let (plan, form) = self.shortened(&planner);
-                (plan, form, planner)
-            }
-        };
+        let (plan, form, planner) = chosen.unwrap_or_else(|| {
+            // The shorter forms read further into the input: a line table
+            // reaching as far as the minimal marker leaves room for.
+            let planner = Planner::new(&self.retained, self.limits, Form::Minimal);
+            let (plan, form) = self.shortened(&planner);
+            (plan, form, planner)
+        });
         let text = planner.assemble(&plan, &form);
         debug_assert!(text.len() <= self.limits.max_bytes());
         debug_assert!(plan.cut.preview_lines() <= self.limits.max_lines());
@@ -317,7 +311,7 @@ impl PendingSpill<'_> {
                     break;
                 }
             }
-            let Some(plan) = planner.solve(&form) else {
+            let Some(plan) = planner.solve_as(&form) else {
                 continue;
             };
             match &best {
