@@ -536,13 +536,20 @@ impl<'a> Planner<'a> {
             leftover: false,
             annotate,
         };
-        let first_tail = self.fill_tail(
-            bytes - bytes / 2,
-            lines - lines / 2,
-            self.tail_limit(&Side::EMPTY),
-            fill,
-        );
-        let first_head = self.fill_head(bytes / 2, lines / 2, self.head_limit(&first_tail), fill);
+        // The first tail only limits the first head, and only when the two
+        // share one window: apart, its fill would be thrown away.
+        let first_limit = if self.shared() {
+            let first_tail = self.fill_tail(
+                bytes - bytes / 2,
+                lines - lines / 2,
+                self.tail_limit(&Side::EMPTY),
+                fill,
+            );
+            self.head_limit(&first_tail)
+        } else {
+            usize::MAX
+        };
+        let first_head = self.fill_head(bytes / 2, lines / 2, first_limit, fill);
         let tail = self.fill_tail(
             bytes - first_head.used(),
             lines - first_head.lines,
