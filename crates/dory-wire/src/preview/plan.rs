@@ -4,8 +4,9 @@
 //! `2 × max_bytes + 8` bytes, rendered once, and two totals — which both the
 //! whole-input and the streaming bounder build identically, so they give the
 //! same bytes. All positions are offsets in a window's rendered text: line
-//! ends are found once per render ([`Lines`]) and every size is a difference
-//! of two offsets, so no byte is decoded twice.
+//! ends are found once per render ([`Lines`], as far in as a cut can reach;
+//! again, further, only when the pointer's notice does not fit) and every
+//! size is a difference of two offsets, so no byte is decoded twice.
 //!
 //! Layout of a truncated preview, and what each part costs:
 //! ```text
