@@ -360,15 +360,10 @@ impl<'a> Planner<'a> {
     /// compare plans with the whole table).
     #[cfg(test)]
     fn with_reach(r: &'a Retained<'a>, limits: Limits, form: Form<'a>, reach: usize) -> Self {
-        let total_lines = r.total_lines();
         Planner {
             lines: Lines::new(r, &limits, reach),
-            total_lines,
-            least: least_notice(r, &limits, total_lines, &form),
-            r,
-            limits,
             reach,
-            form,
+            ..Self::new(r, limits, form)
         }
     }
 
