@@ -39,10 +39,15 @@ pub enum ErrorKind {
     Misuse,
     /// Limits that cannot be honoured (`invalid_limits`).
     Limits,
+    /// The connection ended before the output did and the follower's
+    /// reconnect budget is spent, or the request may not be sent again
+    /// (`stream_disconnected`): the output is still retained, resume from
+    /// the error's cursor.
+    Transport,
 }
 
 impl ErrorKind {
-    /// `"answer"`, `"loss"`, `"protocol"`, `"misuse"` or `"limits"`.
+    /// `"answer"`, `"loss"`, `"protocol"`, `"misuse"`, `"limits"` or `"transport"`.
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::Answer => "answer",
@@ -50,6 +55,7 @@ impl ErrorKind {
             ErrorKind::Protocol => "protocol",
             ErrorKind::Misuse => "misuse",
             ErrorKind::Limits => "limits",
+            ErrorKind::Transport => "transport",
         }
     }
 
@@ -61,7 +67,7 @@ impl ErrorKind {
             ErrorKind::Answer => Some("AnswerError"),
             ErrorKind::Loss => Some("LossError"),
             ErrorKind::Protocol => Some("ProtocolError"),
-            ErrorKind::Misuse | ErrorKind::Limits => None,
+            ErrorKind::Misuse | ErrorKind::Limits | ErrorKind::Transport => None,
         }
     }
 }
@@ -153,6 +159,19 @@ const INVALID_STATE: ErrorCode = ErrorCode {
     fields: &["reason"],
 };
 
+const INVALID_ARGUMENT: ErrorCode = ErrorCode {
+    code: "invalid_argument",
+    class: "InvalidArgument",
+    kind: ErrorKind::Misuse,
+    fields: &["name", "reason"],
+};
+const STREAM_DISCONNECTED: ErrorCode = ErrorCode {
+    code: "stream_disconnected",
+    class: "StreamDisconnected",
+    kind: ErrorKind::Transport,
+    fields: &["reason", "cursor", "proc_id"],
+};
+
 /// Every error code, each once, in a stable order: the table the bindings
 /// build their error classes from.
 ///
@@ -175,6 +194,8 @@ pub const ERROR_CODES: &[ErrorCode] = &[
     FRAME_TOO_LARGE,
     INVALID_LIMITS,
     INVALID_STATE,
+    INVALID_ARGUMENT,
+    STREAM_DISCONNECTED,
 ];
 
 /// The value of one field of an error, as [`Error::fields`] lists them.
@@ -278,6 +299,30 @@ pub enum Error {
         /// What was done out of order.
         reason: String,
     },
+    /// An argument a request cannot be built from: an empty id, an empty
+    /// command, a timeout that is not a positive number, an idempotency key
+    /// that cannot be a header value, a follow option out of range.
+    InvalidArgument {
+        /// The argument's name, as in the API (`computer_id`, `command`, …).
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A [`Follower`](crate::Follower) gave up: the connection ended before
+    /// the output did and the reconnect budget is spent, or the request that
+    /// broke may not be sent again (an exec without an idempotency key that
+    /// broke before announcing its process). The output is still retained:
+    /// read it again from `cursor`; never start the command again.
+    StreamDisconnected {
+        /// Why the last connection ended (see [`DisconnectReason`](crate::DisconnectReason)).
+        reason: crate::DisconnectReason,
+        /// The consumed offsets: where to resume from.
+        cursor: Cursor,
+        /// The process whose output was read, once known.
+        proc_id: Option<String>,
+        /// What the transport said, if anything (empty when nothing).
+        detail: String,
+    },
 }
 
 impl Error {
@@ -296,13 +341,16 @@ impl Error {
             Error::FrameTooLarge { .. } => &FRAME_TOO_LARGE,
             Error::InvalidLimits { .. } => &INVALID_LIMITS,
             Error::InvalidState { .. } => &INVALID_STATE,
+            Error::InvalidArgument { .. } => &INVALID_ARGUMENT,
+            Error::StreamDisconnected { .. } => &STREAM_DISCONNECTED,
         }
     }
 
     /// The stable code string: `output_gap`, `output_expired`,
     /// `offset_beyond_output`, `api_error`, `unsupported_content_type`,
     /// `malformed_frame`, `unexpected_frame`, `identity_mismatch`,
-    /// `frame_too_large`, `invalid_limits` or `invalid_state`.
+    /// `frame_too_large`, `invalid_limits`, `invalid_state`,
+    /// `invalid_argument` or `stream_disconnected`.
     pub fn code(&self) -> &'static str {
         self.entry().code
     }
@@ -382,6 +430,19 @@ impl Error {
             Error::InvalidLimits { reason } | Error::InvalidState { reason } => {
                 vec![("reason", V::Str(reason))]
             }
+            Error::InvalidArgument { name, reason } => {
+                vec![("name", V::Str(name)), ("reason", V::Str(reason))]
+            }
+            Error::StreamDisconnected {
+                reason,
+                cursor,
+                proc_id,
+                ..
+            } => vec![
+                ("reason", V::Str(reason.as_str())),
+                ("cursor", V::Cursor(*cursor)),
+                ("proc_id", V::OptStr(proc_id.as_deref())),
+            ],
         }
     }
 
@@ -439,6 +500,25 @@ impl fmt::Display for Error {
             }
             Error::InvalidLimits { reason } => write!(f, "invalid_limits: {reason}"),
             Error::InvalidState { reason } => write!(f, "invalid_state: {reason}"),
+            Error::InvalidArgument { name, reason } => {
+                write!(f, "invalid_argument: {name}: {reason}")
+            }
+            Error::StreamDisconnected {
+                reason,
+                cursor,
+                detail,
+                ..
+            } => {
+                write!(f, "stream_disconnected: {}", reason.describe())?;
+                if !detail.is_empty() {
+                    write!(f, " ({detail})")?;
+                }
+                write!(
+                    f,
+                    "; resume from stdout_offset {}, stderr_offset {}",
+                    cursor.stdout, cursor.stderr
+                )
+            }
         }
     }
 }
@@ -488,6 +568,16 @@ mod tests {
             Error::FrameTooLarge { limit: 1 },
             Error::InvalidLimits { reason: s() },
             Error::InvalidState { reason: s() },
+            Error::InvalidArgument {
+                name: s(),
+                reason: s(),
+            },
+            Error::StreamDisconnected {
+                reason: crate::DisconnectReason::NoResponse,
+                cursor: Cursor::new(1, 2),
+                proc_id: None,
+                detail: s(),
+            },
         ];
         for e in &all {
             match e {
@@ -501,7 +591,9 @@ mod tests {
                 | Error::IdentityMismatch { .. }
                 | Error::FrameTooLarge { .. }
                 | Error::InvalidLimits { .. }
-                | Error::InvalidState { .. } => {}
+                | Error::InvalidState { .. }
+                | Error::InvalidArgument { .. }
+                | Error::StreamDisconnected { .. } => {}
             }
         }
         all
@@ -548,6 +640,8 @@ mod tests {
         assert_eq!(kind("output_expired"), Some(ErrorKind::Loss));
         assert_eq!(kind("invalid_state"), Some(ErrorKind::Misuse));
         assert_eq!(kind("invalid_limits"), Some(ErrorKind::Limits));
+        assert_eq!(kind("invalid_argument"), Some(ErrorKind::Misuse));
+        assert_eq!(kind("stream_disconnected"), Some(ErrorKind::Transport));
         let protocol: Vec<_> = ERROR_CODES
             .iter()
             .filter(|c| c.kind == ErrorKind::Protocol)

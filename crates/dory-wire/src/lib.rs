@@ -149,18 +149,25 @@
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
 mod error;
+mod follow;
 mod frame;
 mod gaps;
 mod json;
 mod offsets;
 pub mod preview;
 mod reader;
+pub mod request;
 mod sink;
 mod transcript;
 mod types;
 
 pub use error::{Error, ErrorCode, ErrorKind, FieldValue, ERROR_CODES};
+pub use follow::{
+    Decision, Done, FollowOptions, Follower, FollowerState, Reconnect, DEFAULT_BACKOFF,
+    DEFAULT_MAX_BACKOFF, DEFAULT_RETRIES,
+};
 pub use reader::{Reader, ReaderState};
+pub use request::{Command, Method, Request, Wait};
 pub use sink::Sink;
 pub use transcript::{Piece, StreamTranscript, Transcript, Utf8Decoder};
 pub use types::*;

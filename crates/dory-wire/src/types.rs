@@ -355,17 +355,51 @@ pub enum DisconnectReason {
     /// The server sent a `gap` frame (or a 409) and every loss was skipped, or
     /// nothing was lost: reconnect from the cursor.
     Gap,
-    /// No byte arrived within the liveness timeout.
+    /// No complete frame arrived within the liveness timeout.
     Stalled,
+    /// No response at all: the connection was refused or reset, or no
+    /// headers came within the liveness timeout. Only a
+    /// [`Follower`](crate::Follower) reports it (a reader sees responses).
+    NoResponse,
+    /// A transient refusal before any body: 503 or 429 (its `Retry-After`
+    /// honoured). Only a [`Follower`](crate::Follower) reports it, and only
+    /// for a request it may send again.
+    Unavailable,
 }
 
 impl DisconnectReason {
-    /// `"end_of_body"`, `"gap"` or `"stalled"`.
+    /// `"end_of_body"`, `"gap"`, `"stalled"`, `"no_response"` or `"unavailable"`.
     pub fn as_str(self) -> &'static str {
         match self {
             DisconnectReason::EndOfBody => "end_of_body",
             DisconnectReason::Gap => "gap",
             DisconnectReason::Stalled => "stalled",
+            DisconnectReason::NoResponse => "no_response",
+            DisconnectReason::Unavailable => "unavailable",
+        }
+    }
+
+    /// The reason named by [`as_str`](DisconnectReason::as_str).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name {
+            "end_of_body" => DisconnectReason::EndOfBody,
+            "gap" => DisconnectReason::Gap,
+            "stalled" => DisconnectReason::Stalled,
+            "no_response" => DisconnectReason::NoResponse,
+            "unavailable" => DisconnectReason::Unavailable,
+            _ => return None,
+        })
+    }
+
+    /// What happened, in words: the middle of a
+    /// [`StreamDisconnected`](crate::Error::StreamDisconnected) message.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DisconnectReason::EndOfBody => "the response ended before exit",
+            DisconnectReason::Gap => "a gap frame ended the response",
+            DisconnectReason::Stalled => "no complete frame came within the liveness timeout",
+            DisconnectReason::NoResponse => "no response",
+            DisconnectReason::Unavailable => "the service was unavailable",
         }
     }
 }

@@ -38,6 +38,11 @@ impl Lines {
         self.partial.len()
     }
 
+    /// How many lines were complete so far.
+    pub(super) fn completed(&self) -> u64 {
+        self.number
+    }
+
     /// Cuts `data` into lines and calls `line(bytes, number)` for each
     /// complete one; keeps the incomplete rest. Stops at the first error.
     #[inline]

@@ -3,8 +3,8 @@
 //!
 //! Invariants:
 //! - The clock is armed by the first tick; until then there is no deadline.
-//! - A tick after bytes arrived restarts the clock at that tick's `now`;
-//!   a tick without bytes since the last (re)start checks the deadline.
+//! - A tick after a complete frame arrived restarts the clock at that tick's `now`;
+//!   a tick without a frame since the last (re)start checks the deadline.
 //! - Stalled is final: once set, it stays set and there is no deadline.
 //!
 //! Whether the clock applies at all (only to a frame stream that has not
@@ -12,13 +12,13 @@
 
 use std::time::Duration;
 
-/// When the last byte-less period started, and whether it was broken.
+/// When the last frame-less period started, and whether it was broken.
 #[derive(Debug)]
 pub(super) struct Liveness {
     timeout: Duration,
     /// When the clock last (re)started; `None` until armed.
     since: Option<Duration>,
-    /// Whether bytes arrived since the clock last (re)started.
+    /// Whether a frame arrived since the clock last (re)started.
     active: bool,
     stalled: bool,
 }
@@ -33,18 +33,18 @@ impl Liveness {
         }
     }
 
-    /// Body bytes arrived.
+    /// A complete frame (line) arrived.
     #[inline]
-    pub(super) fn bytes_arrived(&mut self) {
+    pub(super) fn frame_arrived(&mut self) {
         self.active = true;
     }
 
-    /// Whether no byte came for the timeout (final).
+    /// Whether no frame came for the timeout (final).
     pub(super) fn stalled(&self) -> bool {
         self.stalled
     }
 
-    /// The time by which the next byte must arrive, once armed and not stalled.
+    /// The time by which the next frame must arrive, once armed and not stalled.
     pub(super) fn deadline(&self) -> Option<Duration> {
         if self.stalled {
             return None;
@@ -86,13 +86,16 @@ mod tests {
         assert!(!clock.tick(S(100)));
         assert_eq!(clock.deadline(), Some(S(130)));
         assert!(!clock.tick(S(129)));
-        clock.bytes_arrived();
-        assert!(!clock.tick(S(150)), "bytes restart the clock at the tick");
+        clock.frame_arrived();
+        assert!(
+            !clock.tick(S(150)),
+            "a frame restarts the clock at the tick"
+        );
         assert_eq!(clock.deadline(), Some(S(180)));
         assert!(clock.tick(S(180)));
         assert!(clock.stalled());
         assert_eq!(clock.deadline(), None);
-        clock.bytes_arrived();
+        clock.frame_arrived();
         assert!(clock.tick(S(181)), "stalled is final");
     }
 

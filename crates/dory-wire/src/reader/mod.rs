@@ -252,8 +252,8 @@ impl Reader {
         }
     }
 
-    /// The deadline, on the caller's monotonic clock, by which the next byte
-    /// must arrive, or `None` when no deadline applies (the clock is not armed
+    /// The deadline, on the caller's monotonic clock, by which the next
+    /// complete frame (a heartbeat included) must arrive, or `None` when no deadline applies (the clock is not armed
     /// yet, the body is not a frame stream, or the stream already ended).
     /// Wait for body bytes until then; if none came, call
     /// [`handle_timeout`](Reader::handle_timeout).
@@ -265,9 +265,10 @@ impl Reader {
     }
 
     /// Tells the reader the time `now` on the caller's monotonic clock (any
-    /// origin). The first call arms the liveness clock; a call after bytes
-    /// were fed restarts it at `now`. Returns true when no byte came for the
-    /// liveness timeout: the stream is **stalled** — close the connection and
+    /// origin). The first call arms the liveness clock; a call after a
+    /// complete frame was fed restarts it at `now` (bytes of a frame still
+    /// arriving do not: a frame must complete within the timeout). Returns
+    /// true when no complete frame came for the liveness timeout: the stream is **stalled** — close the connection and
     /// call [`finish`](Reader::finish), which ends `Disconnected` with reason
     /// [`DisconnectReason::Stalled`], then reconnect from the cursor.
     pub fn handle_timeout(&mut self, now: Duration) -> bool {
@@ -341,10 +342,14 @@ impl Reader {
                         "feed after the stream stalled: call finish and reconnect",
                     ));
                 }
-                if !data.is_empty() {
-                    self.clock.bytes_arrived();
+                // Only a complete line proves the stream alive: bytes that
+                // never finish a frame cannot hold a follower forever.
+                let before = stream.completed_lines();
+                let result = stream.feed(data, self.rules, &mut self.progress, events);
+                if stream.completed_lines() != before {
+                    self.clock.frame_arrived();
                 }
-                stream.feed(data, self.rules, &mut self.progress, events)
+                result
             }
             Phase::Document(buf) => {
                 let max = self.options.max_frame_bytes;

@@ -66,6 +66,11 @@ impl FrameStream {
         self.lines.buffered()
     }
 
+    /// How many lines were complete so far: what proves the stream alive.
+    pub(super) fn completed_lines(&self) -> u64 {
+        self.lines.completed()
+    }
+
     /// The terminal frame seen, if any.
     pub(super) fn terminal(&self) -> Option<Terminal> {
         self.order.terminal
