@@ -36,29 +36,6 @@
 //!   are, never retried; so does a JSON document answering a read of output.
 //!   What was decoded before stays in the caller's sink.
 //!
-//! ```
-//! use dory_wire::{Decision, FollowOptions, Follower, Stream, Transcript};
-//!
-//! let mut follower = Follower::process_output("c1", "p1", Default::default(), FollowOptions::default())?;
-//! let mut transcript = Transcript::new();
-//! let bodies: [&[u8]; 2] = [
-//!     b"{\"type\":\"stdout\",\"data\":\"hel\",\"offset\":3}\n{\"type\":\"std",
-//!     b"{\"type\":\"stdout\",\"data\":\"hello\",\"offset\":5}\n{\"type\":\"exit\",\"exit_code\":0,\"timed_out\":false}\n",
-//! ];
-//! for body in bodies {
-//!     let request = follower.request()?; // send it
-//!     assert!(request.target().ends_with(if body == bodies[0] { "stdout_offset=0&stderr_offset=0&follow=true" } else { "stdout_offset=3&stderr_offset=0&follow=true" }));
-//!     follower.open(200, "application/x-ndjson", Some("p1"), None)?;
-//!     follower.feed(body, &mut transcript)?;
-//!     match follower.finish(None, 0.5, &mut transcript)? {
-//!         Decision::Reconnect(reconnect) => assert_eq!(reconnect.delay.as_millis(), 0), // progress: at once
-//!         Decision::Done(done) => assert_eq!(done.exit_code, Some(0)),
-//!         Decision::Continue => unreachable!(),
-//!     }
-//! }
-//! assert_eq!(transcript.stream(Stream::Stdout).bytes(), b"hello");
-//! # Ok::<(), dory_wire::Error>(())
-//! ```
 
 use std::time::Duration;
 
@@ -216,7 +193,6 @@ pub struct Done {
 
 /// What the follower decided when a response ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum Decision {
     /// The read is complete.
     Done(Done),
@@ -297,7 +273,51 @@ enum Body {
 /// A whole read of retained output — process output, setup logs, or an
 /// exec stream continued on its process's output — across responses, sans IO.
 ///
-/// See the [module documentation](self) for the conversation and its rules.
+/// The conversation, and the rules it follows (the same in every
+/// language, written in `docs/PROTOCOL.md`, "Following a read"):
+///
+/// ```text
+/// request() ─▶ Sent ─open(status, content-type, CE-Process-Id, Retry-After)─▶ Body ─feed(bytes)*─▶ finish(error, jitter)
+///                └─no_response(detail, jitter)                                                   │
+///   ◀── Decision::Reconnect (report it, sleep its delay) / Decision::Continue ◀───────────────────┘
+///       Decision::Done: exit seen, or the normal end of a finite read; any error: Failed (sticky)
+/// ```
+///
+/// - A connection that moved the cursor (or announced an exec's process)
+///   resets the budget and is followed at once; `retries` connections in a
+///   row without progress are allowed, the n-th after
+///   `min(max_backoff, backoff × 2^(n−1))` — with jitter on, `base/2 +
+///   j·base/2` for the caller's `j ∈ [0, 1]`. One more is
+///   [`Error::StreamDisconnected`].
+/// - A cut, a stall, a skipped `gap` or 409, no response, and a 503 or 429
+///   (`Retry-After` honoured up to `max_backoff`) are reconnects, for a
+///   request that may be sent again: an exec without an idempotency key is
+///   never sent twice.
+/// - Loss, answers and protocol errors end the read as they are.
+///
+/// ```
+/// use dory_wire::{Decision, FollowOptions, Follower, Stream, Transcript};
+///
+/// let mut follower = Follower::process_output("c1", "p1", Default::default(), FollowOptions::default())?;
+/// let mut transcript = Transcript::new();
+/// let bodies: [&[u8]; 2] = [
+///     b"{\"type\":\"stdout\",\"data\":\"hel\",\"offset\":3}\n{\"type\":\"std",
+///     b"{\"type\":\"stdout\",\"data\":\"hello\",\"offset\":5}\n{\"type\":\"exit\",\"exit_code\":0,\"timed_out\":false}\n",
+/// ];
+/// for body in bodies {
+///     let request = follower.request()?; // send it
+///     assert!(request.target().ends_with(if body == bodies[0] { "stdout_offset=0&stderr_offset=0&follow=true" } else { "stdout_offset=3&stderr_offset=0&follow=true" }));
+///     follower.open(200, "application/x-ndjson", Some("p1"), None)?;
+///     follower.feed(body, &mut transcript)?;
+///     match follower.finish(None, 0.5, &mut transcript)? {
+///         Decision::Reconnect(reconnect) => assert_eq!(reconnect.delay.as_millis(), 0), // progress: at once
+///         Decision::Done(done) => assert_eq!(done.exit_code, Some(0)),
+///         Decision::Continue => unreachable!(),
+///     }
+/// }
+/// assert_eq!(transcript.stream(Stream::Stdout).bytes(), b"hello");
+/// # Ok::<(), dory_wire::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Follower {
     options: FollowOptions,

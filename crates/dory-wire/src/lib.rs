@@ -156,7 +156,7 @@ mod json;
 mod offsets;
 pub mod preview;
 mod reader;
-pub mod request;
+mod request;
 mod sink;
 mod transcript;
 mod types;

@@ -10,24 +10,6 @@
 //! language (`invalid_argument`): ids and idempotency keys are non-empty and
 //! fit in a header or a path, a command is a non-empty shell line or a
 //! non-empty argv, a timeout is a positive finite number of seconds.
-//!
-//! ```
-//! use dory_wire::{Command, Cursor, Method, Request};
-//!
-//! let request = Request::output("c 1", "p/2", Cursor::new(5, 0), true)?;
-//! assert_eq!(request.method, Method::Get);
-//! assert_eq!(request.path, "/computers/c%201/processes/p%2F2/output");
-//! assert_eq!(request.target(), "/computers/c%201/processes/p%2F2/output?stdout_offset=5&stderr_offset=0&follow=true");
-//! assert_eq!(request.header("accept"), Some("application/x-ndjson"));
-//!
-//! let start = Request::start("c1", &Command::shell("echo hi"), Some(30.0), Some("key-1"))?;
-//! assert_eq!(start.header("Idempotency-Key"), Some("key-1"));
-//! assert_eq!(start.body.as_deref(), Some(&br#"{"command":"echo hi","timeout_seconds":30.0}"#[..]));
-//!
-//! let err = Request::start("", &Command::argv(Vec::<String>::new()), None, None).unwrap_err();
-//! assert_eq!(err.code(), "invalid_argument");
-//! # Ok::<(), dory_wire::Error>(())
-//! ```
 
 use std::fmt::Write as _;
 
@@ -36,9 +18,9 @@ use serde::Serialize;
 use crate::{Cursor, Error};
 
 /// The media type of a frame stream.
-pub const NDJSON: &str = "application/x-ndjson";
+pub(crate) const NDJSON: &str = "application/x-ndjson";
 /// The media type of a JSON document.
-pub const JSON: &str = "application/json";
+pub(crate) const JSON: &str = "application/json";
 
 /// An HTTP method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -121,6 +103,24 @@ impl Command {
 }
 
 /// One HTTP request of the Dory API, independent of the HTTP library.
+///
+/// ```
+/// use dory_wire::{Command, Cursor, Method, Request};
+///
+/// let request = Request::output("c 1", "p/2", Cursor::new(5, 0), true)?;
+/// assert_eq!(request.method, Method::Get);
+/// assert_eq!(request.path, "/computers/c%201/processes/p%2F2/output");
+/// assert_eq!(request.target(), "/computers/c%201/processes/p%2F2/output?stdout_offset=5&stderr_offset=0&follow=true");
+/// assert_eq!(request.header("accept"), Some("application/x-ndjson"));
+///
+/// let start = Request::start("c1", &Command::shell("echo hi"), Some(30.0), Some("key-1"))?;
+/// assert_eq!(start.header("Idempotency-Key"), Some("key-1"));
+/// assert_eq!(start.body.as_deref(), Some(&br#"{"command":"echo hi","timeout_seconds":30}"#[..]));
+///
+/// let err = Request::start("", &Command::argv(Vec::<String>::new()), None, None).unwrap_err();
+/// assert_eq!(err.code(), "invalid_argument");
+/// # Ok::<(), dory_wire::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Request {
@@ -284,7 +284,17 @@ fn get(path: String, accept: &str, query: Vec<(&'static str, String)>, wait: Wai
 struct StartBody<'a> {
     command: &'a Command,
     #[serde(skip_serializing_if = "Option::is_none")]
-    timeout_seconds: Option<f64>,
+    timeout_seconds: Option<serde_json::Number>,
+}
+
+/// Whole seconds as a JSON integer (`30`, as every client sent them), others
+/// as a float.
+fn seconds(t: f64) -> Option<serde_json::Number> {
+    if t.fract() == 0.0 && t <= 9_007_199_254_740_992.0 {
+        Some(serde_json::Number::from(t as u64))
+    } else {
+        serde_json::Number::from_f64(t)
+    }
 }
 
 fn post(
@@ -311,7 +321,7 @@ fn post(
     }
     let body = serde_json::to_vec(&StartBody {
         command,
-        timeout_seconds,
+        timeout_seconds: timeout_seconds.and_then(seconds),
     })
     .map_err(|e| invalid("command", &e.to_string()))?;
     Ok(Request {
@@ -436,6 +446,11 @@ mod tests {
             Some(&br#"{"command":["echo","hi"]}"#[..])
         );
         assert_eq!(keyed.wait, Wait::Stream);
+        let half = Request::start("c", &cmd, Some(0.5), None).unwrap();
+        assert_eq!(
+            half.body.as_deref(),
+            Some(&br#"{"command":["echo","hi"],"timeout_seconds":0.5}"#[..])
+        );
         assert!(Request::setup_logs("c", 3, false).unwrap().idempotent);
         assert_eq!(
             Request::setup_logs("c", 3, false).unwrap().target(),

@@ -135,6 +135,23 @@ pub fn error_json(e: &Error) -> Value {
             m.insert("status".into(), json!(status));
             m.insert("api_code".into(), json!(api_code));
         }
+        Error::StreamDisconnected {
+            reason,
+            cursor,
+            proc_id,
+            ..
+        } => {
+            m.insert("reason".into(), json!(reason.as_str()));
+            m.insert("cursor".into(), cursor_json(cursor));
+            m.insert("proc_id".into(), json!(proc_id));
+        }
+        Error::IdentityMismatch { expected, found } => {
+            m.insert("expected".into(), json!(expected));
+            m.insert("found".into(), json!(found));
+        }
+        Error::InvalidArgument { name, .. } => {
+            m.insert("name".into(), json!(name));
+        }
         _ => {}
     }
     Value::Object(m)

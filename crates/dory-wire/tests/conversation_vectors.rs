@@ -1,0 +1,427 @@
+//! Runs every `kind: "conversation"` vector of `tests/vectors/**/*.json`
+//! through a [`Follower`]: the requests it asks for, the scripted responses
+//! fed whole, byte by byte and at seeded random splits, and the decisions it
+//! makes — the same for every split, equal to the vector's.
+
+mod common;
+
+use std::time::Duration;
+
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine as _;
+use common::{cursor_json, error_json, event_json, subset_matches, vectors, Rng};
+use dory_wire::{
+    Command, Cursor, Decision, Error, Event, FollowOptions, Follower, GapPolicy, Request,
+    ResumeState, Stream,
+};
+use serde_json::{json, Map, Value};
+
+fn cursor_of(v: &Value) -> Cursor {
+    Cursor::new(
+        v["stdout"].as_u64().unwrap_or(0),
+        v["stderr"].as_u64().unwrap_or(0),
+    )
+}
+
+fn options_of(v: &Value) -> FollowOptions {
+    let mut o = FollowOptions::default();
+    let Some(opts) = v.get("options") else {
+        return o;
+    };
+    let ms = |k: &str| {
+        opts.get(k)
+            .and_then(Value::as_u64)
+            .map(Duration::from_millis)
+    };
+    if let Some(f) = opts.get("follow").and_then(Value::as_bool) {
+        o = o.follow(f);
+    }
+    if let Some(p) = opts.get("gap_policy").and_then(Value::as_str) {
+        o = o.gap_policy(GapPolicy::from_name(p).expect("known gap policy"));
+    }
+    if let Some(r) = opts.get("retries").and_then(Value::as_u64) {
+        o = o.retries(r as u32);
+    }
+    if let Some(d) = ms("backoff_ms") {
+        o = o.backoff(d);
+    }
+    if let Some(d) = ms("max_backoff_ms") {
+        o = o.max_backoff(d);
+    }
+    if let Some(j) = opts.get("jitter").and_then(Value::as_bool) {
+        o = o.jitter(j);
+    }
+    if let Some(d) = ms("liveness_timeout_ms") {
+        o = o.liveness_timeout(d);
+    }
+    if let Some(m) = opts.get("max_frame_bytes").and_then(Value::as_u64) {
+        o = o.max_frame_bytes(m as usize);
+    }
+    if let Some(s) = opts.get("strict").and_then(Value::as_bool) {
+        o = o.strict(s);
+    }
+    o
+}
+
+fn follower_of(v: &Value) -> Result<Follower, Error> {
+    let read = &v["read"];
+    let s = |k: &str| read[k].as_str().expect(k);
+    let options = options_of(v);
+    match s("type") {
+        "process_output" => Follower::process_output(
+            s("computer_id"),
+            s("proc_id"),
+            read.get("cursor").map(cursor_of).unwrap_or_default(),
+            options,
+        ),
+        "resume" => {
+            let state: ResumeState =
+                serde_json::from_value(read["state"].clone()).expect("a resume state");
+            Follower::resume(s("computer_id"), &state, options)
+        }
+        "setup_logs" => Follower::setup_logs(
+            s("computer_id"),
+            read.get("offset").and_then(Value::as_u64).unwrap_or(0),
+            options,
+        ),
+        "exec_stream" => {
+            let command = match &read["command"] {
+                Value::String(line) => Command::shell(line.clone()),
+                Value::Array(args) => Command::argv(args.iter().map(|a| a.as_str().expect("str"))),
+                other => panic!("command {other}"),
+            };
+            Follower::exec_stream(
+                s("computer_id"),
+                &command,
+                read.get("timeout_seconds").and_then(Value::as_f64),
+                read.get("idempotency_key").and_then(Value::as_str),
+                options,
+            )
+        }
+        other => panic!("unknown read type {other}"),
+    }
+}
+
+fn request_json(r: &Request) -> Value {
+    let headers: Map<String, Value> = r
+        .headers
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), json!(v)))
+        .collect();
+    let body = match &r.body {
+        Some(b) => serde_json::from_slice(b).expect("a JSON body"),
+        None => Value::Null,
+    };
+    json!({"method": r.method.as_str(), "target": r.target(), "headers": headers, "body": body})
+}
+
+fn decision_json(d: &Decision) -> Value {
+    match d {
+        Decision::Done(done) => json!({
+            "type": "done", "exited": done.exited, "exit_code": done.exit_code,
+            "timed_out": done.timed_out, "cursor": cursor_json(&done.cursor), "proc_id": done.proc_id,
+        }),
+        Decision::Reconnect(r) => json!({
+            "type": "reconnect", "attempt": r.attempt, "failures": r.failures,
+            "reason": r.reason.as_str(), "cursor": cursor_json(&r.cursor),
+            "delay_ms": r.delay.as_secs_f64() * 1000.0, "proc_id": r.proc_id, "detail": r.detail,
+        }),
+        Decision::Continue => json!({"type": "continue"}),
+    }
+}
+
+fn body_bytes(response: &Value) -> Vec<u8> {
+    if let Some(b) = response.get("body_b64").and_then(Value::as_str) {
+        STANDARD.decode(b).expect("body_b64 is base64")
+    } else {
+        response
+            .get("body")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .as_bytes()
+            .to_vec()
+    }
+}
+
+/// What one run of a conversation produced.
+#[derive(Debug, PartialEq)]
+struct Run {
+    requests: Vec<Value>,
+    decisions: Vec<Value>,
+    events: Vec<Event>,
+    cursor: Value,
+    proc_id: Value,
+}
+
+/// Plays a conversation; `split` gives the cut points of each body.
+fn play(v: &Value, split: &mut dyn FnMut(usize) -> Vec<usize>) -> Run {
+    let mut run = Run {
+        requests: Vec::new(),
+        decisions: Vec::new(),
+        events: Vec::new(),
+        cursor: Value::Null,
+        proc_id: Value::Null,
+    };
+    let mut follower = match follower_of(v) {
+        Ok(f) => f,
+        Err(e) => {
+            run.decisions.push(error_json(&e));
+            return run;
+        }
+    };
+    let liveness = follower.options().liveness_timeout;
+    for exchange in v["exchanges"].as_array().expect("exchanges") {
+        let request = match follower.request() {
+            Ok(r) => r,
+            Err(e) => {
+                run.decisions.push(error_json(&e));
+                break;
+            }
+        };
+        run.requests.push(request_json(&request));
+        let response = &exchange["response"];
+        let jitter = exchange
+            .get("jitter")
+            .and_then(Value::as_f64)
+            .unwrap_or(0.0);
+        let stall = response
+            .get("stall")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let decision = if response.get("no_response").is_some()
+            || (stall && response.get("status").is_none())
+        {
+            if stall {
+                assert!(!follower.handle_timeout(Duration::ZERO));
+                assert!(
+                    follower.handle_timeout(liveness),
+                    "the headers wait is over"
+                );
+            }
+            follower.no_response(response["no_response"].as_str().unwrap_or(""), jitter)
+        } else {
+            let status = response["status"].as_u64().expect("status") as u16;
+            let header = |k: &str| response.get(k).and_then(Value::as_str);
+            let opened = follower.open(
+                status,
+                header("content_type").unwrap_or(""),
+                header("proc_id"),
+                header("retry_after"),
+            );
+            let body = body_bytes(response);
+            let mut fed = opened;
+            if fed.is_ok() {
+                let mut at = 0;
+                for cut in split(body.len())
+                    .into_iter()
+                    .chain(std::iter::once(body.len()))
+                {
+                    fed = follower.feed(&body[at..cut], &mut run.events);
+                    if fed.is_err() {
+                        break;
+                    }
+                    at = cut;
+                }
+            }
+            match fed {
+                Err(e) => Err(e),
+                Ok(()) => {
+                    if stall {
+                        let t = Duration::from_secs(1000);
+                        assert!(!follower.handle_timeout(t));
+                        assert!(follower.handle_timeout(t + liveness), "the stream stalls");
+                    }
+                    follower.finish(header("broken"), jitter, &mut run.events)
+                }
+            }
+        };
+        match decision {
+            Ok(d) => run.decisions.push(decision_json(&d)),
+            Err(e) => {
+                run.decisions.push(error_json(&e));
+                break;
+            }
+        }
+    }
+    run.cursor = cursor_json(&follower.cursor());
+    run.proc_id = json!(follower.proc_id());
+    run
+}
+
+fn check(v: &Value, run: &Run) -> Vec<String> {
+    let mut problems = Vec::new();
+    let exchanges = v["exchanges"].as_array().expect("exchanges");
+    if run.decisions.len() != exchanges.len() {
+        problems.push(format!(
+            "{} exchanges scripted, the conversation had {}: {:?}",
+            exchanges.len(),
+            run.decisions.len(),
+            run.decisions
+        ));
+    }
+    for (i, exchange) in exchanges.iter().enumerate() {
+        if let (Some(expected), Some(got)) = (exchange.get("request"), run.requests.get(i)) {
+            let mut expected = expected.clone();
+            let obj = expected.as_object_mut().expect("request object");
+            obj.entry("body").or_insert(Value::Null);
+            if &expected != got {
+                problems.push(format!(
+                    "request {i}\n    expected {expected}\n    got      {got}"
+                ));
+            }
+        }
+        if let (Some(expected), Some(got)) = (exchange.get("decision"), run.decisions.get(i)) {
+            let mut e = expected.clone();
+            let mut g = got.clone();
+            let delay = |d: &mut Value| {
+                d.as_object_mut()
+                    .and_then(|o| o.remove("delay_ms"))
+                    .and_then(|x| x.as_f64())
+            };
+            let (ed, gd) = (delay(&mut e), delay(&mut g));
+            let delay_ok = match (ed, gd) {
+                (Some(a), Some(b)) => (a - b).abs() < 1e-3,
+                (None, _) => true,
+                (Some(_), None) => false,
+            };
+            if !subset_matches(&e, &g) || !delay_ok {
+                problems.push(format!(
+                    "decision {i}\n    expected {expected}\n    got      {got}"
+                ));
+            }
+        }
+    }
+    if let Some(last) = exchanges.last().and_then(|e| e.get("decision")) {
+        let t = last["type"].as_str().unwrap_or("");
+        if t != "done" && t != "error" {
+            problems.push(format!("the last decision must be done or error, not {t}"));
+        }
+    }
+    let expect = &v["expect"];
+    let bytes = |stream: Stream| -> Vec<u8> {
+        run.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Output {
+                    stream: s, data, ..
+                } if *s == stream => Some(data.as_slice()),
+                _ => None,
+            })
+            .flatten()
+            .copied()
+            .collect()
+    };
+    for stream in [Stream::Stdout, Stream::Stderr] {
+        let name = stream.as_str();
+        let expected = if let Some(text) = expect.get(name).and_then(Value::as_str) {
+            Some(text.as_bytes().to_vec())
+        } else {
+            expect
+                .get(format!("{name}_b64"))
+                .and_then(Value::as_str)
+                .map(|b| STANDARD.decode(b).expect("base64"))
+        };
+        if let Some(expected) = expected {
+            let got = bytes(stream);
+            if got != expected {
+                problems.push(format!(
+                    "{name}\n    expected {:?}\n    got      {:?}",
+                    String::from_utf8_lossy(&expected),
+                    String::from_utf8_lossy(&got)
+                ));
+            }
+        }
+    }
+    let skipped: Vec<Value> = run
+        .events
+        .iter()
+        .filter(|e| matches!(e, Event::Skipped { .. }))
+        .map(event_json)
+        .collect();
+    let expected_skipped = expect.get("skipped").cloned().unwrap_or(json!([]));
+    if json!(skipped) != expected_skipped {
+        problems.push(format!(
+            "skipped\n    expected {expected_skipped}\n    got      {}",
+            json!(skipped)
+        ));
+    }
+    if let Some(exit) = expect.get("exit") {
+        let got = run
+            .events
+            .iter()
+            .find_map(|e| match e {
+                Event::Exit {
+                    exit_code,
+                    timed_out,
+                } => Some(json!({"exit_code": exit_code, "timed_out": timed_out})),
+                _ => None,
+            })
+            .unwrap_or(Value::Null);
+        if &got != exit {
+            problems.push(format!("exit\n    expected {exit}\n    got      {got}"));
+        }
+    }
+    if let Some(cursor) = expect.get("cursor") {
+        if cursor != &run.cursor {
+            problems.push(format!(
+                "cursor\n    expected {cursor}\n    got      {}",
+                run.cursor
+            ));
+        }
+    }
+    if let Some(proc_id) = expect.get("proc_id") {
+        if proc_id != &run.proc_id {
+            problems.push(format!(
+                "proc_id\n    expected {proc_id}\n    got      {}",
+                run.proc_id
+            ));
+        }
+    }
+    problems
+}
+
+#[test]
+fn every_conversation_vector_at_every_split() {
+    let vectors = vectors("conversation");
+    let mut failures = Vec::new();
+    let mut names = std::collections::HashSet::new();
+    for (path, v) in &vectors {
+        let name = v["name"].as_str().unwrap_or("<unnamed>").to_owned();
+        assert!(names.insert(name.clone()), "duplicate vector name {name}");
+        let whole = play(v, &mut |_| Vec::new());
+        let mut problems = check(v, &whole);
+        let bytewise = play(v, &mut |len| (1..len).collect());
+        if bytewise != whole {
+            problems.push("byte-by-byte feeding differs from feeding whole".into());
+        }
+        let mut rng = Rng::new(0xC0_4E ^ name.len() as u64);
+        for round in 0..6 {
+            let split = play(v, &mut |len| rng.cuts(len, 5));
+            if split != whole {
+                problems.push(format!(
+                    "random split round {round} differs from feeding whole"
+                ));
+            }
+        }
+        if !problems.is_empty() {
+            failures.push(format!(
+                "{name} ({}):\n  {}",
+                path.display(),
+                problems.join("\n  ")
+            ));
+        }
+    }
+    println!("ran {} conversation vectors", vectors.len());
+    assert!(
+        vectors.len() >= 40,
+        "at least 40 conversation vectors, found {}",
+        vectors.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} conversation vectors failed:\n{}",
+        failures.len(),
+        vectors.len(),
+        failures.join("\n")
+    );
+}
