@@ -25,8 +25,10 @@ Run on the whole set (no arguments), it also checks coverage: at least one
 vector for every event type, every end type and disconnect reason, and every
 error code of the core's table (`ERROR_CODES` in
 `crates/dory-wire/src/error.rs`, read from there), except what a vector cannot
-express: the `stalled` reason needs a clock, and codes of kind `misuse`
-(`invalid_state`) need the API called out of order, which runners never do.
+express: the `stalled` reason needs a clock (only conversation vectors, whose
+runners tick one, have it), and `invalid_state` needs the API called out of
+order, which runners never do. `conversation` vectors must together show
+every decision, every reconnect reason and every kind of read.
 
 Exits 1 and lists the problems if any check fails.
 """
@@ -47,12 +49,23 @@ ENDPOINTS = {"exec", "process_output", "setup_logs", "document"}
 GAP_POLICIES = {"fail", "skip"}
 STREAMS = ("stdout", "stderr")
 DISCONNECT_REASONS = {"end_of_body", "gap", "stalled"}
-# What a vector cannot express, and why (the coverage check skips these).
-UNCOVERABLE_REASONS = {"stalled": "liveness needs a clock; vectors have none"}
+# What a decode vector cannot express, and why (the coverage check skips these).
+UNCOVERABLE_REASONS = {"stalled": "liveness needs a clock; decode vectors have none (conversation vectors do)"}
+# The reasons a follower reports: every one must appear in a conversation vector.
+FOLLOW_REASONS = {"end_of_body", "gap", "stalled", "no_response", "unavailable"}
+DECISIONS = {"done", "reconnect", "continue", "error"}
+READS = {"process_output", "resume", "setup_logs", "exec_stream"}
+OPTION_KEYS = {"follow", "gap_policy", "retries", "backoff_ms", "max_backoff_ms", "jitter",
+               "liveness_timeout_ms", "max_frame_bytes", "strict"}
+RESPONSE_KEYS = {"status", "content_type", "proc_id", "retry_after", "body", "body_b64", "broken",
+                 "stall", "no_response"}
 # Error kinds of the core, by the vectors that can expect them.
 DECODE_KINDS = {"Answer", "Loss", "Protocol"}
 PREVIEW_KINDS = {"Limits"}
+CONVERSATION_KINDS = {"Answer", "Loss", "Protocol", "Transport"}
 UNCOVERABLE_KINDS = {"Misuse": "the runners never call the API out of order"}
+# Misuse codes a conversation vector can still expect (bad arguments).
+COVERABLE_MISUSE = {"invalid_argument"}
 
 ERROR_RS = Path(__file__).resolve().parents[2] / "crates" / "dory-wire" / "src" / "error.rs"
 ERROR_ROW = re.compile(r'code:\s*"([a-z_]+)",\s*class:\s*"\w+",\s*kind:\s*ErrorKind::(\w+)')
@@ -133,7 +146,8 @@ class Checker:
         self.warnings = []
         self.names = {}
         self.counts = {}
-        self.seen = {"event": set(), "end": set(), "reason": set(), "code": set()}
+        self.seen = {"event": set(), "end": set(), "reason": set(), "code": set(),
+                     "decision": set(), "follow_reason": set(), "read": set()}
 
     def err(self, where, msg):
         self.problems.append(f"{where}: {msg}")
@@ -180,6 +194,8 @@ class Checker:
                 self.check_decode(where, v)
             elif kind == "preview":
                 self.check_preview(where, v)
+            elif kind == "conversation":
+                self.check_conversation(where, v)
             else:
                 self.err(where, f"unknown kind {kind!r}")
 
@@ -394,15 +410,88 @@ class Checker:
             if "api_code" in end and end["api_code"] is not None and not isinstance(end["api_code"], str):
                 self.err(where, "api_code must be a string or null")
 
+    def check_conversation(self, where, v):
+        extra = set(v) - {"name", "kind", "read", "options", "exchanges", "expect"}
+        if extra:
+            self.err(where, f"unknown keys {sorted(extra)}")
+        read = v.get("read")
+        if not isinstance(read, dict) or read.get("type") not in READS:
+            self.err(where, f"read.type must be one of {sorted(READS)}")
+        else:
+            self.seen["read"].add(read["type"])
+            if not isinstance(read.get("computer_id"), str):
+                self.err(where, "read.computer_id must be a string")
+            if "cursor" in read:
+                self.check_cursor(where, read["cursor"], "read.cursor")
+        options = v.get("options", {})
+        if not isinstance(options, dict) or set(options) - OPTION_KEYS:
+            self.err(where, f"options may only hold {sorted(OPTION_KEYS)}")
+        exchanges = v.get("exchanges")
+        if not isinstance(exchanges, list) or not exchanges:
+            self.err(where, "exchanges must be a non-empty list")
+            return
+        for i, e in enumerate(exchanges):
+            at = f"{where}: exchange {i}"
+            decision = e.get("decision") if isinstance(e, dict) else None
+            if not isinstance(decision, dict) or decision.get("type") not in DECISIONS:
+                self.err(at, f"decision.type must be one of {sorted(DECISIONS)}")
+                continue
+            self.seen["decision"].add(decision["type"])
+            last = i == len(exchanges) - 1
+            if last != (decision["type"] in ("done", "error")):
+                self.err(at, "done and error end a conversation, and only its last exchange")
+            if decision["type"] == "reconnect":
+                reason = decision.get("reason")
+                if reason not in FOLLOW_REASONS:
+                    self.err(at, f"reason must be one of {sorted(FOLLOW_REASONS)}")
+                self.seen["follow_reason"].add(reason)
+                for key in ("attempt", "failures"):
+                    if not is_u64(decision.get(key)):
+                        self.err(at, f"{key} must be a count")
+                if not isinstance(decision.get("delay_ms"), (int, float)) or decision["delay_ms"] < 0:
+                    self.err(at, "delay_ms must be a number >= 0")
+                self.check_cursor(at, decision.get("cursor"))
+            if decision["type"] == "error":
+                code = decision.get("code")
+                if code not in ERROR_KINDS:
+                    self.err(at, f"unknown error code {code!r}")
+                self.seen["code"].add(code)
+            if "request" not in e:
+                if i != 0 or decision["type"] != "error":
+                    self.err(at, "only a follower that cannot be built has an exchange without a request")
+                continue
+            request = e["request"]
+            if not isinstance(request, dict) or request.get("method") not in ("GET", "POST") \
+                    or not str(request.get("target", "")).startswith("/"):
+                self.err(at, "request needs method GET/POST and a target starting with /")
+            response = e.get("response")
+            if not isinstance(response, dict) or set(response) - RESPONSE_KEYS:
+                self.err(at, f"response may only hold {sorted(RESPONSE_KEYS)}")
+                continue
+            if "body_b64" in response and strict_b64(response["body_b64"]) is None:
+                self.err(at, "body_b64 is not strict base64")
+            if "no_response" not in response and "status" not in response and not response.get("stall"):
+                self.err(at, "a response has a status, or no_response, or stall")
+            jitter = e.get("jitter", 0)
+            if not isinstance(jitter, (int, float)) or not 0 <= jitter <= 1:
+                self.err(at, "jitter must be a number in [0, 1]")
+        expect = v.get("expect")
+        if not isinstance(expect, dict):
+            self.err(where, "expect must be an object")
+
     def check_coverage(self):
         """At least one vector for every event, end, reason and error code."""
         wanted = {
             "event": set(EVENT_KEYS),
             "end": set(END_ALLOWED) - {"error"},
             "reason": DISCONNECT_REASONS - set(UNCOVERABLE_REASONS),
-            "code": {c for c, k in ERROR_KINDS.items() if k not in UNCOVERABLE_KINDS},
+            "code": {c for c, k in ERROR_KINDS.items() if k not in UNCOVERABLE_KINDS} | COVERABLE_MISUSE,
+            "decision": DECISIONS,
+            "follow_reason": FOLLOW_REASONS,
+            "read": READS,
         }
-        unknown_kinds = set(ERROR_KINDS.values()) - DECODE_KINDS - PREVIEW_KINDS - set(UNCOVERABLE_KINDS)
+        unknown_kinds = (set(ERROR_KINDS.values()) - DECODE_KINDS - PREVIEW_KINDS - CONVERSATION_KINDS
+                         - set(UNCOVERABLE_KINDS))
         if unknown_kinds:
             self.err("coverage", f"error kinds {sorted(unknown_kinds)} of error.rs are unknown to this checker")
         for what, names in wanted.items():
@@ -430,10 +519,13 @@ def main(argv):
     if not argv:
         wanted = checker.check_coverage()
         exempt = [f"{r} ({why})" for r, why in UNCOVERABLE_REASONS.items()]
-        exempt += [f"{c} ({why})" for c, k in sorted(ERROR_KINDS.items()) if (why := UNCOVERABLE_KINDS.get(k))]
+        exempt += [f"{c} ({why})" for c, k in sorted(ERROR_KINDS.items())
+                   if (why := UNCOVERABLE_KINDS.get(k)) and c not in COVERABLE_MISUSE]
         print(
             f"coverage: {len(wanted['event'])} event types, {len(wanted['end'])} end types, "
-            f"{len(wanted['reason'])} disconnect reasons, {len(wanted['code'])} error codes; "
+            f"{len(wanted['reason'])} disconnect reasons, {len(wanted['code'])} error codes, "
+            f"{len(wanted['decision'])} decisions, {len(wanted['follow_reason'])} reconnect reasons, "
+            f"{len(wanted['read'])} reads; "
             f"not expressible: {', '.join(exempt)}"
         )
     for w in checker.warnings:
