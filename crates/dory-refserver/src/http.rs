@@ -116,7 +116,13 @@ fn ndjson_response(
     let mut resp = Response::new(body);
     let h = resp.headers_mut();
     h.insert(CONTENT_TYPE, HeaderValue::from_static(NDJSON));
-    h.insert("cache-control", HeaderValue::from_static("no-store"));
+    // A buffering proxy (nginx's default) would hold frames and heartbeats
+    // until the body ends: every NDJSON response asks it not to.
+    h.insert(
+        "cache-control",
+        HeaderValue::from_static("no-store, no-cache, no-transform"),
+    );
+    h.insert("x-accel-buffering", HeaderValue::from_static("no"));
     if let Some(id) = proc_id.and_then(|id| HeaderValue::from_str(id).ok()) {
         h.insert("ce-process-id", id);
     }

@@ -34,6 +34,10 @@ fn exec_stream_sends_started_binary_chunks_and_exit() {
     assert_eq!(r.status, 200);
     assert_eq!(r.content_type(), "application/x-ndjson");
     let header_id = r.header("ce-process-id").expect("CE-Process-Id").to_owned();
+    // No proxy may buffer a stream (docs/PROTOCOL.md, "Proxies").
+    assert_eq!(r.header("x-accel-buffering"), Some("no"));
+    let cache = r.header("cache-control").unwrap_or_default();
+    assert!(cache.contains("no-cache") && cache.contains("no-transform"), "{cache}");
     let body = r.body();
     assert!(body.complete);
     let frames = common::parse_frames(&body.bytes);
