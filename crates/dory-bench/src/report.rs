@@ -323,6 +323,12 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
         times,
     ));
     v.push(bounded_verdict(
+        "Rust: the Follower ≥ 0.98× the bare Reader into the same Sink (≤ 2 % over), every corpus",
+        &rust_speedups(rows, "follower-sink", "reader-sink"),
+        |_| Some(0.98),
+        times,
+    ));
+    v.push(bounded_verdict(
         "Rust: Transcript text views ≥ 1 GB/s on text (A, B, D), ≥ 300 MB/s on binary (C)",
         &rust_speeds(rows, "transcript-text"),
         |c| Some(if c == "C" { 300.0 } else { 1000.0 }),

@@ -21,6 +21,9 @@ pub const PREVIEW_MAX_BYTES: usize = 50 * 1024;
 pub enum Workload {
     /// `dory_wire::Reader` into a [`Sink`] that appends each stream's bytes to a `Vec`.
     ReaderSink,
+    /// `dory_wire::Follower` (one response, no faults) into the same Sink as
+    /// [`Workload::ReaderSink`]: what the whole conversation costs over the reader.
+    FollowerSink,
     /// `dory_wire::Reader` into a `Vec<Event>`, each `Event::Output` appended to a `Vec` per stream.
     Reader,
     /// `dory_wire::Reader` into a [`Sink`] that only counts: decoding alone.
@@ -43,8 +46,9 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 10] = [
+    pub const ALL: [Workload; 11] = [
         Workload::ReaderSink,
+        Workload::FollowerSink,
         Workload::Reader,
         Workload::ReaderDecodeOnly,
         Workload::ReaderTranscript,
@@ -60,6 +64,7 @@ impl Workload {
     pub fn id(self) -> &'static str {
         match self {
             Workload::ReaderSink => "reader-sink",
+            Workload::FollowerSink => "follower-sink",
             Workload::Reader => "reader",
             Workload::ReaderDecodeOnly => "reader-decode",
             Workload::ReaderTranscript => "reader-transcript",
@@ -81,6 +86,7 @@ impl Workload {
     pub fn label(self) -> &'static str {
         match self {
             Workload::ReaderSink => "dory_wire::Reader into a Sink, Vec per stream",
+            Workload::FollowerSink => "dory_wire::Follower into the same Sink (no faults)",
             Workload::Reader => "dory_wire::Reader into Vec<Event>, then Vec per stream",
             Workload::ReaderDecodeOnly => "dory_wire::Reader into a counting Sink (decode only)",
             Workload::ReaderTranscript => {
@@ -102,6 +108,7 @@ impl Workload {
         match self {
             Workload::ReaderSink | Workload::Preview => "ours",
             Workload::Reader
+            | Workload::FollowerSink
             | Workload::ReaderDecodeOnly
             | Workload::ReaderTranscript
             | Workload::TranscriptText
@@ -116,6 +123,10 @@ impl Workload {
         match self {
             Workload::ReaderSink => {
                 let [out, err] = reader_sink(body, piece);
+                (out.len() + err.len()) as u64
+            }
+            Workload::FollowerSink => {
+                let [out, err] = follower_sink(body, piece);
                 (out.len() + err.len()) as u64
             }
             Workload::Reader => {
@@ -251,6 +262,36 @@ pub fn reader_sink(body: &[u8], piece: usize) -> [Vec<u8>; 2] {
         sink.other.clear();
     }
     expect_exit(reader.finish(&mut sink));
+    sink.streams
+}
+
+/// Follows `body` as the one response of a process-output read with the
+/// follower, into the same [`Sink`] as [`reader_sink`]: the request, the
+/// headers, the body in pieces, the decision.
+pub fn follower_sink(body: &[u8], piece: usize) -> [Vec<u8>; 2] {
+    let options = dory_wire::FollowOptions::default();
+    let mut follower =
+        match dory_wire::Follower::process_output("bench", "p1", Cursor::default(), options) {
+            Ok(f) => f,
+            Err(e) => panic!("follower: {e}"),
+        };
+    if let Err(e) = follower.request() {
+        panic!("request: {e}");
+    }
+    if let Err(e) = follower.open(200, "application/x-ndjson", None, None) {
+        panic!("open: {e}");
+    }
+    let mut sink = Collect::default();
+    for p in body.chunks(piece) {
+        if let Err(e) = follower.feed(black_box(p), &mut sink) {
+            panic!("follower failed on the corpus: {e}");
+        }
+        sink.other.clear();
+    }
+    match follower.finish(None, 0.0, &mut sink) {
+        Ok(dory_wire::Decision::Done(done)) if done.exited => {}
+        other => panic!("the corpus must end with exit: {other:?}"),
+    }
     sink.streams
 }
 
