@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Checks of the repository itself, stdlib Python only, a second or two:
-# the format and coverage of the shared vectors (tests/vectors/check_vectors.py)
-# and that the repository stands alone — every relative link of every
+# the format and coverage of the shared vectors (tests/vectors/check_vectors.py),
+# that the repository stands alone — every relative link of every
 # Markdown file resolves, nothing names a file outside it
-# (tests/api/check_standalone.py).
+# (tests/api/check_standalone.py) — and that the files generated from the
+# asyncio client (its sync twin and tests) are up to date (scripts/unasync.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,3 +12,5 @@ echo "== vectors: format and coverage (tests/vectors/check_vectors.py)"
 python3 tests/vectors/check_vectors.py
 echo "== the repository stands alone (tests/api/check_standalone.py)"
 python3 tests/api/check_standalone.py
+echo "== the synchronous client is generated from the asyncio one (scripts/unasync.py --check)"
+python3 scripts/unasync.py --check

@@ -1,5 +1,9 @@
-"""The asyncio client: :class:`AsyncClient`, the same calls as :class:`Client`
-awaited (works on any event loop httpx supports: asyncio or trio)."""
+# The source of _sync.py, the synchronous client: after a change here, run
+# python3 scripts/unasync.py (`make test` fails until it is run).
+"""The asyncio client: :class:`AsyncClient` and the handles it gives out.
+
+It runs on any event loop httpx supports (asyncio or trio).
+"""
 
 from __future__ import annotations
 
@@ -49,10 +53,23 @@ _CLOSED = "I/O operation on a closed output stream"
 
 
 class AsyncOutputStream(AsyncIterator[Frame]):
-    """The frames of one output response, with ``async for``; the
-    asynchronous :class:`~dory_wire.client.OutputStream` (same frames,
-    offsets, ends and errors). Close it with :meth:`aclose` or
-    ``async with``."""
+    """The frames of one output response; iterate it once (``async for frame in stream``).
+
+    The request is sent when iteration starts. Each :class:`Frame` is a core
+    event; after it, :attr:`stdout_offset` and :attr:`stderr_offset` are the
+    offsets consumed so far — save them to resume. The iteration ends after
+    ``exit`` (or, for ``follow=False``, at the end of what exists now) and
+    raises:
+
+    - :class:`StreamDisconnected` when the response ends or breaks before
+      ``exit`` (a cut body, a refused connection, a stall past the liveness
+      timeout); it carries the cursor: read again from there;
+    - the core's errors as they are, never retried: ``OutputGap``,
+      ``OutputExpired``, ``OffsetBeyondOutput``, ``ApiError``, protocol errors.
+
+    :meth:`aclose` (or leaving the ``async with`` block) closes the response
+    only; the process keeps running.
+    """
 
     def __init__(
         self, http: httpx.AsyncClient, request: httpx.Request, response: OutputResponse
@@ -197,7 +214,8 @@ class AsyncOutputStream(AsyncIterator[Frame]):
 
     @property
     def end(self) -> End | None:
-        """How the response ended, once it did; ``None`` before, or after an error."""
+        """How the response ended (the core's ``Exited``, ``Disconnected`` or
+        ``Document``), once it did; ``None`` before, or after an error."""
         return self._decoding.end
 
     # -- closing ------------------------------------------------------------------------
@@ -239,9 +257,23 @@ class AsyncOutputStream(AsyncIterator[Frame]):
 class AsyncClient:
     """An asynchronous client of the Dory API, on ``httpx.AsyncClient``.
 
-    The same arguments as :class:`~dory_wire.client.Client` (``http_client``
-    is an ``httpx.AsyncClient``). One client serves many concurrent streams.
-    Use it with ``async with``, or call :meth:`aclose`.
+    Arguments:
+        base_url: the API's base URL; default: the ``DORY_URL`` environment
+            variable.
+        headers: headers sent with every request (e.g. ``Authorization``).
+        timeout: connect, write and pool timeouts, and the read timeout of
+            JSON answers (seconds or an ``httpx.Timeout``; default 30 s).
+            Output streams read with the liveness timeout instead; a
+            synchronous exec waits for the process.
+        liveness_timeout_seconds: how long an output stream may stay silent
+            before it counts as stalled (default: the core's, 30 s, twice the
+            heartbeat interval).
+        max_frame_bytes: the longest frame accepted (default: the core's).
+        http_client: an ``httpx.AsyncClient`` to use instead of a new one (it
+            is not closed by :meth:`aclose`).
+
+    One client serves many streams at once. Use it as a context manager
+    (``async with``), or call :meth:`aclose`.
     """
 
     def __init__(
@@ -385,7 +417,7 @@ class AsyncClient:
 
 
 class AsyncComputers:
-    """The computers of an :class:`AsyncClient`."""
+    """The computers of the client (:attr:`AsyncClient.computers`)."""
 
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
@@ -415,7 +447,14 @@ class AsyncComputer:
         timeout_seconds: float | None = None,
         idempotency_key: str | None = None,
     ) -> ExecResult | Identity:
-        """Runs ``command`` and waits for its exit (see :meth:`Computer.exec`)."""
+        """Runs ``command`` and waits for its exit: the result (each stream
+        cut at the server's limit, 1 MiB, flagged by ``*_truncated``).
+
+        A keyed replay (an ``idempotency_key`` already used) starts nothing
+        and answers the first process's :class:`~dory_wire.Identity`: read its
+        output with :meth:`AsyncProcess.read_output` (the process:
+        ``processes.get(identity.proc_id)``).
+        """
         spec = exec_request(self.id, command, timeout_seconds, idempotency_key, stream=False)
         return exec_result_of(await self._client._document(spec))
 
@@ -428,7 +467,15 @@ class AsyncComputer:
         gap_policy: GapPolicy = "fail",
         liveness_timeout_seconds: float | None = None,
     ) -> AsyncOutputStream:
-        """Runs ``command`` and streams its frames (see :meth:`Computer.exec_stream`)."""
+        """Runs ``command`` and streams its frames: ``started`` (the process
+        id, also :attr:`AsyncOutputStream.proc_id`), output, heartbeats, ``exit``.
+
+        The command starts when iteration starts. If the stream breaks,
+        :class:`StreamDisconnected` carries ``proc_id`` and the cursor: go on
+        with :meth:`AsyncProcess.iter_output` from there (the process:
+        ``processes.get(err.proc_id)``) — never exec again. A keyed replay
+        yields one ``identity`` frame instead.
+        """
         spec = exec_request(self.id, command, timeout_seconds, idempotency_key, stream=True)
         return self._client._stream(
             "exec",
@@ -457,18 +504,27 @@ class AsyncProcesses:
         timeout_seconds: float | None = None,
         idempotency_key: str | None = None,
     ) -> Identity:
-        """Starts ``command`` in the background (see :meth:`Processes.start`)."""
+        """Starts ``command`` in the background: its identity (``proc_id``,
+        ``status``).
+
+        ``timeout_seconds`` kills it at that deadline. With an
+        ``idempotency_key`` already used, nothing starts: the answer is the
+        first process's identity, so a start whose answer was lost can be
+        sent again with the same key.
+        """
         spec = start_request(self._computer_id, command, timeout_seconds, idempotency_key)
         return identity_of(await self._client._document(spec))
 
     async def get(self, proc_id: str) -> AsyncProcess:
-        """The process ``proc_id`` (a 404 ``ApiError`` when it is unknown)."""
+        """The process ``proc_id`` (asks for its identity: a 404 ``ApiError``
+        when it is unknown)."""
         spec = identity_request(self._computer_id, proc_id)
         identity = identity_of(await self._client._document(spec))
         return AsyncProcess(self._client, self._computer_id, identity)
 
     async def kill(self, proc_id: str) -> Identity:
-        """Kills the process; its identity after."""
+        """Kills the process (its whole process group); its identity after.
+        Killing an exited process does nothing."""
         return identity_of(await self._client._document(kill_request(self._computer_id, proc_id)))
 
 
@@ -515,7 +571,14 @@ class AsyncProcess:
         liveness_timeout_seconds: float | None = None,
     ) -> AsyncOutputStream:
         """The retained output from these offsets, frame by frame (see
-        :meth:`Process.iter_output`)."""
+        :class:`AsyncOutputStream`): one connection, no reconnect.
+
+        ``follow=True`` goes on with live output until ``exit``;
+        ``follow=False`` reads what exists now and ends (with ``exit`` only if
+        the process has exited). ``gap_policy="skip"`` turns lost output into
+        ``skipped`` frames with the exact lost ranges instead of
+        ``OutputGap``.
+        """
         cursor = Cursor(stdout_offset, stderr_offset)
         return self._client._stream(
             "process_output",
@@ -558,8 +621,22 @@ class AsyncProcess:
         liveness_timeout_seconds: float | None = None,
         transcript: Transcript | None = None,
     ) -> Transcript:
-        """The whole output from these offsets, reconnecting as needed (see
-        :meth:`Process.read_output`)."""
+        """The whole output from these offsets, reconnecting as needed.
+
+        Follows the output; when the connection drops, reconnects from the
+        consumed offsets (at once if it made progress; after ``retries``
+        connections in a row without a new byte, with a doubling wait from
+        ``backoff_seconds`` to ``max_backoff_seconds``, the last
+        :class:`StreamDisconnected` is raised). Never starts anything again.
+
+        Returns a :class:`~dory_wire.Transcript`: ``bytes(stream)``,
+        ``text(stream)``, ``exit`` (``None`` if a ``follow=False`` read ended
+        before the exit). Missing output raises ``OutputGap`` unless
+        ``gap_policy="skip"``, which goes on and records the exact lost
+        ranges in ``transcript.skipped(stream)``. ``OutputExpired`` and
+        ``OffsetBeyondOutput`` are raised at once. Pass ``transcript`` to keep
+        what was read when an error is raised.
+        """
         return await self._client._follow(
             "process_output",
             lambda cursor: output_request(self._computer_id, self.proc_id, cursor, follow),
@@ -584,7 +661,8 @@ class AsyncProcess:
 
 
 class AsyncSetup:
-    """The setup command's logs (see :class:`Setup`)."""
+    """The setup command's logs: one stream (stderr merged into stdout before
+    offsets were assigned), reported as ``stdout`` frames with one offset."""
 
     def __init__(self, client: AsyncClient, computer_id: str) -> None:
         self._client = client
@@ -598,7 +676,8 @@ class AsyncSetup:
         gap_policy: GapPolicy = "fail",
         liveness_timeout_seconds: float | None = None,
     ) -> AsyncOutputStream:
-        """The setup logs from ``offset``, frame by frame."""
+        """The setup logs from ``offset``, frame by frame; resume from the
+        stream's ``stdout_offset``."""
         cursor = Cursor(offset, 0)
         return self._client._stream(
             "setup_logs",
@@ -621,7 +700,8 @@ class AsyncSetup:
         liveness_timeout_seconds: float | None = None,
         transcript: Transcript | None = None,
     ) -> Transcript:
-        """The whole setup log from ``offset``, reconnecting as needed."""
+        """The whole setup log from ``offset`` (in ``transcript.bytes("stdout")``),
+        reconnecting like :meth:`AsyncProcess.read_output`."""
         return await self._client._follow(
             "setup_logs",
             lambda cursor: setup_logs_request(self._computer_id, cursor, follow),

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""Generates the synchronous client of dory_wire.client, and its tests, from
+the asyncio ones (the way httpcore does: token substitutions, no parsing).
+
+    python3 scripts/unasync.py           # writes every generated file
+    python3 scripts/unasync.py --check   # exits 1, with a diff, when one is stale
+
+The sources are ``python/dory_wire/client/_async.py`` and
+``python/tests/test_client_async.py``; edit them, never the files made from
+them. Each rule of ``RULES`` is a regular expression applied, in order, to the
+whole text (``^`` and ``$`` match at every line); every rule must match
+somewhere, so the table never keeps a rule the sources no longer need. The
+leading ``#`` lines of a source (a note for whoever edits it) are dropped: a
+generated file starts with a header saying it is generated. What comes out
+must hold no asyncio token (see ``LEFTOVERS``); ruff and mypy check the rest.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# (source, generated), relative to the repository.
+FILES = [
+    ("python/dory_wire/client/_async.py", "python/dory_wire/client/_sync.py"),
+    ("python/tests/test_client_async.py", "python/tests/test_client_sync.py"),
+]
+
+RULES: list[tuple[str, str]] = [
+    # anyio is the async side's only: the sync client sleeps with time.sleep.
+    (r"^import anyio\n", ""),
+    (r"\banyio\.sleep\b", "time.sleep"),
+    # The tests: no event loop (pytest runs the sync functions as they are).
+    (r"^pytestmark = pytest\.mark\.anyio\n\n", ""),
+    # Iteration.
+    (r"\bStopAsyncIteration\b", "StopIteration"),
+    (r"\bAsyncIterator\b", "Iterator"),
+    (r"\bawait (\w+)\.__anext__\(\)", r"next(\1)"),
+    (r"\b__a(enter|exit|iter|next)__\b", r"__\1__"),
+    (r"\baiter_bytes\b", "iter_bytes"),
+    # The keywords.
+    (r"\basync (def|for|with)\b", r"\1"),
+    (r"\bawait ", ""),
+    (r"\baclose\b", "close"),
+    # The names: AsyncClient -> Client (httpx's too), AsyncOutputStream -> OutputStream, ...
+    (r"\bAsync([A-Z]\w*)", r"\1"),
+    # Where the tests patch the sleep.
+    (r"\bdory_wire\.client\._async\b", "dory_wire.client._sync"),
+    # Prose.
+    (r"\bThe asyncio client\b", "The synchronous client"),
+    (r"\bAn asynchronous client\b", "A synchronous client"),
+    (r"\ban async generator\b", "a generator"),
+    # (The asyncio module's docstring ends with this paragraph.)
+    (r'\n\nIt runs on any event loop httpx supports \(asyncio or trio\)\.\n(?=""")', ""),
+]
+
+# Tokens that must not survive the rules (a source line the rules miss).
+LEFTOVERS = re.compile(
+    r"\basync\b|\bawait\b|\banyio\b|\bAsync[A-Z]|\baclose\b|\b__a(?:enter|exit|iter|next)__\b"
+    r"|\bStopAsyncIteration\b|\baiter_"
+)
+
+_COMPILED = [(re.compile(pattern, re.MULTILINE), repl) for pattern, repl in RULES]
+_FROM_IMPORT = re.compile(r"^([ \t]*from \S+ import )([^()\n#]+)$", re.MULTILINE)
+_FROM_IMPORT_BLOCK = re.compile(
+    r"^([ \t]*from \S+ import \(\n)((?:[ \t]+\w[^\n#]*,\n)+)([ \t]*\))",
+    re.MULTILINE,
+)
+
+
+def _member_key(name: str) -> tuple[int, str]:
+    """isort's (and ruff's) order of imported names: constants, classes, the rest."""
+    bare = name.split(" as ")[0]
+    kind = 0 if bare.isupper() and len(bare) > 1 else 1 if bare[:1].isupper() else 2
+    return kind, bare
+
+
+def _sort_imports(text: str) -> str:
+    """Sorts the names of ``from`` imports, on one line or one per line in
+    parentheses (a renamed name moves)."""
+
+    def sort_line(match: re.Match[str]) -> str:
+        names = [n.strip() for n in match.group(2).split(",")]
+        return match.group(1) + ", ".join(sorted(names, key=_member_key))
+
+    def sort_block(match: re.Match[str]) -> str:
+        lines = match.group(2).splitlines(keepends=True)
+        lines.sort(key=lambda line: _member_key(line.strip(" \t,\n")))
+        return match.group(1) + "".join(lines) + match.group(3)
+
+    return _FROM_IMPORT_BLOCK.sub(sort_block, _FROM_IMPORT.sub(sort_line, text))
+
+
+def unasync(source: str, generated: str, text: str, used: set[int]) -> str:
+    """The synchronous text of ``text`` (the source at path ``source``)."""
+    lines = text.splitlines(keepends=True)
+    skip = 0
+    while skip < len(lines) and lines[skip].startswith("#"):
+        skip += 1
+    body = "".join(lines[skip:])
+    for index, (regex, repl) in enumerate(_COMPILED):
+        body, count = regex.subn(repl, body)
+        if count:
+            used.add(index)
+    body = _sort_imports(body)
+    leftover = [
+        f"  {generated}:{n}: {line.strip()}"
+        for n, line in enumerate(body.splitlines(), start=1)
+        if LEFTOVERS.search(line)
+    ]
+    if leftover:
+        raise SystemExit(
+            f"unasync: asyncio tokens left in what {source} gives (add a rule to"
+            " scripts/unasync.py, or reword the source):\n" + "\n".join(leftover)
+        )
+    header = (
+        f"# GENERATED by scripts/unasync.py from {Path(source).name}: do not edit this file.\n"
+        f"# Edit {source}, then run: python3 scripts/unasync.py\n"
+    )
+    return header + body
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="write nothing; exit 1 (with a diff) when a generated file is stale",
+    )
+    args = parser.parse_args(argv)
+    used: set[int] = set()
+    outputs = []
+    for source, generated in FILES:
+        text = (ROOT / source).read_text(encoding="utf-8")
+        outputs.append((source, generated, unasync(source, generated, text, used)))
+    unused = [RULES[i][0] for i in range(len(RULES)) if i not in used]
+    if unused:
+        print("unasync: rules that matched nothing (remove them):", file=sys.stderr)
+        for pattern in unused:
+            print(f"  {pattern}", file=sys.stderr)
+        return 1
+    stale = []
+    for source, generated, expected in outputs:
+        path = ROOT / generated
+        current = path.read_text(encoding="utf-8") if path.exists() else ""
+        if current == expected:
+            continue
+        if args.check:
+            stale.append((source, generated))
+            sys.stdout.writelines(
+                difflib.unified_diff(
+                    current.splitlines(keepends=True),
+                    expected.splitlines(keepends=True),
+                    fromfile=f"{generated} (as it is)",
+                    tofile=f"{generated} (as {source} makes it)",
+                )
+            )
+        else:
+            path.write_text(expected, encoding="utf-8")
+            print(f"unasync: wrote {generated} (from {source})")
+    if stale:
+        for source, generated in stale:
+            print(
+                f"unasync: {generated} is stale: it is not what {source} gives"
+                " (edit the source, never the generated file; then run"
+                " python3 scripts/unasync.py)",
+                file=sys.stderr,
+            )
+        return 1
+    if args.check:
+        print(f"unasync: {len(outputs)} generated files are up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
