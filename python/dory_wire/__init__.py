@@ -24,6 +24,10 @@ Main names (the same in Rust and JavaScript):
   :class:`Utf8Decoder` (incremental UTF-8 that never splits a character);
 - :func:`iter_events` / :func:`aiter_events` to drive a reader from an
   (async) iterable of chunks;
+- :class:`Follower`, a whole read across responses (which request to send,
+  when to reconnect, how long to wait, when to give up), its decisions
+  :class:`Done`, :class:`Reconnect`, :class:`Continue` (the :data:`Decision`
+  union), and :class:`Request`, every call of the Dory API as a value;
 - previews: :func:`bound` / :func:`abound` (with a spill writer such as
   :class:`SpillDirectory`), :class:`StreamingBounder`, :class:`Preview`;
 - exceptions: :class:`DoryWireError` and its subclasses, one per code of
@@ -33,23 +37,31 @@ Main names (the same in Rust and JavaScript):
 from __future__ import annotations
 
 from ._core import (
+    DEFAULT_BACKOFF_SECONDS,
     DEFAULT_LIVENESS_TIMEOUT_SECONDS,
+    DEFAULT_MAX_BACKOFF_SECONDS,
     DEFAULT_MAX_FRAME_BYTES,
+    DEFAULT_RETRIES,
     ERROR_CODES,
     MIN_MAX_BYTES,
     Bounder,
+    Continue,
     Cursor,
     Disconnected,
     Document,
+    Done,
     ExecResult,
     Exit,
     Exited,
+    Follower,
     Heartbeat,
     Identity,
     Output,
     PendingSpill,
     Preview,
     Reader,
+    Reconnect,
+    Request,
     ResumeState,
     Skipped,
     Started,
@@ -65,6 +77,7 @@ from ._errors import (
     DoryWireError,
     FrameTooLarge,
     IdentityMismatch,
+    InvalidArgument,
     InvalidLimits,
     InvalidState,
     LossError,
@@ -73,9 +86,11 @@ from ._errors import (
     OutputExpired,
     OutputGap,
     ProtocolError,
+    StreamDisconnected,
     UnexpectedFrame,
     UnsupportedContentType,
 )
+from ._follow import Decision
 from ._preview import (
     AsyncSpillWriter,
     SpillDirectory,
@@ -94,8 +109,11 @@ from ._stream import (
 )
 
 __all__ = [
+    "DEFAULT_BACKOFF_SECONDS",
     "DEFAULT_LIVENESS_TIMEOUT_SECONDS",
+    "DEFAULT_MAX_BACKOFF_SECONDS",
     "DEFAULT_MAX_FRAME_BYTES",
+    "DEFAULT_RETRIES",
     "ERROR_CODES",
     "MIN_MAX_BYTES",
     "AnswerError",
@@ -103,9 +121,12 @@ __all__ = [
     "AsyncEventIterator",
     "AsyncSpillWriter",
     "Bounder",
+    "Continue",
     "Cursor",
+    "Decision",
     "Disconnected",
     "Document",
+    "Done",
     "DoryWireError",
     "End",
     "Event",
@@ -113,10 +134,12 @@ __all__ = [
     "ExecResult",
     "Exit",
     "Exited",
+    "Follower",
     "FrameTooLarge",
     "Heartbeat",
     "Identity",
     "IdentityMismatch",
+    "InvalidArgument",
     "InvalidLimits",
     "InvalidState",
     "LossError",
@@ -129,11 +152,14 @@ __all__ = [
     "Preview",
     "ProtocolError",
     "Reader",
+    "Reconnect",
+    "Request",
     "ResumeState",
     "Skipped",
     "SpillDirectory",
     "SpillWriter",
     "Started",
+    "StreamDisconnected",
     "StreamingBounder",
     "Transcript",
     "UnexpectedFrame",

@@ -1,29 +1,37 @@
 # Types of the native module (bindings/python). Checked against the built
 # module by `python -m mypy.stubtest dory_wire` (scripts/test-python.sh).
 import os
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Final, Literal, final
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Final, Literal, TypedDict, final
 
 from typing_extensions import TypeAlias
 
 __all__ = [
+    "DEFAULT_BACKOFF_SECONDS",
     "DEFAULT_LIVENESS_TIMEOUT_SECONDS",
+    "DEFAULT_MAX_BACKOFF_SECONDS",
     "DEFAULT_MAX_FRAME_BYTES",
+    "DEFAULT_RETRIES",
     "ERROR_CODES",
     "MIN_MAX_BYTES",
     "Bounder",
+    "Continue",
     "Cursor",
     "Disconnected",
     "Document",
+    "Done",
     "ExecResult",
     "Exit",
     "Exited",
+    "Follower",
     "Heartbeat",
     "Identity",
     "Output",
     "PendingSpill",
     "Preview",
     "Reader",
+    "Reconnect",
+    "Request",
     "ResumeState",
     "Skipped",
     "Started",
@@ -36,6 +44,9 @@ __all__ = [
 __version__: Final[str]
 DEFAULT_MAX_FRAME_BYTES: Final[int]
 DEFAULT_LIVENESS_TIMEOUT_SECONDS: Final[float]
+DEFAULT_RETRIES: Final[int]
+DEFAULT_BACKOFF_SECONDS: Final[float]
+DEFAULT_MAX_BACKOFF_SECONDS: Final[float]
 ERROR_CODES: Final[tuple[tuple[str, str, str, tuple[str, ...]], ...]]
 
 _StreamName: TypeAlias = Literal["stdout", "stderr"]
@@ -262,6 +273,233 @@ class Reader:
     def resume_state(self) -> ResumeState: ...
     def poll_timeout_seconds(self) -> float | None: ...
     def handle_timeout_seconds(self, now: float) -> bool: ...
+
+_Command: TypeAlias = str | Sequence[str]
+_Reason: TypeAlias = Literal["end_of_body", "gap", "stalled", "no_response", "unavailable"]
+
+@final
+class Request:
+    @staticmethod
+    def start(
+        computer_id: str,
+        command: _Command,
+        timeout_seconds: float | None = None,
+        idempotency_key: str | None = None,
+    ) -> Request: ...
+    @staticmethod
+    def exec(
+        computer_id: str,
+        command: _Command,
+        timeout_seconds: float | None = None,
+        idempotency_key: str | None = None,
+        stream: bool = False,
+    ) -> Request: ...
+    @staticmethod
+    def get_process(computer_id: str, proc_id: str) -> Request: ...
+    @staticmethod
+    def kill(computer_id: str, proc_id: str) -> Request: ...
+    @staticmethod
+    def output(
+        computer_id: str, proc_id: str, cursor: _CursorLike, follow: bool = True
+    ) -> Request: ...
+    @staticmethod
+    def setup_logs(computer_id: str, offset: int = 0, follow: bool = True) -> Request: ...
+    @property
+    def method(self) -> Literal["GET", "POST"]: ...
+    @property
+    def path(self) -> str: ...
+    @property
+    def query(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def headers(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def body(self) -> bytes | None: ...
+    @property
+    def wait(self) -> Literal["default", "stream", "unbounded"]: ...
+    @property
+    def idempotent(self) -> bool: ...
+    @property
+    def target(self) -> str: ...
+    def header(self, name: str) -> str | None: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Done:
+    __match_args__ = ("exited", "exit_code", "timed_out", "cursor", "proc_id")
+    def __new__(
+        cls,
+        exited: bool,
+        exit_code: int | None,
+        timed_out: bool,
+        cursor: Cursor,
+        proc_id: str | None,
+    ) -> Done: ...
+    @property
+    def exited(self) -> bool: ...
+    @property
+    def exit_code(self) -> int | None: ...
+    @property
+    def timed_out(self) -> bool: ...
+    @property
+    def cursor(self) -> Cursor: ...
+    @property
+    def proc_id(self) -> str | None: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Reconnect:
+    __match_args__ = (
+        "attempt",
+        "failures",
+        "reason",
+        "cursor",
+        "delay_seconds",
+        "proc_id",
+        "detail",
+    )
+    def __new__(
+        cls,
+        attempt: int,
+        failures: int,
+        reason: str,
+        cursor: Cursor,
+        delay_seconds: float,
+        proc_id: str | None,
+        detail: str,
+    ) -> Reconnect: ...
+    @property
+    def attempt(self) -> int: ...
+    @property
+    def failures(self) -> int: ...
+    @property
+    def reason(self) -> _Reason: ...
+    @property
+    def cursor(self) -> Cursor: ...
+    @property
+    def delay_seconds(self) -> float: ...
+    @property
+    def proc_id(self) -> str | None: ...
+    @property
+    def detail(self) -> str: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class Continue:
+    __match_args__ = ()
+    def __new__(cls) -> Continue: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+_Decision: TypeAlias = Done | Reconnect | Continue
+
+class _FollowOptions(TypedDict):
+    follow: bool
+    gap_policy: _GapPolicyName
+    retries: int
+    backoff_seconds: float
+    max_backoff_seconds: float
+    jitter: bool
+    liveness_timeout_seconds: float
+    max_frame_bytes: int
+    strict: bool
+
+# The options' defaults here are the core's (FollowOptions::default(), the
+# DEFAULT_* constants); tests/test_follower.py checks that they agree.
+@final
+class Follower:
+    @staticmethod
+    def process_output(
+        computer_id: str,
+        proc_id: str,
+        *,
+        cursor: _CursorLike = None,
+        follow: bool = True,
+        gap_policy: _GapPolicyName = "fail",
+        retries: int = 5,
+        backoff_seconds: float = 0.25,
+        max_backoff_seconds: float = 5.0,
+        jitter: bool = True,
+        liveness_timeout_seconds: float = 30.0,
+        max_frame_bytes: int | None = None,
+        strict: bool = False,
+    ) -> Follower: ...
+    @staticmethod
+    def resume(
+        computer_id: str,
+        state: ResumeState | str,
+        *,
+        follow: bool = True,
+        gap_policy: _GapPolicyName = "fail",
+        retries: int = 5,
+        backoff_seconds: float = 0.25,
+        max_backoff_seconds: float = 5.0,
+        jitter: bool = True,
+        liveness_timeout_seconds: float = 30.0,
+        max_frame_bytes: int | None = None,
+        strict: bool = False,
+    ) -> Follower: ...
+    @staticmethod
+    def setup_logs(
+        computer_id: str,
+        offset: int = 0,
+        *,
+        follow: bool = True,
+        gap_policy: _GapPolicyName = "fail",
+        retries: int = 5,
+        backoff_seconds: float = 0.25,
+        max_backoff_seconds: float = 5.0,
+        jitter: bool = True,
+        liveness_timeout_seconds: float = 30.0,
+        max_frame_bytes: int | None = None,
+        strict: bool = False,
+    ) -> Follower: ...
+    @staticmethod
+    def exec_stream(
+        computer_id: str,
+        command: _Command,
+        *,
+        timeout_seconds: float | None = None,
+        idempotency_key: str | None = None,
+        follow: bool = True,
+        gap_policy: _GapPolicyName = "fail",
+        retries: int = 5,
+        backoff_seconds: float = 0.25,
+        max_backoff_seconds: float = 5.0,
+        jitter: bool = True,
+        liveness_timeout_seconds: float = 30.0,
+        max_frame_bytes: int | None = None,
+        strict: bool = False,
+    ) -> Follower: ...
+    def request(self) -> Request: ...
+    def open(
+        self,
+        status: int,
+        content_type: str | None = None,
+        proc_id: str | None = None,
+        retry_after: str | None = None,
+    ) -> None: ...
+    def feed(self, data: _BytesLike) -> list[_Event]: ...
+    def feed_into(self, data: _BytesLike, transcript: Transcript) -> list[_Event]: ...
+    def finish(
+        self, transport_error: str | None = None, jitter: float = 0.0
+    ) -> tuple[list[_Event], _Decision]: ...
+    def no_response(self, detail: str = "", jitter: float = 0.0) -> _Decision: ...
+    def poll_timeout_seconds(self) -> float | None: ...
+    def handle_timeout_seconds(self, now: float) -> bool: ...
+    @property
+    def cursor(self) -> Cursor: ...
+    @property
+    def proc_id(self) -> str | None: ...
+    @property
+    def state(self) -> Literal["ready", "sent", "body", "done", "failed"]: ...
+    @property
+    def attempts(self) -> int: ...
+    @property
+    def options(self) -> _FollowOptions: ...
+    def resume_state(self) -> ResumeState: ...
 
 MIN_MAX_BYTES: Final[int]
 _SpillPath: TypeAlias = str | os.PathLike[str] | None

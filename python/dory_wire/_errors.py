@@ -23,15 +23,18 @@ Hierarchy::
     │   ├── UnexpectedFrame           code "unexpected_frame"
     │   ├── IdentityMismatch          code "identity_mismatch"
     │   └── FrameTooLarge             code "frame_too_large"
-    ├── InvalidState (also ValueError)    code "invalid_state", kind "misuse"
-    └── InvalidLimits (also ValueError)   code "invalid_limits", kind "limits"
+    ├── InvalidState (also ValueError)      code "invalid_state", kind "misuse"
+    ├── InvalidArgument (also ValueError)   code "invalid_argument", kind "misuse"
+    ├── InvalidLimits (also ValueError)     code "invalid_limits", kind "limits"
+    └── StreamDisconnected                  code "stream_disconnected", kind "transport":
+                                            reconnect from its offsets
 
 ``str(error)`` is the core's message, the same text in every language.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Union
 
 from ._core import ERROR_CODES
 
@@ -44,6 +47,7 @@ __all__ = [
     "DoryWireError",
     "FrameTooLarge",
     "IdentityMismatch",
+    "InvalidArgument",
     "InvalidLimits",
     "InvalidState",
     "LossError",
@@ -52,9 +56,20 @@ __all__ = [
     "OutputExpired",
     "OutputGap",
     "ProtocolError",
+    "StreamDisconnected",
     "UnexpectedFrame",
     "UnsupportedContentType",
 ]
+
+# (A union of single literals: read alike by type checkers and mypy.stubtest.)
+DisconnectReason = Union[
+    Literal["end_of_body"],
+    Literal["gap"],
+    Literal["stalled"],
+    Literal["no_response"],
+    Literal["unavailable"],
+]
+"""Why a connection ended before the output did (see :class:`StreamDisconnected`)."""
 
 
 class DoryWireError(Exception):
@@ -65,10 +80,12 @@ class DoryWireError(Exception):
 
     Attributes:
         code: the stable error code (``"output_gap"``, ``"malformed_frame"``, …).
-        kind: ``"answer"``, ``"loss"``, ``"protocol"``, ``"misuse"`` or ``"limits"``.
+        kind: ``"answer"``, ``"loss"``, ``"protocol"``, ``"misuse"``, ``"limits"``
+            or ``"transport"``.
         fields: the names of the code's fields, as in the core's table.
         events: events decoded by the failing call that it could not return
-            (only :meth:`Reader.finish` can have any; usually empty).
+            (only :meth:`Reader.finish` and :meth:`Follower.finish` can have
+            any; usually empty).
     """
 
     code: ClassVar[str]
@@ -245,6 +262,23 @@ class InvalidState(DoryWireError, ValueError):
     reason: str
 
 
+class InvalidArgument(DoryWireError, ValueError):
+    """An argument a request or a follower cannot be built from (kind ``"misuse"``).
+
+    E.g. an empty ``computer_id`` or command, a ``timeout_seconds`` that is
+    not a positive number, an ``idempotency_key`` that cannot be a header
+    value, a follow option out of range, a ``jitter`` outside ``[0, 1]``. A
+    ``ValueError``; a wrong *type* is a ``TypeError`` instead.
+
+    Attributes:
+        name: the argument's name, as in the API (``"computer_id"``, ``"command"``, …).
+        reason: what is wrong with it.
+    """
+
+    name: str
+    reason: str
+
+
 class InvalidLimits(DoryWireError, ValueError):
     """Preview limits too small to hold the notice, or otherwise unusable
     (kind ``"limits"``).
@@ -254,6 +288,53 @@ class InvalidLimits(DoryWireError, ValueError):
     """
 
     reason: str
+
+
+class StreamDisconnected(DoryWireError):
+    """A response ended before ``exit``: reconnect from :attr:`cursor`.
+
+    The output is still there (the server retains it); only this connection
+    is gone. Read it again with the same process's ``iter_output`` /
+    ``read_output`` (or :meth:`Follower.resume`) from ``stdout_offset`` and
+    ``stderr_offset``; never start the command again. The transport error
+    behind it, if any (an ``httpx.RemoteProtocolError`` for a cut body, an
+    ``httpx.ConnectError`` for a refused connection, …), is the exception's
+    ``__cause__`` when the HTTP client raised it.
+
+    Raised by :class:`Follower` when its reconnect budget is spent, or when
+    an exec without an idempotency key broke before announcing its process
+    (sending it again could run the command twice), and by the HTTP clients
+    (``dory_wire.client``) when a stream ends early: code
+    ``"stream_disconnected"``, kind ``"transport"`` (a connection, not the
+    bytes, went wrong). The only error that permits reconnecting.
+
+    Attributes:
+        reason: ``"end_of_body"`` (the body ended or was cut before
+            ``exit``), ``"gap"`` (a ``gap`` frame that, under the skip
+            policy or losing nothing, only means "reconnect"), ``"stalled"``
+            (no complete frame within the liveness timeout), ``"no_response"``
+            (no answer at all: connection refused or reset, a timeout before
+            the headers) or ``"unavailable"`` (a 503 or 429 refusal).
+        cursor: the consumed offsets (a :class:`~dory_wire.Cursor`): where to
+            resume from.
+        proc_id: the process whose output was read, or the one an exec
+            stream announced (``started`` or its header); ``None`` for setup
+            logs and for an exec stream that broke before announcing it.
+    """
+
+    reason: DisconnectReason
+    cursor: Cursor
+    proc_id: str | None
+
+    @property
+    def stdout_offset(self) -> int:
+        """The consumed stdout offset (``cursor.stdout``)."""
+        return self.cursor.stdout
+
+    @property
+    def stderr_offset(self) -> int:
+        """The consumed stderr offset (``cursor.stderr``)."""
+        return self.cursor.stderr
 
 
 def _from_the_table() -> None:

@@ -14,14 +14,17 @@ import dory_wire as dw
 from dory_wire import _errors
 
 # docs/api.md: the base class of each kind (None: straight from DoryWireError,
-# and also a ValueError).
+# and also a ValueError for the caller's mistakes, misuse and limits; a
+# transport error is no ValueError).
 KIND_BASES: dict[str, type[dw.DoryWireError] | None] = {
     "answer": dw.AnswerError,
     "loss": dw.LossError,
     "protocol": dw.ProtocolError,
     "misuse": None,
     "limits": None,
+    "transport": None,
 }
+VALUE_ERROR_KINDS = {"misuse", "limits"}
 
 ROWS = [dict(zip(("code", "cls", "kind", "fields"), row)) for row in dw.ERROR_CODES]
 
@@ -41,6 +44,8 @@ def test_the_table_has_the_codes_of_docs_api() -> None:
         "frame_too_large": ("FrameTooLarge", "protocol"),
         "invalid_state": ("InvalidState", "misuse"),
         "invalid_limits": ("InvalidLimits", "limits"),
+        "invalid_argument": ("InvalidArgument", "misuse"),
+        "stream_disconnected": ("StreamDisconnected", "transport"),
     }
 
 
@@ -56,8 +61,10 @@ def test_each_code_has_its_class(row: dict[str, Any]) -> None:
     assert (vars(cls).get("__doc__") or "").strip(), f"{cls.__name__} has no docstring"
     assert row["kind"] in KIND_BASES, f"a new kind {row['kind']!r}: give it a place in docs/api.md"
     base = KIND_BASES[row["kind"]]
-    if base is None:
+    if base is None and row["kind"] in VALUE_ERROR_KINDS:
         assert cls.__bases__ == (dw.DoryWireError, ValueError)
+    elif base is None:
+        assert cls.__bases__ == (dw.DoryWireError,)
     else:
         assert cls.__bases__ == (base,)
         assert base.kind == row["kind"]

@@ -1,11 +1,15 @@
-"""The shared conformance vectors: every tests/vectors/**/*.json, both kinds.
+"""The shared conformance vectors: every tests/vectors/**/*.json, every kind.
 
 A decode vector is fed whole, one byte at a time and at the seeded random
 split points of the Rust runner (the same SplitMix64 and seed, so the same
 cuts; as bytes, bytearray and memoryview); every run must give the expected
 events, end and cursor. A preview vector is checked against its
 expectation and the invariants of VECTORS.md, and the streaming bounder must
-give the same preview.
+give the same preview. A conversation vector is played through a
+:class:`dory_wire.Follower` — its requests compared, its responses fed whole,
+byte by byte and at the Rust runner's seeded splits, and through
+``feed_into`` — and every run must make the vector's decisions and deliver
+its output.
 """
 
 from __future__ import annotations
@@ -17,27 +21,44 @@ from typing import Any
 import pytest
 from preview_checks import check_invariants, check_rebound, random_chunks, streamed
 from splitmix import SplitMix64
-from vectors import VECTOR_DIR, body_of, decode, load_vectors
+from vectors import (
+    VECTOR_DIR,
+    body_of,
+    conversation_problems,
+    converse,
+    decode,
+    load_vectors,
+    output_bytes,
+)
 
 import dory_wire as dw
 
 VECTORS = load_vectors()
 DECODE = [(vid, v) for vid, v in VECTORS if v.get("kind") == "decode"]
 PREVIEW = [(vid, v) for vid, v in VECTORS if v.get("kind") == "preview"]
+CONVERSATION = [(vid, v) for vid, v in VECTORS if v.get("kind") == "conversation"]
 SEEDS = range(5)
+# VECTORS.md: every runner fails with fewer conversation vectors.
+MIN_CONVERSATIONS = 40
 
 
 def test_vectors_are_found() -> None:
     assert VECTOR_DIR.is_dir(), f"no vector directory at {VECTOR_DIR}"
     assert DECODE, f"no decode vectors below {VECTOR_DIR}"
     assert PREVIEW, f"no preview vectors below {VECTOR_DIR}"
+    assert len(CONVERSATION) >= MIN_CONVERSATIONS, (
+        f"{len(CONVERSATION)} conversation vectors below {VECTOR_DIR}, "
+        f"at least {MIN_CONVERSATIONS} expected"
+    )
 
 
 def test_vector_names_are_unique_and_kinds_known() -> None:
     names = [v["name"] for _, v in VECTORS]
     duplicates = sorted({n for n in names if names.count(n) > 1})
     assert not duplicates, f"duplicate vector names: {duplicates}"
-    unknown = sorted({str(v.get("kind")) for _, v in VECTORS} - {"decode", "preview"})
+    unknown = sorted(
+        {str(v.get("kind")) for _, v in VECTORS} - {"decode", "preview", "conversation"}
+    )
     assert not unknown, f"unknown vector kinds: {unknown}"
 
 
@@ -180,3 +201,28 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
         chunks = random_chunks(data, random.Random(seed), max_chunk=max(1, len(data) // 3))
         got = streamed(data, chunks, max_lines, max_bytes, spill_id=spill_id, hint=hint, **outcome)
         assert got == preview, f"seed {seed}: streaming differs"
+
+
+@pytest.mark.parametrize(("vid", "vector"), CONVERSATION, ids=[vid for vid, _ in CONVERSATION])
+def test_conversation_vector(vid: str, vector: dict[str, Any]) -> None:
+    whole = converse(vector, lambda n: [])
+    problems = conversation_problems(vector, whole)
+    assert not problems, "\n".join(problems)
+    # The same decisions, requests, events and end for every split: byte
+    # by byte, and at the Rust runner's seeded cuts (its seed and rounds).
+    bytewise = converse(vector, lambda n: list(range(1, n)))
+    assert bytewise == whole, "byte-by-byte feeding differs from feeding whole"
+    rng = SplitMix64(0xC04E ^ len(vector["name"]))
+    for round_ in range(6):
+        split = converse(vector, lambda n: rng.cuts(n, 5))
+        assert split == whole, f"random split round {round_} differs from feeding whole"
+    # Through feed_into: the output goes to a Transcript, the rest is equal.
+    into = converse(vector, lambda n: [n // 2], into=True)
+    assert not conversation_problems(vector, into), "feed_into disagrees with the vector"
+    others = [e for e in whole["events"] if e["type"] not in ("stdout", "stderr")]
+    assert into["events"] == others
+    for stream in ("stdout", "stderr"):
+        assert into[stream] == output_bytes(whole["events"], stream)
+    assert {k: into[k] for k in ("requests", "decisions", "cursor", "proc_id", "state")} == {
+        k: whole[k] for k in ("requests", "decisions", "cursor", "proc_id", "state")
+    }

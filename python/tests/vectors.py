@@ -1,11 +1,13 @@
-"""Shared conformance vectors (tests/vectors/**/*.json): loading and the
-conversion of dory_wire values to the vectors' JSON shapes (VECTORS.md)."""
+"""Shared conformance vectors (tests/vectors/**/*.json): loading, the
+conversion of dory_wire values to the vectors' JSON shapes (VECTORS.md), and
+the players of decode and conversation vectors."""
 
 from __future__ import annotations
 
 import base64
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -133,3 +135,294 @@ def decode(vector: dict[str, Any], chunks: list[bytes]) -> dict[str, Any]:
         "end": end,
         "cursor": cursor_json(reader.cursor),
     }
+
+
+# ---- kind "conversation" (VECTORS.md): a whole read driven through a Follower
+
+FOLLOW_OPTION_KEYS = {
+    "follow": "follow",
+    "gap_policy": "gap_policy",
+    "retries": "retries",
+    "jitter": "jitter",
+    "max_frame_bytes": "max_frame_bytes",
+    "strict": "strict",
+}
+FOLLOW_MS_KEYS = {
+    "backoff_ms": "backoff_seconds",
+    "max_backoff_ms": "max_backoff_seconds",
+    "liveness_timeout_ms": "liveness_timeout_seconds",
+}
+
+# The clock of a stall after a body (VECTORS.md): ticked at 1000 s, stalled
+# at 1000 s + the liveness timeout.
+STALL_AT = 1000.0
+
+
+def follow_options(vector: dict[str, Any]) -> dict[str, Any]:
+    """The vector's `options` as Follower keyword arguments (absent ones
+    are left to the core's defaults)."""
+    out: dict[str, Any] = {}
+    for key, value in vector.get("options", {}).items():
+        if key in FOLLOW_OPTION_KEYS:
+            out[FOLLOW_OPTION_KEYS[key]] = value
+        elif key in FOLLOW_MS_KEYS:
+            out[FOLLOW_MS_KEYS[key]] = value / 1000
+        else:
+            raise AssertionError(f"unknown option {key!r}")
+    return out
+
+
+def follower_of(vector: dict[str, Any]) -> dw.Follower:
+    """The follower of the vector's `read`, with its options."""
+    read = vector["read"]
+    options = follow_options(vector)
+    kind = read["type"]
+    if kind == "process_output":
+        return dw.Follower.process_output(
+            read["computer_id"], read["proc_id"], cursor=read.get("cursor"), **options
+        )
+    if kind == "resume":
+        state = dw.ResumeState.from_json(json.dumps(read["state"]))
+        return dw.Follower.resume(read["computer_id"], state, **options)
+    if kind == "setup_logs":
+        return dw.Follower.setup_logs(read["computer_id"], read.get("offset", 0), **options)
+    if kind == "exec_stream":
+        return dw.Follower.exec_stream(
+            read["computer_id"],
+            read["command"],
+            timeout_seconds=read.get("timeout_seconds"),
+            idempotency_key=read.get("idempotency_key"),
+            **options,
+        )
+    raise AssertionError(f"unknown read type {kind!r}")
+
+
+def request_json(request: dw.Request) -> dict[str, Any]:
+    """A request in the vectors' shape (the body as the JSON value it holds)."""
+    return {
+        "method": request.method,
+        "target": request.target,
+        "headers": dict(request.headers),
+        "body": None if request.body is None else json.loads(request.body),
+    }
+
+
+def decision_json(decision: dw.Decision) -> dict[str, Any]:
+    """A decision in the vectors' shape."""
+    if isinstance(decision, dw.Done):
+        return {
+            "type": "done",
+            "exited": decision.exited,
+            "exit_code": decision.exit_code,
+            "timed_out": decision.timed_out,
+            "cursor": cursor_json(decision.cursor),
+            "proc_id": decision.proc_id,
+        }
+    if isinstance(decision, dw.Reconnect):
+        return {
+            "type": "reconnect",
+            "attempt": decision.attempt,
+            "failures": decision.failures,
+            "reason": decision.reason,
+            "cursor": cursor_json(decision.cursor),
+            "delay_ms": decision.delay_seconds * 1000,
+            "proc_id": decision.proc_id,
+            "detail": decision.detail,
+        }
+    if isinstance(decision, dw.Continue):
+        return {"type": "continue"}
+    raise AssertionError(f"not a decision: {decision!r}")
+
+
+def field_json(value: Any) -> Any:
+    return cursor_json(value) if isinstance(value, dw.Cursor) else value
+
+
+def error_decision_json(err: dw.DoryWireError) -> dict[str, Any]:
+    """An error decision: its code and every field of its code (the vectors
+    name them as the core's table does)."""
+    out: dict[str, Any] = {"type": "error", "code": err.code}
+    for name in err.fields:
+        out[name] = field_json(getattr(err, name))
+    return out
+
+
+def response_body(response: dict[str, Any]) -> bytes:
+    if "body_b64" in response:
+        return base64.b64decode(response["body_b64"], validate=True)
+    body: str = response.get("body", "")
+    return body.encode("utf-8")
+
+
+Split = Callable[[int], list[int]]
+"""The cut points of a body of the given length."""
+
+CHUNK_TYPES: tuple[Callable[[bytes], Any], ...] = (bytes, bytearray, memoryview)
+
+
+def converse(vector: dict[str, Any], split: Split, *, into: bool = False) -> dict[str, Any]:
+    """Plays a conversation vector, each body cut at `split(len(body))`
+    (pieces fed as bytes, bytearray and memoryview in turn); with `into`,
+    through `feed_into` and a Transcript. Returns what was observed: the
+    `requests` and `decisions` (vector shapes), the `events` (vector shapes;
+    with `into`, the events other than output, and the transcript's bytes
+    as `stdout`/`stderr`), the follower's `cursor` and `proc_id`."""
+    run: dict[str, Any] = {"requests": [], "decisions": [], "events": [], "stalls": []}
+    events: list[dw.Event] = []
+    transcript = dw.Transcript()
+    try:
+        follower = follower_of(vector)
+    except dw.DoryWireError as err:
+        run["decisions"].append(error_decision_json(err))
+        if into:
+            run["stdout"] = run["stderr"] = b""
+        run["cursor"] = run["proc_id"] = run["state"] = None
+        return run
+    liveness = follower.options["liveness_timeout_seconds"]
+    for exchange in vector["exchanges"]:
+        try:
+            request = follower.request()
+        except dw.DoryWireError as err:
+            run["decisions"].append(error_decision_json(err))
+            break
+        run["requests"].append(request_json(request))
+        response = exchange["response"]
+        jitter = exchange.get("jitter", 0)
+        stall = bool(response.get("stall"))
+        decision: dw.Decision
+        try:
+            if "no_response" in response or (stall and "status" not in response):
+                if stall:
+                    # The headers wait: armed at 0, over at the liveness timeout.
+                    run["stalls"].append(
+                        (
+                            follower.handle_timeout_seconds(0),
+                            follower.poll_timeout_seconds(),
+                            follower.handle_timeout_seconds(liveness),
+                        )
+                    )
+                decision = follower.no_response(response.get("no_response", ""), jitter)
+            else:
+                follower.open(
+                    response["status"],
+                    response.get("content_type"),
+                    response.get("proc_id"),
+                    response.get("retry_after"),
+                )
+                body = response_body(response)
+                bounds = [0, *split(len(body)), len(body)]
+                for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+                    chunk = CHUNK_TYPES[i % 3](body[a:b])
+                    if into:
+                        events.extend(follower.feed_into(chunk, transcript))
+                    else:
+                        events.extend(follower.feed(chunk))
+                    if follower.state == "failed":
+                        # The deferred-error rule: the events came back; the
+                        # error is the next call's. The rest is not played.
+                        break
+                if stall and follower.state != "failed":
+                    run["stalls"].append(
+                        (
+                            follower.handle_timeout_seconds(STALL_AT),
+                            follower.poll_timeout_seconds(),
+                            follower.handle_timeout_seconds(STALL_AT + liveness),
+                        )
+                    )
+                last, decision = follower.finish(response.get("broken"), jitter)
+                events.extend(last)
+                for event in last if into else ():
+                    transcript.push(event)
+        except dw.DoryWireError as err:
+            events.extend(err.events)
+            for event in err.events if into else ():
+                transcript.push(event)
+            run["decisions"].append(error_decision_json(err))
+            break
+        run["decisions"].append(decision_json(decision))
+    run["events"] = [event_json(e) for e in events]
+    if into:
+        run["stdout"] = transcript.bytes("stdout")
+        run["stderr"] = transcript.bytes("stderr")
+    run["cursor"] = cursor_json(follower.cursor)
+    run["proc_id"] = follower.proc_id
+    run["state"] = follower.state
+    return run
+
+
+def subset_matches(expected: Any, actual: Any) -> bool:
+    """Whether `actual` holds every key of `expected` with an equal value
+    (recursively into objects; anything else compared whole)."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return all(k in actual and subset_matches(v, actual[k]) for k, v in expected.items())
+    return bool(expected == actual)
+
+
+def output_bytes(events: list[dict[str, Any]], stream: str) -> bytes:
+    """The concatenated output of `stream` among events in the vectors' shape."""
+    return b"".join(base64.b64decode(e["data_b64"]) for e in events if e["type"] == stream)
+
+
+def expected_bytes(expect: dict[str, Any], stream: str) -> bytes | None:
+    if stream in expect:
+        text: str = expect[stream]
+        return text.encode("utf-8")
+    if f"{stream}_b64" in expect:
+        return base64.b64decode(expect[f"{stream}_b64"], validate=True)
+    return None
+
+
+def conversation_problems(vector: dict[str, Any], run: dict[str, Any]) -> list[str]:
+    """How a run differs from the vector (empty: it agrees)."""
+    problems: list[str] = []
+    exchanges = vector["exchanges"]
+    if len(run["decisions"]) != len(exchanges):
+        problems.append(
+            f"{len(exchanges)} exchanges scripted, the conversation had "
+            f"{len(run['decisions'])}: {run['decisions']}"
+        )
+    for i, exchange in enumerate(exchanges):
+        if "request" in exchange and i < len(run["requests"]):
+            expected = {"body": None, **exchange["request"]}
+            if expected != run["requests"][i]:
+                problems.append(f"request {i}: expected {expected}, got {run['requests'][i]}")
+        if "decision" in exchange and i < len(run["decisions"]):
+            expected = dict(exchange["decision"])
+            got = dict(run["decisions"][i])
+            want_delay = expected.pop("delay_ms", None)
+            got_delay = got.pop("delay_ms", None)
+            delay_ok = want_delay is None or (
+                got_delay is not None and abs(want_delay - got_delay) < 1e-3
+            )
+            if not (delay_ok and subset_matches(expected, got)):
+                problems.append(
+                    f"decision {i}: expected {exchange['decision']}, got {run['decisions'][i]}"
+                )
+    last = exchanges[-1].get("decision", {}).get("type")
+    if last not in ("done", "error"):
+        problems.append(f"the last decision must be done or error, not {last}")
+    for stall in run["stalls"]:
+        if stall[0] or not stall[2]:
+            problems.append(f"the clock did not stall as the stall protocol says: {stall}")
+    expect = vector["expect"]
+    for stream in ("stdout", "stderr"):
+        want = expected_bytes(expect, stream)
+        got = run[stream] if stream in run else output_bytes(run["events"], stream)
+        if want is not None and got != want:
+            problems.append(f"{stream}: expected {want!r}, got {got!r}")
+    skipped = [e for e in run["events"] if e["type"] == "skipped"]
+    if skipped != expect.get("skipped", []):
+        problems.append(f"skipped: expected {expect.get('skipped', [])}, got {skipped}")
+    if "exit" in expect:
+        exits = [e for e in run["events"] if e["type"] == "exit"]
+        got_exit = (
+            {"exit_code": exits[0]["exit_code"], "timed_out": exits[0]["timed_out"]}
+            if exits
+            else None
+        )
+        if got_exit != expect["exit"]:
+            problems.append(f"exit: expected {expect['exit']}, got {got_exit}")
+    for key in ("cursor", "proc_id"):
+        if key in expect and expect[key] != run[key]:
+            problems.append(f"{key}: expected {expect[key]}, got {run[key]}")
+    return problems

@@ -4,10 +4,12 @@
 
 use std::time::Duration;
 
-use dory_wire::{Cursor, Endpoint, GapPolicy};
+use dory_wire::{Command, Cursor, Endpoint, GapPolicy};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyByteArray, PyBytes, PyInt, PyMapping, PyMemoryView, PyString};
+use pyo3::types::{
+    PyBool, PyByteArray, PyBytes, PyFloat, PyInt, PyMapping, PyMemoryView, PySequence, PyString,
+};
 
 use crate::values::PyCursor;
 
@@ -188,4 +190,124 @@ pub(crate) fn cursor(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Curs
         }
     }
     Ok(out)
+}
+
+// ---- the arguments of requests and followers
+//
+// Messages name the argument as the API does (`computer_id must be a str,
+// not int`). A wrong type is a `TypeError`; a value the core's types cannot
+// hold (a negative count, seconds that are not a finite number at least 0)
+// is the core's `invalid_argument` error, like every value the core itself
+// rejects (an empty id or command, a timeout that is not positive, …).
+
+/// The core's `invalid_argument` error for argument `name`.
+pub(crate) fn invalid(py: Python<'_>, name: &str, reason: String) -> PyErr {
+    let err = dory_wire::Error::InvalidArgument {
+        name: name.to_owned(),
+        reason,
+    };
+    crate::errors::to_py_err(py, err, Vec::new())
+}
+
+fn wrong_type(obj: &Bound<'_, PyAny>, name: &str, expected: &str) -> PyErr {
+    PyTypeError::new_err(format!("{name} must be {expected}, not {}", type_name(obj)))
+}
+
+/// A `str` (an id, a header value, a detail).
+pub(crate) fn text(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<String> {
+    if !obj.is_instance_of::<PyString>() {
+        return Err(wrong_type(obj, name, "a str"));
+    }
+    obj.extract()
+}
+
+/// A `str` or `None`.
+pub(crate) fn opt_text(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<String>> {
+    obj.filter(|o| !o.is_none())
+        .map(|o| text(o, name))
+        .transpose()
+}
+
+/// A `bool` (never an `int` or another truthy value).
+pub(crate) fn flag(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<bool> {
+    if !obj.is_instance_of::<PyBool>() {
+        return Err(wrong_type(obj, name, "a bool"));
+    }
+    obj.extract()
+}
+
+/// A number (`float` or `int`, never a `bool`), its value unchecked: the
+/// core checks it.
+pub(crate) fn number(obj: &Bound<'_, PyAny>, name: &str) -> PyResult<f64> {
+    if obj.is_instance_of::<PyBool>()
+        || !(obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>())
+    {
+        return Err(wrong_type(obj, name, "a float"));
+    }
+    obj.extract()
+        .map_err(|_| invalid(obj.py(), name, "is too large to be a float".to_owned()))
+}
+
+/// A number or `None`.
+pub(crate) fn opt_number(obj: Option<&Bound<'_, PyAny>>, name: &str) -> PyResult<Option<f64>> {
+    obj.filter(|o| !o.is_none())
+        .map(|o| number(o, name))
+        .transpose()
+}
+
+/// An `int` (never a `bool`) in `min..=max`.
+pub(crate) fn count(obj: &Bound<'_, PyAny>, name: &str, min: u64, max: u64) -> PyResult<u64> {
+    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        return Err(wrong_type(obj, name, "an int"));
+    }
+    match obj.extract::<i128>() {
+        Ok(v) if v >= i128::from(min) && v <= i128::from(max) => Ok(v as u64),
+        _ => Err(invalid(
+            obj.py(),
+            name,
+            format!("must be an int from {min} to {max}, not {}", obj.str()?),
+        )),
+    }
+}
+
+/// Seconds (a number at least 0, or above 0 when `positive`) as a duration.
+pub(crate) fn duration(obj: &Bound<'_, PyAny>, name: &str, positive: bool) -> PyResult<Duration> {
+    let secs = number(obj, name)?;
+    let bound = if positive { "above 0" } else { "at least 0" };
+    let bad = || {
+        invalid(
+            obj.py(),
+            name,
+            format!("must be a finite number of seconds {bound}, not {secs}"),
+        )
+    };
+    if secs.is_nan() || secs < 0.0 || (positive && secs == 0.0) {
+        return Err(bad());
+    }
+    Duration::try_from_secs_f64(secs).map_err(|_| bad())
+}
+
+/// A command: a `str` (a shell line) or a sequence of `str` (an argv).
+/// Its value (empty?) is the core's to check.
+pub(crate) fn command(obj: &Bound<'_, PyAny>) -> PyResult<Command> {
+    if obj.is_instance_of::<PyString>() {
+        return Ok(Command::shell(obj.extract::<String>()?));
+    }
+    let not_a_command = || wrong_type(obj, "command", "a str or a sequence of str");
+    // Bytes are sequences of ints, not of str.
+    if obj.is_instance_of::<PyBytes>()
+        || obj.is_instance_of::<PyByteArray>()
+        || obj.is_instance_of::<PyMemoryView>()
+    {
+        return Err(not_a_command());
+    }
+    let Ok(seq) = obj.cast::<PySequence>() else {
+        return Err(not_a_command());
+    };
+    let mut argv = Vec::with_capacity(seq.len().unwrap_or(0));
+    for (i, item) in seq.try_iter()?.enumerate() {
+        let item = item?;
+        argv.push(text(&item, &format!("command[{i}]"))?);
+    }
+    Ok(Command::argv(argv))
 }

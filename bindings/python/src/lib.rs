@@ -10,8 +10,11 @@ use pyo3::prelude::*;
 
 mod args;
 mod errors;
+mod feed;
+mod follow;
 mod preview;
 mod reader;
+mod request;
 mod transcript;
 mod values;
 
@@ -33,6 +36,11 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<values::Exited>()?;
     m.add_class::<values::Disconnected>()?;
     m.add_class::<values::Document>()?;
+    m.add_class::<follow::PyFollower>()?;
+    m.add_class::<follow::Done>()?;
+    m.add_class::<follow::Reconnect>()?;
+    m.add_class::<follow::Continue>()?;
+    m.add_class::<request::PyRequest>()?;
     m.add_class::<transcript::Transcript>()?;
     m.add_class::<transcript::Utf8Decoder>()?;
     m.add_class::<preview::PyBounder>()?;
@@ -47,6 +55,15 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add(
         "DEFAULT_LIVENESS_TIMEOUT_SECONDS",
         dory_wire::DEFAULT_LIVENESS_TIMEOUT.as_secs_f64(),
+    )?;
+    m.add("DEFAULT_RETRIES", dory_wire::DEFAULT_RETRIES)?;
+    m.add(
+        "DEFAULT_BACKOFF_SECONDS",
+        dory_wire::DEFAULT_BACKOFF.as_secs_f64(),
+    )?;
+    m.add(
+        "DEFAULT_MAX_BACKOFF_SECONDS",
+        dory_wire::DEFAULT_MAX_BACKOFF.as_secs_f64(),
     )?;
     m.add("ERROR_CODES", errors::error_codes(m.py())?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

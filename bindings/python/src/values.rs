@@ -5,14 +5,14 @@
 
 use dory_wire::{Cursor, End, Event, ResumeState, Stream};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyString};
 use pyo3::{intern, Borrowed, IntoPyObjectExt};
 
 use crate::args;
 use crate::errors::to_py_err;
 
 /// `Name(a=repr(a), b=repr(b))`.
-fn repr_call(name: &str, fields: &[(&str, Bound<'_, PyAny>)]) -> PyResult<String> {
+pub(crate) fn repr_call(name: &str, fields: &[(&str, Bound<'_, PyAny>)]) -> PyResult<String> {
     let mut out = String::with_capacity(64);
     out.push_str(name);
     out.push('(');
@@ -106,12 +106,12 @@ macro_rules! value_class {
         }
     ) => {
         $(#[$doc])*
-        #[pyclass(frozen, module = "dory_wire", name = $py_name)]
+        #[::pyo3::pyclass(frozen, module = "dory_wire", name = $py_name)]
         pub(crate) struct $rust {
             $( $(#[$fdoc])* #[pyo3(get)] pub(crate) $field: $ty, )*
         }
 
-        #[pymethods]
+        #[::pyo3::pymethods]
         impl $rust {
             #[new]
             fn py_new($($field: $ty),*) -> Self {
@@ -120,43 +120,57 @@ macro_rules! value_class {
 
             /// Field names for ``match`` class patterns.
             #[classattr]
-            fn __match_args__(py: Python<'_>) -> PyResult<Bound<'_, PyTuple>> {
+            fn __match_args__(
+                py: ::pyo3::Python<'_>,
+            ) -> ::pyo3::PyResult<::pyo3::Bound<'_, ::pyo3::types::PyTuple>> {
                 let names: Vec<&str> = vec![$(stringify!($field)),*];
-                PyTuple::new(py, names)
+                ::pyo3::types::PyTuple::new(py, names)
             }
 
-            #[allow(unused_variables)]
-            fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-                let fields: Vec<(&str, Bound<'_, PyAny>)> = vec![
+            #[allow(unused_variables, unused_imports)]
+            fn __repr__(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<String> {
+                use ::pyo3::IntoPyObjectExt as _;
+                let fields: Vec<(&str, ::pyo3::Bound<'_, ::pyo3::PyAny>)> = vec![
                     $((stringify!($field), (&self.$field).into_bound_py_any(py)?)),*
                 ];
-                repr_call($py_name, &fields)
+                $crate::values::repr_call($py_name, &fields)
             }
 
-            fn __eq__(&self, other: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+            fn __eq__(
+                &self,
+                other: &::pyo3::Bound<'_, ::pyo3::PyAny>,
+            ) -> ::pyo3::PyResult<::pyo3::Py<::pyo3::PyAny>> {
+                use ::pyo3::types::PyAnyMethods as _;
                 let py = other.py();
                 let Ok(other) = other.cast::<$rust>() else {
                     return Ok(py.NotImplemented());
                 };
                 let equal = self.key(py)?.eq(other.get().key(py)?)?;
-                Ok(PyBool::new(py, equal).to_owned().into_any().unbind())
+                Ok(::pyo3::types::PyBool::new(py, equal).to_owned().into_any().unbind())
             }
 
-            fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+            fn __hash__(&self, py: ::pyo3::Python<'_>) -> ::pyo3::PyResult<isize> {
+                use ::pyo3::types::PyAnyMethods as _;
                 self.key(py)?.hash()
             }
         }
 
         impl $rust {
             /// The fields as a tuple, for equality and hashing.
-            fn key<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-                let fields: Vec<Bound<'py, PyAny>> =
+            fn key<'py>(
+                &self,
+                py: ::pyo3::Python<'py>,
+            ) -> ::pyo3::PyResult<::pyo3::Bound<'py, ::pyo3::types::PyTuple>> {
+                #[allow(unused_imports)]
+                use ::pyo3::IntoPyObjectExt as _;
+                let fields: Vec<::pyo3::Bound<'py, ::pyo3::PyAny>> =
                     vec![$((&self.$field).into_bound_py_any(py)?),*];
-                PyTuple::new(py, fields)
+                ::pyo3::types::PyTuple::new(py, fields)
             }
         }
     };
 }
+pub(crate) use value_class;
 
 /// Per-stream consumed byte offsets: where output has been delivered up to.
 ///

@@ -1,0 +1,541 @@
+//! `Follower` and its decisions (`Done`, `Reconnect`, `Continue`): the core
+//! follower with Python types. Every decision — what to send, what an
+//! answer means, when to reconnect, how long to wait, when to give up — is
+//! the core's; this module converts arguments and results.
+
+use dory_wire::{Decision, FollowOptions, Follower, GapPolicy, ResumeState};
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+
+use crate::args;
+use crate::errors::to_py_err;
+use crate::feed::{self, FeedBuffers};
+use crate::request::PyRequest;
+use crate::values::{events_to_list, value_class, PyCursor, PyResumeState};
+
+value_class! {
+    /// The read is over: ``exited`` when ``exit`` was seen (with its
+    /// ``exit_code`` and ``timed_out``), else the normal end of a read with
+    /// ``follow=False``.
+    Done as "Done" {
+        /// Whether ``exit`` was seen.
+        exited: bool,
+        /// The exit code; ``None`` when killed, timed out, or not exited.
+        exit_code: Option<i64>,
+        /// Whether the process hit its deadline.
+        timed_out: bool,
+        /// The consumed offsets.
+        cursor: Py<PyCursor>,
+        /// The process, once known (never for setup logs).
+        proc_id: Option<String>,
+    }
+}
+
+value_class! {
+    /// The connection ended before the output did: wait ``delay_seconds``,
+    /// then send :meth:`Follower.request` (it resumes from ``cursor``).
+    /// Also the record a reconnect hook receives.
+    Reconnect as "Reconnect" {
+        /// 1 for the first reconnect of this read, 2 for the second, …
+        attempt: u32,
+        /// Connections in a row that brought nothing new, this one included
+        /// (0 after progress: no wait); never more than ``retries``.
+        failures: u32,
+        /// Why the connection ended: ``"end_of_body"``, ``"gap"``,
+        /// ``"stalled"``, ``"no_response"`` or ``"unavailable"``.
+        reason: String,
+        /// Where the next request resumes from.
+        cursor: Py<PyCursor>,
+        /// How long to wait before sending it, in seconds.
+        delay_seconds: f64,
+        /// The process, once known.
+        proc_id: Option<String>,
+        /// What the transport (or the refusal) said; empty when nothing.
+        detail: String,
+    }
+}
+
+value_class! {
+    /// The answer moved the read on without a disconnect (an exec answered
+    /// by its keyed replay's identity continues on the process's output):
+    /// send :meth:`Follower.request` now.
+    Continue as "Continue" {}
+}
+
+/// Converts a core decision.
+fn decision_to_py(py: Python<'_>, decision: Decision) -> PyResult<Bound<'_, PyAny>> {
+    Ok(match decision {
+        Decision::Done(d) => Done {
+            exited: d.exited,
+            exit_code: d.exit_code,
+            timed_out: d.timed_out,
+            cursor: Py::new(py, PyCursor(d.cursor))?,
+            proc_id: d.proc_id,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        Decision::Reconnect(r) => Reconnect {
+            attempt: r.attempt,
+            failures: r.failures,
+            reason: r.reason.as_str().to_owned(),
+            cursor: Py::new(py, PyCursor(r.cursor))?,
+            delay_seconds: r.delay.as_secs_f64(),
+            proc_id: r.proc_id,
+            detail: r.detail,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        Decision::Continue => Continue {}.into_pyobject(py)?.into_any(),
+    })
+}
+
+/// The caller's random value for a delay (default 0; the core checks that
+/// it is in `[0, 1]`).
+fn jitter_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
+    Ok(args::opt_number(obj, "jitter")?.unwrap_or(0.0))
+}
+
+/// The follower's options from the keyword arguments of `func`: the core's
+/// defaults ([`FollowOptions::default`]), each given option converted.
+fn follow_options(func: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<FollowOptions> {
+    let mut o = FollowOptions::default();
+    let Some(options) = options else {
+        return Ok(o);
+    };
+    for (key, value) in options.iter() {
+        let name: String = key.extract()?;
+        o = match name.as_str() {
+            "follow" => o.follow(args::flag(&value, "follow")?),
+            "gap_policy" => {
+                let policy = args::text(&value, "gap_policy")?;
+                let Some(policy) = GapPolicy::from_name(&policy) else {
+                    let reason = format!("must be 'fail' or 'skip', not {policy:?}");
+                    return Err(args::invalid(value.py(), "gap_policy", reason));
+                };
+                o.gap_policy(policy)
+            }
+            "retries" => {
+                let retries = args::count(&value, "retries", 0, u64::from(u32::MAX))?;
+                o.retries(retries as u32)
+            }
+            "backoff_seconds" => o.backoff(args::duration(&value, "backoff_seconds", false)?),
+            "max_backoff_seconds" => {
+                o.max_backoff(args::duration(&value, "max_backoff_seconds", false)?)
+            }
+            "jitter" => o.jitter(args::flag(&value, "jitter")?),
+            "liveness_timeout_seconds" => {
+                o.liveness_timeout(args::duration(&value, "liveness_timeout_seconds", true)?)
+            }
+            "max_frame_bytes" if value.is_none() => o,
+            "max_frame_bytes" => {
+                // usize -> u64 is lossless on every supported platform.
+                let limit = args::count(&value, "max_frame_bytes", 1, usize::MAX as u64)?;
+                o.max_frame_bytes(limit as usize)
+            }
+            "strict" => o.strict(args::flag(&value, "strict")?),
+            _ => {
+                return Err(PyTypeError::new_err(format!(
+                    "{func}() got an unexpected keyword argument '{name}'"
+                )))
+            }
+        };
+    }
+    Ok(o)
+}
+
+/// A whole read of retained output — a process's output, the setup logs, or
+/// an exec stream followed to its exit — across responses, sans IO.
+///
+/// A :class:`Reader` decodes one response; a follower owns the conversation
+/// around it: which request to send, what the answer means, when to
+/// reconnect, how long to wait first and when to give up. It does no IO and
+/// has no clock and no randomness of its own: it answers "what next?" and
+/// you do it::
+///
+///     follower = Follower.process_output("c_1", "p_1")
+///     transcript = Transcript()
+///     while True:
+///         request = follower.request()          # send it: method, target, headers, body
+///         try:
+///             response = send(request)
+///         except ConnectionError as error:      # no answer at all
+///             decision = follower.no_response(str(error), random.random())
+///         else:
+///             follower.open(response.status, response.content_type,
+///                           response.proc_id, response.retry_after)
+///             try:
+///                 for chunk in response.chunks:
+///                     follower.feed_into(chunk, transcript)
+///             except OSError as error:          # the body broke
+///                 events, decision = follower.finish(str(error), random.random())
+///             else:
+///                 events, decision = follower.finish(None, random.random())
+///             for event in events:
+///                 transcript.push(event)
+///         if isinstance(decision, Done):
+///             break
+///         if isinstance(decision, Reconnect):
+///             time.sleep(decision.delay_seconds)
+///
+/// The states (:attr:`state`): ``"ready"`` (:meth:`request` gives the next
+/// request), ``"sent"`` (call :meth:`open` or :meth:`no_response`),
+/// ``"body"`` (:meth:`feed`, then :meth:`finish`), ``"done"`` (a
+/// :class:`Done` was returned) and ``"failed"``. A call out of order raises
+/// :class:`InvalidState`; any error is sticky: every later call raises it
+/// again. Errors: loss (:class:`OutputGap` under ``gap_policy="fail"``,
+/// :class:`OutputExpired`), answers (:class:`ApiError`, …) and protocol
+/// errors end the read as they are; :class:`StreamDisconnected` when the
+/// reconnect budget is spent, or when an exec without an idempotency key
+/// broke before announcing its process (sending it again could run the
+/// command twice). What was decoded before an error stays delivered.
+///
+/// Build one with :meth:`process_output`, :meth:`resume`,
+/// :meth:`setup_logs` or :meth:`exec_stream`. Their options, keyword-only,
+/// with the core's defaults (:attr:`options` shows them):
+///
+/// - ``follow``: follow until exit (``True``) or read what exists now.
+/// - ``gap_policy``: ``"fail"`` (raise :class:`OutputGap`) or ``"skip"``
+///   (yield :class:`Skipped` and go on).
+/// - ``retries``: connections in a row without progress allowed before
+///   giving up (:data:`DEFAULT_RETRIES`).
+/// - ``backoff_seconds``: the wait before the first reconnect without
+///   progress (:data:`DEFAULT_BACKOFF_SECONDS`), doubled for each next one
+///   up to ``max_backoff_seconds`` (:data:`DEFAULT_MAX_BACKOFF_SECONDS`,
+///   also the cap on ``Retry-After``).
+/// - ``jitter``: spread each wait over ``[base/2, base]`` by the random
+///   value in ``[0, 1]`` you pass to :meth:`finish` and :meth:`no_response`.
+/// - ``liveness_timeout_seconds``: how long to wait for the headers, then
+///   for each complete frame (:data:`DEFAULT_LIVENESS_TIMEOUT_SECONDS`).
+/// - ``max_frame_bytes``: the longest frame accepted (``None``:
+///   :data:`DEFAULT_MAX_FRAME_BYTES`).
+/// - ``strict``: raise :class:`UnexpectedFrame` for unknown frame types.
+///
+/// A wrong type is a ``TypeError``; a wrong value is :class:`InvalidArgument`.
+/// Not thread-safe: use one follower from one thread at a time.
+#[pyclass(module = "dory_wire", name = "Follower")]
+pub(crate) struct PyFollower {
+    inner: Follower,
+    /// `feed`'s reused buffers (empty between calls).
+    buffers: FeedBuffers,
+}
+
+impl PyFollower {
+    fn built(py: Python<'_>, result: Result<Follower, dory_wire::Error>) -> PyResult<Self> {
+        result
+            .map(|inner| PyFollower {
+                inner,
+                buffers: FeedBuffers::default(),
+            })
+            .map_err(|e| to_py_err(py, e, Vec::new()))
+    }
+
+    fn err(py: Python<'_>) -> impl FnOnce(dory_wire::Error) -> PyErr + '_ {
+        move |e| to_py_err(py, e, Vec::new())
+    }
+}
+
+#[pymethods]
+impl PyFollower {
+    /// Follows the output of process ``proc_id`` of ``computer_id`` from
+    /// ``cursor`` (a :class:`Cursor`, a mapping such as ``{"stdout": 5}``,
+    /// or ``None`` for zeros), as :class:`Reader` takes it.
+    #[staticmethod]
+    #[pyo3(signature = (computer_id, proc_id, *, cursor = None, **options))]
+    fn process_output(
+        py: Python<'_>,
+        computer_id: &Bound<'_, PyAny>,
+        proc_id: &Bound<'_, PyAny>,
+        cursor: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let computer_id = args::text(computer_id, "computer_id")?;
+        let proc_id = args::text(proc_id, "proc_id")?;
+        let cursor = args::cursor(cursor, "cursor")?;
+        let options = follow_options("process_output", options)?;
+        Self::built(
+            py,
+            Follower::process_output(&computer_id, &proc_id, cursor, options),
+        )
+    }
+
+    /// Follows a process's output from a saved :class:`ResumeState` (or its
+    /// JSON), which must name its process (else :class:`InvalidArgument`).
+    #[staticmethod]
+    #[pyo3(signature = (computer_id, state, **options))]
+    fn resume(
+        py: Python<'_>,
+        computer_id: &Bound<'_, PyAny>,
+        state: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let computer_id = args::text(computer_id, "computer_id")?;
+        let state: ResumeState = if let Ok(s) = state.cast::<PyResumeState>() {
+            s.get().0.clone()
+        } else if state.is_instance_of::<PyString>() {
+            let text: String = state.extract()?;
+            ResumeState::from_json(&text).map_err(Self::err(py))?
+        } else {
+            return Err(PyTypeError::new_err(format!(
+                "state must be a ResumeState or a str (its JSON), not {}",
+                args::type_name(state)
+            )));
+        };
+        let options = follow_options("resume", options)?;
+        Self::built(py, Follower::resume(&computer_id, &state, options))
+    }
+
+    /// Follows the setup command's logs of ``computer_id`` from byte
+    /// ``offset`` of the one merged log (its :attr:`cursor` counts it in
+    /// ``stdout``).
+    #[staticmethod]
+    #[pyo3(
+        signature = (computer_id, offset = None, **options),
+        text_signature = "(computer_id, offset=0, **options)"
+    )]
+    fn setup_logs(
+        py: Python<'_>,
+        computer_id: &Bound<'_, PyAny>,
+        offset: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let computer_id = args::text(computer_id, "computer_id")?;
+        let offset = match offset {
+            Some(o) => args::count(o, "offset", 0, u64::MAX)?,
+            None => 0,
+        };
+        let options = follow_options("setup_logs", options)?;
+        Self::built(py, Follower::setup_logs(&computer_id, offset, options))
+    }
+
+    /// Runs ``command`` (a ``str``, run with ``sh -c``, or a sequence of
+    /// ``str``, run as is) as an exec stream and follows it to its exit.
+    /// When the stream breaks after announcing its process, the read
+    /// continues on that process's output; the command is never sent twice
+    /// unless ``idempotency_key`` makes that safe (then a keyed replay is
+    /// followed).
+    #[staticmethod]
+    #[pyo3(signature = (computer_id, command, *, timeout_seconds = None, idempotency_key = None, **options))]
+    fn exec_stream(
+        py: Python<'_>,
+        computer_id: &Bound<'_, PyAny>,
+        command: &Bound<'_, PyAny>,
+        timeout_seconds: Option<&Bound<'_, PyAny>>,
+        idempotency_key: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let computer_id = args::text(computer_id, "computer_id")?;
+        let command = args::command(command)?;
+        let timeout = args::opt_number(timeout_seconds, "timeout_seconds")?;
+        let key = args::opt_text(idempotency_key, "idempotency_key")?;
+        let options = follow_options("exec_stream", options)?;
+        Self::built(
+            py,
+            Follower::exec_stream(&computer_id, &command, timeout, key.as_deref(), options),
+        )
+    }
+
+    /// The next request to send (a :class:`Request`). Call when
+    /// ``state == "ready"``: first, and after each :class:`Reconnect` (once
+    /// its delay passed) or :class:`Continue`.
+    fn request(&mut self, py: Python<'_>) -> PyResult<PyRequest> {
+        self.inner.request().map(PyRequest).map_err(Self::err(py))
+    }
+
+    /// The response's HTTP status and its ``Content-Type``,
+    /// ``CE-Process-Id`` and ``Retry-After`` headers (``None`` when absent).
+    /// Call once per request, before feeding its body.
+    ///
+    /// Raises :class:`UnsupportedContentType` for a 2xx answer that is
+    /// neither NDJSON nor JSON, :class:`UnexpectedFrame` for a JSON document
+    /// answering a read of output; an error answer is decoded from the body
+    /// and raised by :meth:`finish`.
+    #[pyo3(signature = (status, content_type = None, proc_id = None, retry_after = None))]
+    fn open(
+        &mut self,
+        py: Python<'_>,
+        status: &Bound<'_, PyAny>,
+        content_type: Option<&Bound<'_, PyAny>>,
+        proc_id: Option<&Bound<'_, PyAny>>,
+        retry_after: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<()> {
+        let status = args::int_in_range(status, "status", 100, 599)? as u16;
+        let content_type = args::opt_text(content_type, "content_type")?.unwrap_or_default();
+        let proc_id = args::opt_text(proc_id, "proc_id")?;
+        let retry_after = args::opt_text(retry_after, "retry_after")?;
+        self.inner
+            .open(
+                status,
+                &content_type,
+                proc_id.as_deref(),
+                retry_after.as_deref(),
+            )
+            .map_err(Self::err(py))
+    }
+
+    /// Feeds the next piece of the body (``bytes``, ``bytearray`` or
+    /// ``memoryview``; any split) and returns the events it completed, in
+    /// order. Errors and the deferred-error rule as :meth:`Reader.feed`.
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let input = args::bytes_like(data, "feed", "data")?;
+        let inner = &mut self.inner;
+        self.buffers
+            .feed(py, &input, |bytes, sink| inner.feed(bytes, sink))
+    }
+
+    /// Feeds a piece like :meth:`feed`, but appends the output bytes
+    /// straight to ``transcript`` and returns only the other events, as
+    /// :meth:`Reader.feed_into` does.
+    fn feed_into<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyAny>,
+        transcript: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyList>> {
+        let input = args::bytes_like(data, "feed_into", "data")?;
+        let inner = &mut self.inner;
+        feed::feed_into(py, "feed_into", &input, transcript, |bytes, sink| {
+            inner.feed(bytes, sink)
+        })
+    }
+
+    /// The body ended: cleanly (``transport_error`` is ``None``) or broken
+    /// (what the transport said, e.g. ``str(error)``). ``jitter`` is your
+    /// random value in ``[0, 1]`` for the delay, if one is needed.
+    ///
+    /// Returns ``(events, decision)``: the events completed by the end of
+    /// the body (the ``Skipped`` ranges of a 409 under ``gap_policy="skip"``,
+    /// a document's; usually none — push them into your transcript if you
+    /// use :meth:`feed_into`) and :class:`Done`, :class:`Reconnect` or
+    /// :class:`Continue`. Raises the read's error (see the class); events
+    /// completed before it are its ``events``.
+    #[pyo3(
+        signature = (transport_error = None, jitter = None),
+        text_signature = "($self, transport_error=None, jitter=0.0)"
+    )]
+    fn finish<'py>(
+        &mut self,
+        py: Python<'py>,
+        transport_error: Option<&Bound<'py, PyAny>>,
+        jitter: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let transport_error = args::opt_text(transport_error, "transport_error")?;
+        let jitter = jitter_arg(jitter)?;
+        let mut events = Vec::new();
+        match self
+            .inner
+            .finish(transport_error.as_deref(), jitter, &mut events)
+        {
+            Ok(decision) => {
+                (events_to_list(py, events)?, decision_to_py(py, decision)?).into_pyobject(py)
+            }
+            Err(err) => Err(to_py_err(py, err, events)),
+        }
+    }
+
+    /// No response came: the connection was refused or reset, or no headers
+    /// came by :meth:`poll_timeout_seconds`. ``detail`` is what the
+    /// transport said; ``jitter`` as in :meth:`finish`. Returns the
+    /// :class:`Reconnect` (or raises :class:`StreamDisconnected`).
+    #[pyo3(
+        signature = (detail = None, jitter = None),
+        text_signature = "($self, detail='', jitter=0.0)"
+    )]
+    fn no_response<'py>(
+        &mut self,
+        py: Python<'py>,
+        detail: Option<&Bound<'py, PyAny>>,
+        jitter: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let detail = args::opt_text(detail, "detail")?.unwrap_or_default();
+        let jitter = jitter_arg(jitter)?;
+        let decision = self
+            .inner
+            .no_response(&detail, jitter)
+            .map_err(Self::err(py))?;
+        decision_to_py(py, decision)
+    }
+
+    /// The deadline, in seconds on the clock passed to
+    /// :meth:`handle_timeout_seconds`, by which the headers, then each
+    /// complete frame, must arrive; ``None`` when none applies yet (call
+    /// :meth:`handle_timeout_seconds` once to arm it).
+    fn poll_timeout_seconds(&self) -> Option<f64> {
+        self.inner.poll_timeout().map(|d| d.as_secs_f64())
+    }
+
+    /// Tells the follower the time ``now`` (float seconds on your own
+    /// monotonic clock, e.g. ``time.monotonic()``): arms the clock on the
+    /// first call after a request or a response opened; returns ``True``
+    /// when the wait is over — abort the request and call
+    /// :meth:`no_response` (no headers yet) or :meth:`finish` (a body: it
+    /// ends ``"stalled"``).
+    fn handle_timeout_seconds(&mut self, now: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let now = args::seconds(now, "now", false)?;
+        Ok(self.inner.handle_timeout(now))
+    }
+
+    /// The consumed offsets (a :class:`Cursor`): where the read resumes from.
+    #[getter]
+    fn cursor(&self) -> PyCursor {
+        PyCursor(self.inner.cursor())
+    }
+
+    /// The process, once known, else ``None``.
+    #[getter]
+    fn proc_id(&self) -> Option<&str> {
+        self.inner.proc_id()
+    }
+
+    /// ``"ready"``, ``"sent"``, ``"body"``, ``"done"`` or ``"failed"``.
+    #[getter]
+    fn state(&self) -> &'static str {
+        self.inner.state().as_str()
+    }
+
+    /// Reconnects decided so far.
+    #[getter]
+    fn attempts(&self) -> u32 {
+        self.inner.attempts()
+    }
+
+    /// The options this follower was built with, as the keyword arguments
+    /// name them (seconds as ``float``; ``max_frame_bytes`` as the limit).
+    #[getter]
+    fn options<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let o = self.inner.options();
+        let d = PyDict::new(py);
+        d.set_item("follow", o.follow)?;
+        d.set_item("gap_policy", o.gap_policy.as_str())?;
+        d.set_item("retries", o.retries)?;
+        d.set_item("backoff_seconds", o.backoff.as_secs_f64())?;
+        d.set_item("max_backoff_seconds", o.max_backoff.as_secs_f64())?;
+        d.set_item("jitter", o.jitter)?;
+        d.set_item("liveness_timeout_seconds", o.liveness_timeout.as_secs_f64())?;
+        d.set_item("max_frame_bytes", o.max_frame_bytes)?;
+        d.set_item("strict", o.strict)?;
+        Ok(d)
+    }
+
+    /// The state to save to resume this read later (another process,
+    /// another day): its process, cursor and exit. Pass it to
+    /// :meth:`resume`.
+    fn resume_state(&self) -> PyResumeState {
+        PyResumeState(self.inner.resume_state())
+    }
+
+    fn __repr__(&self) -> String {
+        let c = self.inner.cursor();
+        format!(
+            "<Follower state='{}' cursor=Cursor(stdout={}, stderr={}) attempts={}>",
+            self.state(),
+            c.stdout,
+            c.stderr,
+            self.inner.attempts()
+        )
+    }
+}
