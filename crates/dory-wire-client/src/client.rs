@@ -1,0 +1,396 @@
+//! The client and its IO: requests the core built, sent with reqwest;
+//! responses fed back to the core; the core's timers on tokio's clock.
+
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use dory_wire::{
+    Decision, DisconnectReason, End, Endpoint, Error, Event, Follower, Method, Reader,
+    ReaderOptions, Request, Sink, Wait, DEFAULT_LIVENESS_TIMEOUT, DEFAULT_MAX_FRAME_BYTES,
+};
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
+use tokio::time::Instant;
+
+use crate::resources::Computers;
+use crate::Result;
+
+/// The environment variable holding the base URL when none is given.
+pub const ENV_URL: &str = "DORY_URL";
+/// The default timeout of a request answered by a JSON document (starts,
+/// gets, kills). Streams are bounded by the liveness timeout instead, and a
+/// synchronous exec waits for its process.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A client of the Dory API. Cheap to clone (one connection pool, shared);
+/// one client serves many concurrent reads.
+#[derive(Clone, Debug)]
+pub struct Client {
+    pub(crate) inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner {
+    http: reqwest::Client,
+    base_url: String,
+    headers: HeaderMap,
+    timeout: Duration,
+    pub(crate) liveness_timeout: Duration,
+    pub(crate) max_frame_bytes: usize,
+    /// The origin of the core's clock.
+    origin: Instant,
+    jitter_counter: AtomicU64,
+}
+
+/// Builds a [`Client`]: base URL, default headers, timeouts, liveness, the
+/// frame limit, or a `reqwest::Client` of the caller's.
+#[derive(Debug, Default)]
+pub struct ClientBuilder {
+    base_url: Option<String>,
+    headers: Vec<(String, String)>,
+    timeout: Option<Duration>,
+    liveness_timeout: Option<Duration>,
+    max_frame_bytes: Option<usize>,
+    http_client: Option<reqwest::Client>,
+}
+
+impl ClientBuilder {
+    /// The API's base URL (else `$DORY_URL`).
+    pub fn base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// A header sent with every request (`Authorization`, …) unless the
+    /// request sets the same header itself.
+    pub fn header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The timeout of a request answered by a JSON document. Default: 30 s.
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = Some(timeout);
+        self
+    }
+
+    /// How long to wait for the headers, then for each complete frame, of an
+    /// output stream. Default: the core's, 30 s.
+    pub fn liveness_timeout(mut self, timeout: Duration) -> Self {
+        self.liveness_timeout = Some(timeout);
+        self
+    }
+
+    /// The longest frame accepted. Default: the core's, 16 MiB.
+    pub fn max_frame_bytes(mut self, limit: usize) -> Self {
+        self.max_frame_bytes = Some(limit);
+        self
+    }
+
+    /// Sends through this `reqwest::Client` (its pool, proxies, TLS).
+    pub fn http_client(mut self, client: reqwest::Client) -> Self {
+        self.http_client = Some(client);
+        self
+    }
+
+    /// The client; `invalid_argument` for a missing or malformed base URL or
+    /// a header that cannot be sent.
+    pub fn build(self) -> Result<Client> {
+        let base_url = match self.base_url {
+            Some(url) => url,
+            None => std::env::var(ENV_URL).map_err(|_| {
+                invalid(
+                    "base_url",
+                    "no base URL: pass one or set the DORY_URL environment variable",
+                )
+            })?,
+        };
+        let parsed = reqwest::Url::parse(&base_url)
+            .map_err(|e| invalid("base_url", &format!("{base_url:?} is not a URL: {e}")))?;
+        if !matches!(parsed.scheme(), "http" | "https") {
+            return Err(invalid(
+                "base_url",
+                &format!("{base_url:?} is not an http or https URL"),
+            ));
+        }
+        let mut headers = HeaderMap::new();
+        for (name, value) in self.headers {
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| invalid("headers", &format!("{name:?}: {e}")))?;
+            let value = HeaderValue::from_str(&value)
+                .map_err(|e| invalid("headers", &format!("the value of {name:?}: {e}")))?;
+            headers.insert(header, value);
+        }
+        let http = match self.http_client {
+            Some(http) => http,
+            None => reqwest::Client::builder()
+                .build()
+                .map_err(|e| invalid("http_client", &describe(&e)))?,
+        };
+        Ok(Client {
+            inner: Arc::new(Inner {
+                http,
+                base_url: base_url.trim_end_matches('/').to_owned(),
+                headers,
+                timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
+                liveness_timeout: self.liveness_timeout.unwrap_or(DEFAULT_LIVENESS_TIMEOUT),
+                max_frame_bytes: self.max_frame_bytes.unwrap_or(DEFAULT_MAX_FRAME_BYTES),
+                origin: Instant::now(),
+                jitter_counter: AtomicU64::new(0),
+            }),
+        })
+    }
+}
+
+impl Client {
+    /// A client of the API at `base_url` (else `$DORY_URL`), with the
+    /// defaults. See [`Client::builder`] for the rest.
+    pub fn new(base_url: Option<&str>) -> Result<Client> {
+        let builder = ClientBuilder::default();
+        match base_url {
+            Some(url) => builder.base_url(url),
+            None => builder,
+        }
+        .build()
+    }
+
+    /// A builder.
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::default()
+    }
+
+    /// The API's base URL.
+    pub fn base_url(&self) -> &str {
+        &self.inner.base_url
+    }
+
+    /// The computers: `client.computers().get(id)`.
+    pub fn computers(&self) -> Computers {
+        Computers {
+            client: self.clone(),
+        }
+    }
+}
+
+pub(crate) fn invalid(name: &str, reason: &str) -> Error {
+    Error::InvalidArgument {
+        name: name.to_owned(),
+        reason: reason.to_owned(),
+    }
+}
+
+/// A transport error with its causes: the address and the reason.
+pub(crate) fn describe(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        let part = cause.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = cause.source();
+    }
+    text
+}
+
+/// What reading one more piece of a body gave.
+pub(crate) enum Pumped {
+    /// A piece was fed; the body goes on.
+    More,
+    /// The body ended: the follower's decision.
+    Ended(Decision),
+}
+
+impl Inner {
+    /// The core's clock: time since the client was made.
+    pub(crate) fn now(&self) -> Duration {
+        self.origin.elapsed()
+    }
+
+    /// A random value in `[0, 1)` for the follower's jitter.
+    pub(crate) fn jitter(&self) -> f64 {
+        let mut hasher = RandomState::new().build_hasher();
+        hasher.write_u64(self.jitter_counter.fetch_add(1, Ordering::Relaxed));
+        (hasher.finish() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn builder(&self, request: &Request) -> reqwest::RequestBuilder {
+        let method = match request.method {
+            Method::Get => reqwest::Method::GET,
+            Method::Post => reqwest::Method::POST,
+        };
+        let url = format!("{}{}", self.base_url, request.target());
+        let mut headers = self.headers.clone();
+        for (name, value) in &request.headers {
+            // Built by the core: names and values are valid header text.
+            if let (Ok(name), Ok(value)) = (
+                HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) {
+                headers.insert(name, value);
+            }
+        }
+        let mut builder = self.http.request(method, url).headers(headers);
+        if let Some(body) = &request.body {
+            builder = builder
+                .header(CONTENT_TYPE, "application/json")
+                .body(body.clone());
+        }
+        if request.wait == Wait::Default {
+            builder = builder.timeout(self.timeout);
+        }
+        builder
+    }
+
+    /// Sends a request answered by one JSON document; its event.
+    pub(crate) async fn document(&self, request: Request) -> Result<Event> {
+        let disconnected = |reason, detail: String| Error::StreamDisconnected {
+            reason,
+            cursor: Default::default(),
+            proc_id: None,
+            detail,
+        };
+        let mut response = self
+            .builder(&request)
+            .send()
+            .await
+            .map_err(|e| disconnected(DisconnectReason::NoResponse, describe(&e)))?;
+        let options = ReaderOptions::default().max_frame_bytes(self.max_frame_bytes);
+        let mut reader = Reader::new(Endpoint::Document, Default::default(), options);
+        let (content_type, proc_id) = head(&response);
+        reader.open(
+            response.status().as_u16(),
+            content_type.as_deref().unwrap_or(""),
+            proc_id.as_deref(),
+        )?;
+        let mut events = Vec::new();
+        loop {
+            match response.chunk().await {
+                Ok(Some(chunk)) => reader.feed(&chunk, &mut events)?,
+                Ok(None) => break,
+                Err(e) => return Err(disconnected(DisconnectReason::EndOfBody, describe(&e))),
+            }
+        }
+        match reader.finish(&mut events)? {
+            End::Document => {}
+            other => {
+                return Err(Error::UnexpectedFrame {
+                    line: 0,
+                    frame_type: "stream".to_owned(),
+                    reason: format!("a JSON document was expected, the answer ended {other:?}"),
+                })
+            }
+        }
+        events.pop().ok_or_else(|| Error::UnexpectedFrame {
+            line: 0,
+            frame_type: "none".to_owned(),
+            reason: "the answer held no document".to_owned(),
+        })
+    }
+
+    /// Sends the follower's next request and opens its response; or the
+    /// follower's decision when no response came.
+    pub(crate) async fn open(
+        &self,
+        follower: &mut Follower,
+    ) -> Result<std::result::Result<reqwest::Response, Decision>> {
+        let request = follower.request()?;
+        follower.handle_timeout(self.now());
+        let deadline = self.deadline(follower);
+        let sent = tokio::time::timeout_at(deadline, self.builder(&request).send()).await;
+        let response = match sent {
+            Ok(Ok(response)) => response,
+            Ok(Err(e)) => return Ok(Err(follower.no_response(&describe(&e), self.jitter())?)),
+            Err(_elapsed) => {
+                follower.handle_timeout(self.now().max(self.offset(deadline)));
+                return Ok(Err(follower.no_response("", self.jitter())?));
+            }
+        };
+        let (content_type, proc_id) = head(&response);
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        follower.open(
+            response.status().as_u16(),
+            content_type.as_deref().unwrap_or(""),
+            proc_id.as_deref(),
+            retry_after.as_deref(),
+        )?;
+        Ok(Ok(response))
+    }
+
+    /// Reads one more piece of `response` into the follower (and `sink`),
+    /// within the follower's deadline.
+    pub(crate) async fn pump(
+        &self,
+        follower: &mut Follower,
+        response: &mut reqwest::Response,
+        sink: &mut impl Sink,
+    ) -> Result<Pumped> {
+        if follower.handle_timeout(self.now()) {
+            return self.end(follower, None, sink);
+        }
+        let deadline = self.deadline(follower);
+        match tokio::time::timeout_at(deadline, response.chunk()).await {
+            Ok(Ok(Some(chunk))) => {
+                follower.feed(&chunk, sink)?;
+                // A complete frame restarts the clock; a trickle runs it out.
+                if follower.handle_timeout(self.now()) {
+                    return self.end(follower, None, sink);
+                }
+                Ok(Pumped::More)
+            }
+            Ok(Ok(None)) => self.end(follower, None, sink),
+            Ok(Err(e)) => self.end(follower, Some(&describe(&e)), sink),
+            Err(_elapsed) => {
+                if follower.handle_timeout(self.now().max(self.offset(deadline))) {
+                    self.end(follower, None, sink)
+                } else {
+                    Ok(Pumped::More)
+                }
+            }
+        }
+    }
+
+    fn end(
+        &self,
+        follower: &mut Follower,
+        transport_error: Option<&str>,
+        sink: &mut impl Sink,
+    ) -> Result<Pumped> {
+        Ok(Pumped::Ended(follower.finish(
+            transport_error,
+            self.jitter(),
+            sink,
+        )?))
+    }
+
+    /// The follower's deadline as an instant (the liveness timeout from now
+    /// when it has none: a refused answer's body is not worth waiting for).
+    fn deadline(&self, follower: &Follower) -> Instant {
+        match follower.poll_timeout() {
+            Some(at) => self.origin + at,
+            None => Instant::now() + self.liveness_timeout,
+        }
+    }
+
+    fn offset(&self, instant: Instant) -> Duration {
+        instant.saturating_duration_since(self.origin)
+    }
+}
+
+fn head(response: &reqwest::Response) -> (Option<String>, Option<String>) {
+    let text = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned)
+    };
+    (text("content-type"), text("ce-process-id"))
+}
