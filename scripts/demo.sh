@@ -6,7 +6,8 @@
 #      cuts every output response after 80 bytes;
 #   3. runs the retained-output program on the Python client (dory_wire.client)
 #      against both, the one-call read (process.read_output) against the
-#      cutting one, many followers on one AsyncClient, and the program in Node;
+#      cutting one, many followers on one AsyncClient, and the program in
+#      Rust (dory-wire-client) and Node;
 #   4. shows the preview bounder on a command printing 200,000 lines, bounded
 #      to 2000 lines / 50 KiB with the full output spilled to a file, and
 #      recovers the hidden lines with the notice's own sed command;
@@ -76,6 +77,13 @@ DORY_URL="$CUTTING_URL" "$E2E_PY" "$ROOT/python/examples/read_output.py"
 
 step "Python client, asyncio: python/examples/follow_many.py (16 followers on one AsyncClient, cut responses)"
 DORY_URL="$CUTTING_URL" "$E2E_PY" "$ROOT/python/examples/follow_many.py" 16
+
+step "Rust client: crates/dory-wire-client/examples/retained_output.rs (frame by frame, offsets saved after each frame)"
+cargo build --quiet -p dory-wire-client --example retained_output
+RUST_EXAMPLE="${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/retained_output"
+DORY_URL="$CLEAN_URL" "$RUST_EXAMPLE"
+echo "-- the same program, every response cut after 80 bytes:"
+DORY_URL="$CUTTING_URL" "$RUST_EXAMPLE"
 
 step "Node: npm/examples/retained-output.mjs"
 DORY_URL="$CLEAN_URL" node "$ROOT/npm/examples/retained-output.mjs"

@@ -27,9 +27,18 @@ def main() -> int:
     for manifest in sorted(ROOT.glob("crates/*/Cargo.toml")) + sorted(
         ROOT.glob("bindings/*/Cargo.toml")
     ):
-        package = tomllib.loads(manifest.read_text())["package"]
+        parsed = tomllib.loads(manifest.read_text())
+        package = parsed["package"]
         if package.get("version") != {"workspace": True}:
             errors.append(f"{manifest.relative_to(ROOT)}: version must be `version.workspace = true`")
+        # A published crate's path dependency on a sibling names that sibling's version.
+        core = parsed.get("dependencies", {}).get("dory-wire")
+        if isinstance(core, dict) and "path" in core and package.get("publish", True) is not False:
+            if core.get("version") != version:
+                errors.append(
+                    f"{manifest.relative_to(ROOT)}: dory-wire dependency version "
+                    f"{core.get('version')!r}, Cargo.toml says {version!r}"
+                )
 
     pyproject = tomllib.loads((ROOT / "python/pyproject.toml").read_text())
     if "version" in pyproject["project"] or "version" not in pyproject["project"].get("dynamic", []):
