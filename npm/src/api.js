@@ -29,14 +29,22 @@ function createApi(wasm, platform, core) {
 
   const MAX_SAFE = Number.MAX_SAFE_INTEGER;
   const { DEFAULT_MAX_FRAME_BYTES, DEFAULT_LIVENESS_TIMEOUT_MS, MAX_FRAME_BYTES_LIMIT, MIN_MAX_BYTES } = core.constants;
+  /** The core's follow options (`FollowOptions::default()`), in JS names and units. */
+  const FOLLOW_DEFAULTS = Object.freeze({ ...core.followDefaults });
+  const { retries: DEFAULT_RETRIES, backoffMs: DEFAULT_BACKOFF_MS, maxBackoffMs: DEFAULT_MAX_BACKOFF_MS } = FOLLOW_DEFAULTS;
   const ENDPOINTS = ["exec", "process_output", "setup_logs", "document"];
   const GAP_POLICIES = ["fail", "skip"];
   const STREAMS = ["stdout", "stderr"];
 
   // ---------------------------------------------------------------- errors
 
-  /** `server_message` → `serverMessage`: the core's field names in JS case. */
+  /**
+   * `server_message` → `serverMessage`: the core's field names in JS case.
+   * One field is renamed: `invalid_argument`'s `name` (the argument's) is
+   * `argument`, since every Error's `name` is its class name.
+   */
   function camel(name) {
+    if (name === "name") return "argument";
     return name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
   }
 
@@ -57,13 +65,17 @@ function createApi(wasm, platform, core) {
     constructor(message, fields) {
       super(message);
       Object.defineProperty(this, BRAND, { value: true });
+      if (fields && fields.cause !== undefined) {
+        // As Error's own `cause` option: not enumerable, not one of the code's fields.
+        Object.defineProperty(this, "cause", { value: fields.cause, configurable: true, writable: true });
+      }
       Object.defineProperty(this, "name", { value: new.target.name, configurable: true, writable: true });
       const row = ROW.get(new.target) ?? BY_CODE.get(fields?.code);
       this.code = row ? row.code : (fields?.code ?? "dory_wire_error");
       this.kind = row ? row.kind : (KIND_OF_BASE.get(new.target) ?? null);
       if (fields) {
         for (const key of Object.keys(fields)) {
-          if (key !== "code" && key !== "kind" && key !== "message") this[key] = fields[key];
+          if (key !== "code" && key !== "kind" && key !== "message" && key !== "cause") this[key] = fields[key];
         }
       }
     }
@@ -114,6 +126,36 @@ function createApi(wasm, platform, core) {
     void name;
   }
   for (const row of ERROR_CODES) brandCheck(CLASSES[row.class], new Set([row.code]));
+
+  // StreamDisconnected (the core's `stream_disconnected`, which the HTTP
+  // client raises too: one class for both entry points) also answers to the
+  // wire's names the documented programs read: `stdout_offset` and
+  // `stderr_offset` (its cursor's), and `proc_id` (its `procId`).
+  if (CLASSES.StreamDisconnected !== undefined) {
+    Object.defineProperties(CLASSES.StreamDisconnected.prototype, {
+      stdout_offset: {
+        get() {
+          return this.cursor?.stdout;
+        },
+        configurable: true,
+      },
+      stderr_offset: {
+        get() {
+          return this.cursor?.stderr;
+        },
+        configurable: true,
+      },
+      proc_id: {
+        get() {
+          return this.procId ?? null;
+        },
+        set(value) {
+          this.procId = value;
+        },
+        configurable: true,
+      },
+    });
+  }
 
   /**
    * Turns an error object that crossed the boundary (`code`, `message` and
@@ -843,6 +885,454 @@ function createApi(wasm, platform, core) {
     });
   }
 
+  // ------------------------------------------------------------- follower
+
+  // The follower's option names, and the type of each, are those of the
+  // core's defaults (`core.followDefaults`): nothing about them is typed
+  // again here. Their values are converted by the core's binding, which
+  // refuses a value with no conversion as `invalid_argument`.
+  const FOLLOW_OPTIONS = Object.keys(FOLLOW_DEFAULTS);
+
+  /** A string argument; anything else is a TypeError naming it. */
+  function checkString(value, what) {
+    if (typeof value !== "string") throw new TypeError(`${what} must be a string, got ${describe(value)}`);
+    return value;
+  }
+
+  /** An optional string argument (undefined or null: absent). */
+  function optionalString(value, what) {
+    if (value === undefined || value === null) return undefined;
+    return checkString(value, what);
+  }
+
+  /** A number argument (a bigint is taken as its number); its value is the core's to check. */
+  function checkNumber(value, what) {
+    if (typeof value === "bigint") return Number(value);
+    if (typeof value !== "number") throw new TypeError(`${what} must be a number, got ${describe(value)}`);
+    return value;
+  }
+
+  /** An optional number argument (undefined or null: absent). */
+  function optionalNumber(value, what) {
+    if (value === undefined || value === null) return undefined;
+    return checkNumber(value, what);
+  }
+
+  function checkBoolean(value, what) {
+    if (typeof value !== "boolean") throw new TypeError(`${what} must be a boolean, got ${describe(value)}`);
+    return value;
+  }
+
+  /** A command: a shell line (a string) or an argv (an array of strings), as JSON for the core. */
+  function commandJson(command) {
+    const ok = typeof command === "string" || (Array.isArray(command) && command.every((a) => typeof a === "string"));
+    if (!ok) {
+      throw new TypeError(`command must be a string (a shell line) or an array of strings (an argv), got ${describe(command)}`);
+    }
+    return JSON.stringify(command);
+  }
+
+  /** `{stdout, stderr}` offsets as two numbers (absent ones are 0); their values are the core's to check. */
+  function cursorArgs(cursor, what) {
+    if (cursor === undefined || cursor === null) return [0, 0];
+    if (typeof cursor !== "object" || Array.isArray(cursor)) {
+      throw new TypeError(`${what} must be an object {stdout, stderr}, got ${describe(cursor)}`);
+    }
+    return [
+      cursor.stdout === undefined ? 0 : checkNumber(cursor.stdout, `${what}.stdout`),
+      cursor.stderr === undefined ? 0 : checkNumber(cursor.stderr, `${what}.stderr`),
+    ];
+  }
+
+  /** What the transport said: a string, or an Error's message; undefined or null: nothing went wrong. */
+  function transportDetail(value, what) {
+    if (value === undefined || value === null) return undefined;
+    if (typeof value === "string") return value;
+    if (value instanceof Error || (typeof value === "object" && typeof value.message === "string")) {
+      return value.message === "" ? String(value.name ?? "Error") : value.message;
+    }
+    throw new TypeError(`${what} must be a string or an Error, got ${describe(value)}`);
+  }
+
+  /** The caller's random value in [0, 1] for a delay; by default Math.random(). */
+  function jitterArg(jitter) {
+    if (jitter === undefined || jitter === null) return Math.random();
+    return checkNumber(jitter, "jitter");
+  }
+
+  /**
+   * The core's options for the given follow options: each one given is
+   * checked for the type of its default (TypeError) and converted by the
+   * core's binding (InvalidArgument for a value it cannot take). Consumed by
+   * the follower's constructor.
+   */
+  function followOptions(o) {
+    const options = new wasm.WasmFollowOptions();
+    try {
+      for (const name of FOLLOW_OPTIONS) {
+        const value = o[name];
+        if (value === undefined) continue;
+        const type = typeof FOLLOW_DEFAULTS[name];
+        let error;
+        if (type === "boolean") {
+          error = options.set_bool(name, checkBoolean(value, name));
+        } else if (type === "number") {
+          error = options.set_number(name, checkNumber(value, name));
+        } else {
+          error = options.set_string(name, checkString(value, name));
+        }
+        if (error !== "") throw toError(JSON.parse(error));
+      }
+    } catch (e) {
+      options.free();
+      throw e;
+    }
+    return options;
+  }
+
+  /** A request that crossed as JSON, as a plain frozen object (its body bytes a Uint8Array). */
+  function requestObject(json) {
+    const r = JSON.parse(json);
+    return Object.freeze({
+      method: r.method,
+      path: r.path,
+      query: Object.freeze(r.query.map((pair) => Object.freeze(pair))),
+      headers: Object.freeze(r.headers),
+      body: r.body === null ? null : new TextEncoder().encode(r.body),
+      wait: r.wait,
+      idempotent: r.idempotent,
+      target: r.target,
+    });
+  }
+
+  /** Calls a wasm export that returns request JSON or throws an error-object JSON string. */
+  function built(call) {
+    let json;
+    try {
+      json = call();
+    } catch (e) {
+      rethrow(e);
+    }
+    return requestObject(json);
+  }
+
+  /** A decision that crossed as JSON (its keys already the JS ones). */
+  function decisionObject(d) {
+    if (d === null || (d.type !== "done" && d.type !== "reconnect" && d.type !== "continue")) {
+      throw new Error(`dory-wire: unknown decision ${JSON.stringify(d)} (binding mismatch)`);
+    }
+    return d;
+  }
+
+  /**
+   * The requests of the Dory API as values, built by the core: `{method,
+   * path, query, headers, body, wait, idempotent, target}`, to send with any
+   * HTTP client (`fetch(base + r.target, {method: r.method, headers:
+   * r.headers, body: r.body})`). Ids are percent-encoded path segments.
+   */
+  const Request = Object.freeze({
+    /** `POST /computers/{id}/processes`: starts `command` in the background. */
+    start(computerId, command, options) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      const cmd = commandJson(command);
+      const o = checkOptions(options, ["timeoutSeconds", "idempotencyKey"], "Request.start option");
+      const timeout = optionalNumber(o.timeoutSeconds, "timeoutSeconds");
+      const key = optionalString(o.idempotencyKey, "idempotencyKey");
+      return built(() => wasm.request_start(computerId, cmd, timeout, key));
+    },
+    /** `POST /computers/{id}/exec`: runs `command`; `stream: true` asks for its frames, else its result. */
+    exec(computerId, command, options) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      const cmd = commandJson(command);
+      const o = checkOptions(options, ["timeoutSeconds", "idempotencyKey", "stream"], "Request.exec option");
+      const timeout = optionalNumber(o.timeoutSeconds, "timeoutSeconds");
+      const key = optionalString(o.idempotencyKey, "idempotencyKey");
+      const stream = o.stream === undefined ? false : checkBoolean(o.stream, "stream");
+      return built(() => wasm.request_exec(computerId, cmd, timeout, key, stream));
+    },
+    /** `GET /computers/{id}/processes/{procId}`: the process's identity. */
+    getProcess(computerId, procId) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      checkString(procId, "procId");
+      return built(() => wasm.request_get_process(computerId, procId));
+    },
+    /** `POST /computers/{id}/processes/{procId}/kill`. */
+    kill(computerId, procId) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      checkString(procId, "procId");
+      return built(() => wasm.request_kill(computerId, procId));
+    },
+    /** `GET …/processes/{procId}/output` from `cursor` (default zeros), followed until exit when `follow` (default the core's). */
+    output(computerId, procId, cursor, follow) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      checkString(procId, "procId");
+      const [stdout, stderr] = cursorArgs(cursor, "cursor");
+      const f = follow === undefined ? FOLLOW_DEFAULTS.follow : checkBoolean(follow, "follow");
+      return built(() => wasm.request_output(computerId, procId, stdout, stderr, f));
+    },
+    /** `GET /computers/{id}/setup/logs` from `offset` (default 0), followed when `follow` (default the core's). */
+    setupLogs(computerId, offset, follow) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      const at = offset === undefined ? 0 : checkNumber(offset, "offset");
+      const f = follow === undefined ? FOLLOW_DEFAULTS.follow : checkBoolean(follow, "follow");
+      return built(() => wasm.request_setup_logs(computerId, at, f));
+    },
+  });
+
+  /**
+   * A whole read of retained output — a process's output, the setup logs,
+   * or an exec stream continued on its process's output — across responses,
+   * sans IO: the core decides which request to send, what each answer
+   * means, when to reconnect, how long to wait first and when to give up.
+   * Build one with `Follower.processOutput`, `Follower.resume`,
+   * `Follower.setupLogs` or `Follower.execStream`, then loop: `request()`,
+   * send it, `open(...)` with the answer's status and headers, `feed(chunk)`
+   * its body, and `finish()` (or `noResponse()`), which returns the decision.
+   */
+  class Follower {
+    #inner;
+    #freed = false;
+
+    /** @private Use the static constructors. */
+    constructor(token, inner) {
+      if (token !== ADOPT) {
+        throw new TypeError("use Follower.processOutput(), Follower.resume(), Follower.setupLogs() or Follower.execStream()");
+      }
+      this.#inner = inner;
+    }
+
+    static #build(make, options) {
+      let inner;
+      try {
+        inner = make(followOptions(options));
+      } catch (e) {
+        rethrow(e);
+      }
+      return new Follower(ADOPT, inner);
+    }
+
+    /** Follows the output of process `procId` of `computerId`, from `options.cursor` (default zeros). */
+    static processOutput(computerId, procId, options) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      checkString(procId, "procId");
+      const o = checkOptions(options, ["cursor", ...FOLLOW_OPTIONS], "Follower option");
+      const [stdout, stderr] = cursorArgs(o.cursor, "cursor");
+      return Follower.#build((opts) => wasm.WasmFollower.process_output(computerId, procId, stdout, stderr, opts), o);
+    }
+
+    /**
+     * Follows a process's output from a saved resume state (the object of
+     * `resumeState()` or the string of `resumeStateJson()`, of a Reader or a
+     * Follower, possibly written by Rust or Python), which must name its process.
+     */
+    static resume(computerId, state, options) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      const json = resumeJson(state);
+      const o = checkOptions(options, FOLLOW_OPTIONS, "Follower option");
+      return Follower.#build((opts) => wasm.WasmFollower.resume(computerId, json, opts), o);
+    }
+
+    /** Follows the setup command's logs of `computerId` from `options.offset` (default 0). */
+    static setupLogs(computerId, options) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      const o = checkOptions(options, ["offset", ...FOLLOW_OPTIONS], "Follower option");
+      const offset = o.offset === undefined ? 0 : checkNumber(o.offset, "offset");
+      return Follower.#build((opts) => wasm.WasmFollower.setup_logs(computerId, offset, opts), o);
+    }
+
+    /**
+     * Runs `command` as an exec stream and follows it to its exit; the
+     * command is never sent twice unless `idempotencyKey` makes that safe.
+     */
+    static execStream(computerId, command, options) {
+      platform.ready();
+      checkString(computerId, "computerId");
+      const cmd = commandJson(command);
+      const o = checkOptions(options, ["timeoutSeconds", "idempotencyKey", ...FOLLOW_OPTIONS], "Follower option");
+      const timeout = optionalNumber(o.timeoutSeconds, "timeoutSeconds");
+      const key = optionalString(o.idempotencyKey, "idempotencyKey");
+      return Follower.#build((opts) => wasm.WasmFollower.exec_stream(computerId, cmd, timeout, key, opts), o);
+    }
+
+    #live() {
+      if (this.#freed) throw misuse("this Follower was freed");
+      return this.#inner;
+    }
+
+    /** The next request to send: first, and after each `reconnect` (once its delay passed) or `continue`. */
+    request() {
+      const inner = this.#live();
+      return built(() => inner.request());
+    }
+
+    /** The answer's status, Content-Type, `CE-Process-Id` and `Retry-After` headers. Once per request. */
+    open(status, contentType, procId, retryAfter) {
+      const inner = this.#live();
+      const code = checkNumber(status, "status");
+      const type = optionalString(contentType, "contentType") ?? "";
+      const id = optionalString(procId, "procId");
+      const retry = optionalString(retryAfter, "retryAfter");
+      const error = inner.open(code, type, id, retry);
+      if (error !== "") throw toError(JSON.parse(error));
+    }
+
+    /**
+     * Feeds the next piece of the body, split anywhere, and returns the events
+     * it completed (the same events as `Reader.feed`). When an error follows
+     * events in the same piece, those events are returned and the (sticky)
+     * error is thrown by the next call.
+     */
+    feed(chunk) {
+      const inner = this.#live();
+      const n = inner.feed(toBytes(chunk, "feed()"));
+      const side = n % 2 === 1 ? JSON.parse(inner.take_side()) : null;
+      const events = buildEvents(inner, n, side);
+      if (side !== null && side.error !== null && events.length === 0) throw toError(side.error);
+      return events;
+    }
+
+    /** Feeds like `feed`, the output bytes going into `transcript` (as `Reader.feedInto`). */
+    feedInto(chunk, transcript) {
+      const inner = this.#live();
+      const bytes = toBytes(chunk, "feedInto()");
+      if (!(transcript instanceof Transcript)) {
+        throw new TypeError(`feedInto() takes a Transcript second, got ${describe(transcript)}`);
+      }
+      const n = inner.feed_into(bytes, transcriptInner(transcript));
+      const side = n % 2 === 1 ? JSON.parse(inner.take_side()) : null;
+      const events = buildEvents(inner, n, side);
+      if (side !== null && side.error !== null && events.length === 0) throw toError(side.error);
+      return events;
+    }
+
+    /**
+     * The body ended: cleanly (no `transportError`) or broken (`transportError`:
+     * what the transport said, a string or the Error it threw). `jitter` is a
+     * random value in [0, 1] for the delay (default `Math.random()`; ignored
+     * with the `jitter` option off). Returns `[events, decision]`.
+     */
+    finish(transportError, jitter) {
+      const inner = this.#live();
+      const detail = transportDetail(transportError, "transportError");
+      const j = jitterArg(jitter);
+      const n = inner.finish(detail, j);
+      const result = JSON.parse(inner.take_side());
+      const events = buildEvents(inner, n, result);
+      if (result.error !== null) {
+        const error = toError(result.error);
+        if (events.length > 0) error.events = events;
+        throw error;
+      }
+      return [events, decisionObject(result.decision)];
+    }
+
+    /**
+     * No response came: the connection was refused or reset, or no headers
+     * came by `pollTimeoutMs()`. `detail` is what the transport said (a string
+     * or its Error). Returns the decision.
+     */
+    noResponse(detail, jitter) {
+      const inner = this.#live();
+      const text = transportDetail(detail, "detail") ?? "";
+      const j = jitterArg(jitter);
+      let json;
+      try {
+        json = inner.no_response(text, j);
+      } catch (e) {
+        rethrow(e);
+      }
+      return decisionObject(JSON.parse(json));
+    }
+
+    /**
+     * The time (ms on the clock given to `handleTimeoutMs`) by which the
+     * headers, then each complete frame, must arrive; null when none applies
+     * yet (call `handleTimeoutMs` once to arm it).
+     */
+    pollTimeoutMs() {
+      return this.#live().poll_timeout_ms() ?? null;
+    }
+
+    /**
+     * Tells the follower the time in ms on the caller's monotonic clock; the
+     * first call after a request or an open arms the clock. True when the
+     * wait is over: abort, then `noResponse()` (no headers yet) or `finish()`
+     * (a body: it ends `stalled`).
+     */
+    handleTimeoutMs(nowMs) {
+      const inner = this.#live();
+      const now = checkNumber(nowMs, "nowMs");
+      try {
+        return inner.handle_timeout(now);
+      } catch (e) {
+        rethrow(e);
+      }
+    }
+
+    /** The consumed offsets: where the read resumes from. */
+    get cursor() {
+      const c = JSON.parse(this.#live().cursor_json());
+      if (c.error) throw toError(c.error);
+      return c;
+    }
+
+    /** The process, once known. */
+    get procId() {
+      return this.#live().proc_id() ?? null;
+    }
+
+    /** `"ready"`, `"sent"`, `"body"`, `"done"`, `"failed"` or `"freed"`. */
+    get state() {
+      return this.#freed ? "freed" : this.#inner.state();
+    }
+
+    /** Reconnects decided so far. */
+    get attempts() {
+      return this.#live().attempts();
+    }
+
+    /** The options of this follower: the core's defaults with the ones given. */
+    get options() {
+      return Object.freeze(JSON.parse(this.#live().options_json()));
+    }
+
+    /** The state to save to resume this read later, as a plain camelCase object (`Follower.resume` takes it back). */
+    resumeState() {
+      const state = JSON.parse(this.#live().resume_state_js());
+      if (state.error) throw toError(state.error);
+      return state;
+    }
+
+    /** The resume state as the language-neutral JSON shared with Rust and Python. */
+    resumeStateJson() {
+      return this.#live().resume_state_json();
+    }
+
+    /** Releases the follower's WebAssembly memory now (optional; also done on garbage collection). Later calls throw. */
+    free() {
+      if (!this.#freed) {
+        this.#freed = true;
+        const inner = this.#inner;
+        this.#inner = undefined;
+        if (inner) inner.free();
+      }
+    }
+  }
+  /** The core's default follow options (`FollowOptions::default()`), frozen. */
+  Object.defineProperty(Follower, "defaults", { value: FOLLOW_DEFAULTS, enumerable: true });
+  if (typeof Symbol.dispose === "symbol") {
+    Follower.prototype[Symbol.dispose] = Follower.prototype.free;
+  }
+
   // ----------------------------------------------------------------- text
 
   /**
@@ -884,6 +1374,8 @@ function createApi(wasm, platform, core) {
     init: platform.init,
     Reader,
     iterEvents,
+    Follower,
+    Request,
     Transcript,
     Utf8Decoder,
     DoryWireError,
@@ -892,6 +1384,9 @@ function createApi(wasm, platform, core) {
     ERROR_CODES,
     DEFAULT_MAX_FRAME_BYTES,
     DEFAULT_LIVENESS_TIMEOUT_MS,
+    DEFAULT_RETRIES,
+    DEFAULT_BACKOFF_MS,
+    DEFAULT_MAX_BACKOFF_MS,
     MAX_FRAME_BYTES_LIMIT,
     MIN_MAX_BYTES,
     memoryBytes,

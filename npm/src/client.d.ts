@@ -5,8 +5,7 @@
 // response is decoded by the core's `Reader`; this module adds the requests,
 // the reconnect rules and the liveness timers.
 
-import { DoryWireError } from "./index.js";
-import type { Cursor, End, GapPolicy, Stream, Transcript } from "./index.js";
+import type { Cursor, End, GapPolicy, Stream, StreamDisconnected, Transcript } from "./index.js";
 
 export {
   Transcript,
@@ -18,6 +17,7 @@ export {
   OffsetBeyondOutput,
   OutputGap,
   OutputExpired,
+  StreamDisconnected,
 } from "./index.js";
 
 // ------------------------------------------------------------------ client
@@ -361,23 +361,12 @@ export type DisconnectReason =
   /** No byte within the liveness timeout. */
   | "stalled"
   /** No response: refused, reset, DNS, or no headers within the liveness timeout. */
-  | "no_response";
+  | "no_response"
+  /** A transient refusal before any body (503, 429): the core's follower reports it. */
+  | "unavailable";
 
-/**
- * A stream's response ended without `exit`. Reconnect to the process output
- * from `stdout_offset` / `stderr_offset` (the offsets consumed through the
- * last frame delivered); never start the command again. The client's own
- * code (the core sees bytes, not connections): `code` `"stream_disconnected"`,
- * `kind` `"transport"`; `cause` is the transport's error, when there was one.
- */
-export class StreamDisconnected extends DoryWireError {
-  constructor(message: string, fields: { reason: DisconnectReason; cursor: Cursor; procId?: string | null; cause?: unknown });
-  code: "stream_disconnected";
-  readonly reason: DisconnectReason;
-  /** The offsets to resume from. */
-  readonly cursor: Cursor;
-  readonly stdout_offset: number;
-  readonly stderr_offset: number;
-  /** The process, when known (an exec stream that got its `started`, or its `CE-Process-Id`). */
-  proc_id: string | null;
-}
+// StreamDisconnected is the core's class (re-exported above from
+// index.d.ts): one class for `dory-wire` and `dory-wire/client`, so
+// `instanceof` holds whichever raised it. It carries `reason`, `cursor` and
+// `procId`, and reads under the wire's names `stdout_offset`,
+// `stderr_offset` and `proc_id`; `cause` is the transport's error.

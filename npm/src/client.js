@@ -26,8 +26,6 @@ function createClientApi(core) {
 
   // ----------------------------------------------------------------- errors
 
-  const BRAND = Symbol.for("dory-wire.error");
-
   /**
    * A response of a stream ended without `exit`: the body ended or was cut
    * (`end_of_body`), a `gap` frame ended it without losing anything or after
@@ -35,37 +33,13 @@ function createClientApi(core) {
    * liveness timeout (`stalled`), or there was no answer at all: refused,
    * reset, no headers in time (`no_response`). Reconnect to the process output
    * from `stdout_offset` / `stderr_offset`; never start the command again.
-   * The client's own code (the core sees bytes, not connections): code
-   * `stream_disconnected`, kind `transport`; `cause` is the transport's error.
+   * The core's class of `stream_disconnected` (kind `transport`), the same
+   * object as `dory-wire`'s, so `instanceof` holds whichever entry point
+   * raised it; it reads `reason`, `cursor`, `procId` and, under the wire's
+   * names, `stdout_offset`, `stderr_offset` and `proc_id`; `cause` is the
+   * transport's error.
    */
-  class StreamDisconnected extends core.DoryWireError {
-    /**
-     * @param {string} message
-     * @param {{reason: string, cursor: {stdout: number, stderr: number}, procId?: string|null, cause?: unknown}} fields
-     */
-    constructor(message, fields) {
-      const cursor = fields?.cursor ?? { stdout: 0, stderr: 0 };
-      super(message, { code: "stream_disconnected" });
-      this.kind = "transport";
-      this.reason = fields?.reason ?? "end_of_body";
-      this.cursor = { stdout: cursor.stdout, stderr: cursor.stderr };
-      this.stdout_offset = cursor.stdout;
-      this.stderr_offset = cursor.stderr;
-      this.proc_id = fields?.procId ?? null;
-      if (fields?.cause !== undefined) {
-        Object.defineProperty(this, "cause", { value: fields.cause, configurable: true, writable: true });
-      }
-    }
-  }
-  // The core's classes answer `instanceof` for errors of other copies of the
-  // package by brand and code: so does this one (for its code only).
-  const nativeInstanceOf = Function.prototype[Symbol.hasInstance];
-  Object.defineProperty(StreamDisconnected, Symbol.hasInstance, {
-    value(x) {
-      if (nativeInstanceOf.call(this, x)) return true;
-      return x !== null && typeof x === "object" && x[BRAND] === true && x.code === "stream_disconnected";
-    },
-  });
+  const StreamDisconnected = core.StreamDisconnected;
 
   function disconnected(reason, cursor, procId, cause) {
     const what = {
@@ -77,7 +51,7 @@ function createClientApi(core) {
     const detail = cause instanceof Error && cause.message ? ` (${cause.message})` : "";
     return new StreamDisconnected(
       `stream_disconnected: ${what}${detail}; resume from stdout_offset ${cursor.stdout}, stderr_offset ${cursor.stderr}`,
-      { reason, cursor, procId, cause },
+      { reason, cursor: { stdout: cursor.stdout, stderr: cursor.stderr }, procId: procId ?? null, cause },
     );
   }
 

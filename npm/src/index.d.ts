@@ -289,6 +289,250 @@ export function iterEvents(
   options?: IterEventsOptions,
 ): AsyncGenerator<Event, End, undefined>;
 
+// ---------------------------------------------------------------- follower
+
+/** A command: a shell line (run with `sh -c`) or an argv (the program, then its arguments). */
+export type Command = string | readonly string[];
+
+/** An HTTP method. */
+export type Method = "GET" | "POST";
+
+/**
+ * How long a client waits for a request's answer: its own timeouts
+ * (`"default"`, a JSON document answers soon), the liveness timeout between
+ * frames (`"stream"`), or no read timeout (`"unbounded"`: a synchronous exec
+ * answers when the process exits).
+ */
+export type Wait = "default" | "stream" | "unbounded";
+
+/**
+ * One HTTP request of the Dory API, built by the core, independent of the
+ * HTTP library: send `method` to the base URL + `target` with `headers`
+ * (add your own, e.g. `Authorization`, where the request sets no header of
+ * the same name) and `body` (`Content-Type: application/json` when there is
+ * one). A plain frozen object.
+ */
+export interface Request {
+  readonly method: Method;
+  /** The path, every id percent-encoded as one segment; no query. */
+  readonly path: string;
+  /** The query parameters, in order (values need no escaping). */
+  readonly query: ReadonlyArray<readonly [string, string]>;
+  /** The headers this request sets (`Accept`, `Idempotency-Key`). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The JSON body, if any (its own buffer: a `fetch` body as it is). */
+  readonly body: Uint8Array<ArrayBuffer> | null;
+  /** How long to wait for the answer. */
+  readonly wait: Wait;
+  /** Whether sending it again cannot start anything twice (reads, and keyed starts and execs). */
+  readonly idempotent: boolean;
+  /** The path and the query: what goes after the base URL. */
+  readonly target: string;
+}
+
+/**
+ * The request builders, one per call of the Dory API. A wrong argument type
+ * is a `TypeError` naming it; a value no request can be built from (an empty
+ * id or command, a timeout that is not a positive number of seconds, an
+ * idempotency key that cannot be a header value, an offset that is not a
+ * safe integer >= 0) is the core's `InvalidArgument`.
+ */
+export const Request: {
+  /** `POST /computers/{id}/processes`: starts `command` in the background (answered by its identity). */
+  start(computerId: string, command: Command, options?: { timeoutSeconds?: number | null; idempotencyKey?: string | null }): Request;
+  /** `POST /computers/{id}/exec`: runs `command`; `stream: true` asks for its frames, else (default) its result when it exits. */
+  exec(computerId: string, command: Command, options?: { timeoutSeconds?: number | null; idempotencyKey?: string | null; stream?: boolean }): Request;
+  /** `GET /computers/{id}/processes/{procId}`: the process's identity. */
+  getProcess(computerId: string, procId: string): Request;
+  /** `POST /computers/{id}/processes/{procId}/kill`: answered by the identity after. */
+  kill(computerId: string, procId: string): Request;
+  /** `GET /computers/{id}/processes/{procId}/output` from `cursor` (default zeros), followed until exit when `follow` (default `Follower.defaults.follow`). */
+  output(computerId: string, procId: string, cursor?: Partial<Cursor> | null, follow?: boolean): Request;
+  /** `GET /computers/{id}/setup/logs` from `offset` (default 0), followed when `follow` (default `Follower.defaults.follow`). */
+  setupLogs(computerId: string, offset?: number, follow?: boolean): Request;
+};
+
+/**
+ * The policy of a `Follower`. Every option left out takes the core's default
+ * (`Follower.defaults`). A wrong type is a `TypeError`; a value out of range
+ * is `InvalidArgument` naming the option.
+ */
+export interface FollowOptions {
+  /** Follow until exit (default true), or read what exists now (false: a clean end of the body ends the read). */
+  follow?: boolean;
+  /** What to do when output is lost (default `"fail"`). */
+  gapPolicy?: GapPolicy;
+  /** Connections in a row without progress allowed before giving up (default `DEFAULT_RETRIES`, 5). */
+  retries?: number;
+  /** The wait before the first reconnect without progress, in ms (default `DEFAULT_BACKOFF_MS`, 250). */
+  backoffMs?: number;
+  /** The longest wait, and the cap on `Retry-After`, in ms (default `DEFAULT_MAX_BACKOFF_MS`, 5000). */
+  maxBackoffMs?: number;
+  /** Spread each wait over `[base/2, base]` by the jitter value of `finish`/`noResponse` (default true). */
+  jitter?: boolean;
+  /** How long to wait for the headers, then for each complete frame, in ms (default `DEFAULT_LIVENESS_TIMEOUT_MS`). */
+  livenessTimeoutMs?: number;
+  /** The longest frame accepted, 1 to `MAX_FRAME_BYTES_LIMIT` (default `DEFAULT_MAX_FRAME_BYTES`). */
+  maxFrameBytes?: number;
+  /** Reject unknown frame types (default false). */
+  strict?: boolean;
+}
+
+/** Where a follower is in its conversation (`"freed"` after `free()`). */
+export type FollowerState = "ready" | "sent" | "body" | "done" | "failed" | "freed";
+
+/** The read is over: `exit` was seen, or a finite read (`follow: false`) reached the end of the output. */
+export interface Done {
+  type: "done";
+  /** Whether `exit` was seen (false for the normal end of a finite read). */
+  exited: boolean;
+  /** The exit code, when it exited with one (null when killed, timed out, or not exited). */
+  exitCode: number | null;
+  /** Whether the process hit its deadline. */
+  timedOut: boolean;
+  /** The consumed offsets. */
+  cursor: Cursor;
+  /** The process, once known (never for setup logs). */
+  procId: string | null;
+}
+
+/**
+ * The connection ended before the output did: report it (the reconnect
+ * hook's record), wait `delayMs`, then send `follower.request()`.
+ */
+export interface Reconnect {
+  type: "reconnect";
+  /** 1 for the first reconnect of this read, 2 for the second, … */
+  attempt: number;
+  /** Connections in a row that brought nothing new, this one included (0 after progress: no wait). */
+  failures: number;
+  /** Why the connection ended. */
+  reason: "end_of_body" | "gap" | "stalled" | "no_response" | "unavailable";
+  /** Where the next request resumes from. */
+  cursor: Cursor;
+  /** How long to wait before sending it, in ms. */
+  delayMs: number;
+  /** The process, once known. */
+  procId: string | null;
+  /** What the transport (or the refusal) said; empty when nothing. */
+  detail: string;
+}
+
+/** The answer moved the read on without a disconnect (an exec answered by its keyed replay): send `follower.request()` now. */
+export interface Continue {
+  type: "continue";
+}
+
+/** What a follower decided when a response ended; switch on `type`. */
+export type Decision = Done | Reconnect | Continue;
+
+/**
+ * A whole read of retained output — a process's output, the setup logs, or
+ * an exec stream continued on its process's output — across responses,
+ * sans IO. The core decides which request to send, what each answer means,
+ * when to reconnect, how long to wait first and when to give up; you do the
+ * HTTP, the sleeping and the clock:
+ *
+ * ```js
+ * const follower = Follower.processOutput("c1", "p1");
+ * for (;;) {
+ *   const r = follower.request();
+ *   const response = await fetch(base + r.target, { method: r.method, headers: r.headers, body: r.body });
+ *   follower.open(response.status, response.headers.get("content-type"), response.headers.get("ce-process-id"), response.headers.get("retry-after"));
+ *   for await (const chunk of response.body) for (const e of follower.feed(chunk)) use(e);
+ *   const [events, decision] = follower.finish();
+ *   for (const e of events) use(e);
+ *   if (decision.type === "done") break;
+ *   if (decision.type === "reconnect") await sleep(decision.delayMs);
+ * }
+ * ```
+ *
+ * Errors are sticky: once a call has thrown a `DoryWireError` from the core,
+ * every later call throws it again (`InvalidState` for a call out of order;
+ * `StreamDisconnected` when the reconnect budget is spent; loss, answers and
+ * protocol errors as they are, never retried). A `TypeError` (a wrong
+ * argument type) and an `InvalidArgument` about a value the binding could
+ * not convert (a status, a time) change nothing.
+ */
+export class Follower {
+  private constructor();
+  /** The core's default options (`FollowOptions::default()`), in JS names and units; frozen. */
+  static readonly defaults: Readonly<Required<FollowOptions>>;
+  /** Follows the output of process `procId` of `computerId`, from `options.cursor` (default zeros). */
+  static processOutput(computerId: string, procId: string, options?: FollowOptions & { cursor?: Partial<Cursor> | null }): Follower;
+  /**
+   * Follows a process's output from a saved resume state (the object of
+   * `resumeState()` or the string of `resumeStateJson()`, of a Reader or a
+   * Follower, possibly from another language), which must name its process.
+   */
+  static resume(computerId: string, state: ResumeState | string, options?: FollowOptions): Follower;
+  /** Follows the setup command's logs of `computerId` from `options.offset` (default 0). */
+  static setupLogs(computerId: string, options?: FollowOptions & { offset?: number }): Follower;
+  /**
+   * Runs `command` as an exec stream and follows it to its exit: a stream
+   * that broke after announcing its process continues on that process's
+   * output; the command is never sent twice unless `idempotencyKey` makes
+   * that safe.
+   */
+  static execStream(
+    computerId: string,
+    command: Command,
+    options?: FollowOptions & { timeoutSeconds?: number | null; idempotencyKey?: string | null },
+  ): Follower;
+  /** The next request to send: first, and after each `reconnect` (once its delay passed) or `continue`. */
+  request(): Request;
+  /**
+   * The answer's status, `Content-Type`, `CE-Process-Id` and `Retry-After`
+   * headers (null or undefined when absent). Once per request, before its body.
+   * @throws {InvalidArgument} a status that is not an integer from 100 to 999 (the follower is unchanged)
+   */
+  open(status: number, contentType?: string | null, procId?: string | null, retryAfter?: string | null): void;
+  /** Feeds the next piece of the body (split anywhere) and returns the events it completed, as `Reader.feed`. */
+  feed(chunk: Uint8Array | ArrayBufferView | ArrayBuffer): Event[];
+  /** Feeds like `feed`, the output bytes going into `transcript` (as `Reader.feedInto`). */
+  feedInto(chunk: Uint8Array | ArrayBufferView | ArrayBuffer, transcript: Transcript): Event[];
+  /**
+   * The body ended: cleanly (no `transportError`) or broken (what the
+   * transport said, or the Error it threw). `jitter` is a random value in
+   * [0, 1] for the delay (default `Math.random()`; ignored with `jitter:
+   * false`). Returns the events completed by the end and the decision.
+   */
+  finish(transportError?: string | Error | null, jitter?: number): [Event[], Decision];
+  /**
+   * No response came: refused, reset, or no headers by `pollTimeoutMs()`.
+   * `detail` is what the transport said. Returns the decision.
+   */
+  noResponse(detail?: string | Error | null, jitter?: number): Decision;
+  /**
+   * The time (ms on the clock given to `handleTimeoutMs`) by which the
+   * headers, then each complete frame, must arrive; null until armed.
+   */
+  pollTimeoutMs(): number | null;
+  /**
+   * Tells the follower the time in ms on the caller's monotonic clock (the
+   * first call after a request or an open arms the clock). True when the wait
+   * is over: abort, then `noResponse()` (no headers yet) or `finish()` (it
+   * ends `stalled`).
+   */
+  handleTimeoutMs(nowMs: number): boolean;
+  /** The consumed offsets: where the read resumes from. */
+  readonly cursor: Cursor;
+  /** The process, once known. */
+  readonly procId: string | null;
+  /** Where the follower is in its conversation. */
+  readonly state: FollowerState;
+  /** Reconnects decided so far. */
+  readonly attempts: number;
+  /** The options of this follower: the core's defaults with the ones given. */
+  readonly options: Readonly<Required<FollowOptions>>;
+  /** The state to save to resume this read later (`Follower.resume` takes it back). */
+  resumeState(): ResumeState;
+  /** The resume state as the language-neutral JSON (snake_case keys). */
+  resumeStateJson(): string;
+  /** Releases the follower's WebAssembly memory now. Optional (garbage collection does it too); later calls throw. */
+  free(): void;
+}
+
 /** Incremental UTF-8 decoding that never splits a character (U+FFFD for invalid bytes). */
 export class Utf8Decoder {
   constructor();
@@ -310,6 +554,12 @@ export function memoryBytes(): number;
 export const DEFAULT_MAX_FRAME_BYTES: number;
 /** The default `livenessTimeoutMs`: 30000 (the core's, twice the heartbeat interval). */
 export const DEFAULT_LIVENESS_TIMEOUT_MS: number;
+/** The default `retries` of a `Follower`: 5 connections in a row without progress (the core's). */
+export const DEFAULT_RETRIES: number;
+/** The default `backoffMs` of a `Follower`: 250 (the core's). */
+export const DEFAULT_BACKOFF_MS: number;
+/** The default `maxBackoffMs` of a `Follower`, also the cap on `Retry-After`: 5000 (the core's). */
+export const DEFAULT_MAX_BACKOFF_MS: number;
 /** The largest `maxFrameBytes` accepted: 2^30 bytes (WebAssembly memory is 32-bit). */
 export const MAX_FRAME_BYTES_LIMIT: number;
 /** The smallest `maxBytes` with which a preview can cut input that does not fit (the core's: 32). */
@@ -319,7 +569,8 @@ export const MIN_MAX_BYTES: number;
 
 /**
  * The family of an error code: what went wrong, so what the caller can do.
- * `"transport"` is the HTTP client's own (`StreamDisconnected`, in `dory-wire/client`).
+ * `"transport"`: the connection ended before the output did and may not be
+ * retried further (`StreamDisconnected`).
  */
 export type ErrorKind = "answer" | "loss" | "protocol" | "misuse" | "limits" | "transport";
 
@@ -456,6 +707,53 @@ export class InvalidLimits extends DoryWireError {
   kind: "limits";
   /** Which limit is wrong and why. */
   reason: string;
+}
+/**
+ * An argument no request or follower can be built from (an empty id or
+ * command, a timeout that is not a positive number of seconds, an
+ * idempotency key that cannot be a header value, an option out of range, a
+ * jitter outside [0, 1]). Argument types are checked first, with `TypeError`.
+ */
+export class InvalidArgument extends DoryWireError {
+  code: "invalid_argument";
+  kind: "misuse";
+  /**
+   * The argument's name: the core's (`computer_id`, `command`,
+   * `timeout_seconds`, `jitter`, …) or, for a value the binding converts, the
+   * JS option's (`backoffMs`, `cursor.stdout`, `status`, …). The core calls
+   * this field `name`; in JS it is `argument`, since every Error's `name` is
+   * its class name.
+   */
+  argument: string;
+  /** What is wrong with it. */
+  reason: string;
+}
+/**
+ * A read gave up: the connection ended before the output did and the
+ * reconnect budget is spent, or the request may not be sent again (an exec
+ * without an idempotency key that broke before announcing its process). The
+ * output is still retained: read it again from `cursor`; never start the
+ * command again. `dory-wire/client` raises the same class (one class for
+ * both entry points), which also reads under the wire's names
+ * (`stdout_offset`, `stderr_offset`, `proc_id`).
+ */
+export class StreamDisconnected extends DoryWireError {
+  code: "stream_disconnected";
+  kind: "transport";
+  /** Why the last connection ended. */
+  reason: "end_of_body" | "gap" | "stalled" | "no_response" | "unavailable";
+  /** The consumed offsets: where to resume from. */
+  cursor: Cursor;
+  /** The process whose output was read, once known. */
+  procId: string | null;
+  /** `cursor.stdout`. */
+  readonly stdout_offset: number;
+  /** `cursor.stderr`. */
+  readonly stderr_offset: number;
+  /** `procId`, under the wire's name. */
+  proc_id: string | null;
+  /** The transport's error, when the HTTP client had one. */
+  cause?: unknown;
 }
 /** An offset or exit code above `Number.MAX_SAFE_INTEGER`: JavaScript never rounds it. */
 export class IntegerOutOfRange extends DoryWireError {

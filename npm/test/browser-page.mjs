@@ -1,13 +1,25 @@
 // Runs in Chromium (served by browser.test.mjs): loads the browser build,
-// decodes every decode vector (whole and at seeded splits), follows a body
+// decodes every decode vector (whole and at seeded splits), plays every
+// conversation vector through a Follower (whole, byte by byte and at two
+// seeded splits), follows a body
 // through a real fetch ReadableStream, bounds every preview input, and leaves
 // the results in window.__doryResult for the test to read back.
 import * as api from "/dist/web/index.js";
-import { chunkings, compareJs, decodeJs, parseJsonExact, vectorBody, vectorInput } from "/test/vector-lib.mjs";
+import {
+  checkConversation,
+  chunkings,
+  compareJs,
+  conversationSplits,
+  decodeJs,
+  parseJsonExact,
+  playConversation,
+  vectorBody,
+  vectorInput,
+} from "/test/vector-lib.mjs";
 import { vectorWriter } from "/test/preview-lib.mjs";
 
 async function run() {
-  const result = { decodePassed: 0, failures: [], previews: {}, fetched: null, beforeInit: null };
+  const result = { decodePassed: 0, conversationsPassed: 0, failures: [], previews: {}, fetched: null, beforeInit: null };
   try {
     new api.Reader("exec");
   } catch (e) {
@@ -32,6 +44,14 @@ async function run() {
         }
       }
       if (ok) result.decodePassed++;
+    } else if (v.kind === "conversation") {
+      const problems = [];
+      for (const [how, makeSplit] of conversationSplits(v.name, { seeds: 2 })) {
+        const found = checkConversation(v, playConversation(api, v, makeSplit()));
+        if (found.length) problems.push(`${v.name} (${how}): ${found.join("; ")}`);
+      }
+      if (problems.length) result.failures.push(...problems);
+      else result.conversationsPassed++;
     } else if (v.kind === "preview") {
       try {
         const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined, spillId: v.spill_id ?? "0123456789abcdef0123456789abcdef" };
@@ -76,6 +96,7 @@ async function run() {
   result.errorCodes = api.ERROR_CODES;
   result.classes = api.ERROR_CODES.map((row) => [row.class, typeof api[row.class], Object.getPrototypeOf(api[row.class]).name]);
   result.constants = [api.DEFAULT_MAX_FRAME_BYTES, api.DEFAULT_LIVENESS_TIMEOUT_MS, api.MAX_FRAME_BYTES_LIMIT, api.MIN_MAX_BYTES];
+  result.followDefaults = { ...api.Follower.defaults };
   result.spillIds = [0, 1].map(() => api.bound("z\n".repeat(5000), { maxLines: 20, maxBytes: 1000, spill: (id) => `/tmp/${id}` }).spillId);
   return result;
 }

@@ -1,6 +1,7 @@
 // A real browser: Debian's headless Chromium, driven by playwright-core, loads
 // the browser build (dist/web) from a page served on localhost, decodes every
-// decode vector and a streamed fetch body, and the test reads the results back.
+// decode vector, plays every conversation vector and decodes a streamed fetch
+// body, and the test reads the results back.
 // Skipped, with the reason printed, only where Chromium is not installed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -114,6 +115,7 @@ test("the browser build decodes in headless Chromium", async (t) => {
   const decodeCount = vectors.filter((v) => v.kind === "decode").length;
   assert.deepEqual(result.failures, []);
   assert.equal(result.decodePassed, decodeCount);
+  assert.equal(result.conversationsPassed, vectors.filter((v) => v.kind === "conversation").length);
 
   // The browser's previews are byte for byte those of Node.
   for (const v of vectors.filter((x) => x.kind === "preview")) {
@@ -138,6 +140,7 @@ test("the browser build decodes in headless Chromium", async (t) => {
   assert.deepEqual(result.errorCodes, JSON.parse(JSON.stringify(api.ERROR_CODES)));
   assert.deepEqual(result.classes, api.ERROR_CODES.map((row) => [row.class, "function", Object.getPrototypeOf(api[row.class]).name]));
   assert.deepEqual(result.constants, [api.DEFAULT_MAX_FRAME_BYTES, api.DEFAULT_LIVENESS_TIMEOUT_MS, api.MAX_FRAME_BYTES_LIMIT, api.MIN_MAX_BYTES]);
+  assert.deepEqual(result.followDefaults, { ...api.Follower.defaults }, "the browser build's follow defaults are the module's");
   // Random spill ids from Web Crypto in the browser build.
   for (const id of result.spillIds) assert.match(id, /^[0-9a-f]{32}$/);
   assert.notEqual(result.spillIds[0], result.spillIds[1]);

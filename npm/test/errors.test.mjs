@@ -13,7 +13,9 @@ const require = createRequire(import.meta.url);
 const core = JSON.parse(require(join(npmDir, "dist", "node", "wasm", "dory_wire_wasm.js")).core_tables_json());
 const ts = require(join(npmDir, "node_modules", "typescript"));
 
-const camel = (name) => name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+// The core's field names in JS case; invalid_argument's `name` is `argument`
+// (every Error's `name` is its class name).
+const camel = (name) => (name === "name" ? "argument" : name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()));
 const enc = (s) => new TextEncoder().encode(s);
 const line = (o) => JSON.stringify(o) + "\n";
 const NDJSON = "application/x-ndjson";
@@ -25,6 +27,7 @@ const BASE_OF_KIND = {
   protocol: "ProtocolError",
   misuse: "DoryWireError",
   limits: "DoryWireError",
+  transport: "DoryWireError",
 };
 
 test("ERROR_CODES is the core's table, then integer_out_of_range", () => {
@@ -46,12 +49,14 @@ test("ERROR_CODES is the core's table, then integer_out_of_range", () => {
       "frame_too_large",
       "identity_mismatch",
       "integer_out_of_range",
+      "invalid_argument",
       "invalid_limits",
       "invalid_state",
       "malformed_frame",
       "offset_beyond_output",
       "output_expired",
       "output_gap",
+      "stream_disconnected",
       "unexpected_frame",
       "unsupported_content_type",
     ],
@@ -125,6 +130,13 @@ function raise(code) {
       return new api.Reader("process_output").feed(enc(""));
     case "invalid_limits":
       return api.bound("x", { maxLines: 0, maxBytes: 4096 });
+    case "invalid_argument":
+      return api.Request.start("", "true");
+    case "stream_disconnected": {
+      const f = api.Follower.processOutput("c1", "p1", { retries: 0 });
+      f.request();
+      return f.noResponse("connection refused", 0);
+    }
     case "integer_out_of_range":
       return body("process_output", 200, NDJSON, line({ type: "stdout", data: "a", offset: 2 ** 53 + 2 }));
     default:
@@ -165,6 +177,18 @@ test("fields are converted by kind: cursors, streams, optional strings, integers
   assert.throws(() => r.finish(), (e) => e instanceof api.ApiError && e.status === 503 && e.apiCode === null && typeof e.serverMessage === "string");
   assert.throws(() => raise("frame_too_large"), (e) => e.limit === 10);
   assert.throws(() => raise("malformed_frame"), (e) => e.line === 1 && typeof e.reason === "string");
+  assert.throws(
+    () => raise("invalid_argument"),
+    (e) => e.argument === "computer_id" && e.name === "InvalidArgument" && e.reason === "must not be empty" && e.message === "invalid_argument: computer_id: must not be empty",
+  );
+  assert.throws(
+    () => raise("stream_disconnected"),
+    (e) =>
+      e.reason === "no_response" &&
+      JSON.stringify(e.cursor) === JSON.stringify({ stdout: 0, stderr: 0 }) &&
+      e.procId === "p1" &&
+      e.name === "StreamDisconnected",
+  );
   // Under the fail policy the hole before it is a gap whose earliest offset is 2^53 + 1.
   assert.throws(() => raise("integer_out_of_range"), (e) => e.value === 9007199254740993n && e.field === "stdout offset");
 });

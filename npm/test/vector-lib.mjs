@@ -77,8 +77,10 @@ export function endToVector(api, end) {
     const row = api.ERROR_CODES.find((r) => r.code === end.code);
     for (const field of row ? row.fields : []) {
       const value = end[field];
+      // JS calls invalid_argument's `name` `argument` (an Error's `name` is its class).
+      const key = field === "argument" ? "name" : snake(field);
       // An exact value a Number cannot hold (integer_out_of_range) compares as text.
-      if (value !== undefined) out[snake(field)] = typeof value === "bigint" ? value.toString() : value;
+      if (value !== undefined) out[key] = typeof value === "bigint" ? value.toString() : value;
     }
     return out;
   }
@@ -437,4 +439,269 @@ export function intoFromEvents(got) {
     streams[stream] = { b64: toB64(all), skipped: skipped[stream] };
   }
   return { events, end: got.end, cursor: got.cursor, streams };
+}
+
+// ------------------------------------------------------------ conversations
+
+/** A vector's option names (the core's, snake_case) and the Follower's (JS case). */
+const FOLLOW_OPTION_NAMES = {
+  follow: "follow",
+  gap_policy: "gapPolicy",
+  retries: "retries",
+  backoff_ms: "backoffMs",
+  max_backoff_ms: "maxBackoffMs",
+  jitter: "jitter",
+  liveness_timeout_ms: "livenessTimeoutMs",
+  max_frame_bytes: "maxFrameBytes",
+  strict: "strict",
+};
+
+/** The Follower a conversation vector's `read` and `options` ask for. */
+export function conversationFollower(api, v) {
+  const options = {};
+  for (const [key, value] of Object.entries(v.options ?? {})) {
+    const name = FOLLOW_OPTION_NAMES[key];
+    if (name === undefined) throw new Error(`${v.name}: unknown option ${key}`);
+    options[name] = value;
+  }
+  const read = v.read;
+  switch (read.type) {
+    case "process_output":
+      return api.Follower.processOutput(read.computer_id, read.proc_id, { ...options, cursor: read.cursor });
+    case "resume":
+      // The state as the language-neutral JSON (as Rust and Python write it).
+      return api.Follower.resume(read.computer_id, JSON.stringify(read.state), options);
+    case "setup_logs":
+      return api.Follower.setupLogs(read.computer_id, { ...options, offset: read.offset });
+    case "exec_stream":
+      return api.Follower.execStream(read.computer_id, read.command, {
+        ...options,
+        timeoutSeconds: read.timeout_seconds,
+        idempotencyKey: read.idempotency_key,
+      });
+    default:
+      throw new Error(`${v.name}: unknown read type ${read.type}`);
+  }
+}
+
+/** A request in the vectors' shape: method, target, headers, body (parsed JSON, or null). */
+export function requestToVector(r) {
+  return {
+    method: r.method,
+    target: r.target,
+    headers: { ...r.headers },
+    body: r.body === null ? null : JSON.parse(new TextDecoder().decode(r.body)),
+  };
+}
+
+/** A decision (or a thrown error) in the vectors' shape. */
+export function decisionToVector(api, d) {
+  if (d instanceof Error) return endToVector(api, d);
+  switch (d.type) {
+    case "done":
+      return { type: "done", exited: d.exited, exit_code: d.exitCode, timed_out: d.timedOut, cursor: d.cursor, proc_id: d.procId };
+    case "reconnect":
+      return {
+        type: "reconnect",
+        attempt: d.attempt,
+        failures: d.failures,
+        reason: d.reason,
+        cursor: d.cursor,
+        delay_ms: d.delayMs,
+        proc_id: d.procId,
+        detail: d.detail,
+      };
+    case "continue":
+      return { type: "continue" };
+    default:
+      throw new Error(`unknown decision ${JSON.stringify(d)}`);
+  }
+}
+
+/** The body bytes of a scripted response. */
+function responseBody(response) {
+  return response.body_b64 !== undefined ? fromB64(response.body_b64) : new TextEncoder().encode(response.body ?? "");
+}
+
+/**
+ * Plays a conversation vector (docs/VECTORS.md, kind "conversation") through
+ * a Follower: asks for each request, plays each scripted response — its body
+ * cut where `split(len)` says (sorted cut points) — and records the
+ * requests, the decisions, every event delivered, and the follower's final
+ * cursor and process. With `transcript`, bodies are fed with `feedInto` and
+ * the output bytes land there instead of in `events`. Steps the vector
+ * scripts that do not hold (a clock that does not stall when it should) are
+ * listed in `problems`.
+ */
+export function playConversation(api, v, split, transcript) {
+  const run = { requests: [], decisions: [], events: [], cursor: null, procId: null, problems: [] };
+  let follower;
+  try {
+    follower = conversationFollower(api, v);
+  } catch (err) {
+    if (!(err instanceof api.DoryWireError)) throw err;
+    run.decisions.push(endToVector(api, err));
+    return run;
+  }
+  const liveness = follower.options.livenessTimeoutMs;
+  const take = (events) => {
+    for (const e of events) run.events.push(eventToVector(e));
+  };
+  try {
+    for (const [i, exchange] of v.exchanges.entries()) {
+      let decision;
+      try {
+        run.requests.push(requestToVector(follower.request()));
+        const response = exchange.response;
+        const jitter = exchange.jitter ?? 0;
+        const stall = response.stall === true;
+        if (response.no_response !== undefined || (stall && response.status === undefined)) {
+          if (stall) {
+            if (follower.handleTimeoutMs(0) !== false) run.problems.push(`exchange ${i}: the headers wait is over at once`);
+            if (follower.pollTimeoutMs() !== liveness) run.problems.push(`exchange ${i}: pollTimeoutMs ${follower.pollTimeoutMs()}, expected ${liveness}`);
+            if (follower.handleTimeoutMs(liveness) !== true) run.problems.push(`exchange ${i}: the headers wait is not over at the liveness timeout`);
+          }
+          decision = follower.noResponse(response.no_response ?? "", jitter);
+        } else {
+          follower.open(response.status, response.content_type ?? "", response.proc_id, response.retry_after);
+          const body = responseBody(response);
+          for (const chunk of splitAt(body, split(body.length))) {
+            take(transcript ? follower.feedInto(chunk, transcript) : follower.feed(chunk));
+          }
+          if (stall) {
+            const t = 1_000_000;
+            if (follower.handleTimeoutMs(t) !== false) run.problems.push(`exchange ${i}: stalled at once`);
+            if (follower.handleTimeoutMs(t + liveness) !== true) run.problems.push(`exchange ${i}: no stall at 1000 s + the liveness timeout`);
+          }
+          const [events, d] = follower.finish(response.broken, jitter);
+          if (transcript) for (const e of events) transcript.push(e);
+          take(events);
+          decision = d;
+        }
+      } catch (err) {
+        if (!(err instanceof api.DoryWireError)) throw err;
+        // Events completed by `finish` before its error are delivered too.
+        if (err.events) {
+          if (transcript) for (const e of err.events) transcript.push(e);
+          take(err.events);
+        }
+        decision = err;
+      }
+      run.decisions.push(decisionToVector(api, decision));
+      if (decision instanceof Error) break; // errors are sticky: the conversation is over
+    }
+    run.cursor = follower.cursor;
+    run.procId = follower.procId;
+  } finally {
+    follower.free();
+  }
+  return run;
+}
+
+/** Whether `actual` holds every key of `expected` with an equal value (objects recursively). */
+function subsetMatches(expected, actual) {
+  if (expected !== null && typeof expected === "object" && !Array.isArray(expected)) {
+    if (actual === null || typeof actual !== "object" || Array.isArray(actual)) return false;
+    return Object.keys(expected).every((k) => k in actual && subsetMatches(expected[k], actual[k]));
+  }
+  return equal(expected, actual);
+}
+
+function concatBytes(parts) {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return all;
+}
+
+/** The output bytes of `stream` in a run's events. */
+export function runBytes(run, stream) {
+  return concatBytes(run.events.filter((e) => e.type === stream).map((e) => fromB64(e.data_b64)));
+}
+
+/** Compares a conversation run with its vector; returns the differences. */
+export function checkConversation(v, run) {
+  const problems = [...run.problems];
+  const show = (x) => JSON.stringify(x);
+  if (run.decisions.length !== v.exchanges.length) {
+    problems.push(`${v.exchanges.length} exchanges scripted, the conversation had ${run.decisions.length}: ${show(run.decisions)}`);
+  }
+  v.exchanges.forEach((exchange, i) => {
+    const got = run.requests[i];
+    if (exchange.request !== undefined && got !== undefined) {
+      const expected = { body: null, ...exchange.request };
+      if (!equal(expected, got)) problems.push(`request ${i}\n    expected ${show(expected)}\n    got      ${show(got)}`);
+    }
+    const decided = run.decisions[i];
+    if (exchange.decision !== undefined && decided !== undefined) {
+      const { delay_ms: expectedDelay, ...e } = exchange.decision;
+      const { delay_ms: gotDelay, ...g } = decided;
+      const delayOk = expectedDelay === undefined || (gotDelay !== undefined && Math.abs(Number(expectedDelay) - gotDelay) < 1e-3);
+      if (!subsetMatches(e, g) || !delayOk) {
+        problems.push(`decision ${i}\n    expected ${show(exchange.decision)}\n    got      ${show(decided)}`);
+      }
+    }
+  });
+  const last = v.exchanges[v.exchanges.length - 1]?.decision?.type;
+  if (last !== "done" && last !== "error") problems.push(`the last decision must be done or error, not ${last}`);
+  const exp = v.expect ?? {};
+  for (const stream of ["stdout", "stderr"]) {
+    let expected;
+    if (typeof exp[stream] === "string") expected = new TextEncoder().encode(exp[stream]);
+    else if (typeof exp[`${stream}_b64`] === "string") expected = fromB64(exp[`${stream}_b64`]);
+    if (expected === undefined) continue;
+    const got = runBytes(run, stream);
+    if (toB64(got) !== toB64(expected)) {
+      const text = (b) => new TextDecoder().decode(b);
+      problems.push(`${stream}\n    expected ${show(text(expected))}\n    got      ${show(text(got))}`);
+    }
+  }
+  const skipped = run.events.filter((e) => e.type === "skipped");
+  const expectedSkipped = exp.skipped ?? [];
+  if (!equal(expectedSkipped, skipped)) problems.push(`skipped\n    expected ${show(expectedSkipped)}\n    got      ${show(skipped)}`);
+  if (exp.exit !== undefined) {
+    const exit = run.events.find((e) => e.type === "exit");
+    const got = exit === undefined ? null : { exit_code: exit.exit_code, timed_out: exit.timed_out };
+    if (!equal(exp.exit, got)) problems.push(`exit\n    expected ${show(exp.exit)}\n    got      ${show(got)}`);
+  }
+  if (exp.cursor !== undefined && !equal(exp.cursor, run.cursor)) {
+    problems.push(`cursor\n    expected ${show(exp.cursor)}\n    got      ${show(run.cursor)}`);
+  }
+  if (exp.proc_id !== undefined && !equal(exp.proc_id, run.procId)) {
+    problems.push(`proc_id\n    expected ${show(exp.proc_id)}\n    got      ${show(run.procId)}`);
+  }
+  return problems;
+}
+
+/**
+ * The splits every conversation is played at, each a fresh `split(len)`:
+ * whole, byte by byte, and `seeds` seeded random rounds (up to 5 cuts per
+ * body, drawn in order across the conversation's bodies).
+ */
+export function conversationSplits(name, { seeds = 6 } = {}) {
+  const out = [
+    ["whole", () => () => []],
+    [
+      "byte-by-byte",
+      () => (len) => {
+        const cuts = [];
+        for (let i = 1; i < len; i++) cuts.push(i);
+        return cuts;
+      },
+    ],
+  ];
+  for (let s = 0; s < seeds; s++) {
+    const seed = (hashString(name) + s * 7919) >>> 0;
+    out.push([
+      `random-${seed}`,
+      () => {
+        const rng = new SplitMix64(seed);
+        return (len) => rng.cuts(len, 5);
+      },
+    ]);
+  }
+  return out;
 }

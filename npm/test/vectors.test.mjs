@@ -1,17 +1,34 @@
 // The shared conformance vectors (tests/vectors/**/*.json, docs/VECTORS.md):
-// every file is globbed, both kinds run, each decode vector is fed whole, byte
-// by byte and at seeded random splits, and every preview vector is checked
-// against its expectation and the preview invariants.
+// every file is globbed, every kind runs: each decode vector is fed whole,
+// byte by byte and at seeded random splits; every preview vector is checked
+// against its expectation and the preview invariants; every conversation
+// vector is played through a Follower, its bodies fed whole, byte by byte and
+// at seeded random splits (the same requests, decisions and events each
+// time), and once more through feedInto and a Transcript.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as api from "dory-wire";
 import { loadVectors } from "./helpers.mjs";
-import { SplitMix64, chunkings, compareJs, decodeIntoJs, decodeJs, intoFromEvents, vectorBody } from "./vector-lib.mjs";
+import {
+  SplitMix64,
+  checkConversation,
+  chunkings,
+  compareJs,
+  conversationSplits,
+  decodeIntoJs,
+  decodeJs,
+  intoFromEvents,
+  playConversation,
+  runBytes,
+  toB64,
+  vectorBody,
+} from "./vector-lib.mjs";
 import { checkPreviewVector } from "./preview-lib.mjs";
 
 const vectors = loadVectors();
 const decodeVectors = vectors.filter((v) => v.kind === "decode");
 const previewVectors = vectors.filter((v) => v.kind === "preview");
+const conversationVectors = vectors.filter((v) => v.kind === "conversation");
 
 test("vectors are found", () => {
   assert.ok(vectors.length > 0, "no vector found below tests/vectors");
@@ -20,8 +37,10 @@ test("vectors are found", () => {
   for (const v of vectors) {
     assert.ok(!names.has(v.name), `duplicate vector name ${v.name}`);
     names.add(v.name);
-    assert.ok(v.kind === "decode" || v.kind === "preview", `${v.name}: unknown kind ${v.kind}`);
+    assert.ok(["decode", "preview", "conversation"].includes(v.kind), `${v.name}: unknown kind ${v.kind}`);
   }
+  // docs/VECTORS.md: every runner fails with fewer than 40 conversations.
+  assert.ok(conversationVectors.length >= 40, `at least 40 conversation vectors, found ${conversationVectors.length}`);
 });
 
 for (const v of decodeVectors) {
@@ -46,6 +65,66 @@ for (const v of previewVectors) {
     checkPreviewVector(api, v);
   });
 }
+
+for (const v of conversationVectors) {
+  test(`conversation ${v.file} ${v.name}`, () => {
+    let whole;
+    const failures = [];
+    for (const [how, makeSplit] of conversationSplits(v.name)) {
+      const run = playConversation(api, v, makeSplit());
+      const problems = checkConversation(v, run);
+      if (problems.length > 0) failures.push(`fed ${how}:\n  ${problems.join("\n  ")}`);
+      if (whole === undefined) whole = run;
+      else if (JSON.stringify(run) !== JSON.stringify(whole)) failures.push(`fed ${how}: the conversation differs from feeding whole`);
+    }
+    // Once more through feedInto: the output lands in a Transcript, every
+    // other event and every decision are those of feed.
+    const transcript = new api.Transcript();
+    try {
+      const into = playConversation(api, v, () => [], transcript);
+      const others = (run) => run.events.filter((e) => e.type !== "stdout" && e.type !== "stderr");
+      assert.deepEqual(into.decisions, whole.decisions, `${v.name}: feedInto decides otherwise`);
+      assert.deepEqual(into.requests, whole.requests, `${v.name}: feedInto asks otherwise`);
+      assert.deepEqual(into.events, others(whole), `${v.name}: feedInto delivers other events`);
+      for (const stream of ["stdout", "stderr"]) {
+        assert.equal(toB64(transcript.bytes(stream)), toB64(runBytes(whole, stream)), `${v.name}: feedInto's ${stream}`);
+      }
+    } finally {
+      transcript.free();
+    }
+    assert.deepEqual(failures, [], `${v.name}:\n${failures.join("\n")}`);
+  });
+}
+
+test("the conversation runner can fail: a wrong request, decision, delay, output or stall is caught", () => {
+  const v = conversationVectors.find((x) => x.exchanges.some((e) => e.decision.type === "reconnect" && e.decision.delay_ms > 0) && x.expect.stdout);
+  assert.ok(v, "a conversation with a delayed reconnect and stdout");
+  const run = playConversation(api, v, () => []);
+  assert.deepEqual(checkConversation(v, run), []);
+  const copy = () => JSON.parse(JSON.stringify(v));
+  const i = v.exchanges.findIndex((e) => e.decision.type === "reconnect" && e.decision.delay_ms > 0);
+  const late = copy();
+  late.exchanges[i].decision.delay_ms += 0.01;
+  assert.match(checkConversation(late, run).join("\n"), new RegExp(`^decision ${i}`));
+  const elsewhere = copy();
+  elsewhere.exchanges[0].request.target += "&x=1";
+  assert.match(checkConversation(elsewhere, run).join("\n"), /^request 0/);
+  const more = copy();
+  more.expect.stdout += "!";
+  assert.match(checkConversation(more, run).join("\n"), /^stdout/);
+  const lost = copy();
+  lost.expect.skipped = [{ type: "skipped", stream: "stdout", from: 0, to: 1 }];
+  assert.match(checkConversation(lost, run).join("\n"), /^skipped/);
+  const short = copy();
+  short.exchanges.push(short.exchanges[short.exchanges.length - 1]);
+  assert.match(checkConversation(short, run).join("\n"), /exchanges scripted/);
+  // A stall the follower does not report is a problem of the run.
+  const stalled = copy();
+  stalled.exchanges[0].response = { stall: true };
+  stalled.options = { ...stalled.options, liveness_timeout_ms: 10 };
+  const r = playConversation(api, stalled, () => []);
+  assert.equal(r.decisions[0].reason, "no_response");
+});
 
 test("the split generator is SplitMix64 with the draws of the Rust tests", () => {
   // The reference outputs for seed 0 (Vigna, splitmix64.c), as crates/dory-testkit checks them.

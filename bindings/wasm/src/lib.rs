@@ -3,8 +3,9 @@
 //! This crate only converts types and maps errors; every decision about the
 //! protocol is taken by the core. The JavaScript layer in `npm/src` wraps these
 //! low-level exports into the public, camelCase API (`Reader`, `Transcript`,
-//! `bound`, the error classes), so nothing here is meant to be called by users
-//! directly.
+//! `Follower`, `Request`, `bound`, the error classes), so nothing here is
+//! meant to be called by users directly. A follower's events cross exactly
+//! as a reader's; its requests and decisions cross as small JSON documents.
 //!
 //! # Crossing the boundary
 //!
@@ -32,6 +33,7 @@
 //! is reported as an `integer_out_of_range` error instead (see [`json`]).
 #![forbid(unsafe_code)]
 
+mod follow;
 pub mod json;
 mod preview;
 mod reader;
@@ -40,6 +42,10 @@ mod transcript;
 
 use std::fmt::Write as _;
 
+pub use follow::{
+    request_exec, request_get_process, request_kill, request_output, request_setup_logs,
+    request_start, WasmFollowOptions, WasmFollower,
+};
 pub use preview::{WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::{wasm_memory, WasmReader};
 pub use text::WasmUtf8Decoder;
@@ -86,7 +92,10 @@ fn push_code(out: &mut String, code: &str, class: &str, kind: &str, fields: &[&s
 /// - `bindingErrorCodes`: the codes only this binding raises
 ///   (`integer_out_of_range`), in the same shape;
 /// - `constants`: `DEFAULT_MAX_FRAME_BYTES`, `DEFAULT_LIVENESS_TIMEOUT_MS`,
-///   `MAX_FRAME_BYTES_LIMIT` and `MIN_MAX_BYTES`.
+///   `MAX_FRAME_BYTES_LIMIT` and `MIN_MAX_BYTES`;
+/// - `followDefaults`: the core's [`dory_wire::FollowOptions::default`] in
+///   the JavaScript names and units of the `Follower` options (its keys and
+///   the types of its values are the options the JavaScript layer accepts).
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn core_tables_json() -> String {
     let mut out = String::with_capacity(2048);
@@ -131,11 +140,12 @@ pub fn core_tables_json() -> String {
     );
     let _ = write!(
         out,
-        "],\"constants\":{{\"DEFAULT_MAX_FRAME_BYTES\":{},\"DEFAULT_LIVENESS_TIMEOUT_MS\":{},\"MAX_FRAME_BYTES_LIMIT\":{},\"MIN_MAX_BYTES\":{}}}}}",
+        "],\"constants\":{{\"DEFAULT_MAX_FRAME_BYTES\":{},\"DEFAULT_LIVENESS_TIMEOUT_MS\":{},\"MAX_FRAME_BYTES_LIMIT\":{},\"MIN_MAX_BYTES\":{}}},\"followDefaults\":{}}}",
         dory_wire::DEFAULT_MAX_FRAME_BYTES,
         dory_wire::DEFAULT_LIVENESS_TIMEOUT.as_millis(),
         reader::MAX_FRAME_BYTES_LIMIT,
         dory_wire::preview::MIN_MAX_BYTES,
+        follow::options_json(&dory_wire::FollowOptions::default()),
     );
     out
 }
@@ -160,5 +170,10 @@ mod tests {
             dory_wire::DEFAULT_MAX_FRAME_BYTES
         );
         assert_eq!(v["bindingErrorCodes"][0]["code"], "integer_out_of_range");
+        assert_eq!(v["followDefaults"]["retries"], dory_wire::DEFAULT_RETRIES);
+        assert_eq!(
+            v["followDefaults"]["backoffMs"],
+            dory_wire::DEFAULT_BACKOFF.as_millis() as u64
+        );
     }
 }

@@ -23,9 +23,9 @@ const TAG_STDERR: f64 = 1.0;
 const TAG_OTHER: f64 = 2.0;
 /// `feed`/`finish` result flag: the call has side JSON (rare events, an error
 /// or an end) to take with [`WasmReader::take_side`].
-const FLAG_SIDE: f64 = 1.0;
+pub(crate) const FLAG_SIDE: f64 = 1.0;
 /// The result of `feed`/`finish` is `records * RECORDS + flags`.
-const RECORDS: f64 = 2.0;
+pub(crate) const RECORDS: f64 = 2.0;
 /// A data buffer larger than this is released after the call instead of
 /// being kept for the next one.
 const KEEP_DATA_CAPACITY: usize = 4 << 20;
@@ -51,21 +51,21 @@ pub struct WasmReader {
 /// output bytes of all events in one buffer; and, for the rare events that
 /// are not output (and an error or an end), one small JSON side document.
 #[derive(Debug, Default)]
-struct Batch {
+pub(crate) struct Batch {
     /// `(tag, start, end)` per event (`start`/`end` are 0 for [`TAG_OTHER`]).
-    meta: Vec<f64>,
+    pub(crate) meta: Vec<f64>,
     /// Output bytes of the events, in event order.
-    data: Vec<u8>,
+    pub(crate) data: Vec<u8>,
     /// The compact JSON arrays of the [`TAG_OTHER`] events, comma-separated
     /// (see [`json`]).
-    other: String,
+    pub(crate) other: String,
     /// An integer a JavaScript number cannot hold: conversion stops there
     /// (the events before it are kept).
-    error: Option<OutOfRange>,
+    pub(crate) error: Option<OutOfRange>,
 }
 
 impl Batch {
-    fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.meta.clear();
         if self.data.capacity() > KEEP_DATA_CAPACITY {
             self.data = Vec::new();
@@ -76,7 +76,7 @@ impl Batch {
         self.error = None;
     }
 
-    fn records(&self) -> f64 {
+    pub(crate) fn records(&self) -> f64 {
         (self.meta.len() / 3) as f64
     }
 }
@@ -155,9 +155,9 @@ impl Sink for Batch {
 /// The sink of `feed_into`: output bytes go into the transcript only (no
 /// record, no copy out of wasm memory); every other event goes into the
 /// transcript and the batch.
-struct IntoTranscript<'a> {
-    batch: &'a mut Batch,
-    transcript: &'a mut Transcript,
+pub(crate) struct IntoTranscript<'a> {
+    pub(crate) batch: &'a mut Batch,
+    pub(crate) transcript: &'a mut Transcript,
 }
 
 impl Sink for IntoTranscript<'_> {

@@ -22,6 +22,13 @@ import {
   InvalidState,
   InvalidLimits,
   IntegerOutOfRange,
+  InvalidArgument,
+  StreamDisconnected,
+  Follower,
+  Request,
+  DEFAULT_RETRIES,
+  DEFAULT_BACKOFF_MS,
+  DEFAULT_MAX_BACKOFF_MS,
   ERROR_CODES,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_LIVENESS_TIMEOUT_MS,
@@ -46,6 +53,15 @@ import {
   type ResumeState,
   type Skipped,
   type Stream,
+  type Command,
+  type Continue,
+  type Decision,
+  type Done,
+  type FollowOptions,
+  type FollowerState,
+  type Method,
+  type Reconnect,
+  type Wait,
 } from "dory-wire";
 
 function describe(event: Event): string {
@@ -205,4 +221,114 @@ export async function main(): Promise<void> {
   bound("x", { maxLines: 3 });
   // @ts-expect-error: a sync writer cannot be async for bound()... it can return only a path
   bound("x", { maxLines: 3, maxBytes: 300, spill: async () => "/tmp/x" });
+}
+
+/** A whole read driven through a Follower over fetch: the loop of its documentation. */
+export async function follow(base: string): Promise<number | null> {
+  const options: FollowOptions = {
+    follow: true,
+    gapPolicy: "fail",
+    retries: DEFAULT_RETRIES,
+    backoffMs: DEFAULT_BACKOFF_MS,
+    maxBackoffMs: DEFAULT_MAX_BACKOFF_MS,
+    jitter: true,
+    livenessTimeoutMs: DEFAULT_LIVENESS_TIMEOUT_MS,
+    maxFrameBytes: DEFAULT_MAX_FRAME_BYTES,
+    strict: false,
+  };
+  const defaults: Readonly<Required<FollowOptions>> = Follower.defaults;
+  const follower = Follower.processOutput("c1", "p1", { ...options, cursor: { stdout: 0 } });
+  const transcript = new Transcript();
+  for (;;) {
+    const r: Request = follower.request();
+    const method: Method = r.method;
+    const wait: Wait = r.wait;
+    const query: ReadonlyArray<readonly [string, string]> = r.query;
+    const response = await fetch(base + r.target, { method, headers: { ...r.headers }, body: r.body });
+    follower.open(response.status, response.headers.get("content-type"), response.headers.get("ce-process-id"), response.headers.get("retry-after"));
+    try {
+      const body = response.body?.getReader();
+      for (let step = await body?.read(); step && !step.done; step = await body?.read()) follower.feedInto(step.value, transcript);
+    } catch (error) {
+      const [, broken] = follower.finish(error instanceof Error ? error : String(error), Math.random());
+      void broken;
+      continue;
+    }
+    const [events, decision]: [Event[], Decision] = follower.finish();
+    events.forEach(describe);
+    void [wait, query, r.path, r.idempotent, defaults];
+    switch (decision.type) {
+      case "done": {
+        const done: Done = decision;
+        const at: Cursor = done.cursor;
+        void [at, done.exited, done.timedOut, done.procId];
+        return done.exitCode;
+      }
+      case "reconnect": {
+        const again: Reconnect = decision;
+        void [again.attempt, again.failures, again.reason, again.cursor, again.procId, again.detail];
+        await new Promise((resolve) => setTimeout(resolve, again.delayMs));
+        break;
+      }
+      case "continue": {
+        const next: Continue = decision;
+        void next;
+        break;
+      }
+    }
+  }
+}
+
+export function conversations(): void {
+  const command: Command = ["sh", "-c", "echo hi"];
+  const exec = Follower.execStream("c1", command, { timeoutSeconds: 30, idempotencyKey: "k1", retries: 2 });
+  const logs = Follower.setupLogs("c1", { offset: 5, follow: false });
+  const resumed = Follower.resume("c1", exec.resumeState(), { gapPolicy: "skip" });
+  Follower.resume("c1", logs.resumeStateJson());
+  exec.request();
+  const decision: Decision = exec.noResponse(new Error("connection refused"), 0.5);
+  const gone: Decision = exec.noResponse();
+  void [decision, gone];
+  const state: FollowerState = resumed.state;
+  const deadline: number | null = resumed.pollTimeoutMs();
+  const over: boolean = resumed.handleTimeoutMs(performance.now());
+  const resumeState: ResumeState = resumed.resumeState();
+  void [state, deadline, over, resumeState, resumed.cursor, resumed.procId, resumed.attempts, resumed.options.retries];
+  resumed.open(200, "application/x-ndjson");
+  resumed.feed(new Uint8Array(1));
+  resumed.free();
+  logs.free();
+
+  const start: Request = Request.start("c1", "echo hi", { timeoutSeconds: 30, idempotencyKey: null });
+  const run: Request = Request.exec("c1", ["true"], { stream: true });
+  const get: Request = Request.getProcess("c1", "p1");
+  const kill: Request = Request.kill("c1", "p1");
+  const output: Request = Request.output("c1", "p1", { stdout: 3 }, true);
+  const setup: Request = Request.setupLogs("c1", 0, false);
+  void [start.body, run.headers["Accept"], get.target, kill.method, output.query, setup.wait];
+
+  try {
+    Request.start("", "x");
+  } catch (e) {
+    if (e instanceof InvalidArgument) {
+      const argument: string = e.argument;
+      const reason: string = e.reason;
+      void [argument, reason];
+    } else if (e instanceof StreamDisconnected) {
+      const cursor: Cursor = e.cursor;
+      const procId: string | null = e.procId;
+      const offsets: [number, number] = [e.stdout_offset, e.stderr_offset];
+      const reason: "end_of_body" | "gap" | "stalled" | "no_response" | "unavailable" = e.reason;
+      void [cursor, procId, offsets, reason, e.proc_id];
+    }
+  }
+
+  // @ts-expect-error: followers are built by the static constructors
+  new Follower();
+  // @ts-expect-error: options are the core's names in JS case
+  Follower.processOutput("c1", "p1", { gap_policy: "skip" });
+  // @ts-expect-error: a command is a string or strings
+  Request.start("c1", [1, 2]);
+  // @ts-expect-error: a request is frozen
+  start.target = "/elsewhere";
 }
