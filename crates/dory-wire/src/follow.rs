@@ -144,6 +144,28 @@ impl FollowOptions {
         self
     }
 
+    /// Checks what the types cannot: a liveness timeout and a frame limit
+    /// above zero, and a first backoff no longer than the longest
+    /// (`invalid_argument`, the same messages in every language).
+    pub fn check(&self) -> Result<(), Error> {
+        if self.liveness_timeout.is_zero() {
+            return Err(invalid("liveness_timeout", "must be longer than zero"));
+        }
+        if self.max_frame_bytes == 0 {
+            return Err(invalid("max_frame_bytes", "must be at least 1"));
+        }
+        if self.backoff > self.max_backoff {
+            return Err(invalid(
+                "backoff",
+                &format!(
+                    "the first backoff ({:?}) must not be longer than max_backoff ({:?})",
+                    self.backoff, self.max_backoff
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     fn reader_options(&self) -> ReaderOptions {
         ReaderOptions::default()
             .gap_policy(self.gap_policy)
@@ -342,6 +364,7 @@ impl Follower {
     ) -> Result<Follower, Error> {
         // The builder checks the ids.
         Request::output(computer_id, proc_id, cursor, options.follow)?;
+        options.check()?;
         Ok(Follower::new(
             Source::Output {
                 computer_id: computer_id.to_owned(),
@@ -377,6 +400,7 @@ impl Follower {
         options: FollowOptions,
     ) -> Result<Follower, Error> {
         Request::setup_logs(computer_id, offset, options.follow)?;
+        options.check()?;
         Ok(Follower::new(
             Source::Setup {
                 computer_id: computer_id.to_owned(),
@@ -399,6 +423,7 @@ impl Follower {
         options: FollowOptions,
     ) -> Result<Follower, Error> {
         let request = Request::exec(computer_id, command, timeout_seconds, idempotency_key, true)?;
+        options.check()?;
         Ok(Follower::new(
             Source::Exec {
                 computer_id: computer_id.to_owned(),
@@ -953,6 +978,27 @@ mod tests {
         assert_eq!(f.backoff(1, 0.0), Duration::from_micros(125_000));
         assert_eq!(f.backoff(1, 1.0), Duration::from_micros(250_000));
         assert_eq!(f.backoff(2, 0.5), Duration::from_micros(375_000));
+    }
+
+    #[test]
+    fn options_the_types_cannot_check_are_invalid_arguments() {
+        let name = |o: FollowOptions| match Follower::setup_logs("c", 0, o).unwrap_err() {
+            Error::InvalidArgument { name, .. } => name,
+            other => panic!("{other}"),
+        };
+        let zero_frames = FollowOptions {
+            max_frame_bytes: 0,
+            ..FollowOptions::default()
+        };
+        assert_eq!(name(zero_frames), "max_frame_bytes");
+        assert_eq!(
+            name(FollowOptions::default().liveness_timeout(Duration::ZERO)),
+            "liveness_timeout"
+        );
+        assert_eq!(
+            name(FollowOptions::default().backoff(Duration::from_secs(9))),
+            "backoff"
+        );
     }
 
     #[test]
