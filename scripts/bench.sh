@@ -52,7 +52,7 @@ python_setup() {
     if [[ ! -x "$venv/bin/python" ]]; then
         "$py" -m venv "$venv" || return 1
     fi
-    local tools=("maturin>=1.9,<2" "orjson>=3.9")
+    local tools=("maturin>=1.9,<2" "orjson>=3.9" "httpx>=0.27")
     if [[ ! -f "$venv/.bench-tools" ]] || [[ "$(cat "$venv/.bench-tools")" != "${tools[*]}" ]]; then
         "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "${tools[@]}" || return 1
         printf '%s' "${tools[*]}" > "$venv/.bench-tools"
@@ -104,6 +104,49 @@ if wants node; then
     fi
 fi
 
+# The clients: followers at scale (Rust 1,000; Python asyncio and Node 256
+# each) against a server that cuts half of the responses at seeded points,
+# and the Rust client's read_output against a plain reqwest loop.
+CLIENTS="$RESULTS_DIR/clients-$STAMP.jsonl"
+: > "$CLIENTS"
+clients_bench() {
+    cargo build --release --quiet -p dory-refserver -p dory-wire-client --example client_bench || return 1
+    local server="$ROOT/target/release/dory-refserver" bench="$ROOT/target/release/examples/client_bench"
+    local work pids=() url cutting clean
+    work="$(mktemp -d)"
+    start() {  # start NAME ARGS...: a server; prints its URL
+        local name="$1"; shift
+        "$server" --port 0 "$@" >"$work/$name.out" 2>"$work/$name.err" &
+        pids+=("$!")
+        for _ in $(seq 1 100); do
+            url="$(sed -n 's/^listening on //p' "$work/$name.out")"
+            [[ -n "$url" ]] && { echo "$url"; return 0; }
+            sleep 0.1
+        done
+        return 1
+    }
+    cutting="$(start cutting --max-processes 1200 --max-connections 2048 --drop-seed 7 \
+        --drop-probability 0.5 --drop-max-bytes 20000)" || return 1
+    clean="$(start clean --retention-bytes 120000000)" || return 1
+    local ok=0
+    DORY_URL="$cutting" "$bench" scale 1000 >> "$CLIENTS" || ok=1
+    DORY_URL="$clean" "$bench" throughput 50 "$RUNS" >> "$CLIENTS" || ok=1
+    if [[ -n "${PYBENCH:-}" ]]; then
+        DORY_URL="$cutting" "$PYBENCH" "$ROOT/python/bench/client_scale.py" 256 >> "$CLIENTS" || ok=1
+    fi
+    if wants node && [[ -f "$ROOT/npm/dist/node/client.mjs" ]]; then
+        DORY_URL="$cutting" node "$ROOT/npm/bench/client-scale.mjs" 256 >> "$CLIENTS" || ok=1
+    fi
+    kill "${pids[@]}" 2>/dev/null || true
+    wait "${pids[@]}" 2>/dev/null || true
+    rm -rf "$work"
+    return "$ok"
+}
+if wants rust; then
+    log "clients: followers at scale, and read_output against a plain reqwest loop"
+    clients_bench || skipped+=("clients (a client benchmark failed, see above)")
+fi
+
 log "report"
 {
     echo "## dory-wire benchmarks — $(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\`"
@@ -126,6 +169,30 @@ log "report"
     fi
     if wants node; then
         node "$ROOT/tests/component/bench.mjs" --sizes 2>/dev/null && echo
+    fi
+    if [[ -s "$CLIENTS" ]]; then
+        python3 - "$CLIENTS" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print("### Clients")
+print()
+print("Followers at once on one client (Rust: one tokio runtime; Python: one AsyncClient; Node: one Client),")
+print("half of the responses cut at seeded points by the server; every transcript checked byte for byte.")
+print()
+print("| client | followers | exact | wall | CPU per MB | peak RSS over baseline, per follower |")
+print("|---|---|---|---|---|---|")
+for r in rows:
+    if r["bench"] == "scale":
+        print(f"| {r['lang']} | {r['followers']} | {r['exact']} | {r['wall_s']:.1f} s | "
+              f"{r['cpu_s_per_mb'] * 1000:.1f} ms | {r['peak_rss_over_base_kib_per_follower']:.0f} KiB |")
+for r in rows:
+    if r["bench"] == "throughput":
+        print()
+        print(f"Rust `read_output` of {r['mb']:.0f} MB of retained output: {r['read_output_mb_per_s']:.0f} MB/s; "
+              f"a plain reqwest + serde_json + base64 loop doing the same work: {r['plain_loop_mb_per_s']:.0f} MB/s "
+              f"(ours ÷ plain time ratio {r['ratio']:.2f}×, medians of {r['runs']} interleaved runs, same server).")
+print()
+PY
     fi
     echo "Raw records: \`${RESULTS#"$ROOT"/}\`; finished in $((SECONDS - START)) s."
 } | tee "$MD_OUT"
