@@ -55,10 +55,28 @@ UNCOVERABLE_REASONS = {"stalled": "liveness needs a clock; decode vectors have n
 FOLLOW_REASONS = {"end_of_body", "gap", "stalled", "no_response", "unavailable"}
 DECISIONS = {"done", "reconnect", "continue", "error"}
 READS = {"process_output", "resume", "setup_logs", "exec_stream"}
-OPTION_KEYS = {"follow", "gap_policy", "retries", "backoff_ms", "max_backoff_ms", "jitter",
-               "liveness_timeout_ms", "max_frame_bytes", "strict"}
-RESPONSE_KEYS = {"status", "content_type", "proc_id", "retry_after", "body", "body_b64", "broken",
-                 "stall", "no_response"}
+OPTION_KEYS = {
+    "follow",
+    "gap_policy",
+    "retries",
+    "backoff_ms",
+    "max_backoff_ms",
+    "jitter",
+    "liveness_timeout_ms",
+    "max_frame_bytes",
+    "strict",
+}
+RESPONSE_KEYS = {
+    "status",
+    "content_type",
+    "proc_id",
+    "retry_after",
+    "body",
+    "body_b64",
+    "broken",
+    "stall",
+    "no_response",
+}
 # Error kinds of the core, by the vectors that can expect them.
 DECODE_KINDS = {"Answer", "Loss", "Protocol"}
 PREVIEW_KINDS = {"Limits"}
@@ -146,8 +164,15 @@ class Checker:
         self.warnings = []
         self.names = {}
         self.counts = {}
-        self.seen = {"event": set(), "end": set(), "reason": set(), "code": set(),
-                     "decision": set(), "follow_reason": set(), "read": set()}
+        self.seen = {
+            "event": set(),
+            "end": set(),
+            "reason": set(),
+            "code": set(),
+            "decision": set(),
+            "follow_reason": set(),
+            "read": set(),
+        }
 
     def err(self, where, msg):
         self.problems.append(f"{where}: {msg}")
@@ -461,8 +486,11 @@ class Checker:
                     self.err(at, "only a follower that cannot be built has an exchange without a request")
                 continue
             request = e["request"]
-            if not isinstance(request, dict) or request.get("method") not in ("GET", "POST") \
-                    or not str(request.get("target", "")).startswith("/"):
+            if (
+                not isinstance(request, dict)
+                or request.get("method") not in ("GET", "POST")
+                or not str(request.get("target", "")).startswith("/")
+            ):
                 self.err(at, "request needs method GET/POST and a target starting with /")
             response = e.get("response")
             if not isinstance(response, dict) or set(response) - RESPONSE_KEYS:
@@ -490,8 +518,9 @@ class Checker:
             "follow_reason": FOLLOW_REASONS,
             "read": READS,
         }
-        unknown_kinds = (set(ERROR_KINDS.values()) - DECODE_KINDS - PREVIEW_KINDS - CONVERSATION_KINDS
-                         - set(UNCOVERABLE_KINDS))
+        unknown_kinds = (
+            set(ERROR_KINDS.values()) - DECODE_KINDS - PREVIEW_KINDS - CONVERSATION_KINDS - set(UNCOVERABLE_KINDS)
+        )
         if unknown_kinds:
             self.err("coverage", f"error kinds {sorted(unknown_kinds)} of error.rs are unknown to this checker")
         for what, names in wanted.items():
@@ -519,8 +548,11 @@ def main(argv):
     if not argv:
         wanted = checker.check_coverage()
         exempt = [f"{r} ({why})" for r, why in UNCOVERABLE_REASONS.items()]
-        exempt += [f"{c} ({why})" for c, k in sorted(ERROR_KINDS.items())
-                   if (why := UNCOVERABLE_KINDS.get(k)) and c not in COVERABLE_MISUSE]
+        exempt += [
+            f"{c} ({why})"
+            for c, k in sorted(ERROR_KINDS.items())
+            if (why := UNCOVERABLE_KINDS.get(k)) and c not in COVERABLE_MISUSE
+        ]
         print(
             f"coverage: {len(wanted['event'])} event types, {len(wanted['end'])} end types, "
             f"{len(wanted['reason'])} disconnect reasons, {len(wanted['code'])} error codes, "
