@@ -26,6 +26,7 @@ const WARMUP_BYTES = 2 * 1024 * 1024;
 const IMPLS = {
   wasm: { group: "reader", label: "dory-wire Reader.feed (wasm), bytes per stream", role: "ours" },
   "wasm-transcript": { group: "reader", label: "dory-wire Reader.feedInto a Transcript (wasm)", role: "ours-variant" },
+  follower: { group: "reader", label: "dory-wire Follower.feed (wasm), one response, no faults", role: "ours-variant" },
   "pure-js": { group: "reader", label: "JSON.parse + Buffer.from + offset checks", role: "baseline" },
 };
 
@@ -108,6 +109,25 @@ function decodeWasm(lib, body, piece) {
   return [sinks.stdout.concat().length, sinks.stderr.concat().length];
 }
 
+// decodeWasm through the follower: its request, the response's head, the
+// body, its decision — what the whole conversation costs over the reader.
+function decodeFollower(lib, body, piece) {
+  const follower = lib.Follower.processOutput("bench", "p1");
+  follower.request();
+  follower.open(200, "application/x-ndjson");
+  const sinks = { stdout: new ByteSink(), stderr: new ByteSink() };
+  for (let i = 0; i < body.length; i += piece) {
+    const events = follower.feed(body.subarray(i, Math.min(i + piece, body.length)));
+    for (const event of events) {
+      if (event.type === "output") sinks[event.stream].append(event.data);
+    }
+  }
+  const [, decision] = follower.finish(undefined, 0);
+  if (decision.type !== "done" || !decision.exited) throw new Error(`the corpus must end with exit, got ${decision.type}`);
+  follower.free();
+  return [sinks.stdout.concat().length, sinks.stderr.concat().length];
+}
+
 function decodeWasmTranscript(lib, body, piece) {
   const reader = new lib.Reader("process_output");
   reader.open(200, "application/x-ndjson");
@@ -129,6 +149,7 @@ function child(impl, file, piece) {
   const body = readFileSync(file);
   const decoders = {
     wasm: (b) => decodeWasm(lib, b, piece),
+    follower: (b) => decodeFollower(lib, b, piece),
     "wasm-transcript": (b) => decodeWasmTranscript(lib, b, piece),
     "pure-js": (b) => decodePureJs(b, piece),
   };

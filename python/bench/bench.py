@@ -44,6 +44,11 @@ IMPLS: dict[str, tuple[str, str, str]] = {
         "dory_wire.Reader.feed_into(Transcript), bytes left in it (no bytes() copy)",
         "ours-variant",
     ),
+    "follower-into-kept": (
+        "reader",
+        "dory_wire.Follower.feed_into(Transcript), one response, no faults (bytes left in it)",
+        "ours-variant",
+    ),
     "json": ("reader", "json.loads + b64decode + bytearray", "baseline"),
     "orjson": ("reader", "orjson.loads + b64decode + bytearray", "baseline"),
     "transcript": ("transcript", "Reader into dory_wire.Transcript (bytes and text)", "ours"),
@@ -140,6 +145,27 @@ def _run_reader_into_kept(body: bytes, piece: int) -> tuple[int, int]:
     return cursor.stdout, cursor.stderr
 
 
+def _run_follower_into_kept(body: bytes, piece: int) -> tuple[int, int]:
+    """``_run_reader_into_kept`` through the follower: its request, the
+    response's head, the body, its decision. What the whole conversation
+    costs over the bare reader."""
+    import dory_wire
+
+    follower = dory_wire.Follower.process_output("bench", "p1")
+    follower.request()
+    follower.open(200, "application/x-ndjson")
+    transcript = dory_wire.Transcript()
+    feed_into = follower.feed_into
+    for chunk in _chunks(body, piece):
+        feed_into(chunk, transcript)
+    _events, decision = follower.finish()
+    if not (isinstance(decision, dory_wire.Done) and decision.exited):
+        raise SystemExit(f"the corpus must end with exit, got {decision!r}")
+    transcript.finish()
+    cursor = follower.cursor
+    return cursor.stdout, cursor.stderr
+
+
 def _run_transcript(body: bytes, piece: int) -> tuple[int, int]:
     transcript = _fill_transcript(body, piece)
     return len(transcript.text("stdout")), len(transcript.text("stderr"))
@@ -214,6 +240,7 @@ def child(impl: str, path: str, piece: int, limit: int | None) -> dict[str, Any]
         "reader": _run_reader,
         "reader-into": _run_reader_into,
         "reader-into-kept": _run_reader_into_kept,
+        "follower-into-kept": _run_follower_into_kept,
         "transcript": _run_transcript,
         "bound": _run_bound,
         "py-bound": _run_py_bound,
@@ -303,6 +330,8 @@ def main() -> None:
         # ours; the per-event loop stays as a variant.
         impls.insert(0, "reader-into")
         impls.insert(1, "reader-into-kept")
+        if hasattr(dory_wire, "Follower"):
+            impls.insert(2, "follower-into-kept")
         group, label, _ = IMPLS["reader"]
         IMPLS["reader"] = (group, label, "ours-variant")
     # The transcript-collecting path, when the binding has one.

@@ -213,6 +213,7 @@ fn cmd_rust(a: &Args) -> Result<(), String> {
 
     let readers = [
         Workload::ReaderSink,
+        Workload::FollowerSink,
         Workload::Reader,
         Workload::ReaderDecodeOnly,
         Workload::ReaderTranscript,

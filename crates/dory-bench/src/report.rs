@@ -329,6 +329,18 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
         times,
     ));
     v.push(bounded_verdict(
+        "Python: the Follower ≥ 0.98× the bare Reader into a Transcript (≤ 2 % over), every corpus",
+        &ratios_of(rows, "python", "reader", "follower-into-kept", "reader-into-kept"),
+        |_| Some(0.98),
+        times,
+    ));
+    v.push(bounded_verdict(
+        "Node: the Follower ≥ 0.98× the bare Reader (≤ 2 % over), every corpus",
+        &ratios_of(rows, "node", "reader", "follower", "wasm"),
+        |_| Some(0.98),
+        times,
+    ));
+    v.push(bounded_verdict(
         "Rust: Transcript text views ≥ 1 GB/s on text (A, B, D), ≥ 300 MB/s on binary (C)",
         &rust_speeds(rows, "transcript-text"),
         |c| Some(if c == "C" { 300.0 } else { 1000.0 }),
