@@ -100,13 +100,38 @@ class DoryWire:
 
     def method(self, resource: str, name: str, handle: Any, *args: Any) -> Any:
         """Calls ``[method]<resource>.<name>`` on a handle."""
-        interface = "decode" if resource == "reader" else "preview"
-        return self.call(interface, f"[method]{resource}.{name}", handle, *args)
+        return self.call(INTERFACES.get(resource, "preview"), f"[method]{resource}.{name}", handle, *args)
 
     def static(self, resource: str, name: str, *args: Any) -> Any:
         """Calls ``[static]<resource>.<name>``."""
-        interface = "decode" if resource == "reader" else "preview"
-        return self.call(interface, f"[static]{resource}.{name}", *args)
+        return self.call(INTERFACES.get(resource, "preview"), f"[static]{resource}.{name}", *args)
 
 
-__all__ = ["DoryWire", "Variant", "field", "is_error", "record", "result"]
+# The interface of each resource other than those of ``preview``.
+INTERFACES = {"reader": "decode", "follower": "follow"}
+FOLLOW_OPTIONS = (
+    "follow",
+    "gap-policy",
+    "retries",
+    "backoff-ns",
+    "max-backoff-ns",
+    "jitter",
+    "liveness-timeout-ns",
+    "max-frame-bytes",
+    "strict",
+)
+
+
+def follow_options(**fields: Any) -> Record:
+    """A ``follow-options`` record from snake_case keyword arguments; absent
+    fields are none, so the core's defaults apply."""
+    unknown = {name.replace("_", "-") for name in fields} - set(FOLLOW_OPTIONS)
+    if unknown:
+        raise TypeError(f"not follow options: {sorted(unknown)}")
+    out = Record()
+    for name in FOLLOW_OPTIONS:
+        setattr(out, name, fields.get(name.replace("-", "_")))
+    return out
+
+
+__all__ = ["DoryWire", "Variant", "field", "follow_options", "is_error", "record", "result"]

@@ -1,8 +1,9 @@
 // A Node host of the dory-wire component, transpiled to JavaScript by jco
 // (`npx @bytecodealliance/jco transpile dory-wire.wasm -o out/`): follows a
-// process's output across a dropped connection, shows a loss as an error
-// value, and bounds a long output with the spill handshake. It prints the
-// same text as host.py; scripts/test-component.sh checks both.
+// process's output across a dropped connection with the exported follower,
+// shows a loss as an error value, and bounds a long output with the spill
+// handshake. It prints the same text as host.py; scripts/test-component.sh
+// checks both.
 //
 //   node host.mjs [path/to/transpiled/dory-wire.js]
 import { dirname, join, resolve } from "node:path";
@@ -11,9 +12,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const entry = process.argv[2] ? resolve(process.argv[2]) : join(here, "..", "..", "target", "component", "jco", "dory-wire.js");
 // jco's module instantiates the component with a top-level await.
-const { decode, preview } = await import(pathToFileURL(entry).href);
+const { decode, follow, preview } = await import(pathToFileURL(entry).href);
 
 const hex = (bytes) => Buffer.from(bytes).toString("hex");
+const enc = new TextEncoder();
 
 function show(prefix, event) {
   const e = event.val;
@@ -30,41 +32,87 @@ function showError(prefix, err) {
   }
 }
 
-// 1. The first connection drops in the middle of a frame; the second, resumed
-//    from the saved state, re-sends from a chunk boundary and the overlap is trimmed.
-const enc = new TextEncoder();
-const bodies = [
-  '{"type":"stdout","data":"hello\\u0000","offset":6}\n{"type":"stdo',
-  '{"type":"stdout","data":"hello\\u0000","offset":6}\n' +
-    '{"type":"stdout","data":"/w==","encoding":"base64","offset":7}\n' +
-    '{"type":"stderr","data":"notice","offset":6}\n' +
+/** The connection broke mid-body (what the HTTP client throws). */
+class Dropped extends Error {}
+
+/**
+ * Stands in for the HTTP client and the service: the status, the headers and
+ * the body as the client yields it. The first connection drops in the middle
+ * of a frame; the second re-sends from an earlier chunk boundary (the
+ * follower trims the overlap) through exit.
+ */
+function send(method, target) {
+  const frames = [
+    '{"type":"stdout","data":"hello\\u0000","offset":6}\n',
+    '{"type":"stdout","data":"/w==","encoding":"base64","offset":7}\n',
+    '{"type":"stderr","data":"notice","offset":6}\n',
     '{"type":"exit","exit_code":0,"timed_out":false}\n',
-].map((s) => enc.encode(s));
-let saved;
-for (const [i, body] of bodies.entries()) {
-  const prefix = `attempt ${i + 1}`;
-  const reader = saved === undefined ? new decode.Reader("process-output", {}) : decode.Reader.resumeJson("process-output", saved, {});
-  reader.open(200, "application/x-ndjson", undefined);
-  for (let at = 0; at < body.length; at += 7) {
-    // As the HTTP client yields them.
-    const fed = reader.feed(body.subarray(at, at + 7));
-    for (const event of fed.events) show(prefix, event);
-    if (fed.error) throw new Error(fed.error.message);
+  ];
+  if (method !== "GET" || !target.startsWith("/computers/c1/processes/p1/output?")) throw new Error(target);
+  const broken = target.includes("stdout_offset=0&");
+  const body = enc.encode(broken ? `${frames[0]}{"type":"stdo` : frames.join(""));
+  const headers = new Map([
+    ["content-type", "application/x-ndjson"],
+    ["ce-process-id", "p1"],
+  ]);
+  function* chunks() {
+    for (let at = 0; at < body.length; at += 7) yield body.subarray(at, at + 7);
+    if (broken) throw new Dropped("connection reset by peer");
   }
-  const finished = reader.finish();
-  for (const event of finished.events) show(prefix, event);
-  if (finished.end.tag === "err") throw new Error(finished.end.val.message);
-  const end = finished.end.val;
-  if (end.tag === "disconnected") {
-    const c = end.val.cursor;
-    console.log(`${prefix}: end disconnected (${end.val.reason}), resume from stdout=${c.stdout} stderr=${c.stderr}`);
-    saved = reader.resumeStateJson();
-    console.log(`saved: ${saved}`);
-  } else {
-    console.log(`${prefix}: end ${end.tag} (exit code ${end.val.exitCode})`);
-  }
-  reader[Symbol.dispose]();
+  return { status: 200, headers, body: chunks() };
 }
+
+// 1. Follow a process's output across a dropped connection with the exported
+//    follower: it says which request to send, what each answer means, when to
+//    reconnect and after how long. This loop only does the IO, the sleeping
+//    and the clock (and draws the jitter).
+const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+const follower = follow.Follower.processOutput("c1", "p1", undefined, {}); // throws the error record on error
+for (let attempt = 1; ; attempt++) {
+  const prefix = `attempt ${attempt}`;
+  const request = follower.request();
+  const method = request.method.toUpperCase();
+  console.log(`${prefix}: ${method} ${request.target}`);
+  let decision;
+  let response;
+  try {
+    response = send(method, request.target);
+  } catch (err) {
+    if (!(err instanceof TypeError)) throw err; // fetch: refused, reset before the headers
+    decision = follower.noResponse(String(err.message), Math.random());
+  }
+  if (response) {
+    const { status, headers, body } = response;
+    follower.open(status, headers.get("content-type") ?? "", headers.get("ce-process-id"), headers.get("retry-after"));
+    let broken;
+    try {
+      for (const piece of body) {
+        const fed = follower.feed(piece);
+        for (const event of fed.events) show(prefix, event);
+        if (fed.error) throw new Error(fed.error.message);
+        if (follower.handleTimeoutNs(process.hrtime.bigint())) break; // stalled: close the connection, then finish
+      }
+    } catch (err) {
+      if (!(err instanceof Dropped)) throw err;
+      broken = err.message;
+    }
+    const followed = follower.finish(broken, Math.random());
+    for (const event of followed.events) show(prefix, event);
+    if (followed.decision.tag === "err") throw new Error(followed.decision.val.message);
+    decision = followed.decision.val;
+  }
+  if (decision.tag === "reconnect") {
+    const r = decision.val;
+    const c = r.cursor;
+    console.log(`${prefix}: reconnect ${r.attempt} (${r.reason}: ${r.detail}), from stdout=${c.stdout} stderr=${c.stderr} in ${r.delayNs / 1_000_000n} ms`);
+    await sleep(Number(r.delayNs) / 1e6);
+  } else if (decision.tag === "done") {
+    console.log(`${prefix}: done (exit code ${decision.val.exitCode ?? "None"})`);
+    break;
+  }
+}
+console.log(`saved: ${follower.resumeStateJson()}`);
+follower[Symbol.dispose]();
 
 // 2. Lost output is an error value, never joined over silently.
 const reader = new decode.Reader("process-output", { cursor: { stdout: 4096n, stderr: 0n } });

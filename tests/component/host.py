@@ -1,6 +1,7 @@
 """A Python host of the dory-wire component on wasmtime-py (`pip install
-wasmtime`): follows a process's output across a dropped connection, shows a
-loss as an error value, and bounds a long output with the spill handshake.
+wasmtime`): follows a process's output across a dropped connection with the
+exported follower, shows a loss as an error value, and bounds a long output
+with the spill handshake.
 scripts/test-component.sh checks that it prints host.expected.txt.
 
     python host.py [path/to/dory-wire.wasm]
@@ -8,7 +9,10 @@ scripts/test-component.sh checks that it prints host.expected.txt.
 
 from __future__ import annotations
 
+import itertools
+import random
 import sys
+import time
 from pathlib import Path
 
 from wasmtime import Engine, Store
@@ -30,11 +34,16 @@ def export(interface: str, name: str):
 
 
 new_reader = export("decode", "[constructor]reader")
-resume_json = export("decode", "[static]reader.resume-json")
 open_ = export("decode", "[method]reader.open")
 feed = export("decode", "[method]reader.feed")
-finish = export("decode", "[method]reader.finish")
-resume_state_json = export("decode", "[method]reader.resume-state-json")
+follow_output = export("follow", "[static]follower.process-output")
+follower_request = export("follow", "[method]follower.request")
+follower_open = export("follow", "[method]follower.open")
+follower_feed = export("follow", "[method]follower.feed")
+follower_finish = export("follow", "[method]follower.finish")
+follower_no_response = export("follow", "[method]follower.no-response")
+follower_handle_timeout = export("follow", "[method]follower.handle-timeout-ns")
+follower_resume_state_json = export("follow", "[method]follower.resume-state-json")
 bound = export("preview", "bound")
 render = export("preview", "[method]pending-spill.render")
 spill_id = export("preview", "[method]pending-spill.spill-id")
@@ -44,6 +53,24 @@ def options(**fields) -> Record:
     """A `reader-options` record; absent fields take the defaults."""
     out = Record()
     for name in ("cursor", "gap-policy", "max-frame-bytes", "liveness-timeout-ns", "strict"):
+        setattr(out, name, fields.get(name.replace("-", "_")))
+    return out
+
+
+def follow_options(**fields) -> Record:
+    """A `follow-options` record; absent fields take the core's defaults."""
+    out = Record()
+    for name in (
+        "follow",
+        "gap-policy",
+        "retries",
+        "backoff-ns",
+        "max-backoff-ns",
+        "jitter",
+        "liveness-timeout-ns",
+        "max-frame-bytes",
+        "strict",
+    ):
         setattr(out, name, fields.get(name.replace("-", "_")))
     return out
 
@@ -67,40 +94,82 @@ def show_error(prefix: str, err: Record) -> None:
         print(f"{prefix}:   {f.name} = {value}")
 
 
-# 1. The first connection drops in the middle of a frame; the second, resumed
-#    from the saved state, re-sends from a chunk boundary and the overlap is trimmed.
-bodies = [
-    b'{"type":"stdout","data":"hello\\u0000","offset":6}\n{"type":"stdo',
-    b'{"type":"stdout","data":"hello\\u0000","offset":6}\n'
-    b'{"type":"stdout","data":"/w==","encoding":"base64","offset":7}\n'
-    b'{"type":"stderr","data":"notice","offset":6}\n'
-    b'{"type":"exit","exit_code":0,"timed_out":false}\n',
-]
-saved = None
-for attempt, body in enumerate(bodies, 1):
+class Dropped(Exception):
+    """The connection broke mid-body (what the HTTP client raises)."""
+
+
+def send(method: str, target: str):
+    """Stands in for the HTTP client and the service: returns the status, the
+    headers and the body as the client yields it. The first connection drops
+    in the middle of a frame; the second re-sends from an earlier chunk
+    boundary (the follower trims the overlap) through exit."""
+    frames = [
+        b'{"type":"stdout","data":"hello\\u0000","offset":6}\n',
+        b'{"type":"stdout","data":"/w==","encoding":"base64","offset":7}\n',
+        b'{"type":"stderr","data":"notice","offset":6}\n',
+        b'{"type":"exit","exit_code":0,"timed_out":false}\n',
+    ]
+    assert method == "GET" and target.startswith("/computers/c1/processes/p1/output?"), target
+    if "stdout_offset=0&" in target:
+        body, broken = frames[0] + b'{"type":"stdo', True
+    else:
+        body, broken = b"".join(frames), False
+    headers = {"content-type": "application/x-ndjson", "ce-process-id": "p1"}
+
+    def chunks():
+        yield from (body[i : i + 7] for i in range(0, len(body), 7))
+        if broken:
+            raise Dropped("connection reset by peer")
+
+    return 200, headers, chunks()
+
+
+# 1. Follow a process's output across a dropped connection with the exported
+#    follower: it says which request to send, what each answer means, when to
+#    reconnect and after how long. This loop only does the IO, the sleeping
+#    and the clock (and draws the jitter).
+follower = follow_output("c1", "p1", None, follow_options())  # result<follower, error>
+for attempt in itertools.count(1):
     prefix = f"attempt {attempt}"
-    if saved is None:
-        reader = new_reader("process-output", options())
+    request = follower_request(follower).payload  # result<request, error>: Variant('ok', ...)
+    method = request.method.upper()
+    print(f"{prefix}: {method} {request.target}")
+    try:
+        status, headers, body = send(method, request.target)
+    except OSError as exc:  # refused, reset before the headers
+        decision = follower_no_response(follower, str(exc), random.random())
     else:
-        reader = resume_json("process-output", saved, options())
-    open_(reader, 200, "application/x-ndjson", None)
-    for piece in (body[i : i + 7] for i in range(0, len(body), 7)):  # as the HTTP client yields them
-        fed = feed(reader, piece)
-        for event in fed.events:
+        opened = follower_open(
+            follower, status, headers.get("content-type", ""), headers.get("ce-process-id"), headers.get("retry-after")
+        )
+        assert opened is None, opened.message  # result<_, error>: None or the `error` Record
+        broken = None
+        try:
+            for piece in body:
+                fed = follower_feed(follower, piece)
+                for event in fed.events:
+                    show(prefix, event)
+                assert fed.error is None, fed.error.message
+                if follower_handle_timeout(follower, time.monotonic_ns()):
+                    break  # stalled: close the connection, then finish
+        except Dropped as exc:
+            broken = str(exc)
+        followed = follower_finish(follower, broken, random.random())
+        for event in followed.events:
             show(prefix, event)
-        assert fed.error is None
-    finished = finish(reader)
-    for event in finished.events:
-        show(prefix, event)
-    end = finished.end  # wasmtime-py: the `end` Variant, or the `error` Record
-    if end.tag == "disconnected":
-        c = end.payload.cursor
-        print(f"{prefix}: end disconnected ({end.payload.reason}), resume from stdout={c.stdout} stderr={c.stderr}")
-        saved = resume_state_json(reader)
-        print(f"saved: {saved}")
-    else:
-        print(f"{prefix}: end {end.tag} (exit code {getattr(end.payload, 'exit-code')})")
-    reader.drop(store)
+        decision = followed.decision  # the `decision` Variant, or the `error` Record
+    assert isinstance(decision, Variant), decision.message
+    if decision.tag == "reconnect":
+        r, c = decision.payload, decision.payload.cursor
+        delay_ms = getattr(r, "delay-ns") // 1_000_000
+        where = f"from stdout={c.stdout} stderr={c.stderr} in {delay_ms} ms"
+        print(f"{prefix}: reconnect {r.attempt} ({r.reason}: {r.detail}), {where}")
+        time.sleep(getattr(r, "delay-ns") / 1e9)
+    elif decision.tag == "done":
+        print(f"{prefix}: done (exit code {getattr(decision.payload, 'exit-code')})")
+        break
+print(f"saved: {follower_resume_state_json(follower)}")
+follower.drop(store)
 
 # 2. Lost output is an error value, never joined over silently.
 cursor = Record()

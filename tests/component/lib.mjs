@@ -10,6 +10,8 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+import { chunkings, parseJsonExact, vectorBody } from "../../npm/test/vector-lib.mjs";
+
 export const here = dirname(fileURLToPath(import.meta.url));
 export const rootDir = join(here, "..", "..");
 
@@ -309,4 +311,272 @@ export function previewApi(mod) {
       }
     },
   };
+}
+
+// -- conversations (docs/VECTORS.md, "kind conversation") ---------------------
+
+const MS = 1_000_000n; // nanoseconds in a millisecond
+/** The clock of a stalled body: ticked once after the body, at 1000 s. */
+const STALL_AT = 1000n * 1000n * MS;
+
+/** JSON text of a vector value, BigInts written as their digits (exact). */
+export function toJsonExact(x) {
+  if (typeof x === "bigint") return x.toString();
+  if (Array.isArray(x)) return `[${x.map(toJsonExact).join(",")}]`;
+  if (x !== null && typeof x === "object") {
+    return `{${Object.entries(x)
+      .map(([k, v]) => `${JSON.stringify(k)}:${toJsonExact(v)}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(x);
+}
+
+/** Milliseconds of a vector (a Number, or a BigInt) as exact nanoseconds. */
+function msToNs(ms) {
+  return typeof ms === "bigint" || Number.isInteger(ms) ? BigInt(ms) * MS : BigInt(Math.round(ms * 1e6));
+}
+
+/** The `follow-options` of a conversation vector; absent ones stay absent (the core's defaults). */
+export function followOptions(v) {
+  const o = v.options ?? {};
+  const out = {};
+  const known = ["follow", "gap_policy", "retries", "backoff_ms", "max_backoff_ms", "jitter", "liveness_timeout_ms", "max_frame_bytes", "strict"];
+  for (const key of Object.keys(o)) if (!known.includes(key)) throw new Error(`${v.name}: unknown option ${key}`);
+  if (o.follow !== undefined) out.follow = o.follow;
+  if (o.gap_policy !== undefined) out.gapPolicy = o.gap_policy;
+  if (o.retries !== undefined) out.retries = Number(o.retries);
+  if (o.backoff_ms !== undefined) out.backoffNs = msToNs(o.backoff_ms);
+  if (o.max_backoff_ms !== undefined) out.maxBackoffNs = msToNs(o.max_backoff_ms);
+  if (o.jitter !== undefined) out.jitter = o.jitter;
+  if (o.liveness_timeout_ms !== undefined) out.livenessTimeoutNs = msToNs(o.liveness_timeout_ms);
+  if (o.max_frame_bytes !== undefined) out.maxFrameBytes = BigInt(o.max_frame_bytes);
+  if (o.strict !== undefined) out.strict = o.strict;
+  return out;
+}
+
+/** Calls `f`; returns `{ ok: value }`, or `{ err: record }` for a thrown WIT error. */
+function attempt(f) {
+  try {
+    return { ok: f() };
+  } catch (err) {
+    if (isWitError(err)) return { err };
+    throw err;
+  }
+}
+
+/** The follower of a conversation vector's `read`: `{ ok: follower }` or `{ err: record }`. */
+export function readFollower(mod, v) {
+  const { Follower } = mod.follow;
+  const read = v.read;
+  const options = followOptions(v);
+  const id = read.computer_id;
+  switch (read.type) {
+    case "process_output": {
+      const c = read.cursor;
+      const cursor = c ? { stdout: BigInt(c.stdout ?? 0), stderr: BigInt(c.stderr ?? 0) } : undefined;
+      return attempt(() => Follower.processOutput(id, read.proc_id, cursor, options));
+    }
+    case "resume":
+      return attempt(() => Follower.resumeJson(id, toJsonExact(read.state), options));
+    case "setup_logs":
+      return attempt(() => Follower.setupLogs(id, read.offset === undefined ? undefined : BigInt(read.offset), options));
+    case "exec_stream": {
+      const command = typeof read.command === "string" ? { tag: "shell", val: read.command } : { tag: "argv", val: read.command };
+      const timeout = read.timeout_seconds === undefined ? undefined : Number(read.timeout_seconds);
+      return attempt(() => Follower.execStream(id, command, timeout, read.idempotency_key, options));
+    }
+    default:
+      throw new Error(`${v.name}: unknown read type ${read.type}`);
+  }
+}
+
+/** A component `request` in the vectors' shape (the body parsed as JSON, exactly). */
+export function requestToVector(r) {
+  return {
+    method: r.method.toUpperCase(),
+    target: r.target,
+    headers: Object.fromEntries(r.headers),
+    body: r.body === undefined ? null : parseJsonExact(new TextDecoder().decode(r.body)),
+  };
+}
+
+/** A component `decision` in the vectors' shape. */
+export function decisionToVector(d) {
+  const v = d.val;
+  switch (d.tag) {
+    case "continue":
+      return { type: "continue" };
+    case "done":
+      return { type: "done", exited: v.exited, exit_code: num(v.exitCode) ?? null, timed_out: v.timedOut, cursor: cursorToVector(v.cursor), proc_id: v.procId ?? null };
+    case "reconnect":
+      return {
+        type: "reconnect",
+        attempt: v.attempt,
+        failures: v.failures,
+        reason: snake(v.reason),
+        cursor: cursorToVector(v.cursor),
+        delay_ms: Number(v.delayNs) / 1e6,
+        proc_id: v.procId ?? null,
+        detail: v.detail,
+      };
+    default:
+      throw new Error(`unknown decision tag ${d.tag}`);
+  }
+}
+
+/** The keys of an expected decision that the observed one does not match (`delay_ms` to 1 µs). */
+export function compareDecision(expected, got) {
+  if (got.type !== expected.type) return [`expected ${JSON.stringify(expected, big)}, got ${JSON.stringify(got, big)}`];
+  const problems = [];
+  for (const [key, raw] of Object.entries(expected)) {
+    const want = key === "cursor" && raw && typeof raw === "object" ? { stdout: 0, stderr: 0, ...raw } : raw;
+    const have = Object.hasOwn(got, key) ? got[key] : "<missing>";
+    const ok = key === "delay_ms" && typeof have === "number" ? Math.abs(have - Number(want)) <= 0.001 : same(have, want);
+    if (!ok) problems.push(`${key}: expected ${JSON.stringify(want, big)}, got ${JSON.stringify(have, big)} in ${JSON.stringify(got, big)}`);
+  }
+  return problems;
+}
+
+/** The body of a response, cut by the `mode`-th chunking of the npm package's runner. */
+function cut(name, response, mode) {
+  const all = chunkings(name, vectorBody(response));
+  return (all[mode] ?? all[0])[1];
+}
+
+/** How many chunkings a conversation is played with (whole, byte by byte, seeded random splits). */
+export const CONVERSATION_SPLITS = chunkings("", new Uint8Array(1)).length;
+
+/**
+ * Plays one exchange's response on `f` (its body cut by the `mode`-th
+ * chunking); pushes every event delivered to `events`; returns
+ * `{ ok: decision }` or `{ err: record }`.
+ */
+function play(f, x, name, mode, events) {
+  const response = x.response;
+  const jitter = Number(x.jitter ?? response.jitter ?? 0);
+  const liveness = f.options().livenessTimeoutNs;
+  const check = (cond, what) => {
+    if (!cond) throw new Error(`${name}: ${what}`);
+  };
+  if (response.status === undefined) {
+    if (response.stall) {
+      check(!f.handleTimeoutNs(0n), "the headers' clock was not armed at 0");
+      check(f.pollTimeoutNs() === liveness, `the headers' deadline is ${f.pollTimeoutNs()}, not ${liveness}`);
+      check(!f.handleTimeoutNs(liveness - 1n), "late before the liveness timeout");
+      check(f.handleTimeoutNs(liveness), "no stall at the liveness timeout");
+      return attempt(() => f.noResponse("", jitter));
+    }
+    return attempt(() => f.noResponse(response.no_response, jitter));
+  }
+  const retryAfter = response.retry_after === undefined ? undefined : String(response.retry_after);
+  const opened = attempt(() => f.open(response.status, response.content_type ?? "", response.proc_id ?? undefined, retryAfter));
+  if (opened.err) return opened;
+  for (const chunk of cut(name, response, mode)) {
+    const fed = f.feed(chunk);
+    events.push(...fed.events);
+    if (fed.error) return { err: fed.error };
+  }
+  if (response.stall) {
+    const deadline = STALL_AT + liveness;
+    check(!f.handleTimeoutNs(STALL_AT), "stalled when the clock was armed");
+    check(f.pollTimeoutNs() === deadline, `the body's deadline is ${f.pollTimeoutNs()}, not ${deadline}`);
+    check(!f.handleTimeoutNs(deadline - 1n), "stalled before the liveness timeout");
+    check(f.handleTimeoutNs(deadline), "no stall at the liveness timeout");
+  }
+  const followed = f.finish(response.broken ?? undefined, jitter);
+  events.push(...followed.events);
+  return followed.decision.tag === "ok" ? { ok: followed.decision.val } : { err: followed.decision.val };
+}
+
+/** An error record in the vectors' shape, checked against its row of `error-codes`. */
+function checkedError(err, table) {
+  const row = table.get(err.code);
+  const shape = { code: err.code, className: err.className, kind: err.kind, fields: err.fields.map((f) => f.name) };
+  if (!row || !same(shape, row)) throw new Error(`error ${JSON.stringify(shape)} is not its row of error-codes ${JSON.stringify(row)}`);
+  return errorToVector(err);
+}
+
+/**
+ * Runs a conversation vector with every body cut by the `mode`-th chunking.
+ * Returns the problems found and what was observed (requests, decisions,
+ * events, cursor, process), to compare across chunkings.
+ */
+export function conversationVector(mod, v, mode, table = errorTable(mod)) {
+  const problems = [];
+  const seen = { requests: [], decisions: [] };
+  const built = readFollower(mod, v);
+  const f = built.ok;
+  const events = [];
+  let got = { type: undefined };
+  let ended = false;
+  for (const [i, x] of v.exchanges.entries()) {
+    const at = `exchange ${i + 1}`;
+    let decision = built;
+    if (f) {
+      decision = attempt(() => f.request());
+      if (decision.ok) {
+        const req = requestToVector(decision.ok);
+        seen.requests.push(req);
+        if (x.request) {
+          const want = { body: null, ...x.request };
+          if (!same(req, want)) problems.push(`${at}: request: expected ${JSON.stringify(want, big)}, got ${JSON.stringify(req, big)}`);
+        }
+        decision = play(f, x, `${v.name} (${at})`, mode, events);
+      }
+    }
+    got = decision.err ? checkedError(decision.err, table) : decisionToVector(decision.ok);
+    seen.decisions.push(got);
+    for (const p of compareDecision(x.decision, got)) problems.push(`${at}: decision ${p}`);
+    if (got.type === "done" || got.type === "error") {
+      const left = v.exchanges.length - i - 1;
+      if (left) problems.push(`${at}: the read ended (${got.type}) with ${left} exchanges left`);
+      ended = true;
+      break;
+    }
+  }
+  if (!ended) problems.push("the last exchange's decision is neither done nor error");
+  seen.events = events.map(eventToVector);
+  if (f) {
+    if (got.type === "error") {
+      const again = attempt(() => f.request());
+      if (!again.err || again.err.code !== got.code || f.state() !== "failed") problems.push(`the error ${got.code} is not sticky`);
+    } else if (got.type === "done" && f.state() !== "done") {
+      problems.push(`done, but the follower's state is ${f.state()}`);
+    }
+    seen.cursor = cursorToVector(f.cursor());
+    seen.procId = f.procId() ?? null;
+    f[Symbol.dispose]();
+  }
+  problems.push(...compareConversationOutput(v.expect, seen));
+  return { problems, seen };
+}
+
+/** `expect` of a conversation vector against every event delivered, and the follower's cursor and process. */
+export function compareConversationOutput(expect, seen) {
+  const events = seen.events;
+  const bytes = (name) => Buffer.concat(events.filter((e) => e.type === name).map((e) => Buffer.from(e.data_b64, "base64")));
+  const got = {
+    stdout: bytes("stdout"),
+    stderr: bytes("stderr"),
+    skipped: events.filter((e) => e.type === "skipped"),
+    exit: null,
+    cursor: seen.cursor,
+    proc_id: seen.procId,
+  };
+  got.stdout_b64 = got.stdout.toString("base64");
+  got.stderr_b64 = got.stderr.toString("base64");
+  for (const e of events) if (e.type === "exit") got.exit = { exit_code: e.exit_code, timed_out: e.timed_out };
+  const problems = [];
+  for (const key of ["stdout", "stderr", "stdout_b64", "stderr_b64", "exit", "cursor", "proc_id", "skipped"]) {
+    if (!Object.hasOwn(expect, key) && key !== "skipped") continue;
+    let want = expect[key] ?? (key === "skipped" ? [] : null);
+    let have = got[key];
+    if (key === "cursor") want = { stdout: 0, stderr: 0, ...want };
+    if (key === "stdout" || key === "stderr") {
+      want = Buffer.from(want, "utf8").toString("base64");
+      have = have.toString("base64");
+    }
+    if (!same(have, want)) problems.push(`expect.${key}: expected ${JSON.stringify(want, big)}, got ${JSON.stringify(have, big)}`);
+  }
+  return problems;
 }

@@ -4,7 +4,12 @@ the WebAssembly component from Python, on wasmtime-py.
 Decode vectors are fed whole, byte by byte (bodies over 8 KiB: their first
 and last 4 KiB) and at the seeded random splits of the Python package's
 runner, and must give the expected events, end and
-cursor, the same every time; an error must be sticky. Preview vectors are
+cursor, the same every time; an error must be sticky. Conversation vectors
+drive the exported `follower` through their exchanges (docs/VECTORS.md,
+"kind conversation"): each request it asks for is compared, each response is
+played (its body whole, byte by byte and at seeded random splits, the same
+decisions every time; no response; a stall on the vector's clock) and each
+decision compared, then the output of every event delivered. Preview vectors are
 checked against their expectation and the invariants of docs/VECTORS.md
 (the Python package's own checks);
 bounding the preview again must give it back, and the streaming bounder fed
@@ -24,7 +29,7 @@ import types
 from types import SimpleNamespace
 from typing import Any
 
-from dory_component import ROOT, DoryWire, Variant, field, is_error, result
+from dory_component import ROOT, DoryWire, Variant, field, follow_options, is_error, record, result
 
 sys.path.insert(0, str(ROOT / "python" / "tests"))
 # The Python package's own test helpers: its split generator, and the preview
@@ -188,6 +193,234 @@ def check_decode(dw: DoryWire, v: dict[str, Any]) -> None:
         assert got == reference, f"{how}: differs from the whole body"
 
 
+# -- conversations ----------------------------------------------------------
+
+MS = 1_000_000  # nanoseconds in a millisecond
+# The clock of a stalled body: ticked once after the body, at 1000 s.
+STALL_AT = 1000 * 1000 * MS
+
+
+def read_follower(dw: DoryWire, v: dict[str, Any]) -> Any:
+    """The follower of the vector's `read` (a handle), or the error record."""
+    read, opts = v["read"], dict(v.get("options") or {})
+    for name in ("backoff", "max_backoff", "liveness_timeout"):
+        if f"{name}_ms" in opts:
+            opts[f"{name}_ns"] = round(opts.pop(f"{name}_ms") * MS)
+    options = follow_options(**opts)
+    kind, computer = read["type"], read["computer_id"]
+    if kind == "process_output":
+        c = read.get("cursor")
+        cursor = record(stdout=c.get("stdout", 0), stderr=c.get("stderr", 0)) if c else None
+        return dw.static("follower", "process-output", computer, read["proc_id"], cursor, options)
+    if kind == "resume":
+        return dw.static("follower", "resume-json", computer, json.dumps(read["state"]), options)
+    if kind == "setup_logs":
+        return dw.static("follower", "setup-logs", computer, read.get("offset"), options)
+    if kind == "exec_stream":
+        # `command` is shell(string) or argv(list<string>): cases of different
+        # Python types, so wasmtime-py takes the bare str or list.
+        command = read["command"]
+        timeout = read.get("timeout_seconds")
+        return dw.static(
+            "follower",
+            "exec-stream",
+            computer,
+            command,
+            None if timeout is None else float(timeout),
+            read.get("idempotency_key"),
+            options,
+        )
+    raise AssertionError(f"unknown read type {kind!r}")
+
+
+def request_json(r: Any) -> dict[str, Any]:
+    """A component `request` in the vectors' shape (the body parsed as JSON)."""
+    return {
+        "method": r.method.upper(),
+        "target": r.target,
+        "headers": dict(r.headers),
+        "body": None if r.body is None else json.loads(r.body),
+    }
+
+
+def decision_json(d: Any) -> dict[str, Any]:
+    """A component `decision` (or error record) in the vectors' shape."""
+    if is_error(d):
+        return error_json(d)
+    if d.tag == "continue":
+        return {"type": "continue"}
+    v = d.payload
+    if d.tag == "done":
+        return {
+            "type": "done",
+            "exited": v.exited,
+            "exit_code": field(v, "exit_code"),
+            "timed_out": field(v, "timed_out"),
+            "cursor": cursor_json(v.cursor),
+            "proc_id": field(v, "proc_id"),
+        }
+    if d.tag == "reconnect":
+        return {
+            "type": "reconnect",
+            "attempt": v.attempt,
+            "failures": v.failures,
+            "reason": snake(v.reason),
+            "cursor": cursor_json(v.cursor),
+            "delay_ms": field(v, "delay_ns") / MS,
+            "proc_id": field(v, "proc_id"),
+            "detail": v.detail,
+        }
+    raise AssertionError(f"unknown decision {d!r}")
+
+
+def compare_decision(expected: dict[str, Any], got: dict[str, Any]) -> list[str]:
+    """The keys of `expected` that `got` does not match (`delay_ms` to 1 µs)."""
+    if got.get("type") != expected["type"]:
+        return [f"expected {expected}, got {got}"]
+    problems = []
+    for key, want in expected.items():
+        have = got.get(key, "<missing>")
+        if key == "cursor" and isinstance(want, dict):
+            want = {"stdout": 0, "stderr": 0, **want}
+        ok = abs(have - want) <= 0.001 if key == "delay_ms" and have != "<missing>" else have == want
+        if not ok:
+            problems.append(f"{key}: expected {want!r}, got {have!r} in {got}")
+    return problems
+
+
+def play(dw: DoryWire, f: Any, x: dict[str, Any], split: int, events: list[Variant]) -> Any:
+    """Plays one exchange's response on follower `f` (its body cut by the
+    `split`-th chunking); returns the decision Variant or the error record."""
+    response = x["response"]
+    jitter = float(x.get("jitter", response.get("jitter", 0)))
+    liveness = field(dw.method("follower", "options", f), "liveness_timeout_ns")
+    if "status" not in response:
+        if response.get("stall"):
+            assert not dw.method("follower", "handle-timeout-ns", f, 0), "the headers' clock was not armed at 0"
+            assert dw.method("follower", "poll-timeout-ns", f) == liveness, "the headers' deadline"
+            assert not dw.method("follower", "handle-timeout-ns", f, liveness - 1), "late before the liveness timeout"
+            assert dw.method("follower", "handle-timeout-ns", f, liveness), "no stall at the liveness timeout"
+            return dw.method("follower", "no-response", f, "", jitter)
+        return dw.method("follower", "no-response", f, response["no_response"], jitter)
+    retry_after = response.get("retry_after")
+    opened = dw.method(
+        "follower",
+        "open",
+        f,
+        response["status"],
+        response.get("content_type") or "",
+        response.get("proc_id"),
+        None if retry_after is None else str(retry_after),
+    )
+    if opened is not None:
+        return opened
+    for chunk in splits(body_of(response))[split][1]:
+        fed = dw.method("follower", "feed", f, chunk)
+        events.extend(fed.events)
+        if fed.error is not None:
+            return fed.error
+    if response.get("stall"):
+        deadline = STALL_AT + liveness
+        assert not dw.method("follower", "handle-timeout-ns", f, STALL_AT), "stalled when the clock was armed"
+        assert dw.method("follower", "poll-timeout-ns", f) == deadline, "the body's deadline"
+        assert not dw.method("follower", "handle-timeout-ns", f, deadline - 1), "stalled before the liveness timeout"
+        assert dw.method("follower", "handle-timeout-ns", f, deadline), "no stall at the liveness timeout"
+    followed = dw.method("follower", "finish", f, response.get("broken"), jitter)
+    events.extend(followed.events)
+    return followed.decision
+
+
+def converse(dw: DoryWire, v: dict[str, Any], split: int) -> tuple[list[str], dict[str, Any]]:
+    """Runs the conversation with every body cut by the `split`-th chunking;
+    returns the problems and what was observed (to compare across splits)."""
+    problems: list[str] = []
+    seen: dict[str, Any] = {"requests": [], "decisions": []}
+    exchanges = v["exchanges"]
+    f = read_follower(dw, v)
+    events: list[Variant] = []
+    got: dict[str, Any] = {"type": None}
+    for i, x in enumerate(exchanges):
+        at = f"exchange {i + 1}"
+        if is_error(f):
+            decision: Any = f
+        else:
+            ok, req = result(dw.method("follower", "request", f))
+            if not ok:
+                decision = req
+            else:
+                got_req = request_json(req)
+                seen["requests"].append(got_req)
+                if "request" in x:
+                    want = {"body": None, **x["request"]}
+                    if got_req != want:
+                        problems.append(f"{at}: request: expected {want}, got {got_req}")
+                decision = play(dw, f, x, split, events)
+        got = decision_json(decision)
+        seen["decisions"].append(got)
+        problems += [f"{at}: decision {p}" for p in compare_decision(x["decision"], got)]
+        if got["type"] in ("done", "error"):
+            if i != len(exchanges) - 1:
+                problems.append(f"{at}: the read ended ({got['type']}) with {len(exchanges) - i - 1} exchanges left")
+            break
+    else:
+        problems.append("the last exchange's decision is neither done nor error")
+    if is_error(f):
+        seen["events"] = []
+    else:
+        if got["type"] == "error":
+            ok, again = result(dw.method("follower", "request", f))
+            if ok or again.code != got["code"] or dw.method("follower", "state", f) != "failed":
+                problems.append(f"the error {got['code']} is not sticky")
+        elif got["type"] == "done" and dw.method("follower", "state", f) != "done":
+            problems.append("done, but the follower's state is not done")
+        seen["events"] = [event_json(e) for e in events]
+        seen["cursor"] = cursor_json(dw.method("follower", "cursor", f))
+        seen["proc_id"] = dw.method("follower", "proc-id", f)
+        f.drop(dw.store)
+    problems += compare_conversation_output(v["expect"], seen)
+    return problems, seen
+
+
+def compare_conversation_output(expect: dict[str, Any], seen: dict[str, Any]) -> list[str]:
+    """`expect` against every event delivered, and the follower's cursor and process."""
+    events = seen["events"]
+    got: dict[str, Any] = {
+        "skipped": [e for e in events if e["type"] == "skipped"],
+        "exit": None,
+        "cursor": seen.get("cursor"),
+        "proc_id": seen.get("proc_id"),
+    }
+    for name in ("stdout", "stderr"):
+        data = b"".join(base64.b64decode(e["data_b64"]) for e in events if e["type"] == name)
+        got[f"{name}_b64"] = b64(data)
+        got[name] = data  # compared with the expected text's UTF-8 bytes
+    for e in events:
+        if e["type"] == "exit":
+            got["exit"] = {"exit_code": e["exit_code"], "timed_out": e["timed_out"]}
+    problems = []
+    for key in ("stdout", "stderr", "stdout_b64", "stderr_b64", "exit", "cursor", "proc_id", "skipped"):
+        if key not in expect and key != "skipped":
+            continue
+        want = expect.get(key, [])
+        if key == "cursor":
+            want = {"stdout": 0, "stderr": 0, **want}
+        elif key in ("stdout", "stderr"):
+            want = want.encode("utf-8")
+        if got[key] != want:
+            problems.append(f"expect.{key}: expected {want!r}, got {got[key]!r}")
+    return problems
+
+
+def check_conversation(dw: DoryWire, v: dict[str, Any]) -> None:
+    reference = None
+    for split in range(len(splits(b""))):
+        problems, seen = converse(dw, v, split)
+        how = "whole" if split == 0 else "bytewise" if split == 1 else f"random splits #{split - 1}"
+        assert not problems, f"{how}: " + "; ".join(problems)
+        reference = reference or seen
+        assert seen == reference, f"{how}: differs from the whole bodies: {seen}"
+
+
 # -- previews ---------------------------------------------------------------
 
 
@@ -284,7 +517,7 @@ def main() -> int:
         for v in json.loads(path.read_text(encoding="utf-8"))["vectors"]:
             vectors.append((f"{path.relative_to(VECTOR_DIR)}::{v['name']}", v))
     kinds = {v.get("kind") for _, v in vectors}
-    assert {"decode", "preview"} <= kinds, f"vectors missing: found kinds {kinds}"
+    assert {"decode", "preview", "conversation"} <= kinds, f"vectors missing: found kinds {kinds}"
     passed = failed = 0
     for vid, v in vectors:
         try:
@@ -292,6 +525,8 @@ def main() -> int:
                 check_decode(dw, v)
             elif v["kind"] == "preview":
                 check_preview(dw, v)
+            elif v["kind"] == "conversation":
+                check_conversation(dw, v)
             else:
                 raise AssertionError(f"unknown kind {v['kind']!r}")
             passed += 1

@@ -6,7 +6,8 @@
 pub mod exports {
     pub mod dory {
         pub mod wire {
-            /// What the decoder and the preview bounder share: streams, offsets and errors.
+            /// What the decoder, the follower, the request builders and the preview
+            /// bounder share: streams, offsets and errors.
             ///
             /// Every error of the package is one `error` record. Its `code` is the same
             /// stable string as in the Rust, Python and JavaScript packages, so a host
@@ -84,10 +85,16 @@ pub mod exports {
                     /// `malformed_frame`, `unexpected_frame`, `identity_mismatch`,
                     /// `frame_too_large`).
                     Protocol,
-                    /// The API was called out of order (`invalid_state`).
+                    /// The API was called out of order (`invalid_state`), or with an
+                    /// argument a request cannot be built from (`invalid_argument`).
                     Misuse,
                     /// Limits that cannot be honoured (`invalid_limits`).
                     Limits,
+                    /// The connection ended before the output did and the follower's
+                    /// reconnect budget is spent, or the request may not be sent again
+                    /// (`stream_disconnected`): the output is still retained, resume
+                    /// from the error's `cursor`; never start the command again.
+                    Transport,
                 }
                 impl ::core::fmt::Debug for ErrorKind {
                     fn fmt(
@@ -108,6 +115,9 @@ pub mod exports {
                             ErrorKind::Limits => {
                                 f.debug_tuple("ErrorKind::Limits").finish()
                             }
+                            ErrorKind::Transport => {
+                                f.debug_tuple("ErrorKind::Transport").finish()
+                            }
                         }
                     }
                 }
@@ -123,6 +133,7 @@ pub mod exports {
                             2 => ErrorKind::Protocol,
                             3 => ErrorKind::Misuse,
                             4 => ErrorKind::Limits,
+                            5 => ErrorKind::Transport,
                             _ => panic!("invalid enum discriminant"),
                         }
                     }
@@ -131,16 +142,19 @@ pub mod exports {
                 #[derive(Clone)]
                 pub enum FieldValue {
                     /// A string (`server_message`, `content_type`, `reason`, `frame_type`,
-                    /// `expected`, `found`).
+                    /// `expected`, `found`, `name`; for `stream_disconnected`, `reason`
+                    /// is a disconnect reason in snake_case: `end_of_body`, `gap`,
+                    /// `stalled`, `no_response`, `unavailable`).
                     Str(_rt::String),
                     /// A string that may be absent (`api_code`: none when the error body
-                    /// was not a JSON error document).
+                    /// was not a JSON error document; `proc_id`: none when the process
+                    /// is not known).
                     OptStr(::core::option::Option<_rt::String>),
                     /// An unsigned integer (`status`, `line`, `limit`).
                     U64(u64),
                     /// A stream (`stream`).
                     Stream(Stream),
-                    /// Offsets per stream (`consumed`, `earliest`).
+                    /// Offsets per stream (`consumed`, `earliest`, `cursor`).
                     Cursor(Cursor),
                 }
                 impl ::core::fmt::Debug for FieldValue {
@@ -187,13 +201,14 @@ pub mod exports {
                             .finish()
                     }
                 }
-                /// An error: decoding stopped, or the arguments were refused.
+                /// An error: decoding or following stopped, or the arguments were refused.
                 #[derive(Clone)]
                 pub struct Error {
                     /// The stable code: `output_gap`, `output_expired`,
                     /// `offset_beyond_output`, `api_error`, `unsupported_content_type`,
                     /// `malformed_frame`, `unexpected_frame`, `identity_mismatch`,
-                    /// `frame_too_large`, `invalid_limits` or `invalid_state`.
+                    /// `frame_too_large`, `invalid_limits`, `invalid_state`,
+                    /// `invalid_argument` or `stream_disconnected`.
                     pub code: _rt::String,
                     /// The class name the Python and JavaScript packages raise for this
                     /// code (`OutputGap`, `ApiError`, …).
@@ -558,8 +573,9 @@ pub mod exports {
                     /// The longest line (or JSON document) accepted, in bytes, enforced
                     /// before its newline arrives. Default: 16 MiB.
                     pub max_frame_bytes: ::core::option::Option<u64>,
-                    /// How long, in nanoseconds, a followed stream may go without a byte
-                    /// before it counts as stalled. Default: 30 s (30000000000).
+                    /// How long, in nanoseconds, a followed stream may go without a
+                    /// complete frame before it counts as stalled. Default: 30 s
+                    /// (30000000000).
                     pub liveness_timeout_ns: ::core::option::Option<u64>,
                     /// Reject frame types no union knows (`unexpected_frame`) instead of
                     /// reporting them as `unknown` events. Default: false.
@@ -824,7 +840,8 @@ pub mod exports {
                         }
                     }
                 }
-                /// Why a stream ended without `exit`.
+                /// Why a stream ended without `exit` (a reader's `disconnected` end), or
+                /// why a follower reconnects.
                 #[repr(u8)]
                 #[derive(Clone, Copy, Eq, Ord, PartialEq, PartialOrd)]
                 pub enum DisconnectReason {
@@ -833,8 +850,16 @@ pub mod exports {
                     /// The server sent a `gap` frame (or a 409) and every loss was
                     /// skipped, or nothing was lost.
                     Gap,
-                    /// No byte arrived within the liveness timeout.
+                    /// No complete frame arrived within the liveness timeout.
                     Stalled,
+                    /// No response at all: the connection was refused or reset, or no
+                    /// headers came within the liveness timeout. Only a follower reports
+                    /// it (a reader sees responses).
+                    NoResponse,
+                    /// A transient refusal before any body: 503 or 429 (its
+                    /// `Retry-After` honoured). Only a follower reports it, and only for
+                    /// a request it may send again.
+                    Unavailable,
                 }
                 impl ::core::fmt::Debug for DisconnectReason {
                     fn fmt(
@@ -851,6 +876,12 @@ pub mod exports {
                             DisconnectReason::Stalled => {
                                 f.debug_tuple("DisconnectReason::Stalled").finish()
                             }
+                            DisconnectReason::NoResponse => {
+                                f.debug_tuple("DisconnectReason::NoResponse").finish()
+                            }
+                            DisconnectReason::Unavailable => {
+                                f.debug_tuple("DisconnectReason::Unavailable").finish()
+                            }
                         }
                     }
                 }
@@ -864,6 +895,8 @@ pub mod exports {
                             0 => DisconnectReason::EndOfBody,
                             1 => DisconnectReason::Gap,
                             2 => DisconnectReason::Stalled,
+                            3 => DisconnectReason::NoResponse,
+                            4 => DisconnectReason::Unavailable,
                             _ => panic!("invalid enum discriminant"),
                         }
                     }
@@ -3996,7 +4029,8 @@ pub mod exports {
                     #[allow(async_fn_in_trait)]
                     fn resume_state_json(&self) -> _rt::String;
                     /// Liveness, on a followed stream: the deadline, in nanoseconds on the
-                    /// host's monotonic clock, by which the next byte must arrive; none
+                    /// host's monotonic clock, by which the next complete frame (a
+                    /// heartbeat included) must arrive; none
                     /// when no deadline applies (the clock is not armed yet, the body is
                     /// not a frame stream, or the stream ended). Wait for body bytes
                     /// until then; if none came, call `handle-timeout-ns`.
@@ -4005,10 +4039,11 @@ pub mod exports {
                     /// Tells the reader the time `now-ns`, in nanoseconds on the host's
                     /// monotonic clock (any origin; e.g. wasi:clocks/monotonic-clock).
                     /// Call it after `open` and whenever a wait ends: the first call arms
-                    /// the liveness clock, a call after bytes were fed restarts it.
-                    /// Returns true when no byte came for the liveness timeout: the
-                    /// stream stalled; close the connection and call `finish`, which ends
-                    /// `disconnected` with reason `stalled`.
+                    /// the liveness clock, a call after a complete frame was fed
+                    /// restarts it (bytes of a frame still arriving do not).
+                    /// Returns true when no complete frame came for the liveness
+                    /// timeout: the stream stalled; close the connection and call
+                    /// `finish`, which ends `disconnected` with reason `stalled`.
                     #[allow(async_fn_in_trait)]
                     fn handle_timeout_ns(&self, now_ns: u64) -> bool;
                 }
@@ -4154,6 +4189,10261 @@ pub mod exports {
                 static mut _RET_AREA: _RetArea = _RetArea(
                     [::core::mem::MaybeUninit::uninit(); 32
                         + 8 * ::core::mem::size_of::<*const u8>()],
+                );
+            }
+            /// Requests as values: what every call of the Dory API sends, written once
+            /// by the core (`dory_wire::request`), independent of any HTTP library.
+            ///
+            /// A host sends a `request` as it is: `method` to its base URL joined with
+            /// `target`, the `headers` it lists (adding only its own defaults, such as
+            /// `Authorization`, where the request does not set the same header), and
+            /// `body` with `Content-Type: application/json` when present.
+            ///
+            /// The builders check their arguments with the same messages as every other
+            /// package (`invalid_argument`, with the argument's `name`): ids and
+            /// idempotency keys are non-empty and fit in a header or a path, a command
+            /// is a non-empty shell line or a non-empty argv, a timeout is a positive
+            /// finite number of seconds.
+            #[allow(dead_code, async_fn_in_trait, unused_imports, clippy::all)]
+            pub mod request {
+                #[used]
+                #[doc(hidden)]
+                static __FORCE_SECTION_REF: fn() = super::super::super::super::__link_custom_section_describing_imports;
+                use super::super::super::super::_rt;
+                pub type Cursor = super::super::super::super::exports::dory::wire::types::Cursor;
+                pub type Error = super::super::super::super::exports::dory::wire::types::Error;
+                /// An HTTP method (send it in upper case: `GET`, `POST`).
+                #[repr(u8)]
+                #[derive(Clone, Copy, Eq, Ord, PartialEq, PartialOrd)]
+                pub enum Method {
+                    /// Reads: idempotent, sent again freely.
+                    Get,
+                    /// Starts, exec and kill: sent again only with an idempotency key.
+                    Post,
+                }
+                impl ::core::fmt::Debug for Method {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            Method::Get => f.debug_tuple("Method::Get").finish(),
+                            Method::Post => f.debug_tuple("Method::Post").finish(),
+                        }
+                    }
+                }
+                impl Method {
+                    #[doc(hidden)]
+                    pub unsafe fn _lift(val: u8) -> Method {
+                        if !cfg!(debug_assertions) {
+                            return unsafe { ::core::mem::transmute(val) };
+                        }
+                        match val {
+                            0 => Method::Get,
+                            1 => Method::Post,
+                            _ => panic!("invalid enum discriminant"),
+                        }
+                    }
+                }
+                /// How long a host waits for the answer to a request.
+                #[repr(u8)]
+                #[derive(Clone, Copy, Eq, Ord, PartialEq, PartialOrd)]
+                pub enum Wait {
+                    /// The host's own timeouts: a JSON document answers soon.
+                    Default,
+                    /// An output stream: the liveness timeout bounds every wait for the
+                    /// next frame, not the whole response.
+                    Stream,
+                    /// No read timeout: a synchronous exec answers when the process exits.
+                    Unbounded,
+                }
+                impl ::core::fmt::Debug for Wait {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            Wait::Default => f.debug_tuple("Wait::Default").finish(),
+                            Wait::Stream => f.debug_tuple("Wait::Stream").finish(),
+                            Wait::Unbounded => f.debug_tuple("Wait::Unbounded").finish(),
+                        }
+                    }
+                }
+                impl Wait {
+                    #[doc(hidden)]
+                    pub unsafe fn _lift(val: u8) -> Wait {
+                        if !cfg!(debug_assertions) {
+                            return unsafe { ::core::mem::transmute(val) };
+                        }
+                        match val {
+                            0 => Wait::Default,
+                            1 => Wait::Stream,
+                            2 => Wait::Unbounded,
+                            _ => panic!("invalid enum discriminant"),
+                        }
+                    }
+                }
+                /// A command to run.
+                #[derive(Clone)]
+                pub enum Command {
+                    /// A shell line, run with `sh -c`.
+                    Shell(_rt::String),
+                    /// An argv: the program, then its arguments, run as is.
+                    Argv(_rt::Vec<_rt::String>),
+                }
+                impl ::core::fmt::Debug for Command {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            Command::Shell(e) => {
+                                f.debug_tuple("Command::Shell").field(e).finish()
+                            }
+                            Command::Argv(e) => {
+                                f.debug_tuple("Command::Argv").field(e).finish()
+                            }
+                        }
+                    }
+                }
+                /// One HTTP request of the Dory API.
+                #[derive(Clone)]
+                pub struct Request {
+                    /// The method.
+                    pub method: Method,
+                    /// The path, every id percent-encoded as one segment; no query.
+                    pub path: _rt::String,
+                    /// The query parameters, in order (their values need no escaping:
+                    /// numbers and booleans).
+                    pub query: _rt::Vec<(_rt::String, _rt::String)>,
+                    /// The headers this request sets (`Accept`, `Idempotency-Key`).
+                    pub headers: _rt::Vec<(_rt::String, _rt::String)>,
+                    /// The JSON body, if any (send it with `Content-Type: application/json`).
+                    pub body: ::core::option::Option<_rt::Vec<u8>>,
+                    /// How long to wait for the answer.
+                    pub wait: Wait,
+                    /// Whether sending it again cannot start anything twice: reads, kills,
+                    /// and starts or execs with an idempotency key.
+                    pub idempotent: bool,
+                    /// The path and the query: what goes after the base URL.
+                    pub target: _rt::String,
+                }
+                impl ::core::fmt::Debug for Request {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("Request")
+                            .field("method", &self.method)
+                            .field("path", &self.path)
+                            .field("query", &self.query)
+                            .field("headers", &self.headers)
+                            .field("body", &self.body)
+                            .field("wait", &self.wait)
+                            .field("idempotent", &self.idempotent)
+                            .field("target", &self.target)
+                            .finish()
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_start_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                    arg1: usize,
+                    arg2: i32,
+                    arg3: *mut u8,
+                    arg4: usize,
+                    arg5: i32,
+                    arg6: f64,
+                    arg7: i32,
+                    arg8: *mut u8,
+                    arg9: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result8 = {
+                            let len0 = arg1;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg0.cast(),
+                                len0,
+                                len0,
+                            );
+                            let v6 = match arg2 {
+                                0 => {
+                                    let e6 = {
+                                        let len1 = arg4;
+                                        let bytes1 = _rt::Vec::from_raw_parts(
+                                            arg3.cast(),
+                                            len1,
+                                            len1,
+                                        );
+                                        _rt::string_lift(bytes1)
+                                    };
+                                    Command::Shell(e6)
+                                }
+                                n => {
+                                    debug_assert_eq!(n, 1, "invalid enum discriminant");
+                                    let e6 = {
+                                        let base5 = arg3;
+                                        let len5 = arg4;
+                                        let mut result5 = _rt::Vec::with_capacity(len5);
+                                        for i in 0..len5 {
+                                            let base = base5
+                                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                            let e5 = {
+                                                let l2 = *base.add(0).cast::<*mut u8>();
+                                                let l3 = *base
+                                                    .add(::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len4 = l3;
+                                                let bytes4 = _rt::Vec::from_raw_parts(
+                                                    l2.cast(),
+                                                    len4,
+                                                    len4,
+                                                );
+                                                _rt::string_lift(bytes4)
+                                            };
+                                            result5.push(e5);
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base5,
+                                            len5 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            ::core::mem::size_of::<*const u8>(),
+                                        );
+                                        result5
+                                    };
+                                    Command::Argv(e6)
+                                }
+                            };
+                            T_::start(
+                                _rt::string_lift(bytes0),
+                                v6,
+                                match arg5 {
+                                    0 => None,
+                                    1 => {
+                                        let e = arg6;
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                match arg7 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len7 = arg9;
+                                            let bytes7 = _rt::Vec::from_raw_parts(
+                                                arg8.cast(),
+                                                len7,
+                                                len7,
+                                            );
+                                            _rt::string_lift(bytes7)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                            )
+                        };
+                        let ptr9 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result8 {
+                            Ok(e) => {
+                                *ptr9.add(0).cast::<u8>() = (0i32) as u8;
+                                let Request {
+                                    method: method10,
+                                    path: path10,
+                                    query: query10,
+                                    headers: headers10,
+                                    body: body10,
+                                    wait: wait10,
+                                    idempotent: idempotent10,
+                                    target: target10,
+                                } = e;
+                                *ptr9
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (method10.clone() as i32) as u8;
+                                let vec11 = (path10.into_bytes()).into_boxed_slice();
+                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                let len11 = vec11.len();
+                                ::core::mem::forget(vec11);
+                                *ptr9
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr9
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr11.cast_mut();
+                                let vec15 = query10;
+                                let len15 = vec15.len();
+                                let layout15 = _rt::alloc::Layout::from_size_align(
+                                        vec15.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result15, _cleanup15) = wit_bindgen::rt::Cleanup::new(
+                                    layout15,
+                                );
+                                if let Some(cleanup) = _cleanup15 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec15.into_iter().enumerate() {
+                                    let base = result15
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t12_0, t12_1) = e;
+                                        let vec13 = (t12_0.into_bytes()).into_boxed_slice();
+                                        let ptr13 = vec13.as_ptr().cast::<u8>();
+                                        let len13 = vec13.len();
+                                        ::core::mem::forget(vec13);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len13;
+                                        *base.add(0).cast::<*mut u8>() = ptr13.cast_mut();
+                                        let vec14 = (t12_1.into_bytes()).into_boxed_slice();
+                                        let ptr14 = vec14.as_ptr().cast::<u8>();
+                                        let len14 = vec14.len();
+                                        ::core::mem::forget(vec14);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len14;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr14.cast_mut();
+                                    }
+                                }
+                                *ptr9
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr9
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result15;
+                                let vec19 = headers10;
+                                let len19 = vec19.len();
+                                let layout19 = _rt::alloc::Layout::from_size_align(
+                                        vec19.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result19, _cleanup19) = wit_bindgen::rt::Cleanup::new(
+                                    layout19,
+                                );
+                                if let Some(cleanup) = _cleanup19 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec19.into_iter().enumerate() {
+                                    let base = result19
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t16_0, t16_1) = e;
+                                        let vec17 = (t16_0.into_bytes()).into_boxed_slice();
+                                        let ptr17 = vec17.as_ptr().cast::<u8>();
+                                        let len17 = vec17.len();
+                                        ::core::mem::forget(vec17);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len17;
+                                        *base.add(0).cast::<*mut u8>() = ptr17.cast_mut();
+                                        let vec18 = (t16_1.into_bytes()).into_boxed_slice();
+                                        let ptr18 = vec18.as_ptr().cast::<u8>();
+                                        let len18 = vec18.len();
+                                        ::core::mem::forget(vec18);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len18;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr18.cast_mut();
+                                    }
+                                }
+                                *ptr9
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len19;
+                                *ptr9
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result19;
+                                match body10 {
+                                    Some(e) => {
+                                        *ptr9
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec20 = <_ as Into<_rt::Vec<_>>>::into(e)
+                                            .into_boxed_slice();
+                                        let ptr20 = vec20.as_ptr().cast::<u8>();
+                                        let len20 = vec20.len();
+                                        ::core::mem::forget(vec20);
+                                        *ptr9
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len20;
+                                        *ptr9
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr20.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr9
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr9
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (wait10.clone() as i32) as u8;
+                                *ptr9
+                                    .add(1 + 11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match idempotent10 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                let vec21 = (target10.into_bytes()).into_boxed_slice();
+                                let ptr21 = vec21.as_ptr().cast::<u8>();
+                                let len21 = vec21.len();
+                                ::core::mem::forget(vec21);
+                                *ptr9
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len21;
+                                *ptr9
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr21.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr9.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code22,
+                                    class_name: class_name22,
+                                    kind: kind22,
+                                    message: message22,
+                                    fields: fields22,
+                                } = e;
+                                let vec23 = (code22.into_bytes()).into_boxed_slice();
+                                let ptr23 = vec23.as_ptr().cast::<u8>();
+                                let len23 = vec23.len();
+                                ::core::mem::forget(vec23);
+                                *ptr9
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len23;
+                                *ptr9
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr23.cast_mut();
+                                let vec24 = (class_name22.into_bytes()).into_boxed_slice();
+                                let ptr24 = vec24.as_ptr().cast::<u8>();
+                                let len24 = vec24.len();
+                                ::core::mem::forget(vec24);
+                                *ptr9
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len24;
+                                *ptr9
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr24.cast_mut();
+                                *ptr9
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind22.clone() as i32) as u8;
+                                let vec25 = (message22.into_bytes()).into_boxed_slice();
+                                let ptr25 = vec25.as_ptr().cast::<u8>();
+                                let len25 = vec25.len();
+                                ::core::mem::forget(vec25);
+                                *ptr9
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len25;
+                                *ptr9
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr25.cast_mut();
+                                let vec32 = fields22;
+                                let len32 = vec32.len();
+                                let layout32 = _rt::alloc::Layout::from_size_align(
+                                        vec32.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result32, _cleanup32) = wit_bindgen::rt::Cleanup::new(
+                                    layout32,
+                                );
+                                if let Some(cleanup) = _cleanup32 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec32.into_iter().enumerate() {
+                                    let base = result32
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name26,
+                                            value: value26,
+                                        } = e;
+                                        let vec27 = (name26.into_bytes()).into_boxed_slice();
+                                        let ptr27 = vec27.as_ptr().cast::<u8>();
+                                        let len27 = vec27.len();
+                                        ::core::mem::forget(vec27);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len27;
+                                        *base.add(0).cast::<*mut u8>() = ptr27.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V31;
+                                        match value26 {
+                                            V31::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec28 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr28 = vec28.as_ptr().cast::<u8>();
+                                                let len28 = vec28.len();
+                                                ::core::mem::forget(vec28);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len28;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr28.cast_mut();
+                                            }
+                                            V31::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec29 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr29 = vec29.as_ptr().cast::<u8>();
+                                                        let len29 = vec29.len();
+                                                        ::core::mem::forget(vec29);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len29;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr29.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V31::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V31::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V31::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout30,
+                                                    stderr: stderr30,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout30);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr30);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr9
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len32;
+                                *ptr9
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result32;
+                            }
+                        };
+                        ptr9
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_start<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base9 = l3;
+                                let len9 = l4;
+                                for i in 0..len9 {
+                                    let base = base9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l5 = *base.add(0).cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l5, l6, 1);
+                                        let l7 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l7, l8, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base9,
+                                    len9 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l10 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base16 = l10;
+                                let len16 = l11;
+                                for i in 0..len16 {
+                                    let base = base16
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l12 = *base.add(0).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l14, l15, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base16,
+                                    len16 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l17 = i32::from(
+                                    *arg0
+                                        .add(8 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l17 {
+                                    0 => {}
+                                    _ => {
+                                        let l18 = *arg0
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l19 = *arg0
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base20 = l18;
+                                        let len20 = l19;
+                                        _rt::cabi_dealloc(base20, len20 * 1, 1);
+                                    }
+                                }
+                                let l21 = *arg0
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l22 = *arg0
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l21, l22, 1);
+                            }
+                            _ => {
+                                let l23 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l24 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l23, l24, 1);
+                                let l25 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l26 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l25, l26, 1);
+                                let l27 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l28 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l27, l28, 1);
+                                let l29 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l30 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base39 = l29;
+                                let len39 = l30;
+                                for i in 0..len39 {
+                                    let base = base39
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l31 = *base.add(0).cast::<*mut u8>();
+                                        let l32 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l31, l32, 1);
+                                        let l33 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l33 {
+                                            0 => {
+                                                let l34 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l35 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l34, l35, 1);
+                                            }
+                                            1 => {
+                                                let l36 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l36 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l37 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l38 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l37, l38, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base39,
+                                    len39 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_exec_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                    arg1: usize,
+                    arg2: i32,
+                    arg3: *mut u8,
+                    arg4: usize,
+                    arg5: i32,
+                    arg6: f64,
+                    arg7: i32,
+                    arg8: *mut u8,
+                    arg9: usize,
+                    arg10: i32,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result8 = {
+                            let len0 = arg1;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg0.cast(),
+                                len0,
+                                len0,
+                            );
+                            let v6 = match arg2 {
+                                0 => {
+                                    let e6 = {
+                                        let len1 = arg4;
+                                        let bytes1 = _rt::Vec::from_raw_parts(
+                                            arg3.cast(),
+                                            len1,
+                                            len1,
+                                        );
+                                        _rt::string_lift(bytes1)
+                                    };
+                                    Command::Shell(e6)
+                                }
+                                n => {
+                                    debug_assert_eq!(n, 1, "invalid enum discriminant");
+                                    let e6 = {
+                                        let base5 = arg3;
+                                        let len5 = arg4;
+                                        let mut result5 = _rt::Vec::with_capacity(len5);
+                                        for i in 0..len5 {
+                                            let base = base5
+                                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                            let e5 = {
+                                                let l2 = *base.add(0).cast::<*mut u8>();
+                                                let l3 = *base
+                                                    .add(::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len4 = l3;
+                                                let bytes4 = _rt::Vec::from_raw_parts(
+                                                    l2.cast(),
+                                                    len4,
+                                                    len4,
+                                                );
+                                                _rt::string_lift(bytes4)
+                                            };
+                                            result5.push(e5);
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base5,
+                                            len5 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            ::core::mem::size_of::<*const u8>(),
+                                        );
+                                        result5
+                                    };
+                                    Command::Argv(e6)
+                                }
+                            };
+                            T_::exec(
+                                _rt::string_lift(bytes0),
+                                v6,
+                                match arg5 {
+                                    0 => None,
+                                    1 => {
+                                        let e = arg6;
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                match arg7 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len7 = arg9;
+                                            let bytes7 = _rt::Vec::from_raw_parts(
+                                                arg8.cast(),
+                                                len7,
+                                                len7,
+                                            );
+                                            _rt::string_lift(bytes7)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                _rt::bool_lift(arg10 as u8),
+                            )
+                        };
+                        let ptr9 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result8 {
+                            Ok(e) => {
+                                *ptr9.add(0).cast::<u8>() = (0i32) as u8;
+                                let Request {
+                                    method: method10,
+                                    path: path10,
+                                    query: query10,
+                                    headers: headers10,
+                                    body: body10,
+                                    wait: wait10,
+                                    idempotent: idempotent10,
+                                    target: target10,
+                                } = e;
+                                *ptr9
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (method10.clone() as i32) as u8;
+                                let vec11 = (path10.into_bytes()).into_boxed_slice();
+                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                let len11 = vec11.len();
+                                ::core::mem::forget(vec11);
+                                *ptr9
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr9
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr11.cast_mut();
+                                let vec15 = query10;
+                                let len15 = vec15.len();
+                                let layout15 = _rt::alloc::Layout::from_size_align(
+                                        vec15.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result15, _cleanup15) = wit_bindgen::rt::Cleanup::new(
+                                    layout15,
+                                );
+                                if let Some(cleanup) = _cleanup15 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec15.into_iter().enumerate() {
+                                    let base = result15
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t12_0, t12_1) = e;
+                                        let vec13 = (t12_0.into_bytes()).into_boxed_slice();
+                                        let ptr13 = vec13.as_ptr().cast::<u8>();
+                                        let len13 = vec13.len();
+                                        ::core::mem::forget(vec13);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len13;
+                                        *base.add(0).cast::<*mut u8>() = ptr13.cast_mut();
+                                        let vec14 = (t12_1.into_bytes()).into_boxed_slice();
+                                        let ptr14 = vec14.as_ptr().cast::<u8>();
+                                        let len14 = vec14.len();
+                                        ::core::mem::forget(vec14);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len14;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr14.cast_mut();
+                                    }
+                                }
+                                *ptr9
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr9
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result15;
+                                let vec19 = headers10;
+                                let len19 = vec19.len();
+                                let layout19 = _rt::alloc::Layout::from_size_align(
+                                        vec19.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result19, _cleanup19) = wit_bindgen::rt::Cleanup::new(
+                                    layout19,
+                                );
+                                if let Some(cleanup) = _cleanup19 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec19.into_iter().enumerate() {
+                                    let base = result19
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t16_0, t16_1) = e;
+                                        let vec17 = (t16_0.into_bytes()).into_boxed_slice();
+                                        let ptr17 = vec17.as_ptr().cast::<u8>();
+                                        let len17 = vec17.len();
+                                        ::core::mem::forget(vec17);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len17;
+                                        *base.add(0).cast::<*mut u8>() = ptr17.cast_mut();
+                                        let vec18 = (t16_1.into_bytes()).into_boxed_slice();
+                                        let ptr18 = vec18.as_ptr().cast::<u8>();
+                                        let len18 = vec18.len();
+                                        ::core::mem::forget(vec18);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len18;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr18.cast_mut();
+                                    }
+                                }
+                                *ptr9
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len19;
+                                *ptr9
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result19;
+                                match body10 {
+                                    Some(e) => {
+                                        *ptr9
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec20 = <_ as Into<_rt::Vec<_>>>::into(e)
+                                            .into_boxed_slice();
+                                        let ptr20 = vec20.as_ptr().cast::<u8>();
+                                        let len20 = vec20.len();
+                                        ::core::mem::forget(vec20);
+                                        *ptr9
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len20;
+                                        *ptr9
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr20.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr9
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr9
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (wait10.clone() as i32) as u8;
+                                *ptr9
+                                    .add(1 + 11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match idempotent10 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                let vec21 = (target10.into_bytes()).into_boxed_slice();
+                                let ptr21 = vec21.as_ptr().cast::<u8>();
+                                let len21 = vec21.len();
+                                ::core::mem::forget(vec21);
+                                *ptr9
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len21;
+                                *ptr9
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr21.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr9.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code22,
+                                    class_name: class_name22,
+                                    kind: kind22,
+                                    message: message22,
+                                    fields: fields22,
+                                } = e;
+                                let vec23 = (code22.into_bytes()).into_boxed_slice();
+                                let ptr23 = vec23.as_ptr().cast::<u8>();
+                                let len23 = vec23.len();
+                                ::core::mem::forget(vec23);
+                                *ptr9
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len23;
+                                *ptr9
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr23.cast_mut();
+                                let vec24 = (class_name22.into_bytes()).into_boxed_slice();
+                                let ptr24 = vec24.as_ptr().cast::<u8>();
+                                let len24 = vec24.len();
+                                ::core::mem::forget(vec24);
+                                *ptr9
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len24;
+                                *ptr9
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr24.cast_mut();
+                                *ptr9
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind22.clone() as i32) as u8;
+                                let vec25 = (message22.into_bytes()).into_boxed_slice();
+                                let ptr25 = vec25.as_ptr().cast::<u8>();
+                                let len25 = vec25.len();
+                                ::core::mem::forget(vec25);
+                                *ptr9
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len25;
+                                *ptr9
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr25.cast_mut();
+                                let vec32 = fields22;
+                                let len32 = vec32.len();
+                                let layout32 = _rt::alloc::Layout::from_size_align(
+                                        vec32.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result32, _cleanup32) = wit_bindgen::rt::Cleanup::new(
+                                    layout32,
+                                );
+                                if let Some(cleanup) = _cleanup32 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec32.into_iter().enumerate() {
+                                    let base = result32
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name26,
+                                            value: value26,
+                                        } = e;
+                                        let vec27 = (name26.into_bytes()).into_boxed_slice();
+                                        let ptr27 = vec27.as_ptr().cast::<u8>();
+                                        let len27 = vec27.len();
+                                        ::core::mem::forget(vec27);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len27;
+                                        *base.add(0).cast::<*mut u8>() = ptr27.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V31;
+                                        match value26 {
+                                            V31::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec28 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr28 = vec28.as_ptr().cast::<u8>();
+                                                let len28 = vec28.len();
+                                                ::core::mem::forget(vec28);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len28;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr28.cast_mut();
+                                            }
+                                            V31::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec29 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr29 = vec29.as_ptr().cast::<u8>();
+                                                        let len29 = vec29.len();
+                                                        ::core::mem::forget(vec29);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len29;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr29.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V31::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V31::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V31::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout30,
+                                                    stderr: stderr30,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout30);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr30);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr9
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len32;
+                                *ptr9
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result32;
+                            }
+                        };
+                        ptr9
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_exec<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base9 = l3;
+                                let len9 = l4;
+                                for i in 0..len9 {
+                                    let base = base9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l5 = *base.add(0).cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l5, l6, 1);
+                                        let l7 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l7, l8, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base9,
+                                    len9 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l10 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base16 = l10;
+                                let len16 = l11;
+                                for i in 0..len16 {
+                                    let base = base16
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l12 = *base.add(0).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l14, l15, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base16,
+                                    len16 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l17 = i32::from(
+                                    *arg0
+                                        .add(8 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l17 {
+                                    0 => {}
+                                    _ => {
+                                        let l18 = *arg0
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l19 = *arg0
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base20 = l18;
+                                        let len20 = l19;
+                                        _rt::cabi_dealloc(base20, len20 * 1, 1);
+                                    }
+                                }
+                                let l21 = *arg0
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l22 = *arg0
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l21, l22, 1);
+                            }
+                            _ => {
+                                let l23 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l24 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l23, l24, 1);
+                                let l25 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l26 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l25, l26, 1);
+                                let l27 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l28 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l27, l28, 1);
+                                let l29 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l30 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base39 = l29;
+                                let len39 = l30;
+                                for i in 0..len39 {
+                                    let base = base39
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l31 = *base.add(0).cast::<*mut u8>();
+                                        let l32 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l31, l32, 1);
+                                        let l33 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l33 {
+                                            0 => {
+                                                let l34 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l35 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l34, l35, 1);
+                                            }
+                                            1 => {
+                                                let l36 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l36 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l37 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l38 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l37, l38, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base39,
+                                    len39 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_get_process_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                    arg1: usize,
+                    arg2: *mut u8,
+                    arg3: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result2 = {
+                            let len0 = arg1;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg0.cast(),
+                                len0,
+                                len0,
+                            );
+                            let len1 = arg3;
+                            let bytes1 = _rt::Vec::from_raw_parts(
+                                arg2.cast(),
+                                len1,
+                                len1,
+                            );
+                            T_::get_process(
+                                _rt::string_lift(bytes0),
+                                _rt::string_lift(bytes1),
+                            )
+                        };
+                        let ptr3 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result2 {
+                            Ok(e) => {
+                                *ptr3.add(0).cast::<u8>() = (0i32) as u8;
+                                let Request {
+                                    method: method4,
+                                    path: path4,
+                                    query: query4,
+                                    headers: headers4,
+                                    body: body4,
+                                    wait: wait4,
+                                    idempotent: idempotent4,
+                                    target: target4,
+                                } = e;
+                                *ptr3
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (method4.clone() as i32) as u8;
+                                let vec5 = (path4.into_bytes()).into_boxed_slice();
+                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                let len5 = vec5.len();
+                                ::core::mem::forget(vec5);
+                                *ptr3
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len5;
+                                *ptr3
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                                let vec9 = query4;
+                                let len9 = vec9.len();
+                                let layout9 = _rt::alloc::Layout::from_size_align(
+                                        vec9.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result9, _cleanup9) = wit_bindgen::rt::Cleanup::new(
+                                    layout9,
+                                );
+                                if let Some(cleanup) = _cleanup9 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec9.into_iter().enumerate() {
+                                    let base = result9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t6_0, t6_1) = e;
+                                        let vec7 = (t6_0.into_bytes()).into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base.add(0).cast::<*mut u8>() = ptr7.cast_mut();
+                                        let vec8 = (t6_1.into_bytes()).into_boxed_slice();
+                                        let ptr8 = vec8.as_ptr().cast::<u8>();
+                                        let len8 = vec8.len();
+                                        ::core::mem::forget(vec8);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len8;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr8.cast_mut();
+                                    }
+                                }
+                                *ptr3
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len9;
+                                *ptr3
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result9;
+                                let vec13 = headers4;
+                                let len13 = vec13.len();
+                                let layout13 = _rt::alloc::Layout::from_size_align(
+                                        vec13.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result13, _cleanup13) = wit_bindgen::rt::Cleanup::new(
+                                    layout13,
+                                );
+                                if let Some(cleanup) = _cleanup13 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec13.into_iter().enumerate() {
+                                    let base = result13
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t10_0, t10_1) = e;
+                                        let vec11 = (t10_0.into_bytes()).into_boxed_slice();
+                                        let ptr11 = vec11.as_ptr().cast::<u8>();
+                                        let len11 = vec11.len();
+                                        ::core::mem::forget(vec11);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len11;
+                                        *base.add(0).cast::<*mut u8>() = ptr11.cast_mut();
+                                        let vec12 = (t10_1.into_bytes()).into_boxed_slice();
+                                        let ptr12 = vec12.as_ptr().cast::<u8>();
+                                        let len12 = vec12.len();
+                                        ::core::mem::forget(vec12);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len12;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr12.cast_mut();
+                                    }
+                                }
+                                *ptr3
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr3
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result13;
+                                match body4 {
+                                    Some(e) => {
+                                        *ptr3
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec14 = <_ as Into<_rt::Vec<_>>>::into(e)
+                                            .into_boxed_slice();
+                                        let ptr14 = vec14.as_ptr().cast::<u8>();
+                                        let len14 = vec14.len();
+                                        ::core::mem::forget(vec14);
+                                        *ptr3
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len14;
+                                        *ptr3
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr14.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr3
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr3
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (wait4.clone() as i32) as u8;
+                                *ptr3
+                                    .add(1 + 11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match idempotent4 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                let vec15 = (target4.into_bytes()).into_boxed_slice();
+                                let ptr15 = vec15.as_ptr().cast::<u8>();
+                                let len15 = vec15.len();
+                                ::core::mem::forget(vec15);
+                                *ptr3
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr3
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr15.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr3.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code16,
+                                    class_name: class_name16,
+                                    kind: kind16,
+                                    message: message16,
+                                    fields: fields16,
+                                } = e;
+                                let vec17 = (code16.into_bytes()).into_boxed_slice();
+                                let ptr17 = vec17.as_ptr().cast::<u8>();
+                                let len17 = vec17.len();
+                                ::core::mem::forget(vec17);
+                                *ptr3
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len17;
+                                *ptr3
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr17.cast_mut();
+                                let vec18 = (class_name16.into_bytes()).into_boxed_slice();
+                                let ptr18 = vec18.as_ptr().cast::<u8>();
+                                let len18 = vec18.len();
+                                ::core::mem::forget(vec18);
+                                *ptr3
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr3
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr18.cast_mut();
+                                *ptr3
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind16.clone() as i32) as u8;
+                                let vec19 = (message16.into_bytes()).into_boxed_slice();
+                                let ptr19 = vec19.as_ptr().cast::<u8>();
+                                let len19 = vec19.len();
+                                ::core::mem::forget(vec19);
+                                *ptr3
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len19;
+                                *ptr3
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr19.cast_mut();
+                                let vec26 = fields16;
+                                let len26 = vec26.len();
+                                let layout26 = _rt::alloc::Layout::from_size_align(
+                                        vec26.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result26, _cleanup26) = wit_bindgen::rt::Cleanup::new(
+                                    layout26,
+                                );
+                                if let Some(cleanup) = _cleanup26 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec26.into_iter().enumerate() {
+                                    let base = result26
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name20,
+                                            value: value20,
+                                        } = e;
+                                        let vec21 = (name20.into_bytes()).into_boxed_slice();
+                                        let ptr21 = vec21.as_ptr().cast::<u8>();
+                                        let len21 = vec21.len();
+                                        ::core::mem::forget(vec21);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len21;
+                                        *base.add(0).cast::<*mut u8>() = ptr21.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V25;
+                                        match value20 {
+                                            V25::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec22 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr22 = vec22.as_ptr().cast::<u8>();
+                                                let len22 = vec22.len();
+                                                ::core::mem::forget(vec22);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len22;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr22.cast_mut();
+                                            }
+                                            V25::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec23 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr23 = vec23.as_ptr().cast::<u8>();
+                                                        let len23 = vec23.len();
+                                                        ::core::mem::forget(vec23);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len23;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr23.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V25::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V25::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V25::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout24,
+                                                    stderr: stderr24,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout24);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr24);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr3
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len26;
+                                *ptr3
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result26;
+                            }
+                        };
+                        ptr3
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_get_process<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base9 = l3;
+                                let len9 = l4;
+                                for i in 0..len9 {
+                                    let base = base9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l5 = *base.add(0).cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l5, l6, 1);
+                                        let l7 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l7, l8, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base9,
+                                    len9 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l10 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base16 = l10;
+                                let len16 = l11;
+                                for i in 0..len16 {
+                                    let base = base16
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l12 = *base.add(0).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l14, l15, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base16,
+                                    len16 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l17 = i32::from(
+                                    *arg0
+                                        .add(8 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l17 {
+                                    0 => {}
+                                    _ => {
+                                        let l18 = *arg0
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l19 = *arg0
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base20 = l18;
+                                        let len20 = l19;
+                                        _rt::cabi_dealloc(base20, len20 * 1, 1);
+                                    }
+                                }
+                                let l21 = *arg0
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l22 = *arg0
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l21, l22, 1);
+                            }
+                            _ => {
+                                let l23 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l24 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l23, l24, 1);
+                                let l25 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l26 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l25, l26, 1);
+                                let l27 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l28 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l27, l28, 1);
+                                let l29 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l30 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base39 = l29;
+                                let len39 = l30;
+                                for i in 0..len39 {
+                                    let base = base39
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l31 = *base.add(0).cast::<*mut u8>();
+                                        let l32 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l31, l32, 1);
+                                        let l33 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l33 {
+                                            0 => {
+                                                let l34 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l35 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l34, l35, 1);
+                                            }
+                                            1 => {
+                                                let l36 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l36 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l37 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l38 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l37, l38, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base39,
+                                    len39 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_kill_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                    arg1: usize,
+                    arg2: *mut u8,
+                    arg3: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result2 = {
+                            let len0 = arg1;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg0.cast(),
+                                len0,
+                                len0,
+                            );
+                            let len1 = arg3;
+                            let bytes1 = _rt::Vec::from_raw_parts(
+                                arg2.cast(),
+                                len1,
+                                len1,
+                            );
+                            T_::kill(_rt::string_lift(bytes0), _rt::string_lift(bytes1))
+                        };
+                        let ptr3 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result2 {
+                            Ok(e) => {
+                                *ptr3.add(0).cast::<u8>() = (0i32) as u8;
+                                let Request {
+                                    method: method4,
+                                    path: path4,
+                                    query: query4,
+                                    headers: headers4,
+                                    body: body4,
+                                    wait: wait4,
+                                    idempotent: idempotent4,
+                                    target: target4,
+                                } = e;
+                                *ptr3
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (method4.clone() as i32) as u8;
+                                let vec5 = (path4.into_bytes()).into_boxed_slice();
+                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                let len5 = vec5.len();
+                                ::core::mem::forget(vec5);
+                                *ptr3
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len5;
+                                *ptr3
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                                let vec9 = query4;
+                                let len9 = vec9.len();
+                                let layout9 = _rt::alloc::Layout::from_size_align(
+                                        vec9.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result9, _cleanup9) = wit_bindgen::rt::Cleanup::new(
+                                    layout9,
+                                );
+                                if let Some(cleanup) = _cleanup9 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec9.into_iter().enumerate() {
+                                    let base = result9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t6_0, t6_1) = e;
+                                        let vec7 = (t6_0.into_bytes()).into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base.add(0).cast::<*mut u8>() = ptr7.cast_mut();
+                                        let vec8 = (t6_1.into_bytes()).into_boxed_slice();
+                                        let ptr8 = vec8.as_ptr().cast::<u8>();
+                                        let len8 = vec8.len();
+                                        ::core::mem::forget(vec8);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len8;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr8.cast_mut();
+                                    }
+                                }
+                                *ptr3
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len9;
+                                *ptr3
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result9;
+                                let vec13 = headers4;
+                                let len13 = vec13.len();
+                                let layout13 = _rt::alloc::Layout::from_size_align(
+                                        vec13.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result13, _cleanup13) = wit_bindgen::rt::Cleanup::new(
+                                    layout13,
+                                );
+                                if let Some(cleanup) = _cleanup13 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec13.into_iter().enumerate() {
+                                    let base = result13
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t10_0, t10_1) = e;
+                                        let vec11 = (t10_0.into_bytes()).into_boxed_slice();
+                                        let ptr11 = vec11.as_ptr().cast::<u8>();
+                                        let len11 = vec11.len();
+                                        ::core::mem::forget(vec11);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len11;
+                                        *base.add(0).cast::<*mut u8>() = ptr11.cast_mut();
+                                        let vec12 = (t10_1.into_bytes()).into_boxed_slice();
+                                        let ptr12 = vec12.as_ptr().cast::<u8>();
+                                        let len12 = vec12.len();
+                                        ::core::mem::forget(vec12);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len12;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr12.cast_mut();
+                                    }
+                                }
+                                *ptr3
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr3
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result13;
+                                match body4 {
+                                    Some(e) => {
+                                        *ptr3
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec14 = <_ as Into<_rt::Vec<_>>>::into(e)
+                                            .into_boxed_slice();
+                                        let ptr14 = vec14.as_ptr().cast::<u8>();
+                                        let len14 = vec14.len();
+                                        ::core::mem::forget(vec14);
+                                        *ptr3
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len14;
+                                        *ptr3
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr14.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr3
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr3
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (wait4.clone() as i32) as u8;
+                                *ptr3
+                                    .add(1 + 11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match idempotent4 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                let vec15 = (target4.into_bytes()).into_boxed_slice();
+                                let ptr15 = vec15.as_ptr().cast::<u8>();
+                                let len15 = vec15.len();
+                                ::core::mem::forget(vec15);
+                                *ptr3
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr3
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr15.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr3.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code16,
+                                    class_name: class_name16,
+                                    kind: kind16,
+                                    message: message16,
+                                    fields: fields16,
+                                } = e;
+                                let vec17 = (code16.into_bytes()).into_boxed_slice();
+                                let ptr17 = vec17.as_ptr().cast::<u8>();
+                                let len17 = vec17.len();
+                                ::core::mem::forget(vec17);
+                                *ptr3
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len17;
+                                *ptr3
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr17.cast_mut();
+                                let vec18 = (class_name16.into_bytes()).into_boxed_slice();
+                                let ptr18 = vec18.as_ptr().cast::<u8>();
+                                let len18 = vec18.len();
+                                ::core::mem::forget(vec18);
+                                *ptr3
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr3
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr18.cast_mut();
+                                *ptr3
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind16.clone() as i32) as u8;
+                                let vec19 = (message16.into_bytes()).into_boxed_slice();
+                                let ptr19 = vec19.as_ptr().cast::<u8>();
+                                let len19 = vec19.len();
+                                ::core::mem::forget(vec19);
+                                *ptr3
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len19;
+                                *ptr3
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr19.cast_mut();
+                                let vec26 = fields16;
+                                let len26 = vec26.len();
+                                let layout26 = _rt::alloc::Layout::from_size_align(
+                                        vec26.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result26, _cleanup26) = wit_bindgen::rt::Cleanup::new(
+                                    layout26,
+                                );
+                                if let Some(cleanup) = _cleanup26 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec26.into_iter().enumerate() {
+                                    let base = result26
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name20,
+                                            value: value20,
+                                        } = e;
+                                        let vec21 = (name20.into_bytes()).into_boxed_slice();
+                                        let ptr21 = vec21.as_ptr().cast::<u8>();
+                                        let len21 = vec21.len();
+                                        ::core::mem::forget(vec21);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len21;
+                                        *base.add(0).cast::<*mut u8>() = ptr21.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V25;
+                                        match value20 {
+                                            V25::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec22 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr22 = vec22.as_ptr().cast::<u8>();
+                                                let len22 = vec22.len();
+                                                ::core::mem::forget(vec22);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len22;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr22.cast_mut();
+                                            }
+                                            V25::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec23 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr23 = vec23.as_ptr().cast::<u8>();
+                                                        let len23 = vec23.len();
+                                                        ::core::mem::forget(vec23);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len23;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr23.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V25::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V25::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V25::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout24,
+                                                    stderr: stderr24,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout24);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr24);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr3
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len26;
+                                *ptr3
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result26;
+                            }
+                        };
+                        ptr3
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_kill<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base9 = l3;
+                                let len9 = l4;
+                                for i in 0..len9 {
+                                    let base = base9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l5 = *base.add(0).cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l5, l6, 1);
+                                        let l7 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l7, l8, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base9,
+                                    len9 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l10 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base16 = l10;
+                                let len16 = l11;
+                                for i in 0..len16 {
+                                    let base = base16
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l12 = *base.add(0).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l14, l15, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base16,
+                                    len16 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l17 = i32::from(
+                                    *arg0
+                                        .add(8 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l17 {
+                                    0 => {}
+                                    _ => {
+                                        let l18 = *arg0
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l19 = *arg0
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base20 = l18;
+                                        let len20 = l19;
+                                        _rt::cabi_dealloc(base20, len20 * 1, 1);
+                                    }
+                                }
+                                let l21 = *arg0
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l22 = *arg0
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l21, l22, 1);
+                            }
+                            _ => {
+                                let l23 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l24 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l23, l24, 1);
+                                let l25 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l26 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l25, l26, 1);
+                                let l27 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l28 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l27, l28, 1);
+                                let l29 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l30 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base39 = l29;
+                                let len39 = l30;
+                                for i in 0..len39 {
+                                    let base = base39
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l31 = *base.add(0).cast::<*mut u8>();
+                                        let l32 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l31, l32, 1);
+                                        let l33 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l33 {
+                                            0 => {
+                                                let l34 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l35 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l34, l35, 1);
+                                            }
+                                            1 => {
+                                                let l36 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l36 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l37 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l38 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l37, l38, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base39,
+                                    len39 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_output_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                    arg1: usize,
+                    arg2: *mut u8,
+                    arg3: usize,
+                    arg4: i64,
+                    arg5: i64,
+                    arg6: i32,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result2 = {
+                            let len0 = arg1;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg0.cast(),
+                                len0,
+                                len0,
+                            );
+                            let len1 = arg3;
+                            let bytes1 = _rt::Vec::from_raw_parts(
+                                arg2.cast(),
+                                len1,
+                                len1,
+                            );
+                            T_::output(
+                                _rt::string_lift(bytes0),
+                                _rt::string_lift(bytes1),
+                                super::super::super::super::exports::dory::wire::types::Cursor {
+                                    stdout: arg4 as u64,
+                                    stderr: arg5 as u64,
+                                },
+                                _rt::bool_lift(arg6 as u8),
+                            )
+                        };
+                        let ptr3 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result2 {
+                            Ok(e) => {
+                                *ptr3.add(0).cast::<u8>() = (0i32) as u8;
+                                let Request {
+                                    method: method4,
+                                    path: path4,
+                                    query: query4,
+                                    headers: headers4,
+                                    body: body4,
+                                    wait: wait4,
+                                    idempotent: idempotent4,
+                                    target: target4,
+                                } = e;
+                                *ptr3
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (method4.clone() as i32) as u8;
+                                let vec5 = (path4.into_bytes()).into_boxed_slice();
+                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                let len5 = vec5.len();
+                                ::core::mem::forget(vec5);
+                                *ptr3
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len5;
+                                *ptr3
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                                let vec9 = query4;
+                                let len9 = vec9.len();
+                                let layout9 = _rt::alloc::Layout::from_size_align(
+                                        vec9.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result9, _cleanup9) = wit_bindgen::rt::Cleanup::new(
+                                    layout9,
+                                );
+                                if let Some(cleanup) = _cleanup9 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec9.into_iter().enumerate() {
+                                    let base = result9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t6_0, t6_1) = e;
+                                        let vec7 = (t6_0.into_bytes()).into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base.add(0).cast::<*mut u8>() = ptr7.cast_mut();
+                                        let vec8 = (t6_1.into_bytes()).into_boxed_slice();
+                                        let ptr8 = vec8.as_ptr().cast::<u8>();
+                                        let len8 = vec8.len();
+                                        ::core::mem::forget(vec8);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len8;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr8.cast_mut();
+                                    }
+                                }
+                                *ptr3
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len9;
+                                *ptr3
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result9;
+                                let vec13 = headers4;
+                                let len13 = vec13.len();
+                                let layout13 = _rt::alloc::Layout::from_size_align(
+                                        vec13.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result13, _cleanup13) = wit_bindgen::rt::Cleanup::new(
+                                    layout13,
+                                );
+                                if let Some(cleanup) = _cleanup13 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec13.into_iter().enumerate() {
+                                    let base = result13
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t10_0, t10_1) = e;
+                                        let vec11 = (t10_0.into_bytes()).into_boxed_slice();
+                                        let ptr11 = vec11.as_ptr().cast::<u8>();
+                                        let len11 = vec11.len();
+                                        ::core::mem::forget(vec11);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len11;
+                                        *base.add(0).cast::<*mut u8>() = ptr11.cast_mut();
+                                        let vec12 = (t10_1.into_bytes()).into_boxed_slice();
+                                        let ptr12 = vec12.as_ptr().cast::<u8>();
+                                        let len12 = vec12.len();
+                                        ::core::mem::forget(vec12);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len12;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr12.cast_mut();
+                                    }
+                                }
+                                *ptr3
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr3
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result13;
+                                match body4 {
+                                    Some(e) => {
+                                        *ptr3
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec14 = <_ as Into<_rt::Vec<_>>>::into(e)
+                                            .into_boxed_slice();
+                                        let ptr14 = vec14.as_ptr().cast::<u8>();
+                                        let len14 = vec14.len();
+                                        ::core::mem::forget(vec14);
+                                        *ptr3
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len14;
+                                        *ptr3
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr14.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr3
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr3
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (wait4.clone() as i32) as u8;
+                                *ptr3
+                                    .add(1 + 11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match idempotent4 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                let vec15 = (target4.into_bytes()).into_boxed_slice();
+                                let ptr15 = vec15.as_ptr().cast::<u8>();
+                                let len15 = vec15.len();
+                                ::core::mem::forget(vec15);
+                                *ptr3
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr3
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr15.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr3.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code16,
+                                    class_name: class_name16,
+                                    kind: kind16,
+                                    message: message16,
+                                    fields: fields16,
+                                } = e;
+                                let vec17 = (code16.into_bytes()).into_boxed_slice();
+                                let ptr17 = vec17.as_ptr().cast::<u8>();
+                                let len17 = vec17.len();
+                                ::core::mem::forget(vec17);
+                                *ptr3
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len17;
+                                *ptr3
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr17.cast_mut();
+                                let vec18 = (class_name16.into_bytes()).into_boxed_slice();
+                                let ptr18 = vec18.as_ptr().cast::<u8>();
+                                let len18 = vec18.len();
+                                ::core::mem::forget(vec18);
+                                *ptr3
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr3
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr18.cast_mut();
+                                *ptr3
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind16.clone() as i32) as u8;
+                                let vec19 = (message16.into_bytes()).into_boxed_slice();
+                                let ptr19 = vec19.as_ptr().cast::<u8>();
+                                let len19 = vec19.len();
+                                ::core::mem::forget(vec19);
+                                *ptr3
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len19;
+                                *ptr3
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr19.cast_mut();
+                                let vec26 = fields16;
+                                let len26 = vec26.len();
+                                let layout26 = _rt::alloc::Layout::from_size_align(
+                                        vec26.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result26, _cleanup26) = wit_bindgen::rt::Cleanup::new(
+                                    layout26,
+                                );
+                                if let Some(cleanup) = _cleanup26 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec26.into_iter().enumerate() {
+                                    let base = result26
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name20,
+                                            value: value20,
+                                        } = e;
+                                        let vec21 = (name20.into_bytes()).into_boxed_slice();
+                                        let ptr21 = vec21.as_ptr().cast::<u8>();
+                                        let len21 = vec21.len();
+                                        ::core::mem::forget(vec21);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len21;
+                                        *base.add(0).cast::<*mut u8>() = ptr21.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V25;
+                                        match value20 {
+                                            V25::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec22 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr22 = vec22.as_ptr().cast::<u8>();
+                                                let len22 = vec22.len();
+                                                ::core::mem::forget(vec22);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len22;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr22.cast_mut();
+                                            }
+                                            V25::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec23 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr23 = vec23.as_ptr().cast::<u8>();
+                                                        let len23 = vec23.len();
+                                                        ::core::mem::forget(vec23);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len23;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr23.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V25::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V25::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V25::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout24,
+                                                    stderr: stderr24,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout24);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr24);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr3
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len26;
+                                *ptr3
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result26;
+                            }
+                        };
+                        ptr3
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_output<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base9 = l3;
+                                let len9 = l4;
+                                for i in 0..len9 {
+                                    let base = base9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l5 = *base.add(0).cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l5, l6, 1);
+                                        let l7 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l7, l8, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base9,
+                                    len9 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l10 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base16 = l10;
+                                let len16 = l11;
+                                for i in 0..len16 {
+                                    let base = base16
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l12 = *base.add(0).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l14, l15, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base16,
+                                    len16 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l17 = i32::from(
+                                    *arg0
+                                        .add(8 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l17 {
+                                    0 => {}
+                                    _ => {
+                                        let l18 = *arg0
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l19 = *arg0
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base20 = l18;
+                                        let len20 = l19;
+                                        _rt::cabi_dealloc(base20, len20 * 1, 1);
+                                    }
+                                }
+                                let l21 = *arg0
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l22 = *arg0
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l21, l22, 1);
+                            }
+                            _ => {
+                                let l23 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l24 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l23, l24, 1);
+                                let l25 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l26 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l25, l26, 1);
+                                let l27 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l28 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l27, l28, 1);
+                                let l29 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l30 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base39 = l29;
+                                let len39 = l30;
+                                for i in 0..len39 {
+                                    let base = base39
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l31 = *base.add(0).cast::<*mut u8>();
+                                        let l32 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l31, l32, 1);
+                                        let l33 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l33 {
+                                            0 => {
+                                                let l34 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l35 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l34, l35, 1);
+                                            }
+                                            1 => {
+                                                let l36 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l36 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l37 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l38 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l37, l38, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base39,
+                                    len39 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_setup_logs_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                    arg1: usize,
+                    arg2: i64,
+                    arg3: i32,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            let len0 = arg1;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg0.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::setup_logs(
+                                _rt::string_lift(bytes0),
+                                arg2 as u64,
+                                _rt::bool_lift(arg3 as u8),
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result1 {
+                            Ok(e) => {
+                                *ptr2.add(0).cast::<u8>() = (0i32) as u8;
+                                let Request {
+                                    method: method3,
+                                    path: path3,
+                                    query: query3,
+                                    headers: headers3,
+                                    body: body3,
+                                    wait: wait3,
+                                    idempotent: idempotent3,
+                                    target: target3,
+                                } = e;
+                                *ptr2
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (method3.clone() as i32) as u8;
+                                let vec4 = (path3.into_bytes()).into_boxed_slice();
+                                let ptr4 = vec4.as_ptr().cast::<u8>();
+                                let len4 = vec4.len();
+                                ::core::mem::forget(vec4);
+                                *ptr2
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len4;
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr4.cast_mut();
+                                let vec8 = query3;
+                                let len8 = vec8.len();
+                                let layout8 = _rt::alloc::Layout::from_size_align(
+                                        vec8.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result8, _cleanup8) = wit_bindgen::rt::Cleanup::new(
+                                    layout8,
+                                );
+                                if let Some(cleanup) = _cleanup8 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec8.into_iter().enumerate() {
+                                    let base = result8
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t5_0, t5_1) = e;
+                                        let vec6 = (t5_0.into_bytes()).into_boxed_slice();
+                                        let ptr6 = vec6.as_ptr().cast::<u8>();
+                                        let len6 = vec6.len();
+                                        ::core::mem::forget(vec6);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len6;
+                                        *base.add(0).cast::<*mut u8>() = ptr6.cast_mut();
+                                        let vec7 = (t5_1.into_bytes()).into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr7.cast_mut();
+                                    }
+                                }
+                                *ptr2
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len8;
+                                *ptr2
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result8;
+                                let vec12 = headers3;
+                                let len12 = vec12.len();
+                                let layout12 = _rt::alloc::Layout::from_size_align(
+                                        vec12.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result12, _cleanup12) = wit_bindgen::rt::Cleanup::new(
+                                    layout12,
+                                );
+                                if let Some(cleanup) = _cleanup12 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec12.into_iter().enumerate() {
+                                    let base = result12
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t9_0, t9_1) = e;
+                                        let vec10 = (t9_0.into_bytes()).into_boxed_slice();
+                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                        let len10 = vec10.len();
+                                        ::core::mem::forget(vec10);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len10;
+                                        *base.add(0).cast::<*mut u8>() = ptr10.cast_mut();
+                                        let vec11 = (t9_1.into_bytes()).into_boxed_slice();
+                                        let ptr11 = vec11.as_ptr().cast::<u8>();
+                                        let len11 = vec11.len();
+                                        ::core::mem::forget(vec11);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len11;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr11.cast_mut();
+                                    }
+                                }
+                                *ptr2
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len12;
+                                *ptr2
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result12;
+                                match body3 {
+                                    Some(e) => {
+                                        *ptr2
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec13 = <_ as Into<_rt::Vec<_>>>::into(e)
+                                            .into_boxed_slice();
+                                        let ptr13 = vec13.as_ptr().cast::<u8>();
+                                        let len13 = vec13.len();
+                                        ::core::mem::forget(vec13);
+                                        *ptr2
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len13;
+                                        *ptr2
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr13.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr2
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr2
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (wait3.clone() as i32) as u8;
+                                *ptr2
+                                    .add(1 + 11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match idempotent3 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                let vec14 = (target3.into_bytes()).into_boxed_slice();
+                                let ptr14 = vec14.as_ptr().cast::<u8>();
+                                let len14 = vec14.len();
+                                ::core::mem::forget(vec14);
+                                *ptr2
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len14;
+                                *ptr2
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr2.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code15,
+                                    class_name: class_name15,
+                                    kind: kind15,
+                                    message: message15,
+                                    fields: fields15,
+                                } = e;
+                                let vec16 = (code15.into_bytes()).into_boxed_slice();
+                                let ptr16 = vec16.as_ptr().cast::<u8>();
+                                let len16 = vec16.len();
+                                ::core::mem::forget(vec16);
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len16;
+                                *ptr2
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr16.cast_mut();
+                                let vec17 = (class_name15.into_bytes()).into_boxed_slice();
+                                let ptr17 = vec17.as_ptr().cast::<u8>();
+                                let len17 = vec17.len();
+                                ::core::mem::forget(vec17);
+                                *ptr2
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len17;
+                                *ptr2
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr17.cast_mut();
+                                *ptr2
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind15.clone() as i32) as u8;
+                                let vec18 = (message15.into_bytes()).into_boxed_slice();
+                                let ptr18 = vec18.as_ptr().cast::<u8>();
+                                let len18 = vec18.len();
+                                ::core::mem::forget(vec18);
+                                *ptr2
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr2
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr18.cast_mut();
+                                let vec25 = fields15;
+                                let len25 = vec25.len();
+                                let layout25 = _rt::alloc::Layout::from_size_align(
+                                        vec25.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result25, _cleanup25) = wit_bindgen::rt::Cleanup::new(
+                                    layout25,
+                                );
+                                if let Some(cleanup) = _cleanup25 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec25.into_iter().enumerate() {
+                                    let base = result25
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name19,
+                                            value: value19,
+                                        } = e;
+                                        let vec20 = (name19.into_bytes()).into_boxed_slice();
+                                        let ptr20 = vec20.as_ptr().cast::<u8>();
+                                        let len20 = vec20.len();
+                                        ::core::mem::forget(vec20);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len20;
+                                        *base.add(0).cast::<*mut u8>() = ptr20.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V24;
+                                        match value19 {
+                                            V24::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec21 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr21 = vec21.as_ptr().cast::<u8>();
+                                                let len21 = vec21.len();
+                                                ::core::mem::forget(vec21);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len21;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr21.cast_mut();
+                                            }
+                                            V24::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec22 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr22 = vec22.as_ptr().cast::<u8>();
+                                                        let len22 = vec22.len();
+                                                        ::core::mem::forget(vec22);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len22;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr22.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V24::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V24::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V24::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout23,
+                                                    stderr: stderr23,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout23);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr23);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len25;
+                                *ptr2
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result25;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_setup_logs<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base9 = l3;
+                                let len9 = l4;
+                                for i in 0..len9 {
+                                    let base = base9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l5 = *base.add(0).cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l5, l6, 1);
+                                        let l7 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l7, l8, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base9,
+                                    len9 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l10 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base16 = l10;
+                                let len16 = l11;
+                                for i in 0..len16 {
+                                    let base = base16
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l12 = *base.add(0).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l14, l15, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base16,
+                                    len16 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l17 = i32::from(
+                                    *arg0
+                                        .add(8 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l17 {
+                                    0 => {}
+                                    _ => {
+                                        let l18 = *arg0
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l19 = *arg0
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base20 = l18;
+                                        let len20 = l19;
+                                        _rt::cabi_dealloc(base20, len20 * 1, 1);
+                                    }
+                                }
+                                let l21 = *arg0
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l22 = *arg0
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l21, l22, 1);
+                            }
+                            _ => {
+                                let l23 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l24 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l23, l24, 1);
+                                let l25 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l26 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l25, l26, 1);
+                                let l27 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l28 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l27, l28, 1);
+                                let l29 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l30 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base39 = l29;
+                                let len39 = l30;
+                                for i in 0..len39 {
+                                    let base = base39
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l31 = *base.add(0).cast::<*mut u8>();
+                                        let l32 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l31, l32, 1);
+                                        let l33 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l33 {
+                                            0 => {
+                                                let l34 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l35 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l34, l35, 1);
+                                            }
+                                            1 => {
+                                                let l36 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l36 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l37 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l38 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l37, l38, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base39,
+                                    len39 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                pub trait Guest {
+                    /// `POST /computers/{id}/processes`: starts `command` in the background;
+                    /// answered by the process's identity. With an idempotency key, sending
+                    /// it again answers the same process's identity instead of starting
+                    /// another. Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn start(
+                        computer_id: _rt::String,
+                        command: Command,
+                        timeout_seconds: ::core::option::Option<f64>,
+                        idempotency_key: ::core::option::Option<_rt::String>,
+                    ) -> ::core::result::Result<Request, Error>;
+                    /// `POST /computers/{id}/exec`: runs `command`; with `%stream` the answer
+                    /// is its frames (NDJSON, read them with a `follower` from
+                    /// `follower.exec-stream`), else the result when it exits (JSON).
+                    /// Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn exec(
+                        computer_id: _rt::String,
+                        command: Command,
+                        timeout_seconds: ::core::option::Option<f64>,
+                        idempotency_key: ::core::option::Option<_rt::String>,
+                        stream: bool,
+                    ) -> ::core::result::Result<Request, Error>;
+                    /// `GET /computers/{id}/processes/{proc-id}`: the process's identity.
+                    /// Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn get_process(
+                        computer_id: _rt::String,
+                        proc_id: _rt::String,
+                    ) -> ::core::result::Result<Request, Error>;
+                    /// `POST /computers/{id}/processes/{proc-id}/kill`, answered by the
+                    /// identity after; idempotent (killing twice is harmless).
+                    /// Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn kill(
+                        computer_id: _rt::String,
+                        proc_id: _rt::String,
+                    ) -> ::core::result::Result<Request, Error>;
+                    /// `GET /computers/{id}/processes/{proc-id}/output` from `cursor`: the
+                    /// retained output, followed until exit when `follow`. (A `follower`
+                    /// builds these requests itself, across reconnects.)
+                    /// Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn output(
+                        computer_id: _rt::String,
+                        proc_id: _rt::String,
+                        cursor: Cursor,
+                        follow: bool,
+                    ) -> ::core::result::Result<Request, Error>;
+                    /// `GET /computers/{id}/setup/logs` from `offset` (one merged stream).
+                    /// Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn setup_logs(
+                        computer_id: _rt::String,
+                        offset: u64,
+                        follow: bool,
+                    ) -> ::core::result::Result<Request, Error>;
+                }
+                #[doc(hidden)]
+                macro_rules! __export_dory_wire_request_0_1_0_cabi {
+                    ($ty:ident with_types_in $($path_to_types:tt)*) => {
+                        const _ : () = { #[unsafe (export_name =
+                        "dory:wire/request@0.1.0#start")] unsafe extern "C" fn
+                        export_start(arg0 : * mut u8, arg1 : usize, arg2 : i32, arg3 : *
+                        mut u8, arg4 : usize, arg5 : i32, arg6 : f64, arg7 : i32, arg8 :
+                        * mut u8, arg9 : usize,) -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_start_cabi::<$ty > (arg0, arg1,
+                        arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) } } #[unsafe
+                        (export_name = "cabi_post_dory:wire/request@0.1.0#start")] unsafe
+                        extern "C" fn _post_return_start(arg0 : * mut u8,) { unsafe {
+                        $($path_to_types)*:: __post_return_start::<$ty > (arg0) } }
+                        #[unsafe (export_name = "dory:wire/request@0.1.0#exec")] unsafe
+                        extern "C" fn export_exec(arg0 : * mut u8, arg1 : usize, arg2 :
+                        i32, arg3 : * mut u8, arg4 : usize, arg5 : i32, arg6 : f64, arg7
+                        : i32, arg8 : * mut u8, arg9 : usize, arg10 : i32,) -> * mut u8 {
+                        unsafe { $($path_to_types)*:: _export_exec_cabi::<$ty > (arg0,
+                        arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) } }
+                        #[unsafe (export_name =
+                        "cabi_post_dory:wire/request@0.1.0#exec")] unsafe extern "C" fn
+                        _post_return_exec(arg0 : * mut u8,) { unsafe {
+                        $($path_to_types)*:: __post_return_exec::<$ty > (arg0) } }
+                        #[unsafe (export_name = "dory:wire/request@0.1.0#get-process")]
+                        unsafe extern "C" fn export_get_process(arg0 : * mut u8, arg1 :
+                        usize, arg2 : * mut u8, arg3 : usize,) -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_get_process_cabi::<$ty > (arg0,
+                        arg1, arg2, arg3) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/request@0.1.0#get-process")] unsafe extern
+                        "C" fn _post_return_get_process(arg0 : * mut u8,) { unsafe {
+                        $($path_to_types)*:: __post_return_get_process::<$ty > (arg0) } }
+                        #[unsafe (export_name = "dory:wire/request@0.1.0#kill")] unsafe
+                        extern "C" fn export_kill(arg0 : * mut u8, arg1 : usize, arg2 : *
+                        mut u8, arg3 : usize,) -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_kill_cabi::<$ty > (arg0, arg1, arg2,
+                        arg3) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/request@0.1.0#kill")] unsafe extern "C" fn
+                        _post_return_kill(arg0 : * mut u8,) { unsafe {
+                        $($path_to_types)*:: __post_return_kill::<$ty > (arg0) } }
+                        #[unsafe (export_name = "dory:wire/request@0.1.0#output")] unsafe
+                        extern "C" fn export_output(arg0 : * mut u8, arg1 : usize, arg2 :
+                        * mut u8, arg3 : usize, arg4 : i64, arg5 : i64, arg6 : i32,) -> *
+                        mut u8 { unsafe { $($path_to_types)*:: _export_output_cabi::<$ty
+                        > (arg0, arg1, arg2, arg3, arg4, arg5, arg6) } } #[unsafe
+                        (export_name = "cabi_post_dory:wire/request@0.1.0#output")]
+                        unsafe extern "C" fn _post_return_output(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*:: __post_return_output::<$ty > (arg0)
+                        } } #[unsafe (export_name =
+                        "dory:wire/request@0.1.0#setup-logs")] unsafe extern "C" fn
+                        export_setup_logs(arg0 : * mut u8, arg1 : usize, arg2 : i64, arg3
+                        : i32,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_setup_logs_cabi::<$ty > (arg0, arg1, arg2, arg3) } }
+                        #[unsafe (export_name =
+                        "cabi_post_dory:wire/request@0.1.0#setup-logs")] unsafe extern
+                        "C" fn _post_return_setup_logs(arg0 : * mut u8,) { unsafe {
+                        $($path_to_types)*:: __post_return_setup_logs::<$ty > (arg0) } }
+                        };
+                    };
+                }
+                #[doc(hidden)]
+                pub(crate) use __export_dory_wire_request_0_1_0_cabi;
+                #[cfg_attr(target_pointer_width = "64", repr(align(8)))]
+                #[cfg_attr(target_pointer_width = "32", repr(align(4)))]
+                struct _RetArea(
+                    [::core::mem::MaybeUninit<
+                        u8,
+                    >; 14 * ::core::mem::size_of::<*const u8>()],
+                );
+                static mut _RET_AREA: _RetArea = _RetArea(
+                    [::core::mem::MaybeUninit::uninit(); 14
+                        * ::core::mem::size_of::<*const u8>()],
+                );
+            }
+            /// Following: a whole read of retained output — process output, setup logs,
+            /// or an exec stream continued on its process's output — across responses,
+            /// sans IO. The `follower` is the core's (`dory_wire::Follower`): which
+            /// request to send, what the answer means, when to reconnect, how long to
+            /// wait first and when to give up are its decisions, the same in every
+            /// package. The host does the HTTP, the sleeping and the clock, and passes
+            /// a random value in for the jitter. Call order:
+            ///
+            /// 1. build a `follower` (`process-output`, `resume`, `resume-json`,
+            ///    `setup-logs` or `exec-stream`);
+            /// 2. `request`, and send it;
+            /// 3. no answer (refused, reset, or `handle-timeout-ns` said the headers are
+            ///    late): `no-response`; else `open` with the status and headers, `feed`
+            ///    each piece of the body (`poll-timeout-ns` / `handle-timeout-ns`
+            ///    between reads), and `finish` when it ended or broke;
+            /// 4. on `reconnect`, wait `delay-ns` and go to 2; on `continue`, go to 2
+            ///    now; on `done`, the read is complete.
+            ///
+            /// The rules (`docs/PROTOCOL.md`, "Following"): a connection that moved the
+            /// cursor resets the budget and is followed at once; `retries` connections
+            /// in a row without progress are allowed, the n-th waiting
+            /// min(max-backoff, backoff × 2^(n−1)), spread over [base/2, base] by the
+            /// host's jitter value when `jitter` is on; one more and the read fails with
+            /// `stream_disconnected`, carrying the cursor to resume from. Loss, error
+            /// answers and protocol errors end the read as they are, never retried. A
+            /// start or an exec without an idempotency key is never sent twice.
+            ///
+            /// Errors are sticky: after one, every call returns it again. `cursor`,
+            /// `proc-id`, `state`, `attempts` and the resume state can be read at any
+            /// time, also after an error.
+            #[allow(dead_code, async_fn_in_trait, unused_imports, clippy::all)]
+            pub mod follow {
+                #[used]
+                #[doc(hidden)]
+                static __FORCE_SECTION_REF: fn() = super::super::super::super::__link_custom_section_describing_imports;
+                use super::super::super::super::_rt;
+                pub type Cursor = super::super::super::super::exports::dory::wire::types::Cursor;
+                pub type Error = super::super::super::super::exports::dory::wire::types::Error;
+                pub type Event = super::super::super::super::exports::dory::wire::decode::Event;
+                pub type Fed = super::super::super::super::exports::dory::wire::decode::Fed;
+                pub type GapPolicy = super::super::super::super::exports::dory::wire::decode::GapPolicy;
+                pub type DisconnectReason = super::super::super::super::exports::dory::wire::decode::DisconnectReason;
+                pub type ResumeState = super::super::super::super::exports::dory::wire::decode::ResumeState;
+                pub type Request = super::super::super::super::exports::dory::wire::request::Request;
+                pub type Command = super::super::super::super::exports::dory::wire::request::Command;
+                /// The policy of a follower. Every field is optional; none means the
+                /// core's default (`follow-defaults` lists them).
+                #[repr(C)]
+                #[derive(Clone, Copy)]
+                pub struct FollowOptions {
+                    /// Follow until exit (true) or read what exists now (false: a clean
+                    /// end of the body is the normal end of the read). Default: true.
+                    pub follow: ::core::option::Option<bool>,
+                    /// What to do when output is lost. Default: `fail`.
+                    pub gap_policy: ::core::option::Option<GapPolicy>,
+                    /// Connections in a row without progress allowed before giving up.
+                    /// Default: 5.
+                    pub retries: ::core::option::Option<u32>,
+                    /// The wait before the first reconnect without progress, in
+                    /// nanoseconds. Default: 250 ms.
+                    pub backoff_ns: ::core::option::Option<u64>,
+                    /// The longest wait, and the cap on `Retry-After`, in nanoseconds.
+                    /// Default: 5 s.
+                    pub max_backoff_ns: ::core::option::Option<u64>,
+                    /// Spread each wait over [base/2, base] by the host's jitter value.
+                    /// Default: true.
+                    pub jitter: ::core::option::Option<bool>,
+                    /// How long to wait for the headers, and then for each complete
+                    /// frame, before the connection counts as stalled, in nanoseconds.
+                    /// Default: 30 s.
+                    pub liveness_timeout_ns: ::core::option::Option<u64>,
+                    /// The longest frame accepted, in bytes (values below 1 are raised
+                    /// to 1). Default: 16 MiB.
+                    pub max_frame_bytes: ::core::option::Option<u64>,
+                    /// Reject unknown frame types. Default: false.
+                    pub strict: ::core::option::Option<bool>,
+                }
+                impl ::core::fmt::Debug for FollowOptions {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("FollowOptions")
+                            .field("follow", &self.follow)
+                            .field("gap-policy", &self.gap_policy)
+                            .field("retries", &self.retries)
+                            .field("backoff-ns", &self.backoff_ns)
+                            .field("max-backoff-ns", &self.max_backoff_ns)
+                            .field("jitter", &self.jitter)
+                            .field("liveness-timeout-ns", &self.liveness_timeout_ns)
+                            .field("max-frame-bytes", &self.max_frame_bytes)
+                            .field("strict", &self.strict)
+                            .finish()
+                    }
+                }
+                /// One reconnect as the follower decided it: what a host's reconnect
+                /// hook reports.
+                #[derive(Clone)]
+                pub struct Reconnect {
+                    /// 1 for the first reconnect of this read, 2 for the second, …
+                    pub attempt: u32,
+                    /// Connections in a row that brought nothing new, this one included
+                    /// (0 after progress: no wait). Never more than `retries`.
+                    pub failures: u32,
+                    /// Why the connection ended.
+                    pub reason: DisconnectReason,
+                    /// Where the next request resumes from.
+                    pub cursor: Cursor,
+                    /// How long to wait before sending the next request, in nanoseconds.
+                    pub delay_ns: u64,
+                    /// The process, once known.
+                    pub proc_id: ::core::option::Option<_rt::String>,
+                    /// What the transport (or the refusal) said; empty when nothing.
+                    pub detail: _rt::String,
+                }
+                impl ::core::fmt::Debug for Reconnect {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("Reconnect")
+                            .field("attempt", &self.attempt)
+                            .field("failures", &self.failures)
+                            .field("reason", &self.reason)
+                            .field("cursor", &self.cursor)
+                            .field("delay-ns", &self.delay_ns)
+                            .field("proc-id", &self.proc_id)
+                            .field("detail", &self.detail)
+                            .finish()
+                    }
+                }
+                /// The read is over.
+                #[derive(Clone)]
+                pub struct Done {
+                    /// Whether `exit` was seen (false for the normal end of a read that
+                    /// does not follow).
+                    pub exited: bool,
+                    /// The exit code, when it exited with one.
+                    pub exit_code: ::core::option::Option<i64>,
+                    /// Whether the process hit its deadline.
+                    pub timed_out: bool,
+                    /// The consumed offsets.
+                    pub cursor: Cursor,
+                    /// The process, once known (never for setup logs).
+                    pub proc_id: ::core::option::Option<_rt::String>,
+                }
+                impl ::core::fmt::Debug for Done {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("Done")
+                            .field("exited", &self.exited)
+                            .field("exit-code", &self.exit_code)
+                            .field("timed-out", &self.timed_out)
+                            .field("cursor", &self.cursor)
+                            .field("proc-id", &self.proc_id)
+                            .finish()
+                    }
+                }
+                /// What the follower decided when a response ended (or none came).
+                #[derive(Clone)]
+                pub enum Decision {
+                    /// The read is complete.
+                    Done(Done),
+                    /// The connection ended early: report the record, wait `delay-ns`,
+                    /// then send `request`.
+                    Reconnect(Reconnect),
+                    /// The answer moved the read on without a disconnect (an exec
+                    /// answered by its keyed replay's identity continues on the
+                    /// process's output): send `request` now.
+                    Continue,
+                }
+                impl ::core::fmt::Debug for Decision {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            Decision::Done(e) => {
+                                f.debug_tuple("Decision::Done").field(e).finish()
+                            }
+                            Decision::Reconnect(e) => {
+                                f.debug_tuple("Decision::Reconnect").field(e).finish()
+                            }
+                            Decision::Continue => {
+                                f.debug_tuple("Decision::Continue").finish()
+                            }
+                        }
+                    }
+                }
+                /// What `finish` returns: the events completed by the end of the body
+                /// and the decision, or the error that ended the read (the events are
+                /// kept then too).
+                #[derive(Clone)]
+                pub struct Followed {
+                    /// The events, in order.
+                    pub events: _rt::Vec<Event>,
+                    /// What to do next, or why the read ended.
+                    pub decision: ::core::result::Result<Decision, Error>,
+                }
+                impl ::core::fmt::Debug for Followed {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("Followed")
+                            .field("events", &self.events)
+                            .field("decision", &self.decision)
+                            .finish()
+                    }
+                }
+                /// Where a follower is in its conversation.
+                #[repr(u8)]
+                #[derive(Clone, Copy, Eq, Ord, PartialEq, PartialOrd)]
+                pub enum FollowerState {
+                    /// Ready: `request` gives the next request.
+                    Ready,
+                    /// A request was sent; waiting for its status and headers.
+                    Sent,
+                    /// A response is open; being fed its body.
+                    Body,
+                    /// A `done` decision was returned.
+                    Done,
+                    /// An error was returned; every later call returns it again.
+                    Failed,
+                }
+                impl ::core::fmt::Debug for FollowerState {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            FollowerState::Ready => {
+                                f.debug_tuple("FollowerState::Ready").finish()
+                            }
+                            FollowerState::Sent => {
+                                f.debug_tuple("FollowerState::Sent").finish()
+                            }
+                            FollowerState::Body => {
+                                f.debug_tuple("FollowerState::Body").finish()
+                            }
+                            FollowerState::Done => {
+                                f.debug_tuple("FollowerState::Done").finish()
+                            }
+                            FollowerState::Failed => {
+                                f.debug_tuple("FollowerState::Failed").finish()
+                            }
+                        }
+                    }
+                }
+                impl FollowerState {
+                    #[doc(hidden)]
+                    pub unsafe fn _lift(val: u8) -> FollowerState {
+                        if !cfg!(debug_assertions) {
+                            return unsafe { ::core::mem::transmute(val) };
+                        }
+                        match val {
+                            0 => FollowerState::Ready,
+                            1 => FollowerState::Sent,
+                            2 => FollowerState::Body,
+                            3 => FollowerState::Done,
+                            4 => FollowerState::Failed,
+                            _ => panic!("invalid enum discriminant"),
+                        }
+                    }
+                }
+                /// A whole read across responses. Build one per read.
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct Follower {
+                    handle: _rt::Resource<Follower>,
+                }
+                impl Follower {
+                    /// Creates a new resource from the specified representation.
+                    ///
+                    /// This function will create a new resource handle by moving `val` onto
+                    /// the heap and then passing that heap pointer to the component model to
+                    /// create a handle. The owned handle is then returned as `Follower`.
+                    pub fn new<T: GuestFollower>(val: T) -> Self {
+                        Self::type_guard::<T>();
+                        let rep = <T::Rep as wit_bindgen::rt::ResourceRep<
+                            T,
+                        >>::rep_new(val);
+                        unsafe {
+                            let ptr = T::resource_into_raw_(rep);
+                            Self::from_handle(T::_resource_new(ptr.cast()))
+                        }
+                    }
+                    /// Gets access to the underlying `T` which represents this resource.
+                    pub fn get<T: GuestFollower>(&self) -> &T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    /// Gets mutable access to the underlying `T` which represents this
+                    /// resource.
+                    pub fn get_mut<T: GuestFollower>(&mut self) -> &mut T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_mut(ptr)
+                        }
+                    }
+                    /// Consumes this resource and returns the underlying `T`.
+                    pub fn into_inner<T: GuestFollower>(self) -> T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_take(ptr)
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn from_handle(handle: u32) -> Self {
+                        Self {
+                            handle: unsafe { _rt::Resource::from_handle(handle) },
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub fn take_handle(&self) -> u32 {
+                        _rt::Resource::take_handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    pub fn handle(&self) -> u32 {
+                        _rt::Resource::handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    fn type_guard<T: wit_bindgen::rt::Resource>() {
+                        use core::any::TypeId;
+                        static mut LAST_TYPE: Option<TypeId> = None;
+                        unsafe {
+                            assert!(! cfg!(target_feature = "atomics"));
+                            let id = TypeId::of::<T>();
+                            match LAST_TYPE {
+                                Some(ty) => {
+                                    assert!(
+                                        ty == id, "cannot use two types with this resource type"
+                                    )
+                                }
+                                None => LAST_TYPE = Some(id),
+                            }
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn dtor<T: GuestFollower>(handle: *mut u8) {
+                        Self::type_guard::<T>();
+                        unsafe {
+                            let _rep = T::resource_from_raw_(handle.cast());
+                        }
+                    }
+                    fn as_ptr<T: GuestFollower>(&self) -> *mut T::Rep {
+                        Follower::type_guard::<T>();
+                        T::_resource_rep(self.handle()).cast()
+                    }
+                }
+                /// A borrowed version of [`Follower`] which represents a borrowed value
+                /// with the lifetime `'a`.
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct FollowerBorrow<'a> {
+                    rep: *const u8,
+                    _marker: core::marker::PhantomData<&'a Follower>,
+                }
+                impl<'a> FollowerBorrow<'a> {
+                    #[doc(hidden)]
+                    pub unsafe fn lift(rep: *const u8) -> Self {
+                        Self {
+                            rep,
+                            _marker: core::marker::PhantomData,
+                        }
+                    }
+                    /// Gets access to the underlying `T` in this resource.
+                    pub fn get<T: GuestFollower>(&self) -> &'a T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    fn as_ptr<T: GuestFollower>(&self) -> *const T::Rep {
+                        Follower::type_guard::<T>();
+                        self.rep.cast()
+                    }
+                }
+                unsafe impl _rt::WasmResource for Follower {
+                    #[inline]
+                    unsafe fn drop(_handle: u32) {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/follow@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-drop]follower"]
+                            fn drop(_: i32);
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn drop(_: i32) {
+                            unreachable!()
+                        }
+                        unsafe {
+                            drop(_handle as i32);
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_follow_defaults_cabi<T_: Guest>() -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = { T_::follow_defaults() };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let FollowOptions {
+                            follow: follow2,
+                            gap_policy: gap_policy2,
+                            retries: retries2,
+                            backoff_ns: backoff_ns2,
+                            max_backoff_ns: max_backoff_ns2,
+                            jitter: jitter2,
+                            liveness_timeout_ns: liveness_timeout_ns2,
+                            max_frame_bytes: max_frame_bytes2,
+                            strict: strict2,
+                        } = result0;
+                        match follow2 {
+                            Some(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(1).cast::<u8>() = (match e {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                            }
+                            None => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match gap_policy2 {
+                            Some(e) => {
+                                *ptr1.add(2).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(3).cast::<u8>() = (e.clone() as i32) as u8;
+                            }
+                            None => {
+                                *ptr1.add(2).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match retries2 {
+                            Some(e) => {
+                                *ptr1.add(4).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(8).cast::<i32>() = _rt::as_i32(e);
+                            }
+                            None => {
+                                *ptr1.add(4).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match backoff_ns2 {
+                            Some(e) => {
+                                *ptr1.add(16).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(24).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(16).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match max_backoff_ns2 {
+                            Some(e) => {
+                                *ptr1.add(32).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(40).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(32).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match jitter2 {
+                            Some(e) => {
+                                *ptr1.add(48).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(49).cast::<u8>() = (match e {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                            }
+                            None => {
+                                *ptr1.add(48).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match liveness_timeout_ns2 {
+                            Some(e) => {
+                                *ptr1.add(56).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(64).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(56).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match max_frame_bytes2 {
+                            Some(e) => {
+                                *ptr1.add(72).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(80).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(72).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match strict2 {
+                            Some(e) => {
+                                *ptr1.add(88).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(89).cast::<u8>() = (match e {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                            }
+                            None => {
+                                *ptr1.add(88).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_follower_process_output_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result27 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l4 = *arg0
+                                .add(3 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len5 = l4;
+                            let bytes5 = _rt::Vec::from_raw_parts(l3.cast(), len5, len5);
+                            let l6 = i32::from(
+                                *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l9 = i32::from(
+                                *arg0
+                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l11 = i32::from(
+                                *arg0
+                                    .add(26 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l13 = i32::from(
+                                *arg0
+                                    .add(28 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l15 = i32::from(
+                                *arg0
+                                    .add(40 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l17 = i32::from(
+                                *arg0
+                                    .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l19 = i32::from(
+                                *arg0
+                                    .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l21 = i32::from(
+                                *arg0
+                                    .add(80 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l23 = i32::from(
+                                *arg0
+                                    .add(96 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l25 = i32::from(
+                                *arg0
+                                    .add(112 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            T_::process_output(
+                                _rt::string_lift(bytes2),
+                                _rt::string_lift(bytes5),
+                                match l6 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l7 = *arg0
+                                                .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<i64>();
+                                            let l8 = *arg0
+                                                .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<i64>();
+                                            super::super::super::super::exports::dory::wire::types::Cursor {
+                                                stdout: l7 as u64,
+                                                stderr: l8 as u64,
+                                            }
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                FollowOptions {
+                                    follow: match l9 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l10 = i32::from(
+                                                    *arg0
+                                                        .add(25 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l10 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    gap_policy: match l11 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l12 = i32::from(
+                                                    *arg0
+                                                        .add(27 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                    l12 as u8,
+                                                )
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    retries: match l13 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l14 = *arg0
+                                                    .add(32 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l14 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    backoff_ns: match l15 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l16 = *arg0
+                                                    .add(48 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l16 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_backoff_ns: match l17 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l18 = *arg0
+                                                    .add(64 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l18 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    jitter: match l19 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l20 = i32::from(
+                                                    *arg0
+                                                        .add(73 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l20 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    liveness_timeout_ns: match l21 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l22 = *arg0
+                                                    .add(88 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l22 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_frame_bytes: match l23 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l24 = *arg0
+                                                    .add(104 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l24 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    strict: match l25 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l26 = i32::from(
+                                                    *arg0
+                                                        .add(113 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l26 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                },
+                            )
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            120 + 4 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr28 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result27 {
+                            Ok(e) => {
+                                *ptr28.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr28
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr28.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code29,
+                                    class_name: class_name29,
+                                    kind: kind29,
+                                    message: message29,
+                                    fields: fields29,
+                                } = e;
+                                let vec30 = (code29.into_bytes()).into_boxed_slice();
+                                let ptr30 = vec30.as_ptr().cast::<u8>();
+                                let len30 = vec30.len();
+                                ::core::mem::forget(vec30);
+                                *ptr28
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len30;
+                                *ptr28
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr30.cast_mut();
+                                let vec31 = (class_name29.into_bytes()).into_boxed_slice();
+                                let ptr31 = vec31.as_ptr().cast::<u8>();
+                                let len31 = vec31.len();
+                                ::core::mem::forget(vec31);
+                                *ptr28
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len31;
+                                *ptr28
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr31.cast_mut();
+                                *ptr28
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind29.clone() as i32) as u8;
+                                let vec32 = (message29.into_bytes()).into_boxed_slice();
+                                let ptr32 = vec32.as_ptr().cast::<u8>();
+                                let len32 = vec32.len();
+                                ::core::mem::forget(vec32);
+                                *ptr28
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len32;
+                                *ptr28
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr32.cast_mut();
+                                let vec39 = fields29;
+                                let len39 = vec39.len();
+                                let layout39 = _rt::alloc::Layout::from_size_align(
+                                        vec39.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result39, _cleanup39) = wit_bindgen::rt::Cleanup::new(
+                                    layout39,
+                                );
+                                if let Some(cleanup) = _cleanup39 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec39.into_iter().enumerate() {
+                                    let base = result39
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name33,
+                                            value: value33,
+                                        } = e;
+                                        let vec34 = (name33.into_bytes()).into_boxed_slice();
+                                        let ptr34 = vec34.as_ptr().cast::<u8>();
+                                        let len34 = vec34.len();
+                                        ::core::mem::forget(vec34);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len34;
+                                        *base.add(0).cast::<*mut u8>() = ptr34.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V38;
+                                        match value33 {
+                                            V38::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec35 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr35 = vec35.as_ptr().cast::<u8>();
+                                                let len35 = vec35.len();
+                                                ::core::mem::forget(vec35);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len35;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr35.cast_mut();
+                                            }
+                                            V38::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec36 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr36 = vec36.as_ptr().cast::<u8>();
+                                                        let len36 = vec36.len();
+                                                        ::core::mem::forget(vec36);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len36;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr36.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V38::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V38::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V38::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout37,
+                                                    stderr: stderr37,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout37);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr37);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr28
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len39;
+                                *ptr28
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result39;
+                            }
+                        };
+                        ptr28
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_follower_process_output<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_follower_resume_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result32 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i32>();
+                            let l4 = i32::from(
+                                *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l8 = *arg0
+                                .add(6 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l9 = *arg0
+                                .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l10 = i32::from(
+                                *arg0
+                                    .add(16 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l11 = i32::from(
+                                *arg0
+                                    .add(24 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l13 = i32::from(
+                                *arg0
+                                    .add(40 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l14 = i32::from(
+                                *arg0
+                                    .add(48 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l16 = i32::from(
+                                *arg0
+                                    .add(50 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l18 = i32::from(
+                                *arg0
+                                    .add(52 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l20 = i32::from(
+                                *arg0
+                                    .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l22 = i32::from(
+                                *arg0
+                                    .add(80 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l24 = i32::from(
+                                *arg0
+                                    .add(96 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l26 = i32::from(
+                                *arg0
+                                    .add(104 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l28 = i32::from(
+                                *arg0
+                                    .add(120 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l30 = i32::from(
+                                *arg0
+                                    .add(136 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            T_::resume(
+                                _rt::string_lift(bytes2),
+                                super::super::super::super::exports::dory::wire::decode::ResumeState {
+                                    version: l3 as u32,
+                                    proc_id: match l4 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l5 = *arg0
+                                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l6 = *arg0
+                                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len7 = l6;
+                                                let bytes7 = _rt::Vec::from_raw_parts(
+                                                    l5.cast(),
+                                                    len7,
+                                                    len7,
+                                                );
+                                                _rt::string_lift(bytes7)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    cursor: super::super::super::super::exports::dory::wire::types::Cursor {
+                                        stdout: l8 as u64,
+                                        stderr: l9 as u64,
+                                    },
+                                    exit_seen: _rt::bool_lift(l10 as u8),
+                                    exit_code: match l11 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l12 = *arg0
+                                                    .add(32 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l12
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    timed_out: _rt::bool_lift(l13 as u8),
+                                },
+                                FollowOptions {
+                                    follow: match l14 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l15 = i32::from(
+                                                    *arg0
+                                                        .add(49 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l15 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    gap_policy: match l16 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l17 = i32::from(
+                                                    *arg0
+                                                        .add(51 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                    l17 as u8,
+                                                )
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    retries: match l18 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l19 = *arg0
+                                                    .add(56 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l19 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    backoff_ns: match l20 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l21 = *arg0
+                                                    .add(72 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l21 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_backoff_ns: match l22 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l23 = *arg0
+                                                    .add(88 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l23 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    jitter: match l24 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l25 = i32::from(
+                                                    *arg0
+                                                        .add(97 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l25 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    liveness_timeout_ns: match l26 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l27 = *arg0
+                                                    .add(112 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l27 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_frame_bytes: match l28 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l29 = *arg0
+                                                    .add(128 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l29 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    strict: match l30 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l31 = i32::from(
+                                                    *arg0
+                                                        .add(137 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l31 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                },
+                            )
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            144 + 6 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr33 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result32 {
+                            Ok(e) => {
+                                *ptr33.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr33
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr33.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code34,
+                                    class_name: class_name34,
+                                    kind: kind34,
+                                    message: message34,
+                                    fields: fields34,
+                                } = e;
+                                let vec35 = (code34.into_bytes()).into_boxed_slice();
+                                let ptr35 = vec35.as_ptr().cast::<u8>();
+                                let len35 = vec35.len();
+                                ::core::mem::forget(vec35);
+                                *ptr33
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len35;
+                                *ptr33
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr35.cast_mut();
+                                let vec36 = (class_name34.into_bytes()).into_boxed_slice();
+                                let ptr36 = vec36.as_ptr().cast::<u8>();
+                                let len36 = vec36.len();
+                                ::core::mem::forget(vec36);
+                                *ptr33
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len36;
+                                *ptr33
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr36.cast_mut();
+                                *ptr33
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind34.clone() as i32) as u8;
+                                let vec37 = (message34.into_bytes()).into_boxed_slice();
+                                let ptr37 = vec37.as_ptr().cast::<u8>();
+                                let len37 = vec37.len();
+                                ::core::mem::forget(vec37);
+                                *ptr33
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len37;
+                                *ptr33
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr37.cast_mut();
+                                let vec44 = fields34;
+                                let len44 = vec44.len();
+                                let layout44 = _rt::alloc::Layout::from_size_align(
+                                        vec44.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result44, _cleanup44) = wit_bindgen::rt::Cleanup::new(
+                                    layout44,
+                                );
+                                if let Some(cleanup) = _cleanup44 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec44.into_iter().enumerate() {
+                                    let base = result44
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name38,
+                                            value: value38,
+                                        } = e;
+                                        let vec39 = (name38.into_bytes()).into_boxed_slice();
+                                        let ptr39 = vec39.as_ptr().cast::<u8>();
+                                        let len39 = vec39.len();
+                                        ::core::mem::forget(vec39);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len39;
+                                        *base.add(0).cast::<*mut u8>() = ptr39.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V43;
+                                        match value38 {
+                                            V43::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec40 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr40 = vec40.as_ptr().cast::<u8>();
+                                                let len40 = vec40.len();
+                                                ::core::mem::forget(vec40);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len40;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr40.cast_mut();
+                                            }
+                                            V43::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec41 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr41 = vec41.as_ptr().cast::<u8>();
+                                                        let len41 = vec41.len();
+                                                        ::core::mem::forget(vec41);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len41;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr41.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V43::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V43::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V43::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout42,
+                                                    stderr: stderr42,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout42);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr42);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr33
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len44;
+                                *ptr33
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result44;
+                            }
+                        };
+                        ptr33
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_follower_resume<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_follower_resume_json_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result24 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l4 = *arg0
+                                .add(3 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len5 = l4;
+                            let bytes5 = _rt::Vec::from_raw_parts(l3.cast(), len5, len5);
+                            let l6 = i32::from(
+                                *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l8 = i32::from(
+                                *arg0
+                                    .add(2 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l10 = i32::from(
+                                *arg0
+                                    .add(4 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l12 = i32::from(
+                                *arg0
+                                    .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l14 = i32::from(
+                                *arg0
+                                    .add(32 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l16 = i32::from(
+                                *arg0
+                                    .add(48 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l18 = i32::from(
+                                *arg0
+                                    .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l20 = i32::from(
+                                *arg0
+                                    .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l22 = i32::from(
+                                *arg0
+                                    .add(88 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            T_::resume_json(
+                                _rt::string_lift(bytes2),
+                                _rt::string_lift(bytes5),
+                                FollowOptions {
+                                    follow: match l6 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l7 = i32::from(
+                                                    *arg0
+                                                        .add(1 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l7 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    gap_policy: match l8 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l9 = i32::from(
+                                                    *arg0
+                                                        .add(3 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                    l9 as u8,
+                                                )
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    retries: match l10 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l11 = *arg0
+                                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l11 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    backoff_ns: match l12 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l13 = *arg0
+                                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l13 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_backoff_ns: match l14 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l15 = *arg0
+                                                    .add(40 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l15 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    jitter: match l16 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l17 = i32::from(
+                                                    *arg0
+                                                        .add(49 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l17 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    liveness_timeout_ns: match l18 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l19 = *arg0
+                                                    .add(64 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l19 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_frame_bytes: match l20 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l21 = *arg0
+                                                    .add(80 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l21 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    strict: match l22 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l23 = i32::from(
+                                                    *arg0
+                                                        .add(89 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l23 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                },
+                            )
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            96 + 4 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr25 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result24 {
+                            Ok(e) => {
+                                *ptr25.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr25
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr25.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code26,
+                                    class_name: class_name26,
+                                    kind: kind26,
+                                    message: message26,
+                                    fields: fields26,
+                                } = e;
+                                let vec27 = (code26.into_bytes()).into_boxed_slice();
+                                let ptr27 = vec27.as_ptr().cast::<u8>();
+                                let len27 = vec27.len();
+                                ::core::mem::forget(vec27);
+                                *ptr25
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len27;
+                                *ptr25
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr27.cast_mut();
+                                let vec28 = (class_name26.into_bytes()).into_boxed_slice();
+                                let ptr28 = vec28.as_ptr().cast::<u8>();
+                                let len28 = vec28.len();
+                                ::core::mem::forget(vec28);
+                                *ptr25
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len28;
+                                *ptr25
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr28.cast_mut();
+                                *ptr25
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind26.clone() as i32) as u8;
+                                let vec29 = (message26.into_bytes()).into_boxed_slice();
+                                let ptr29 = vec29.as_ptr().cast::<u8>();
+                                let len29 = vec29.len();
+                                ::core::mem::forget(vec29);
+                                *ptr25
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len29;
+                                *ptr25
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr29.cast_mut();
+                                let vec36 = fields26;
+                                let len36 = vec36.len();
+                                let layout36 = _rt::alloc::Layout::from_size_align(
+                                        vec36.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result36, _cleanup36) = wit_bindgen::rt::Cleanup::new(
+                                    layout36,
+                                );
+                                if let Some(cleanup) = _cleanup36 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec36.into_iter().enumerate() {
+                                    let base = result36
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name30,
+                                            value: value30,
+                                        } = e;
+                                        let vec31 = (name30.into_bytes()).into_boxed_slice();
+                                        let ptr31 = vec31.as_ptr().cast::<u8>();
+                                        let len31 = vec31.len();
+                                        ::core::mem::forget(vec31);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len31;
+                                        *base.add(0).cast::<*mut u8>() = ptr31.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V35;
+                                        match value30 {
+                                            V35::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec32 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr32 = vec32.as_ptr().cast::<u8>();
+                                                let len32 = vec32.len();
+                                                ::core::mem::forget(vec32);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len32;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr32.cast_mut();
+                                            }
+                                            V35::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec33 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr33 = vec33.as_ptr().cast::<u8>();
+                                                        let len33 = vec33.len();
+                                                        ::core::mem::forget(vec33);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len33;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr33.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V35::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V35::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V35::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout34,
+                                                    stderr: stderr34,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout34);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr34);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr25
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len36;
+                                *ptr25
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result36;
+                            }
+                        };
+                        ptr25
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_follower_resume_json<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_follower_setup_logs_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result23 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = i32::from(
+                                *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l5 = i32::from(
+                                *arg0
+                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l7 = i32::from(
+                                *arg0
+                                    .add(18 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l9 = i32::from(
+                                *arg0
+                                    .add(20 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l11 = i32::from(
+                                *arg0
+                                    .add(32 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l13 = i32::from(
+                                *arg0
+                                    .add(48 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l15 = i32::from(
+                                *arg0
+                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l17 = i32::from(
+                                *arg0
+                                    .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l19 = i32::from(
+                                *arg0
+                                    .add(88 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l21 = i32::from(
+                                *arg0
+                                    .add(104 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            T_::setup_logs(
+                                _rt::string_lift(bytes2),
+                                match l3 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l4 = *arg0
+                                                .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<i64>();
+                                            l4 as u64
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                FollowOptions {
+                                    follow: match l5 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l6 = i32::from(
+                                                    *arg0
+                                                        .add(17 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l6 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    gap_policy: match l7 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l8 = i32::from(
+                                                    *arg0
+                                                        .add(19 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                    l8 as u8,
+                                                )
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    retries: match l9 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l10 = *arg0
+                                                    .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l10 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    backoff_ns: match l11 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l12 = *arg0
+                                                    .add(40 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l12 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_backoff_ns: match l13 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l14 = *arg0
+                                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l14 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    jitter: match l15 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l16 = i32::from(
+                                                    *arg0
+                                                        .add(65 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l16 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    liveness_timeout_ns: match l17 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l18 = *arg0
+                                                    .add(80 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l18 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_frame_bytes: match l19 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l20 = *arg0
+                                                    .add(96 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l20 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    strict: match l21 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l22 = i32::from(
+                                                    *arg0
+                                                        .add(105 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l22 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                },
+                            )
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            112 + 2 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr24 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result23 {
+                            Ok(e) => {
+                                *ptr24.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr24
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr24.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code25,
+                                    class_name: class_name25,
+                                    kind: kind25,
+                                    message: message25,
+                                    fields: fields25,
+                                } = e;
+                                let vec26 = (code25.into_bytes()).into_boxed_slice();
+                                let ptr26 = vec26.as_ptr().cast::<u8>();
+                                let len26 = vec26.len();
+                                ::core::mem::forget(vec26);
+                                *ptr24
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len26;
+                                *ptr24
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr26.cast_mut();
+                                let vec27 = (class_name25.into_bytes()).into_boxed_slice();
+                                let ptr27 = vec27.as_ptr().cast::<u8>();
+                                let len27 = vec27.len();
+                                ::core::mem::forget(vec27);
+                                *ptr24
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len27;
+                                *ptr24
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr27.cast_mut();
+                                *ptr24
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind25.clone() as i32) as u8;
+                                let vec28 = (message25.into_bytes()).into_boxed_slice();
+                                let ptr28 = vec28.as_ptr().cast::<u8>();
+                                let len28 = vec28.len();
+                                ::core::mem::forget(vec28);
+                                *ptr24
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len28;
+                                *ptr24
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr28.cast_mut();
+                                let vec35 = fields25;
+                                let len35 = vec35.len();
+                                let layout35 = _rt::alloc::Layout::from_size_align(
+                                        vec35.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result35, _cleanup35) = wit_bindgen::rt::Cleanup::new(
+                                    layout35,
+                                );
+                                if let Some(cleanup) = _cleanup35 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec35.into_iter().enumerate() {
+                                    let base = result35
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name29,
+                                            value: value29,
+                                        } = e;
+                                        let vec30 = (name29.into_bytes()).into_boxed_slice();
+                                        let ptr30 = vec30.as_ptr().cast::<u8>();
+                                        let len30 = vec30.len();
+                                        ::core::mem::forget(vec30);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len30;
+                                        *base.add(0).cast::<*mut u8>() = ptr30.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V34;
+                                        match value29 {
+                                            V34::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec31 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr31 = vec31.as_ptr().cast::<u8>();
+                                                let len31 = vec31.len();
+                                                ::core::mem::forget(vec31);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len31;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr31.cast_mut();
+                                            }
+                                            V34::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec32 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr32 = vec32.as_ptr().cast::<u8>();
+                                                        let len32 = vec32.len();
+                                                        ::core::mem::forget(vec32);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len32;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr32.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V34::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V34::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V34::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout33,
+                                                    stderr: stderr33,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout33);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr33);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr24
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len35;
+                                *ptr24
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result35;
+                            }
+                        };
+                        ptr24
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_follower_setup_logs<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_follower_exec_stream_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result38 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = i32::from(
+                                *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            use super::super::super::super::exports::dory::wire::request::Command as V13;
+                            let v13 = match l3 {
+                                0 => {
+                                    let e13 = {
+                                        let l4 = *arg0
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l5 = *arg0
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let len6 = l5;
+                                        let bytes6 = _rt::Vec::from_raw_parts(
+                                            l4.cast(),
+                                            len6,
+                                            len6,
+                                        );
+                                        _rt::string_lift(bytes6)
+                                    };
+                                    V13::Shell(e13)
+                                }
+                                n => {
+                                    debug_assert_eq!(n, 1, "invalid enum discriminant");
+                                    let e13 = {
+                                        let l7 = *arg0
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *arg0
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base12 = l7;
+                                        let len12 = l8;
+                                        let mut result12 = _rt::Vec::with_capacity(len12);
+                                        for i in 0..len12 {
+                                            let base = base12
+                                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                            let e12 = {
+                                                let l9 = *base.add(0).cast::<*mut u8>();
+                                                let l10 = *base
+                                                    .add(::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len11 = l10;
+                                                let bytes11 = _rt::Vec::from_raw_parts(
+                                                    l9.cast(),
+                                                    len11,
+                                                    len11,
+                                                );
+                                                _rt::string_lift(bytes11)
+                                            };
+                                            result12.push(e12);
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base12,
+                                            len12 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            ::core::mem::size_of::<*const u8>(),
+                                        );
+                                        result12
+                                    };
+                                    V13::Argv(e13)
+                                }
+                            };
+                            let l14 = i32::from(
+                                *arg0
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l16 = i32::from(
+                                *arg0
+                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l20 = i32::from(
+                                *arg0
+                                    .add(32 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l22 = i32::from(
+                                *arg0
+                                    .add(34 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l24 = i32::from(
+                                *arg0
+                                    .add(36 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l26 = i32::from(
+                                *arg0
+                                    .add(48 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l28 = i32::from(
+                                *arg0
+                                    .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l30 = i32::from(
+                                *arg0
+                                    .add(80 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l32 = i32::from(
+                                *arg0
+                                    .add(88 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l34 = i32::from(
+                                *arg0
+                                    .add(104 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l36 = i32::from(
+                                *arg0
+                                    .add(120 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            T_::exec_stream(
+                                _rt::string_lift(bytes2),
+                                v13,
+                                match l14 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l15 = *arg0
+                                                .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<f64>();
+                                            l15
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                match l16 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l17 = *arg0
+                                                .add(24 + 5 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<*mut u8>();
+                                            let l18 = *arg0
+                                                .add(24 + 6 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<usize>();
+                                            let len19 = l18;
+                                            let bytes19 = _rt::Vec::from_raw_parts(
+                                                l17.cast(),
+                                                len19,
+                                                len19,
+                                            );
+                                            _rt::string_lift(bytes19)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                FollowOptions {
+                                    follow: match l20 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l21 = i32::from(
+                                                    *arg0
+                                                        .add(33 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l21 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    gap_policy: match l22 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l23 = i32::from(
+                                                    *arg0
+                                                        .add(35 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                    l23 as u8,
+                                                )
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    retries: match l24 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l25 = *arg0
+                                                    .add(40 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l25 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    backoff_ns: match l26 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l27 = *arg0
+                                                    .add(56 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l27 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_backoff_ns: match l28 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l29 = *arg0
+                                                    .add(72 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l29 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    jitter: match l30 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l31 = i32::from(
+                                                    *arg0
+                                                        .add(81 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l31 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    liveness_timeout_ns: match l32 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l33 = *arg0
+                                                    .add(96 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l33 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_frame_bytes: match l34 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l35 = *arg0
+                                                    .add(112 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l35 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    strict: match l36 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l37 = i32::from(
+                                                    *arg0
+                                                        .add(121 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l37 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                },
+                            )
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            128 + 6 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr39 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result38 {
+                            Ok(e) => {
+                                *ptr39.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr39
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr39.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code40,
+                                    class_name: class_name40,
+                                    kind: kind40,
+                                    message: message40,
+                                    fields: fields40,
+                                } = e;
+                                let vec41 = (code40.into_bytes()).into_boxed_slice();
+                                let ptr41 = vec41.as_ptr().cast::<u8>();
+                                let len41 = vec41.len();
+                                ::core::mem::forget(vec41);
+                                *ptr39
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len41;
+                                *ptr39
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr41.cast_mut();
+                                let vec42 = (class_name40.into_bytes()).into_boxed_slice();
+                                let ptr42 = vec42.as_ptr().cast::<u8>();
+                                let len42 = vec42.len();
+                                ::core::mem::forget(vec42);
+                                *ptr39
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len42;
+                                *ptr39
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr42.cast_mut();
+                                *ptr39
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind40.clone() as i32) as u8;
+                                let vec43 = (message40.into_bytes()).into_boxed_slice();
+                                let ptr43 = vec43.as_ptr().cast::<u8>();
+                                let len43 = vec43.len();
+                                ::core::mem::forget(vec43);
+                                *ptr39
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len43;
+                                *ptr39
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr43.cast_mut();
+                                let vec50 = fields40;
+                                let len50 = vec50.len();
+                                let layout50 = _rt::alloc::Layout::from_size_align(
+                                        vec50.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result50, _cleanup50) = wit_bindgen::rt::Cleanup::new(
+                                    layout50,
+                                );
+                                if let Some(cleanup) = _cleanup50 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec50.into_iter().enumerate() {
+                                    let base = result50
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name44,
+                                            value: value44,
+                                        } = e;
+                                        let vec45 = (name44.into_bytes()).into_boxed_slice();
+                                        let ptr45 = vec45.as_ptr().cast::<u8>();
+                                        let len45 = vec45.len();
+                                        ::core::mem::forget(vec45);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len45;
+                                        *base.add(0).cast::<*mut u8>() = ptr45.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V49;
+                                        match value44 {
+                                            V49::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec46 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr46 = vec46.as_ptr().cast::<u8>();
+                                                let len46 = vec46.len();
+                                                ::core::mem::forget(vec46);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len46;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr46.cast_mut();
+                                            }
+                                            V49::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec47 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr47 = vec47.as_ptr().cast::<u8>();
+                                                        let len47 = vec47.len();
+                                                        ::core::mem::forget(vec47);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len47;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr47.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V49::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V49::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V49::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout48,
+                                                    stderr: stderr48,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout48);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr48);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr39
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len50;
+                                *ptr39
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result50;
+                            }
+                        };
+                        ptr39
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_follower_exec_stream<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_request_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::request(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Ok(e) => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                                let super::super::super::super::exports::dory::wire::request::Request {
+                                    method: method2,
+                                    path: path2,
+                                    query: query2,
+                                    headers: headers2,
+                                    body: body2,
+                                    wait: wait2,
+                                    idempotent: idempotent2,
+                                    target: target2,
+                                } = e;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (method2.clone() as i32) as u8;
+                                let vec3 = (path2.into_bytes()).into_boxed_slice();
+                                let ptr3 = vec3.as_ptr().cast::<u8>();
+                                let len3 = vec3.len();
+                                ::core::mem::forget(vec3);
+                                *ptr1
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len3;
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr3.cast_mut();
+                                let vec7 = query2;
+                                let len7 = vec7.len();
+                                let layout7 = _rt::alloc::Layout::from_size_align(
+                                        vec7.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result7, _cleanup7) = wit_bindgen::rt::Cleanup::new(
+                                    layout7,
+                                );
+                                if let Some(cleanup) = _cleanup7 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec7.into_iter().enumerate() {
+                                    let base = result7
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t4_0, t4_1) = e;
+                                        let vec5 = (t4_0.into_bytes()).into_boxed_slice();
+                                        let ptr5 = vec5.as_ptr().cast::<u8>();
+                                        let len5 = vec5.len();
+                                        ::core::mem::forget(vec5);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len5;
+                                        *base.add(0).cast::<*mut u8>() = ptr5.cast_mut();
+                                        let vec6 = (t4_1.into_bytes()).into_boxed_slice();
+                                        let ptr6 = vec6.as_ptr().cast::<u8>();
+                                        let len6 = vec6.len();
+                                        ::core::mem::forget(vec6);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len6;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr6.cast_mut();
+                                    }
+                                }
+                                *ptr1
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len7;
+                                *ptr1
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result7;
+                                let vec11 = headers2;
+                                let len11 = vec11.len();
+                                let layout11 = _rt::alloc::Layout::from_size_align(
+                                        vec11.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result11, _cleanup11) = wit_bindgen::rt::Cleanup::new(
+                                    layout11,
+                                );
+                                if let Some(cleanup) = _cleanup11 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec11.into_iter().enumerate() {
+                                    let base = result11
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t8_0, t8_1) = e;
+                                        let vec9 = (t8_0.into_bytes()).into_boxed_slice();
+                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                        let len9 = vec9.len();
+                                        ::core::mem::forget(vec9);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len9;
+                                        *base.add(0).cast::<*mut u8>() = ptr9.cast_mut();
+                                        let vec10 = (t8_1.into_bytes()).into_boxed_slice();
+                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                        let len10 = vec10.len();
+                                        ::core::mem::forget(vec10);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len10;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr10.cast_mut();
+                                    }
+                                }
+                                *ptr1
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr1
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result11;
+                                match body2 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec12 = <_ as Into<_rt::Vec<_>>>::into(e)
+                                            .into_boxed_slice();
+                                        let ptr12 = vec12.as_ptr().cast::<u8>();
+                                        let len12 = vec12.len();
+                                        ::core::mem::forget(vec12);
+                                        *ptr1
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len12;
+                                        *ptr1
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr12.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr1
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (wait2.clone() as i32) as u8;
+                                *ptr1
+                                    .add(1 + 11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match idempotent2 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                let vec13 = (target2.into_bytes()).into_boxed_slice();
+                                let ptr13 = vec13.as_ptr().cast::<u8>();
+                                let len13 = vec13.len();
+                                ::core::mem::forget(vec13);
+                                *ptr1
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr1
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr13.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code14,
+                                    class_name: class_name14,
+                                    kind: kind14,
+                                    message: message14,
+                                    fields: fields14,
+                                } = e;
+                                let vec15 = (code14.into_bytes()).into_boxed_slice();
+                                let ptr15 = vec15.as_ptr().cast::<u8>();
+                                let len15 = vec15.len();
+                                ::core::mem::forget(vec15);
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr15.cast_mut();
+                                let vec16 = (class_name14.into_bytes()).into_boxed_slice();
+                                let ptr16 = vec16.as_ptr().cast::<u8>();
+                                let len16 = vec16.len();
+                                ::core::mem::forget(vec16);
+                                *ptr1
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len16;
+                                *ptr1
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr16.cast_mut();
+                                *ptr1
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind14.clone() as i32) as u8;
+                                let vec17 = (message14.into_bytes()).into_boxed_slice();
+                                let ptr17 = vec17.as_ptr().cast::<u8>();
+                                let len17 = vec17.len();
+                                ::core::mem::forget(vec17);
+                                *ptr1
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len17;
+                                *ptr1
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr17.cast_mut();
+                                let vec24 = fields14;
+                                let len24 = vec24.len();
+                                let layout24 = _rt::alloc::Layout::from_size_align(
+                                        vec24.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result24, _cleanup24) = wit_bindgen::rt::Cleanup::new(
+                                    layout24,
+                                );
+                                if let Some(cleanup) = _cleanup24 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec24.into_iter().enumerate() {
+                                    let base = result24
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name18,
+                                            value: value18,
+                                        } = e;
+                                        let vec19 = (name18.into_bytes()).into_boxed_slice();
+                                        let ptr19 = vec19.as_ptr().cast::<u8>();
+                                        let len19 = vec19.len();
+                                        ::core::mem::forget(vec19);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len19;
+                                        *base.add(0).cast::<*mut u8>() = ptr19.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V23;
+                                        match value18 {
+                                            V23::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec20 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr20 = vec20.as_ptr().cast::<u8>();
+                                                let len20 = vec20.len();
+                                                ::core::mem::forget(vec20);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len20;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr20.cast_mut();
+                                            }
+                                            V23::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec21 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr21 = vec21.as_ptr().cast::<u8>();
+                                                        let len21 = vec21.len();
+                                                        ::core::mem::forget(vec21);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len21;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr21.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V23::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V23::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V23::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout22,
+                                                    stderr: stderr22,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout22);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr22);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr1
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len24;
+                                *ptr1
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result24;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_follower_request<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base9 = l3;
+                                let len9 = l4;
+                                for i in 0..len9 {
+                                    let base = base9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l5 = *base.add(0).cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l5, l6, 1);
+                                        let l7 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l7, l8, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base9,
+                                    len9 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l10 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base16 = l10;
+                                let len16 = l11;
+                                for i in 0..len16 {
+                                    let base = base16
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l12 = *base.add(0).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l14, l15, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base16,
+                                    len16 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l17 = i32::from(
+                                    *arg0
+                                        .add(8 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l17 {
+                                    0 => {}
+                                    _ => {
+                                        let l18 = *arg0
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l19 = *arg0
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base20 = l18;
+                                        let len20 = l19;
+                                        _rt::cabi_dealloc(base20, len20 * 1, 1);
+                                    }
+                                }
+                                let l21 = *arg0
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l22 = *arg0
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l21, l22, 1);
+                            }
+                            _ => {
+                                let l23 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l24 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l23, l24, 1);
+                                let l25 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l26 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l25, l26, 1);
+                                let l27 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l28 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l27, l28, 1);
+                                let l29 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l30 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base39 = l29;
+                                let len39 = l30;
+                                for i in 0..len39 {
+                                    let base = base39
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l31 = *base.add(0).cast::<*mut u8>();
+                                        let l32 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l31, l32, 1);
+                                        let l33 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l33 {
+                                            0 => {
+                                                let l34 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l35 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l34, l35, 1);
+                                            }
+                                            1 => {
+                                                let l36 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l36 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l37 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l38 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l37, l38, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base39,
+                                    len39 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_open_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                    arg2: *mut u8,
+                    arg3: usize,
+                    arg4: i32,
+                    arg5: *mut u8,
+                    arg6: usize,
+                    arg7: i32,
+                    arg8: *mut u8,
+                    arg9: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result3 = {
+                            let len0 = arg3;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg2.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::open(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                arg1 as u16,
+                                _rt::string_lift(bytes0),
+                                match arg4 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len1 = arg6;
+                                            let bytes1 = _rt::Vec::from_raw_parts(
+                                                arg5.cast(),
+                                                len1,
+                                                len1,
+                                            );
+                                            _rt::string_lift(bytes1)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                match arg7 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len2 = arg9;
+                                            let bytes2 = _rt::Vec::from_raw_parts(
+                                                arg8.cast(),
+                                                len2,
+                                                len2,
+                                            );
+                                            _rt::string_lift(bytes2)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                            )
+                        };
+                        let ptr4 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result3 {
+                            Ok(_) => {
+                                *ptr4.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                            Err(e) => {
+                                *ptr4.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code5,
+                                    class_name: class_name5,
+                                    kind: kind5,
+                                    message: message5,
+                                    fields: fields5,
+                                } = e;
+                                let vec6 = (code5.into_bytes()).into_boxed_slice();
+                                let ptr6 = vec6.as_ptr().cast::<u8>();
+                                let len6 = vec6.len();
+                                ::core::mem::forget(vec6);
+                                *ptr4
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len6;
+                                *ptr4
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr6.cast_mut();
+                                let vec7 = (class_name5.into_bytes()).into_boxed_slice();
+                                let ptr7 = vec7.as_ptr().cast::<u8>();
+                                let len7 = vec7.len();
+                                ::core::mem::forget(vec7);
+                                *ptr4
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len7;
+                                *ptr4
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr7.cast_mut();
+                                *ptr4
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind5.clone() as i32) as u8;
+                                let vec8 = (message5.into_bytes()).into_boxed_slice();
+                                let ptr8 = vec8.as_ptr().cast::<u8>();
+                                let len8 = vec8.len();
+                                ::core::mem::forget(vec8);
+                                *ptr4
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len8;
+                                *ptr4
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr8.cast_mut();
+                                let vec15 = fields5;
+                                let len15 = vec15.len();
+                                let layout15 = _rt::alloc::Layout::from_size_align(
+                                        vec15.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result15, _cleanup15) = wit_bindgen::rt::Cleanup::new(
+                                    layout15,
+                                );
+                                if let Some(cleanup) = _cleanup15 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec15.into_iter().enumerate() {
+                                    let base = result15
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name9,
+                                            value: value9,
+                                        } = e;
+                                        let vec10 = (name9.into_bytes()).into_boxed_slice();
+                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                        let len10 = vec10.len();
+                                        ::core::mem::forget(vec10);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len10;
+                                        *base.add(0).cast::<*mut u8>() = ptr10.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V14;
+                                        match value9 {
+                                            V14::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec11 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                                let len11 = vec11.len();
+                                                ::core::mem::forget(vec11);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len11;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr11.cast_mut();
+                                            }
+                                            V14::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec12 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr12 = vec12.as_ptr().cast::<u8>();
+                                                        let len12 = vec12.len();
+                                                        ::core::mem::forget(vec12);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len12;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr12.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V14::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V14::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V14::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout13,
+                                                    stderr: stderr13,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout13);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr13);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr4
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr4
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result15;
+                            }
+                        };
+                        ptr4
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_follower_open<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_feed_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                    arg1: *mut u8,
+                    arg2: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            let len0 = arg2;
+                            T_::feed(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                <_ as From<
+                                    _rt::Vec<_>,
+                                >>::from(_rt::Vec::from_raw_parts(arg1.cast(), len0, len0)),
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let super::super::super::super::exports::dory::wire::decode::Fed {
+                            events: events3,
+                            error: error3,
+                        } = result1;
+                        let vec19 = events3;
+                        let len19 = vec19.len();
+                        let layout19 = _rt::alloc::Layout::from_size_align(
+                                vec19.len()
+                                    * (40 + 6 * ::core::mem::size_of::<*const u8>()),
+                                8,
+                            )
+                            .unwrap();
+                        let (result19, _cleanup19) = wit_bindgen::rt::Cleanup::new(
+                            layout19,
+                        );
+                        if let Some(cleanup) = _cleanup19 {
+                            cleanup.forget();
+                        }
+                        for (i, e) in vec19.into_iter().enumerate() {
+                            let base = result19
+                                .add(i * (40 + 6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                use super::super::super::super::exports::dory::wire::decode::Event as V18;
+                                match e {
+                                    V18::Started(e) => {
+                                        *base.add(0).cast::<u8>() = (0i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Started {
+                                            proc_id: proc_id4,
+                                        } = e;
+                                        let vec5 = (proc_id4.into_bytes()).into_boxed_slice();
+                                        let ptr5 = vec5.as_ptr().cast::<u8>();
+                                        let len5 = vec5.len();
+                                        ::core::mem::forget(vec5);
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len5;
+                                        *base.add(8).cast::<*mut u8>() = ptr5.cast_mut();
+                                    }
+                                    V18::Output(e) => {
+                                        *base.add(0).cast::<u8>() = (1i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Output {
+                                            stream: stream6,
+                                            data: data6,
+                                            start: start6,
+                                            end: end6,
+                                        } = e;
+                                        *base.add(8).cast::<u8>() = (stream6.clone() as i32) as u8;
+                                        let vec7 = <_ as Into<_rt::Vec<_>>>::into(data6)
+                                            .into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr7.cast_mut();
+                                        *base
+                                            .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(start6);
+                                        *base
+                                            .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(end6);
+                                    }
+                                    V18::Skipped(e) => {
+                                        *base.add(0).cast::<u8>() = (2i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Skipped {
+                                            stream: stream8,
+                                            start: start8,
+                                            end: end8,
+                                        } = e;
+                                        *base.add(8).cast::<u8>() = (stream8.clone() as i32) as u8;
+                                        *base.add(16).cast::<i64>() = _rt::as_i64(start8);
+                                        *base.add(24).cast::<i64>() = _rt::as_i64(end8);
+                                    }
+                                    V18::Heartbeat => {
+                                        *base.add(0).cast::<u8>() = (3i32) as u8;
+                                    }
+                                    V18::Exit(e) => {
+                                        *base.add(0).cast::<u8>() = (4i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Exit {
+                                            exit_code: exit_code9,
+                                            timed_out: timed_out9,
+                                        } = e;
+                                        match exit_code9 {
+                                            Some(e) => {
+                                                *base.add(8).cast::<u8>() = (1i32) as u8;
+                                                *base.add(16).cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            None => {
+                                                *base.add(8).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        *base.add(24).cast::<u8>() = (match timed_out9 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                    }
+                                    V18::Unknown(e) => {
+                                        *base.add(0).cast::<u8>() = (5i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Unknown {
+                                            frame_type: frame_type10,
+                                        } = e;
+                                        let vec11 = (frame_type10.into_bytes()).into_boxed_slice();
+                                        let ptr11 = vec11.as_ptr().cast::<u8>();
+                                        let len11 = vec11.len();
+                                        ::core::mem::forget(vec11);
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len11;
+                                        *base.add(8).cast::<*mut u8>() = ptr11.cast_mut();
+                                    }
+                                    V18::Identity(e) => {
+                                        *base.add(0).cast::<u8>() = (6i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Identity {
+                                            proc_id: proc_id12,
+                                            status: status12,
+                                        } = e;
+                                        let vec13 = (proc_id12.into_bytes()).into_boxed_slice();
+                                        let ptr13 = vec13.as_ptr().cast::<u8>();
+                                        let len13 = vec13.len();
+                                        ::core::mem::forget(vec13);
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len13;
+                                        *base.add(8).cast::<*mut u8>() = ptr13.cast_mut();
+                                        *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (status12.clone() as i32) as u8;
+                                    }
+                                    V18::ExecResult(e) => {
+                                        *base.add(0).cast::<u8>() = (7i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::ExecResult {
+                                            proc_id: proc_id14,
+                                            stdout: stdout14,
+                                            stderr: stderr14,
+                                            stdout_truncated: stdout_truncated14,
+                                            stderr_truncated: stderr_truncated14,
+                                            exit_code: exit_code14,
+                                            timed_out: timed_out14,
+                                        } = e;
+                                        let vec15 = (proc_id14.into_bytes()).into_boxed_slice();
+                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                        let len15 = vec15.len();
+                                        ::core::mem::forget(vec15);
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len15;
+                                        *base.add(8).cast::<*mut u8>() = ptr15.cast_mut();
+                                        let vec16 = <_ as Into<_rt::Vec<_>>>::into(stdout14)
+                                            .into_boxed_slice();
+                                        let ptr16 = vec16.as_ptr().cast::<u8>();
+                                        let len16 = vec16.len();
+                                        ::core::mem::forget(vec16);
+                                        *base
+                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len16;
+                                        *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr16.cast_mut();
+                                        let vec17 = <_ as Into<_rt::Vec<_>>>::into(stderr14)
+                                            .into_boxed_slice();
+                                        let ptr17 = vec17.as_ptr().cast::<u8>();
+                                        let len17 = vec17.len();
+                                        ::core::mem::forget(vec17);
+                                        *base
+                                            .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len17;
+                                        *base
+                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr17.cast_mut();
+                                        *base
+                                            .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (match stdout_truncated14 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        *base
+                                            .add(9 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (match stderr_truncated14 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        match exit_code14 {
+                                            Some(e) => {
+                                                *base
+                                                    .add(16 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                *base
+                                                    .add(24 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            None => {
+                                                *base
+                                                    .add(16 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        *base
+                                            .add(32 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (match timed_out14 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                    }
+                                }
+                            }
+                        }
+                        *ptr2.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len19;
+                        *ptr2.add(0).cast::<*mut u8>() = result19;
+                        match error3 {
+                            Some(e) => {
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code20,
+                                    class_name: class_name20,
+                                    kind: kind20,
+                                    message: message20,
+                                    fields: fields20,
+                                } = e;
+                                let vec21 = (code20.into_bytes()).into_boxed_slice();
+                                let ptr21 = vec21.as_ptr().cast::<u8>();
+                                let len21 = vec21.len();
+                                ::core::mem::forget(vec21);
+                                *ptr2
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len21;
+                                *ptr2
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr21.cast_mut();
+                                let vec22 = (class_name20.into_bytes()).into_boxed_slice();
+                                let ptr22 = vec22.as_ptr().cast::<u8>();
+                                let len22 = vec22.len();
+                                ::core::mem::forget(vec22);
+                                *ptr2
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len22;
+                                *ptr2
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr22.cast_mut();
+                                *ptr2
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind20.clone() as i32) as u8;
+                                let vec23 = (message20.into_bytes()).into_boxed_slice();
+                                let ptr23 = vec23.as_ptr().cast::<u8>();
+                                let len23 = vec23.len();
+                                ::core::mem::forget(vec23);
+                                *ptr2
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len23;
+                                *ptr2
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr23.cast_mut();
+                                let vec30 = fields20;
+                                let len30 = vec30.len();
+                                let layout30 = _rt::alloc::Layout::from_size_align(
+                                        vec30.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result30, _cleanup30) = wit_bindgen::rt::Cleanup::new(
+                                    layout30,
+                                );
+                                if let Some(cleanup) = _cleanup30 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec30.into_iter().enumerate() {
+                                    let base = result30
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name24,
+                                            value: value24,
+                                        } = e;
+                                        let vec25 = (name24.into_bytes()).into_boxed_slice();
+                                        let ptr25 = vec25.as_ptr().cast::<u8>();
+                                        let len25 = vec25.len();
+                                        ::core::mem::forget(vec25);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len25;
+                                        *base.add(0).cast::<*mut u8>() = ptr25.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V29;
+                                        match value24 {
+                                            V29::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec26 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr26 = vec26.as_ptr().cast::<u8>();
+                                                let len26 = vec26.len();
+                                                ::core::mem::forget(vec26);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len26;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr26.cast_mut();
+                                            }
+                                            V29::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec27 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr27 = vec27.as_ptr().cast::<u8>();
+                                                        let len27 = vec27.len();
+                                                        ::core::mem::forget(vec27);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len27;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr27.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V29::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V29::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V29::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout28,
+                                                    stderr: stderr28,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout28);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr28);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len30;
+                                *ptr2
+                                    .add(10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result30;
+                            }
+                            None => {
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_follower_feed<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        let base20 = l0;
+                        let len20 = l1;
+                        for i in 0..len20 {
+                            let base = base20
+                                .add(i * (40 + 6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let l2 = i32::from(*base.add(0).cast::<u8>());
+                                match l2 {
+                                    0 => {
+                                        let l3 = *base.add(8).cast::<*mut u8>();
+                                        let l4 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l3, l4, 1);
+                                    }
+                                    1 => {
+                                        let l5 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base7 = l5;
+                                        let len7 = l6;
+                                        _rt::cabi_dealloc(base7, len7 * 1, 1);
+                                    }
+                                    2 => {}
+                                    3 => {}
+                                    4 => {}
+                                    5 => {
+                                        let l8 = *base.add(8).cast::<*mut u8>();
+                                        let l9 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l8, l9, 1);
+                                    }
+                                    6 => {
+                                        let l10 = *base.add(8).cast::<*mut u8>();
+                                        let l11 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l10, l11, 1);
+                                    }
+                                    _ => {
+                                        let l12 = *base.add(8).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base16 = l14;
+                                        let len16 = l15;
+                                        _rt::cabi_dealloc(base16, len16 * 1, 1);
+                                        let l17 = *base
+                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l18 = *base
+                                            .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base19 = l17;
+                                        let len19 = l18;
+                                        _rt::cabi_dealloc(base19, len19 * 1, 1);
+                                    }
+                                }
+                            }
+                        }
+                        _rt::cabi_dealloc(
+                            base20,
+                            len20 * (40 + 6 * ::core::mem::size_of::<*const u8>()),
+                            8,
+                        );
+                        let l21 = i32::from(
+                            *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l21 {
+                            0 => {}
+                            _ => {
+                                let l22 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l23 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l22, l23, 1);
+                                let l24 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l25 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l24, l25, 1);
+                                let l26 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l27 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l26, l27, 1);
+                                let l28 = *arg0
+                                    .add(10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l29 = *arg0
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base38 = l28;
+                                let len38 = l29;
+                                for i in 0..len38 {
+                                    let base = base38
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l30 = *base.add(0).cast::<*mut u8>();
+                                        let l31 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l30, l31, 1);
+                                        let l32 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l32 {
+                                            0 => {
+                                                let l33 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l34 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l33, l34, 1);
+                                            }
+                                            1 => {
+                                                let l35 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l35 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l36 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l37 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l36, l37, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base38,
+                                    len38 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_finish_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                    arg2: *mut u8,
+                    arg3: usize,
+                    arg4: f64,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            T_::finish(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                match arg1 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len0 = arg3;
+                                            let bytes0 = _rt::Vec::from_raw_parts(
+                                                arg2.cast(),
+                                                len0,
+                                                len0,
+                                            );
+                                            _rt::string_lift(bytes0)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                arg4,
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let Followed { events: events3, decision: decision3 } = result1;
+                        let vec19 = events3;
+                        let len19 = vec19.len();
+                        let layout19 = _rt::alloc::Layout::from_size_align(
+                                vec19.len()
+                                    * (40 + 6 * ::core::mem::size_of::<*const u8>()),
+                                8,
+                            )
+                            .unwrap();
+                        let (result19, _cleanup19) = wit_bindgen::rt::Cleanup::new(
+                            layout19,
+                        );
+                        if let Some(cleanup) = _cleanup19 {
+                            cleanup.forget();
+                        }
+                        for (i, e) in vec19.into_iter().enumerate() {
+                            let base = result19
+                                .add(i * (40 + 6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                use super::super::super::super::exports::dory::wire::decode::Event as V18;
+                                match e {
+                                    V18::Started(e) => {
+                                        *base.add(0).cast::<u8>() = (0i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Started {
+                                            proc_id: proc_id4,
+                                        } = e;
+                                        let vec5 = (proc_id4.into_bytes()).into_boxed_slice();
+                                        let ptr5 = vec5.as_ptr().cast::<u8>();
+                                        let len5 = vec5.len();
+                                        ::core::mem::forget(vec5);
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len5;
+                                        *base.add(8).cast::<*mut u8>() = ptr5.cast_mut();
+                                    }
+                                    V18::Output(e) => {
+                                        *base.add(0).cast::<u8>() = (1i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Output {
+                                            stream: stream6,
+                                            data: data6,
+                                            start: start6,
+                                            end: end6,
+                                        } = e;
+                                        *base.add(8).cast::<u8>() = (stream6.clone() as i32) as u8;
+                                        let vec7 = <_ as Into<_rt::Vec<_>>>::into(data6)
+                                            .into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr7.cast_mut();
+                                        *base
+                                            .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(start6);
+                                        *base
+                                            .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(end6);
+                                    }
+                                    V18::Skipped(e) => {
+                                        *base.add(0).cast::<u8>() = (2i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Skipped {
+                                            stream: stream8,
+                                            start: start8,
+                                            end: end8,
+                                        } = e;
+                                        *base.add(8).cast::<u8>() = (stream8.clone() as i32) as u8;
+                                        *base.add(16).cast::<i64>() = _rt::as_i64(start8);
+                                        *base.add(24).cast::<i64>() = _rt::as_i64(end8);
+                                    }
+                                    V18::Heartbeat => {
+                                        *base.add(0).cast::<u8>() = (3i32) as u8;
+                                    }
+                                    V18::Exit(e) => {
+                                        *base.add(0).cast::<u8>() = (4i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Exit {
+                                            exit_code: exit_code9,
+                                            timed_out: timed_out9,
+                                        } = e;
+                                        match exit_code9 {
+                                            Some(e) => {
+                                                *base.add(8).cast::<u8>() = (1i32) as u8;
+                                                *base.add(16).cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            None => {
+                                                *base.add(8).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        *base.add(24).cast::<u8>() = (match timed_out9 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                    }
+                                    V18::Unknown(e) => {
+                                        *base.add(0).cast::<u8>() = (5i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Unknown {
+                                            frame_type: frame_type10,
+                                        } = e;
+                                        let vec11 = (frame_type10.into_bytes()).into_boxed_slice();
+                                        let ptr11 = vec11.as_ptr().cast::<u8>();
+                                        let len11 = vec11.len();
+                                        ::core::mem::forget(vec11);
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len11;
+                                        *base.add(8).cast::<*mut u8>() = ptr11.cast_mut();
+                                    }
+                                    V18::Identity(e) => {
+                                        *base.add(0).cast::<u8>() = (6i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::Identity {
+                                            proc_id: proc_id12,
+                                            status: status12,
+                                        } = e;
+                                        let vec13 = (proc_id12.into_bytes()).into_boxed_slice();
+                                        let ptr13 = vec13.as_ptr().cast::<u8>();
+                                        let len13 = vec13.len();
+                                        ::core::mem::forget(vec13);
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len13;
+                                        *base.add(8).cast::<*mut u8>() = ptr13.cast_mut();
+                                        *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (status12.clone() as i32) as u8;
+                                    }
+                                    V18::ExecResult(e) => {
+                                        *base.add(0).cast::<u8>() = (7i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::decode::ExecResult {
+                                            proc_id: proc_id14,
+                                            stdout: stdout14,
+                                            stderr: stderr14,
+                                            stdout_truncated: stdout_truncated14,
+                                            stderr_truncated: stderr_truncated14,
+                                            exit_code: exit_code14,
+                                            timed_out: timed_out14,
+                                        } = e;
+                                        let vec15 = (proc_id14.into_bytes()).into_boxed_slice();
+                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                        let len15 = vec15.len();
+                                        ::core::mem::forget(vec15);
+                                        *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len15;
+                                        *base.add(8).cast::<*mut u8>() = ptr15.cast_mut();
+                                        let vec16 = <_ as Into<_rt::Vec<_>>>::into(stdout14)
+                                            .into_boxed_slice();
+                                        let ptr16 = vec16.as_ptr().cast::<u8>();
+                                        let len16 = vec16.len();
+                                        ::core::mem::forget(vec16);
+                                        *base
+                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len16;
+                                        *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr16.cast_mut();
+                                        let vec17 = <_ as Into<_rt::Vec<_>>>::into(stderr14)
+                                            .into_boxed_slice();
+                                        let ptr17 = vec17.as_ptr().cast::<u8>();
+                                        let len17 = vec17.len();
+                                        ::core::mem::forget(vec17);
+                                        *base
+                                            .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len17;
+                                        *base
+                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr17.cast_mut();
+                                        *base
+                                            .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (match stdout_truncated14 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        *base
+                                            .add(9 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (match stderr_truncated14 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        match exit_code14 {
+                                            Some(e) => {
+                                                *base
+                                                    .add(16 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                *base
+                                                    .add(24 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            None => {
+                                                *base
+                                                    .add(16 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        *base
+                                            .add(32 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (match timed_out14 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                    }
+                                }
+                            }
+                        }
+                        *ptr2.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len19;
+                        *ptr2.add(0).cast::<*mut u8>() = result19;
+                        match decision3 {
+                            Ok(e) => {
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                                match e {
+                                    Decision::Done(e) => {
+                                        *ptr2
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                        let Done {
+                                            exited: exited20,
+                                            exit_code: exit_code20,
+                                            timed_out: timed_out20,
+                                            cursor: cursor20,
+                                            proc_id: proc_id20,
+                                        } = e;
+                                        *ptr2
+                                            .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (match exited20 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        match exit_code20 {
+                                            Some(e) => {
+                                                *ptr2
+                                                    .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                *ptr2
+                                                    .add(32 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            None => {
+                                                *ptr2
+                                                    .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        *ptr2
+                                            .add(40 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (match timed_out20 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                                            stdout: stdout21,
+                                            stderr: stderr21,
+                                        } = cursor20;
+                                        *ptr2
+                                            .add(48 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(stdout21);
+                                        *ptr2
+                                            .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(stderr21);
+                                        match proc_id20 {
+                                            Some(e) => {
+                                                *ptr2
+                                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                let vec22 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr22 = vec22.as_ptr().cast::<u8>();
+                                                let len22 = vec22.len();
+                                                ::core::mem::forget(vec22);
+                                                *ptr2
+                                                    .add(64 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len22;
+                                                *ptr2
+                                                    .add(64 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr22.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr2
+                                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                    }
+                                    Decision::Reconnect(e) => {
+                                        *ptr2
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let Reconnect {
+                                            attempt: attempt23,
+                                            failures: failures23,
+                                            reason: reason23,
+                                            cursor: cursor23,
+                                            delay_ns: delay_ns23,
+                                            proc_id: proc_id23,
+                                            detail: detail23,
+                                        } = e;
+                                        *ptr2
+                                            .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i32>() = _rt::as_i32(attempt23);
+                                        *ptr2
+                                            .add(20 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i32>() = _rt::as_i32(failures23);
+                                        *ptr2
+                                            .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (reason23.clone() as i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                                            stdout: stdout24,
+                                            stderr: stderr24,
+                                        } = cursor23;
+                                        *ptr2
+                                            .add(32 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(stdout24);
+                                        *ptr2
+                                            .add(40 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(stderr24);
+                                        *ptr2
+                                            .add(48 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(delay_ns23);
+                                        match proc_id23 {
+                                            Some(e) => {
+                                                *ptr2
+                                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                let vec25 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr25 = vec25.as_ptr().cast::<u8>();
+                                                let len25 = vec25.len();
+                                                ::core::mem::forget(vec25);
+                                                *ptr2
+                                                    .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len25;
+                                                *ptr2
+                                                    .add(56 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr25.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr2
+                                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        let vec26 = (detail23.into_bytes()).into_boxed_slice();
+                                        let ptr26 = vec26.as_ptr().cast::<u8>();
+                                        let len26 = vec26.len();
+                                        ::core::mem::forget(vec26);
+                                        *ptr2
+                                            .add(56 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len26;
+                                        *ptr2
+                                            .add(56 + 5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr26.cast_mut();
+                                    }
+                                    Decision::Continue => {
+                                        *ptr2
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (2i32) as u8;
+                                    }
+                                }
+                            }
+                            Err(e) => {
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code27,
+                                    class_name: class_name27,
+                                    kind: kind27,
+                                    message: message27,
+                                    fields: fields27,
+                                } = e;
+                                let vec28 = (code27.into_bytes()).into_boxed_slice();
+                                let ptr28 = vec28.as_ptr().cast::<u8>();
+                                let len28 = vec28.len();
+                                ::core::mem::forget(vec28);
+                                *ptr2
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len28;
+                                *ptr2
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr28.cast_mut();
+                                let vec29 = (class_name27.into_bytes()).into_boxed_slice();
+                                let ptr29 = vec29.as_ptr().cast::<u8>();
+                                let len29 = vec29.len();
+                                ::core::mem::forget(vec29);
+                                *ptr2
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len29;
+                                *ptr2
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr29.cast_mut();
+                                *ptr2
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind27.clone() as i32) as u8;
+                                let vec30 = (message27.into_bytes()).into_boxed_slice();
+                                let ptr30 = vec30.as_ptr().cast::<u8>();
+                                let len30 = vec30.len();
+                                ::core::mem::forget(vec30);
+                                *ptr2
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len30;
+                                *ptr2
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr30.cast_mut();
+                                let vec37 = fields27;
+                                let len37 = vec37.len();
+                                let layout37 = _rt::alloc::Layout::from_size_align(
+                                        vec37.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result37, _cleanup37) = wit_bindgen::rt::Cleanup::new(
+                                    layout37,
+                                );
+                                if let Some(cleanup) = _cleanup37 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec37.into_iter().enumerate() {
+                                    let base = result37
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name31,
+                                            value: value31,
+                                        } = e;
+                                        let vec32 = (name31.into_bytes()).into_boxed_slice();
+                                        let ptr32 = vec32.as_ptr().cast::<u8>();
+                                        let len32 = vec32.len();
+                                        ::core::mem::forget(vec32);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len32;
+                                        *base.add(0).cast::<*mut u8>() = ptr32.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V36;
+                                        match value31 {
+                                            V36::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec33 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr33 = vec33.as_ptr().cast::<u8>();
+                                                let len33 = vec33.len();
+                                                ::core::mem::forget(vec33);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len33;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr33.cast_mut();
+                                            }
+                                            V36::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec34 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr34 = vec34.as_ptr().cast::<u8>();
+                                                        let len34 = vec34.len();
+                                                        ::core::mem::forget(vec34);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len34;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr34.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V36::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V36::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V36::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout35,
+                                                    stderr: stderr35,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout35);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr35);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(8 + 10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len37;
+                                *ptr2
+                                    .add(8 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result37;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_follower_finish<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        let base20 = l0;
+                        let len20 = l1;
+                        for i in 0..len20 {
+                            let base = base20
+                                .add(i * (40 + 6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let l2 = i32::from(*base.add(0).cast::<u8>());
+                                match l2 {
+                                    0 => {
+                                        let l3 = *base.add(8).cast::<*mut u8>();
+                                        let l4 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l3, l4, 1);
+                                    }
+                                    1 => {
+                                        let l5 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base7 = l5;
+                                        let len7 = l6;
+                                        _rt::cabi_dealloc(base7, len7 * 1, 1);
+                                    }
+                                    2 => {}
+                                    3 => {}
+                                    4 => {}
+                                    5 => {
+                                        let l8 = *base.add(8).cast::<*mut u8>();
+                                        let l9 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l8, l9, 1);
+                                    }
+                                    6 => {
+                                        let l10 = *base.add(8).cast::<*mut u8>();
+                                        let l11 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l10, l11, 1);
+                                    }
+                                    _ => {
+                                        let l12 = *base.add(8).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base16 = l14;
+                                        let len16 = l15;
+                                        _rt::cabi_dealloc(base16, len16 * 1, 1);
+                                        let l17 = *base
+                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l18 = *base
+                                            .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base19 = l17;
+                                        let len19 = l18;
+                                        _rt::cabi_dealloc(base19, len19 * 1, 1);
+                                    }
+                                }
+                            }
+                        }
+                        _rt::cabi_dealloc(
+                            base20,
+                            len20 * (40 + 6 * ::core::mem::size_of::<*const u8>()),
+                            8,
+                        );
+                        let l21 = i32::from(
+                            *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l21 {
+                            0 => {
+                                let l22 = i32::from(
+                                    *arg0
+                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l22 {
+                                    0 => {
+                                        let l23 = i32::from(
+                                            *arg0
+                                                .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l23 {
+                                            0 => {}
+                                            _ => {
+                                                let l24 = *arg0
+                                                    .add(64 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l25 = *arg0
+                                                    .add(64 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l24, l25, 1);
+                                            }
+                                        }
+                                    }
+                                    1 => {
+                                        let l26 = i32::from(
+                                            *arg0
+                                                .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l26 {
+                                            0 => {}
+                                            _ => {
+                                                let l27 = *arg0
+                                                    .add(56 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l28 = *arg0
+                                                    .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l27, l28, 1);
+                                            }
+                                        }
+                                        let l29 = *arg0
+                                            .add(56 + 5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l30 = *arg0
+                                            .add(56 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l29, l30, 1);
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            _ => {
+                                let l31 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l32 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l31, l32, 1);
+                                let l33 = *arg0
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l34 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l33, l34, 1);
+                                let l35 = *arg0
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l36 = *arg0
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l35, l36, 1);
+                                let l37 = *arg0
+                                    .add(8 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l38 = *arg0
+                                    .add(8 + 10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base47 = l37;
+                                let len47 = l38;
+                                for i in 0..len47 {
+                                    let base = base47
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l39 = *base.add(0).cast::<*mut u8>();
+                                        let l40 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l39, l40, 1);
+                                        let l41 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l41 {
+                                            0 => {
+                                                let l42 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l43 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l42, l43, 1);
+                                            }
+                                            1 => {
+                                                let l44 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l44 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l45 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l46 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l45, l46, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base47,
+                                    len47 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_no_response_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8, arg1: *mut u8, arg2: usize, arg3: f64) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            let len0 = arg2;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg1.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::no_response(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                _rt::string_lift(bytes0),
+                                arg3,
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result1 {
+                            Ok(e) => {
+                                *ptr2.add(0).cast::<u8>() = (0i32) as u8;
+                                match e {
+                                    Decision::Done(e) => {
+                                        *ptr2.add(8).cast::<u8>() = (0i32) as u8;
+                                        let Done {
+                                            exited: exited3,
+                                            exit_code: exit_code3,
+                                            timed_out: timed_out3,
+                                            cursor: cursor3,
+                                            proc_id: proc_id3,
+                                        } = e;
+                                        *ptr2.add(16).cast::<u8>() = (match exited3 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        match exit_code3 {
+                                            Some(e) => {
+                                                *ptr2.add(24).cast::<u8>() = (1i32) as u8;
+                                                *ptr2.add(32).cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            None => {
+                                                *ptr2.add(24).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        *ptr2.add(40).cast::<u8>() = (match timed_out3 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                                            stdout: stdout4,
+                                            stderr: stderr4,
+                                        } = cursor3;
+                                        *ptr2.add(48).cast::<i64>() = _rt::as_i64(stdout4);
+                                        *ptr2.add(56).cast::<i64>() = _rt::as_i64(stderr4);
+                                        match proc_id3 {
+                                            Some(e) => {
+                                                *ptr2.add(64).cast::<u8>() = (1i32) as u8;
+                                                let vec5 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                                let len5 = vec5.len();
+                                                ::core::mem::forget(vec5);
+                                                *ptr2
+                                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len5;
+                                                *ptr2
+                                                    .add(64 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr2.add(64).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                    }
+                                    Decision::Reconnect(e) => {
+                                        *ptr2.add(8).cast::<u8>() = (1i32) as u8;
+                                        let Reconnect {
+                                            attempt: attempt6,
+                                            failures: failures6,
+                                            reason: reason6,
+                                            cursor: cursor6,
+                                            delay_ns: delay_ns6,
+                                            proc_id: proc_id6,
+                                            detail: detail6,
+                                        } = e;
+                                        *ptr2.add(16).cast::<i32>() = _rt::as_i32(attempt6);
+                                        *ptr2.add(20).cast::<i32>() = _rt::as_i32(failures6);
+                                        *ptr2.add(24).cast::<u8>() = (reason6.clone() as i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                                            stdout: stdout7,
+                                            stderr: stderr7,
+                                        } = cursor6;
+                                        *ptr2.add(32).cast::<i64>() = _rt::as_i64(stdout7);
+                                        *ptr2.add(40).cast::<i64>() = _rt::as_i64(stderr7);
+                                        *ptr2.add(48).cast::<i64>() = _rt::as_i64(delay_ns6);
+                                        match proc_id6 {
+                                            Some(e) => {
+                                                *ptr2.add(56).cast::<u8>() = (1i32) as u8;
+                                                let vec8 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr8 = vec8.as_ptr().cast::<u8>();
+                                                let len8 = vec8.len();
+                                                ::core::mem::forget(vec8);
+                                                *ptr2
+                                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len8;
+                                                *ptr2
+                                                    .add(56 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr8.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr2.add(56).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        let vec9 = (detail6.into_bytes()).into_boxed_slice();
+                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                        let len9 = vec9.len();
+                                        ::core::mem::forget(vec9);
+                                        *ptr2
+                                            .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len9;
+                                        *ptr2
+                                            .add(56 + 3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr9.cast_mut();
+                                    }
+                                    Decision::Continue => {
+                                        *ptr2.add(8).cast::<u8>() = (2i32) as u8;
+                                    }
+                                }
+                            }
+                            Err(e) => {
+                                *ptr2.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code10,
+                                    class_name: class_name10,
+                                    kind: kind10,
+                                    message: message10,
+                                    fields: fields10,
+                                } = e;
+                                let vec11 = (code10.into_bytes()).into_boxed_slice();
+                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                let len11 = vec11.len();
+                                ::core::mem::forget(vec11);
+                                *ptr2
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr2.add(8).cast::<*mut u8>() = ptr11.cast_mut();
+                                let vec12 = (class_name10.into_bytes()).into_boxed_slice();
+                                let ptr12 = vec12.as_ptr().cast::<u8>();
+                                let len12 = vec12.len();
+                                ::core::mem::forget(vec12);
+                                *ptr2
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len12;
+                                *ptr2
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr12.cast_mut();
+                                *ptr2
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind10.clone() as i32) as u8;
+                                let vec13 = (message10.into_bytes()).into_boxed_slice();
+                                let ptr13 = vec13.as_ptr().cast::<u8>();
+                                let len13 = vec13.len();
+                                ::core::mem::forget(vec13);
+                                *ptr2
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr2
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr13.cast_mut();
+                                let vec20 = fields10;
+                                let len20 = vec20.len();
+                                let layout20 = _rt::alloc::Layout::from_size_align(
+                                        vec20.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result20, _cleanup20) = wit_bindgen::rt::Cleanup::new(
+                                    layout20,
+                                );
+                                if let Some(cleanup) = _cleanup20 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec20.into_iter().enumerate() {
+                                    let base = result20
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name14,
+                                            value: value14,
+                                        } = e;
+                                        let vec15 = (name14.into_bytes()).into_boxed_slice();
+                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                        let len15 = vec15.len();
+                                        ::core::mem::forget(vec15);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len15;
+                                        *base.add(0).cast::<*mut u8>() = ptr15.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V19;
+                                        match value14 {
+                                            V19::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec16 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr16 = vec16.as_ptr().cast::<u8>();
+                                                let len16 = vec16.len();
+                                                ::core::mem::forget(vec16);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len16;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr16.cast_mut();
+                                            }
+                                            V19::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec17 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr17 = vec17.as_ptr().cast::<u8>();
+                                                        let len17 = vec17.len();
+                                                        ::core::mem::forget(vec17);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len17;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr17.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V19::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V19::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V19::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout18,
+                                                    stderr: stderr18,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout18);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr18);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len20;
+                                *ptr2
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result20;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_follower_no_response<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = i32::from(*arg0.add(8).cast::<u8>());
+                                match l1 {
+                                    0 => {
+                                        let l2 = i32::from(*arg0.add(64).cast::<u8>());
+                                        match l2 {
+                                            0 => {}
+                                            _ => {
+                                                let l3 = *arg0
+                                                    .add(64 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l4 = *arg0
+                                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l3, l4, 1);
+                                            }
+                                        }
+                                    }
+                                    1 => {
+                                        let l5 = i32::from(*arg0.add(56).cast::<u8>());
+                                        match l5 {
+                                            0 => {}
+                                            _ => {
+                                                let l6 = *arg0
+                                                    .add(56 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l7 = *arg0
+                                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l6, l7, 1);
+                                            }
+                                        }
+                                        let l8 = *arg0
+                                            .add(56 + 3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l9 = *arg0
+                                            .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l8, l9, 1);
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            _ => {
+                                let l10 = *arg0.add(8).cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l10, l11, 1);
+                                let l12 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l13 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l12, l13, 1);
+                                let l14 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l15 = *arg0
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l14, l15, 1);
+                                let l16 = *arg0
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l17 = *arg0
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base26 = l16;
+                                let len26 = l17;
+                                for i in 0..len26 {
+                                    let base = base26
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l18 = *base.add(0).cast::<*mut u8>();
+                                        let l19 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l18, l19, 1);
+                                        let l20 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l20 {
+                                            0 => {
+                                                let l21 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l22 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l21, l22, 1);
+                                            }
+                                            1 => {
+                                                let l23 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l23 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l24 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l25 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l24, l25, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base26,
+                                    len26 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_poll_timeout_ns_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::poll_timeout_ns(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Some(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(8).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_handle_timeout_ns_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8, arg1: i64) -> i32 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::handle_timeout_ns(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                arg1 as u64,
+                            )
+                        };
+                        match result0 {
+                            true => 1,
+                            false => 0,
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_cursor_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::cursor(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                            stdout: stdout2,
+                            stderr: stderr2,
+                        } = result0;
+                        *ptr1.add(0).cast::<i64>() = _rt::as_i64(stdout2);
+                        *ptr1.add(8).cast::<i64>() = _rt::as_i64(stderr2);
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_proc_id_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::proc_id(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Some(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                let vec2 = (e.into_bytes()).into_boxed_slice();
+                                let ptr2 = vec2.as_ptr().cast::<u8>();
+                                let len2 = vec2.len();
+                                ::core::mem::forget(vec2);
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len2;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr2.cast_mut();
+                            }
+                            None => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_follower_proc_id<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_state_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> i32 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::state(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        result0.clone() as i32
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_attempts_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> i32 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::attempts(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        _rt::as_i32(result0)
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_options_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::options(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let FollowOptions {
+                            follow: follow2,
+                            gap_policy: gap_policy2,
+                            retries: retries2,
+                            backoff_ns: backoff_ns2,
+                            max_backoff_ns: max_backoff_ns2,
+                            jitter: jitter2,
+                            liveness_timeout_ns: liveness_timeout_ns2,
+                            max_frame_bytes: max_frame_bytes2,
+                            strict: strict2,
+                        } = result0;
+                        match follow2 {
+                            Some(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(1).cast::<u8>() = (match e {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                            }
+                            None => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match gap_policy2 {
+                            Some(e) => {
+                                *ptr1.add(2).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(3).cast::<u8>() = (e.clone() as i32) as u8;
+                            }
+                            None => {
+                                *ptr1.add(2).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match retries2 {
+                            Some(e) => {
+                                *ptr1.add(4).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(8).cast::<i32>() = _rt::as_i32(e);
+                            }
+                            None => {
+                                *ptr1.add(4).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match backoff_ns2 {
+                            Some(e) => {
+                                *ptr1.add(16).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(24).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(16).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match max_backoff_ns2 {
+                            Some(e) => {
+                                *ptr1.add(32).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(40).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(32).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match jitter2 {
+                            Some(e) => {
+                                *ptr1.add(48).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(49).cast::<u8>() = (match e {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                            }
+                            None => {
+                                *ptr1.add(48).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match liveness_timeout_ns2 {
+                            Some(e) => {
+                                *ptr1.add(56).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(64).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(56).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match max_frame_bytes2 {
+                            Some(e) => {
+                                *ptr1.add(72).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(80).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(72).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match strict2 {
+                            Some(e) => {
+                                *ptr1.add(88).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(89).cast::<u8>() = (match e {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                            }
+                            None => {
+                                *ptr1.add(88).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_resume_state_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::resume_state(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let super::super::super::super::exports::dory::wire::decode::ResumeState {
+                            version: version2,
+                            proc_id: proc_id2,
+                            cursor: cursor2,
+                            exit_seen: exit_seen2,
+                            exit_code: exit_code2,
+                            timed_out: timed_out2,
+                        } = result0;
+                        *ptr1.add(0).cast::<i32>() = _rt::as_i32(version2);
+                        match proc_id2 {
+                            Some(e) => {
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let vec3 = (e.into_bytes()).into_boxed_slice();
+                                let ptr3 = vec3.as_ptr().cast::<u8>();
+                                let len3 = vec3.len();
+                                ::core::mem::forget(vec3);
+                                *ptr1
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len3;
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr3.cast_mut();
+                            }
+                            None => {
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                            stdout: stdout4,
+                            stderr: stderr4,
+                        } = cursor2;
+                        *ptr1
+                            .add(4 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(stdout4);
+                        *ptr1
+                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(stderr4);
+                        *ptr1
+                            .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                            .cast::<u8>() = (match exit_seen2 {
+                            true => 1,
+                            false => 0,
+                        }) as u8;
+                        match exit_code2 {
+                            Some(e) => {
+                                *ptr1
+                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                *ptr1
+                                    .add(32 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1
+                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        *ptr1
+                            .add(40 + 4 * ::core::mem::size_of::<*const u8>())
+                            .cast::<u8>() = (match timed_out2 {
+                            true => 1,
+                            false => 0,
+                        }) as u8;
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_follower_resume_state<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(
+                            *arg0.add(::core::mem::size_of::<*const u8>()).cast::<u8>(),
+                        );
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_resume_state_json_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::resume_state_json(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let vec2 = (result0.into_bytes()).into_boxed_slice();
+                        let ptr2 = vec2.as_ptr().cast::<u8>();
+                        let len2 = vec2.len();
+                        ::core::mem::forget(vec2);
+                        *ptr1.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len2;
+                        *ptr1.add(0).cast::<*mut u8>() = ptr2.cast_mut();
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_follower_resume_state_json<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        _rt::cabi_dealloc(l0, l1, 1);
+                    }
+                }
+                pub trait Guest {
+                    type Follower: GuestFollower;
+                    /// The core's defaults, every field present: what an absent field of
+                    /// `follow-options` means.
+                    #[allow(async_fn_in_trait)]
+                    fn follow_defaults() -> FollowOptions;
+                }
+                pub trait GuestFollower: wit_bindgen::rt::Resource {
+                    #[doc(hidden)]
+                    unsafe fn _resource_new(val: *mut u8) -> u32
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/follow@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-new]follower"]
+                            fn new(_: *mut u8) -> i32;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn new(_: *mut u8) -> i32 {
+                            unreachable!()
+                        }
+                        unsafe { new(val) as u32 }
+                    }
+                    #[doc(hidden)]
+                    fn _resource_rep(handle: u32) -> *mut u8
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/follow@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-rep]follower"]
+                            fn rep(_: i32) -> *mut u8;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn rep(_: i32) -> *mut u8 {
+                            unreachable!()
+                        }
+                        unsafe { rep(handle as i32) }
+                    }
+                    /// Place this resource's representation into a location with a stable pointer,
+                    /// returning a pointer to that location.
+                    ///
+                    /// This method is used to place `val` on the heap, for example, or possibly in
+                    /// an arena. The returned pointer must remain valid for the lifetime of this
+                    /// resource. The default implementation of this metho will place `val` onto the
+                    /// heap with `Box`. The returned pointer will be deallocated by the sibling
+                    /// `resource_from_raw_` function.
+                    ///
+                    /// # Safety
+                    ///
+                    /// Note that this method is not `unsafe` to call, but it is `unsafe` to
+                    /// define. When overriding this method you must additionally override the
+                    /// `resource_from_raw_` to insert an appropriate deallocation for the returned
+                    /// pointer. In the future this might become a default associated trait bound,
+                    /// but that's not stable in Rust right now.
+                    #[doc(hidden)]
+                    unsafe fn resource_into_raw_(val: Self::Rep) -> *mut Self::Rep {
+                        _rt::Box::into_raw(_rt::Box::new(val))
+                    }
+                    /// Consumes and deallocates a pointer previously returned by
+                    /// `resource_into_raw_`.
+                    ///
+                    /// This function is used to deallocate resources and allocations associated
+                    /// with the allocation routine when creating a resource. The default
+                    /// implementation of this method will read `handle`'s value and deallocate it
+                    /// as a `Box`.
+                    ///
+                    /// Note that when overriding this method you'll almost surely want to override
+                    /// `resource_into_raw_` as well.
+                    ///
+                    /// # Safety
+                    ///
+                    /// This method is only safe to call with pointers previously created by
+                    /// `resource_into_raw_`. For more information see `Box::from_raw` for examples.
+                    #[doc(hidden)]
+                    unsafe fn resource_from_raw_(handle: *mut Self::Rep) -> Self::Rep {
+                        *unsafe { _rt::Box::from_raw(handle) }
+                    }
+                    /// Follows the output of process `proc-id` of `computer-id` from
+                    /// `cursor` (none: from the start). Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn process_output(
+                        computer_id: _rt::String,
+                        proc_id: _rt::String,
+                        cursor: ::core::option::Option<Cursor>,
+                        options: FollowOptions,
+                    ) -> ::core::result::Result<Follower, Error>;
+                    /// Follows a process's output from a saved resume state (which must
+                    /// name its process). Errors: `invalid_state` when `state.version`
+                    /// is not 1, `invalid_argument` when it names no process.
+                    #[allow(async_fn_in_trait)]
+                    fn resume(
+                        computer_id: _rt::String,
+                        state: ResumeState,
+                        options: FollowOptions,
+                    ) -> ::core::result::Result<Follower, Error>;
+                    /// `resume` from the JSON that `resume-state-json` (or any other
+                    /// package) wrote. Errors as for `resume`.
+                    #[allow(async_fn_in_trait)]
+                    fn resume_json(
+                        computer_id: _rt::String,
+                        state_json: _rt::String,
+                        options: FollowOptions,
+                    ) -> ::core::result::Result<Follower, Error>;
+                    /// Follows the setup command's logs of `computer-id` from `offset`
+                    /// (none: from the start). Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn setup_logs(
+                        computer_id: _rt::String,
+                        offset: ::core::option::Option<u64>,
+                        options: FollowOptions,
+                    ) -> ::core::result::Result<Follower, Error>;
+                    /// Runs `command` as an exec stream and follows it to its exit: when
+                    /// the stream breaks after announcing its process, the read
+                    /// continues on that process's output; the command is never sent
+                    /// twice unless `idempotency-key` makes that safe (then a keyed
+                    /// replay is followed). Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn exec_stream(
+                        computer_id: _rt::String,
+                        command: Command,
+                        timeout_seconds: ::core::option::Option<f64>,
+                        idempotency_key: ::core::option::Option<_rt::String>,
+                        options: FollowOptions,
+                    ) -> ::core::result::Result<Follower, Error>;
+                    /// The next request to send: first, and after each `reconnect` (once
+                    /// its delay passed) or `continue`. Errors: `invalid_state` while a
+                    /// request is outstanding or after `done`.
+                    #[allow(async_fn_in_trait)]
+                    fn request(&self) -> ::core::result::Result<Request, Error>;
+                    /// The response's status and its `Content-Type` (empty when absent),
+                    /// `CE-Process-Id` and `Retry-After` headers. Call once per request,
+                    /// before feeding its body. Errors: the answer's (`api_error`,
+                    /// `output_expired`, …, `unsupported_content_type`), `invalid_state`.
+                    #[allow(async_fn_in_trait)]
+                    fn open(
+                        &self,
+                        status: u16,
+                        content_type: _rt::String,
+                        proc_id: ::core::option::Option<_rt::String>,
+                        retry_after: ::core::option::Option<_rt::String>,
+                    ) -> ::core::result::Result<(), Error>;
+                    /// Feeds the next piece of the body, split anywhere. Returns the
+                    /// events it completed and, when the read failed in this piece, the
+                    /// error; the events before the error are in `events`.
+                    #[allow(async_fn_in_trait)]
+                    fn feed(&self, data: _rt::Vec<u8>) -> Fed;
+                    /// The body ended: cleanly (`transport-error` none) or broken (what
+                    /// the transport said). `jitter` is the host's random value in
+                    /// [0, 1] for the delay, if one is needed (ignored with jitter off).
+                    /// Returns the last events and the decision.
+                    #[allow(async_fn_in_trait)]
+                    fn finish(
+                        &self,
+                        transport_error: ::core::option::Option<_rt::String>,
+                        jitter: f64,
+                    ) -> Followed;
+                    /// No response came: the connection was refused or reset, or no
+                    /// headers came by `poll-timeout-ns`. `detail` is what the transport
+                    /// said. Returns the decision.
+                    #[allow(async_fn_in_trait)]
+                    fn no_response(
+                        &self,
+                        detail: _rt::String,
+                        jitter: f64,
+                    ) -> ::core::result::Result<Decision, Error>;
+                    /// The deadline, in nanoseconds on the host's monotonic clock, by
+                    /// which the headers, then each complete frame, must arrive; none
+                    /// when none applies yet (call `handle-timeout-ns` once to arm it).
+                    #[allow(async_fn_in_trait)]
+                    fn poll_timeout_ns(&self) -> ::core::option::Option<u64>;
+                    /// Tells the follower the time `now-ns` on the host's monotonic clock
+                    /// (any origin): arms the clock on the first call after a request or
+                    /// a response opened; returns true when the wait is over — abort the
+                    /// request and call `no-response` (no headers yet) or `finish` (a
+                    /// body: it ends `stalled`).
+                    #[allow(async_fn_in_trait)]
+                    fn handle_timeout_ns(&self, now_ns: u64) -> bool;
+                    /// The consumed offsets: where the read resumes from.
+                    #[allow(async_fn_in_trait)]
+                    fn cursor(&self) -> Cursor;
+                    /// The process, once known.
+                    #[allow(async_fn_in_trait)]
+                    fn proc_id(&self) -> ::core::option::Option<_rt::String>;
+                    /// Where the follower is in its conversation.
+                    #[allow(async_fn_in_trait)]
+                    fn state(&self) -> FollowerState;
+                    /// Reconnects decided so far.
+                    #[allow(async_fn_in_trait)]
+                    fn attempts(&self) -> u32;
+                    /// The options this follower was built with, every field present.
+                    #[allow(async_fn_in_trait)]
+                    fn options(&self) -> FollowOptions;
+                    /// The state to save to resume this read later: its process, cursor
+                    /// and exit.
+                    #[allow(async_fn_in_trait)]
+                    fn resume_state(&self) -> ResumeState;
+                    /// The resume state as the language-neutral JSON (snake_case keys)
+                    /// that every package reads.
+                    #[allow(async_fn_in_trait)]
+                    fn resume_state_json(&self) -> _rt::String;
+                }
+                #[doc(hidden)]
+                macro_rules! __export_dory_wire_follow_0_1_0_cabi {
+                    ($ty:ident with_types_in $($path_to_types:tt)*) => {
+                        const _ : () = { #[unsafe (export_name =
+                        "dory:wire/follow@0.1.0#follow-defaults")] unsafe extern "C" fn
+                        export_follow_defaults() -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_follow_defaults_cabi::<$ty > () } }
+                        #[unsafe (export_name =
+                        "dory:wire/follow@0.1.0#[static]follower.process-output")] unsafe
+                        extern "C" fn export_static_follower_process_output(arg0 : * mut
+                        u8,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_follower_process_output_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[static]follower.process-output")]
+                        unsafe extern "C" fn
+                        _post_return_static_follower_process_output(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_static_follower_process_output::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/follow@0.1.0#[static]follower.resume")]
+                        unsafe extern "C" fn export_static_follower_resume(arg0 : * mut
+                        u8,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_follower_resume_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[static]follower.resume")]
+                        unsafe extern "C" fn _post_return_static_follower_resume(arg0 : *
+                        mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_static_follower_resume::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[static]follower.resume-json")] unsafe
+                        extern "C" fn export_static_follower_resume_json(arg0 : * mut
+                        u8,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_follower_resume_json_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[static]follower.resume-json")]
+                        unsafe extern "C" fn
+                        _post_return_static_follower_resume_json(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_static_follower_resume_json::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[static]follower.setup-logs")] unsafe
+                        extern "C" fn export_static_follower_setup_logs(arg0 : * mut u8,)
+                        -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_follower_setup_logs_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[static]follower.setup-logs")]
+                        unsafe extern "C" fn _post_return_static_follower_setup_logs(arg0
+                        : * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_static_follower_setup_logs::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[static]follower.exec-stream")] unsafe
+                        extern "C" fn export_static_follower_exec_stream(arg0 : * mut
+                        u8,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_follower_exec_stream_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[static]follower.exec-stream")]
+                        unsafe extern "C" fn
+                        _post_return_static_follower_exec_stream(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_static_follower_exec_stream::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.request")] unsafe extern
+                        "C" fn export_method_follower_request(arg0 : * mut u8,) -> * mut
+                        u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_request_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[method]follower.request")]
+                        unsafe extern "C" fn _post_return_method_follower_request(arg0 :
+                        * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_follower_request::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/follow@0.1.0#[method]follower.open")]
+                        unsafe extern "C" fn export_method_follower_open(arg0 : * mut u8,
+                        arg1 : i32, arg2 : * mut u8, arg3 : usize, arg4 : i32, arg5 : *
+                        mut u8, arg6 : usize, arg7 : i32, arg8 : * mut u8, arg9 : usize,)
+                        -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_open_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Follower > (arg0, arg1, arg2, arg3, arg4, arg5, arg6,
+                        arg7, arg8, arg9) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[method]follower.open")] unsafe
+                        extern "C" fn _post_return_method_follower_open(arg0 : * mut u8,)
+                        { unsafe { $($path_to_types)*::
+                        __post_return_method_follower_open::<<$ty as $($path_to_types)*::
+                        Guest >::Follower > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.feed")] unsafe extern
+                        "C" fn export_method_follower_feed(arg0 : * mut u8, arg1 : * mut
+                        u8, arg2 : usize,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_feed_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Follower > (arg0, arg1, arg2) } } #[unsafe (export_name
+                        = "cabi_post_dory:wire/follow@0.1.0#[method]follower.feed")]
+                        unsafe extern "C" fn _post_return_method_follower_feed(arg0 : *
+                        mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_follower_feed::<<$ty as $($path_to_types)*::
+                        Guest >::Follower > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.finish")] unsafe extern
+                        "C" fn export_method_follower_finish(arg0 : * mut u8, arg1 : i32,
+                        arg2 : * mut u8, arg3 : usize, arg4 : f64,) -> * mut u8 { unsafe
+                        { $($path_to_types)*:: _export_method_follower_finish_cabi::<<$ty
+                        as $($path_to_types)*:: Guest >::Follower > (arg0, arg1, arg2,
+                        arg3, arg4) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[method]follower.finish")]
+                        unsafe extern "C" fn _post_return_method_follower_finish(arg0 : *
+                        mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_follower_finish::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.no-response")] unsafe
+                        extern "C" fn export_method_follower_no_response(arg0 : * mut u8,
+                        arg1 : * mut u8, arg2 : usize, arg3 : f64,) -> * mut u8 { unsafe
+                        { $($path_to_types)*::
+                        _export_method_follower_no_response_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0, arg1, arg2, arg3)
+                        } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[method]follower.no-response")]
+                        unsafe extern "C" fn
+                        _post_return_method_follower_no_response(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_method_follower_no_response::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.poll-timeout-ns")]
+                        unsafe extern "C" fn export_method_follower_poll_timeout_ns(arg0
+                        : * mut u8,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_poll_timeout_ns_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.handle-timeout-ns")]
+                        unsafe extern "C" fn
+                        export_method_follower_handle_timeout_ns(arg0 : * mut u8, arg1 :
+                        i64,) -> i32 { unsafe { $($path_to_types)*::
+                        _export_method_follower_handle_timeout_ns_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0, arg1) } }
+                        #[unsafe (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.cursor")] unsafe extern
+                        "C" fn export_method_follower_cursor(arg0 : * mut u8,) -> * mut
+                        u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_cursor_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.proc-id")] unsafe extern
+                        "C" fn export_method_follower_proc_id(arg0 : * mut u8,) -> * mut
+                        u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_proc_id_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[method]follower.proc-id")]
+                        unsafe extern "C" fn _post_return_method_follower_proc_id(arg0 :
+                        * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_follower_proc_id::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/follow@0.1.0#[method]follower.state")]
+                        unsafe extern "C" fn export_method_follower_state(arg0 : * mut
+                        u8,) -> i32 { unsafe { $($path_to_types)*::
+                        _export_method_follower_state_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Follower > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.attempts")] unsafe
+                        extern "C" fn export_method_follower_attempts(arg0 : * mut u8,)
+                        -> i32 { unsafe { $($path_to_types)*::
+                        _export_method_follower_attempts_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.options")] unsafe extern
+                        "C" fn export_method_follower_options(arg0 : * mut u8,) -> * mut
+                        u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_options_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.resume-state")] unsafe
+                        extern "C" fn export_method_follower_resume_state(arg0 : * mut
+                        u8,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_resume_state_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[method]follower.resume-state")]
+                        unsafe extern "C" fn
+                        _post_return_method_follower_resume_state(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_method_follower_resume_state::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.resume-state-json")]
+                        unsafe extern "C" fn
+                        export_method_follower_resume_state_json(arg0 : * mut u8,) -> *
+                        mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_resume_state_json_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[method]follower.resume-state-json")]
+                        unsafe extern "C" fn
+                        _post_return_method_follower_resume_state_json(arg0 : * mut u8,)
+                        { unsafe { $($path_to_types)*::
+                        __post_return_method_follower_resume_state_json::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } const _ : ()
+                        = { #[doc(hidden)] #[unsafe (export_name =
+                        "dory:wire/follow@0.1.0#[dtor]follower")]
+                        #[allow(non_snake_case)] unsafe extern "C" fn dtor(rep : * mut
+                        u8) { unsafe { $($path_to_types)*:: Follower::dtor::< <$ty as
+                        $($path_to_types)*:: Guest >::Follower > (rep) } } }; };
+                    };
+                }
+                #[doc(hidden)]
+                pub(crate) use __export_dory_wire_follow_0_1_0_cabi;
+                #[repr(align(8))]
+                struct _RetArea(
+                    [::core::mem::MaybeUninit<
+                        u8,
+                    >; 80 + 4 * ::core::mem::size_of::<*const u8>()],
+                );
+                static mut _RET_AREA: _RetArea = _RetArea(
+                    [::core::mem::MaybeUninit::uninit(); 80
+                        + 4 * ::core::mem::size_of::<*const u8>()],
                 );
             }
             /// Bounded previews: an output of any size becomes a head, a one-line notice
@@ -6512,6 +16802,12 @@ macro_rules! __export_dory_wire_impl {
         exports::dory::wire::decode::__export_dory_wire_decode_0_1_0_cabi!($ty
         with_types_in $($path_to_types_root)*:: exports::dory::wire::decode);
         $($path_to_types_root)*::
+        exports::dory::wire::request::__export_dory_wire_request_0_1_0_cabi!($ty
+        with_types_in $($path_to_types_root)*:: exports::dory::wire::request);
+        $($path_to_types_root)*::
+        exports::dory::wire::follow::__export_dory_wire_follow_0_1_0_cabi!($ty
+        with_types_in $($path_to_types_root)*:: exports::dory::wire::follow);
+        $($path_to_types_root)*::
         exports::dory::wire::preview::__export_dory_wire_preview_0_1_0_cabi!($ty
         with_types_in $($path_to_types_root)*:: exports::dory::wire::preview);
     };
@@ -6525,21 +16821,21 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 3177] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xe9\x17\x01A\x02\x01\
-A\x09\x01B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06\
-stdoutw\x06stderrw\x04\0\x06cursor\x03\0\x02\x01m\x05\x06answer\x04loss\x08proto\
-col\x06misuse\x06limits\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03str\x01s\
-\0\x07opt-str\x01\x06\0\x03u64\x01w\0\x06stream\x01\x01\0\x06cursor\x01\x03\0\x04\
-\0\x0bfield-value\x03\0\x07\x01r\x02\x04names\x05value\x08\x04\0\x05field\x03\0\x09\
-\x01p\x0a\x01r\x05\x04codes\x0aclass-names\x04kind\x05\x07messages\x06fields\x0b\
-\x04\0\x05error\x03\0\x0c\x01ps\x01r\x04\x04codes\x0aclass-names\x04kind\x05\x06\
-fields\x0e\x04\0\x0aerror-code\x03\0\x0f\x01p\x10\x01@\0\0\x11\x04\0\x0berror-co\
-des\x01\x12\x04\0\x15dory:wire/types@0.1.0\x05\0\x02\x03\0\0\x06stream\x02\x03\0\
-\0\x06cursor\x02\x03\0\0\x05error\x01BW\x02\x03\x02\x01\x01\x04\0\x06stream\x03\0\
-\0\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\x02\x02\x03\x02\x01\x03\x04\0\x05er\
-ror\x03\0\x04\x01m\x04\x04exec\x0eprocess-output\x0asetup-logs\x08document\x04\0\
-\x08endpoint\x03\0\x06\x01m\x02\x04fail\x04skip\x04\0\x0agap-policy\x03\0\x08\x01\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 5655] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x97+\x01A\x02\x01A\x14\
+\x01B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdou\
+tw\x06stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06\
+misuse\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03st\
+r\x01s\0\x07opt-str\x01\x06\0\x03u64\x01w\0\x06stream\x01\x01\0\x06cursor\x01\x03\
+\0\x04\0\x0bfield-value\x03\0\x07\x01r\x02\x04names\x05value\x08\x04\0\x05field\x03\
+\0\x09\x01p\x0a\x01r\x05\x04codes\x0aclass-names\x04kind\x05\x07messages\x06fiel\
+ds\x0b\x04\0\x05error\x03\0\x0c\x01ps\x01r\x04\x04codes\x0aclass-names\x04kind\x05\
+\x06fields\x0e\x04\0\x0aerror-code\x03\0\x0f\x01p\x10\x01@\0\0\x11\x04\0\x0berro\
+r-codes\x01\x12\x04\0\x15dory:wire/types@0.1.0\x05\0\x02\x03\0\0\x06stream\x02\x03\
+\0\0\x06cursor\x02\x03\0\0\x05error\x01BW\x02\x03\x02\x01\x01\x04\0\x06stream\x03\
+\0\0\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\x02\x02\x03\x02\x01\x03\x04\0\x05\
+error\x03\0\x04\x01m\x04\x04exec\x0eprocess-output\x0asetup-logs\x08document\x04\
+\0\x08endpoint\x03\0\x06\x01m\x02\x04fail\x04skip\x04\0\x0agap-policy\x03\0\x08\x01\
 k\x03\x01k\x09\x01kw\x01k\x7f\x01r\x05\x06cursor\x0a\x0agap-policy\x0b\x0fmax-fr\
 ame-bytes\x0c\x13liveness-timeout-ns\x0c\x06strict\x0d\x04\0\x0ereader-options\x03\
 \0\x0e\x01m\x02\x07running\x06exited\x04\0\x0eprocess-status\x03\0\x10\x01r\x01\x07\
@@ -6552,47 +16848,100 @@ tdout\x14\x06stderr\x14\x10stdout-truncated\x7f\x10stderr-truncated\x7f\x09exit-
 code\x19\x09timed-out\x7f\x04\0\x0bexec-result\x03\0\x20\x01q\x08\x07started\x01\
 \x13\0\x06output\x01\x16\0\x07skipped\x01\x18\0\x09heartbeat\0\0\x04exit\x01\x1b\
 \0\x07unknown\x01\x1d\0\x08identity\x01\x1f\0\x0bexec-result\x01!\0\x04\0\x05eve\
-nt\x03\0\"\x01m\x03\x0bend-of-body\x03gap\x07stalled\x04\0\x11disconnect-reason\x03\
-\0$\x01r\x02\x09exit-code\x19\x09timed-out\x7f\x04\0\x06exited\x03\0&\x01r\x02\x06\
-cursor\x03\x06reason%\x04\0\x0cdisconnected\x03\0(\x01q\x03\x06exited\x01'\0\x0c\
-disconnected\x01)\0\x08document\0\0\x04\0\x03end\x03\0*\x01p#\x01k\x05\x01r\x02\x06\
-events,\x05error-\x04\0\x03fed\x03\0.\x01j\x01+\x01\x05\x01r\x02\x06events,\x03e\
-nd0\x04\0\x08finished\x03\01\x01m\x04\x03new\x04open\x04done\x06failed\x04\0\x0c\
-reader-state\x03\03\x01ks\x01r\x06\x07versiony\x07proc-id5\x06cursor\x03\x09exit\
--seen\x7f\x09exit-code\x19\x09timed-out\x7f\x04\0\x0cresume-state\x03\06\x04\0\x06\
-reader\x03\x01\x01i8\x01@\x02\x08endpoint\x07\x07options\x0f\09\x04\0\x13[constr\
-uctor]reader\x01:\x01j\x019\x01\x05\x01@\x03\x08endpoint\x07\x05state7\x07option\
-s\x0f\0;\x04\0\x15[static]reader.resume\x01<\x01@\x03\x08endpoint\x07\x0astate-j\
-sons\x07options\x0f\0;\x04\0\x1a[static]reader.resume-json\x01=\x01h8\x01j\0\x01\
-\x05\x01@\x04\x04self>\x06status{\x0ccontent-types\x07proc-id5\0?\x04\0\x13[meth\
-od]reader.open\x01@\x01@\x02\x04self>\x04data\x14\0/\x04\0\x13[method]reader.fee\
-d\x01A\x01@\x01\x04self>\02\x04\0\x15[method]reader.finish\x01B\x01@\x01\x04self\
->\0\x03\x04\0\x15[method]reader.cursor\x01C\x01@\x01\x04self>\05\x04\0\x16[metho\
-d]reader.proc-id\x01D\x01@\x01\x04self>\04\x04\0\x14[method]reader.state\x01E\x01\
-@\x01\x04self>\07\x04\0\x1b[method]reader.resume-state\x01F\x01@\x01\x04self>\0s\
-\x04\0\x20[method]reader.resume-state-json\x01G\x01@\x01\x04self>\0\x0c\x04\0\x1e\
-[method]reader.poll-timeout-ns\x01H\x01@\x02\x04self>\x06now-nsw\0\x7f\x04\0\x20\
-[method]reader.handle-timeout-ns\x01I\x04\0\x16dory:wire/decode@0.1.0\x05\x04\x01\
-B%\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\0\x01r\x02\x05firstw\x04lastw\x04\0\x0a\
-line-range\x03\0\x02\x01k\x03\x01ks\x01r\x0c\x04texts\x09truncated\x7f\x0btotal-\
-linesw\x0btotal-bytesw\x0ahead-bytesw\x0atail-bytesw\x0domitted-linesw\x0domitte\
-d-bytesw\x0domitted-range\x04\x08spill-id\x05\x0aspill-path\x05\x0bspill-error\x05\
-\x04\0\x07preview\x03\0\x06\x01q\x03\x05saved\x01s\0\x06failed\x01s\0\x09not-sav\
-ed\0\0\x04\0\x0dspill-outcome\x03\0\x08\x04\0\x0dpending-spill\x03\x01\x01i\x0a\x01\
-q\x02\x04fits\x01\x07\0\x0bneeds-spill\x01\x0b\0\x04\0\x07bounded\x03\0\x0c\x04\0\
-\x11streaming-bounder\x03\x01\x01h\x0a\x01@\x01\x04self\x0f\0s\x04\0\x1e[method]\
-pending-spill.spill-id\x01\x10\x01@\x01\x04self\x0f\0w\x04\0![method]pending-spi\
-ll.total-bytes\x01\x11\x04\0![method]pending-spill.total-lines\x01\x11\x01@\x03\x04\
-self\x0f\x07outcome\x09\x04hint\x05\0\x07\x04\0\x1c[method]pending-spill.render\x01\
-\x12\x01i\x0e\x01@\x03\x09max-linesw\x09max-bytesw\x08spill-id\x05\0\x13\x04\0\x1e\
-[constructor]streaming-bounder\x01\x14\x01h\x0e\x01p}\x01@\x02\x04self\x15\x05ch\
-unk\x16\x01\0\x04\0\x1e[method]streaming-bounder.push\x01\x17\x01@\x01\x04self\x15\
-\0w\x04\0%[method]streaming-bounder.total-bytes\x01\x18\x01j\x01\x0d\x01\x01\x01\
-@\x01\x07bounder\x13\0\x19\x04\0\x20[static]streaming-bounder.finish\x01\x1a\x01\
-@\x04\x04data\x16\x09max-linesw\x09max-bytesw\x08spill-id\x05\0\x19\x04\0\x05bou\
-nd\x01\x1b\x04\0\x17dory:wire/preview@0.1.0\x05\x05\x04\0\x19dory:wire/dory-wire\
-@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\0\0\0G\x09producers\x01\x0cprocessed\
--by\x02\x0dwit-component\x070.262.0\x10wit-bindgen-rust\x060.63.0";
+nt\x03\0\"\x01m\x05\x0bend-of-body\x03gap\x07stalled\x0bno-response\x0bunavailab\
+le\x04\0\x11disconnect-reason\x03\0$\x01r\x02\x09exit-code\x19\x09timed-out\x7f\x04\
+\0\x06exited\x03\0&\x01r\x02\x06cursor\x03\x06reason%\x04\0\x0cdisconnected\x03\0\
+(\x01q\x03\x06exited\x01'\0\x0cdisconnected\x01)\0\x08document\0\0\x04\0\x03end\x03\
+\0*\x01p#\x01k\x05\x01r\x02\x06events,\x05error-\x04\0\x03fed\x03\0.\x01j\x01+\x01\
+\x05\x01r\x02\x06events,\x03end0\x04\0\x08finished\x03\01\x01m\x04\x03new\x04ope\
+n\x04done\x06failed\x04\0\x0creader-state\x03\03\x01ks\x01r\x06\x07versiony\x07p\
+roc-id5\x06cursor\x03\x09exit-seen\x7f\x09exit-code\x19\x09timed-out\x7f\x04\0\x0c\
+resume-state\x03\06\x04\0\x06reader\x03\x01\x01i8\x01@\x02\x08endpoint\x07\x07op\
+tions\x0f\09\x04\0\x13[constructor]reader\x01:\x01j\x019\x01\x05\x01@\x03\x08end\
+point\x07\x05state7\x07options\x0f\0;\x04\0\x15[static]reader.resume\x01<\x01@\x03\
+\x08endpoint\x07\x0astate-jsons\x07options\x0f\0;\x04\0\x1a[static]reader.resume\
+-json\x01=\x01h8\x01j\0\x01\x05\x01@\x04\x04self>\x06status{\x0ccontent-types\x07\
+proc-id5\0?\x04\0\x13[method]reader.open\x01@\x01@\x02\x04self>\x04data\x14\0/\x04\
+\0\x13[method]reader.feed\x01A\x01@\x01\x04self>\02\x04\0\x15[method]reader.fini\
+sh\x01B\x01@\x01\x04self>\0\x03\x04\0\x15[method]reader.cursor\x01C\x01@\x01\x04\
+self>\05\x04\0\x16[method]reader.proc-id\x01D\x01@\x01\x04self>\04\x04\0\x14[met\
+hod]reader.state\x01E\x01@\x01\x04self>\07\x04\0\x1b[method]reader.resume-state\x01\
+F\x01@\x01\x04self>\0s\x04\0\x20[method]reader.resume-state-json\x01G\x01@\x01\x04\
+self>\0\x0c\x04\0\x1e[method]reader.poll-timeout-ns\x01H\x01@\x02\x04self>\x06no\
+w-nsw\0\x7f\x04\0\x20[method]reader.handle-timeout-ns\x01I\x04\0\x16dory:wire/de\
+code@0.1.0\x05\x04\x01B\x1f\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\0\x02\x03\x02\
+\x01\x03\x04\0\x05error\x03\0\x02\x01m\x02\x03get\x04post\x04\0\x06method\x03\0\x04\
+\x01m\x03\x07default\x06stream\x09unbounded\x04\0\x04wait\x03\0\x06\x01ps\x01q\x02\
+\x05shell\x01s\0\x04argv\x01\x08\0\x04\0\x07command\x03\0\x09\x01o\x02ss\x01p\x0b\
+\x01p}\x01k\x0d\x01r\x08\x06method\x05\x04paths\x05query\x0c\x07headers\x0c\x04b\
+ody\x0e\x04wait\x07\x0aidempotent\x7f\x06targets\x04\0\x07request\x03\0\x0f\x01k\
+u\x01ks\x01j\x01\x10\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0a\x0ftimeout-\
+seconds\x11\x0fidempotency-key\x12\0\x13\x04\0\x05start\x01\x14\x01@\x05\x0bcomp\
+uter-ids\x07command\x0a\x0ftimeout-seconds\x11\x0fidempotency-key\x12\x06stream\x7f\
+\0\x13\x04\0\x04exec\x01\x15\x01@\x02\x0bcomputer-ids\x07proc-ids\0\x13\x04\0\x0b\
+get-process\x01\x16\x04\0\x04kill\x01\x16\x01@\x04\x0bcomputer-ids\x07proc-ids\x06\
+cursor\x01\x06follow\x7f\0\x13\x04\0\x06output\x01\x17\x01@\x03\x0bcomputer-ids\x06\
+offsetw\x06follow\x7f\0\x13\x04\0\x0asetup-logs\x01\x18\x04\0\x17dory:wire/reque\
+st@0.1.0\x05\x05\x02\x03\0\x01\x05event\x02\x03\0\x01\x03fed\x02\x03\0\x01\x0aga\
+p-policy\x02\x03\0\x01\x11disconnect-reason\x02\x03\0\x01\x0cresume-state\x02\x03\
+\0\x02\x07request\x02\x03\0\x02\x07command\x01BW\x02\x03\x02\x01\x02\x04\0\x06cu\
+rsor\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\x01\x06\x04\
+\0\x05event\x03\0\x04\x02\x03\x02\x01\x07\x04\0\x03fed\x03\0\x06\x02\x03\x02\x01\
+\x08\x04\0\x0agap-policy\x03\0\x08\x02\x03\x02\x01\x09\x04\0\x11disconnect-reaso\
+n\x03\0\x0a\x02\x03\x02\x01\x0a\x04\0\x0cresume-state\x03\0\x0c\x02\x03\x02\x01\x0b\
+\x04\0\x07request\x03\0\x0e\x02\x03\x02\x01\x0c\x04\0\x07command\x03\0\x10\x01k\x7f\
+\x01k\x09\x01ky\x01kw\x01r\x09\x06follow\x12\x0agap-policy\x13\x07retries\x14\x0a\
+backoff-ns\x15\x0emax-backoff-ns\x15\x06jitter\x12\x13liveness-timeout-ns\x15\x0f\
+max-frame-bytes\x15\x06strict\x12\x04\0\x0efollow-options\x03\0\x16\x01ks\x01r\x07\
+\x07attempty\x08failuresy\x06reason\x0b\x06cursor\x01\x08delay-nsw\x07proc-id\x18\
+\x06details\x04\0\x09reconnect\x03\0\x19\x01kx\x01r\x05\x06exited\x7f\x09exit-co\
+de\x1b\x09timed-out\x7f\x06cursor\x01\x07proc-id\x18\x04\0\x04done\x03\0\x1c\x01\
+q\x03\x04done\x01\x1d\0\x09reconnect\x01\x1a\0\x08continue\0\0\x04\0\x08decision\
+\x03\0\x1e\x01p\x05\x01j\x01\x1f\x01\x03\x01r\x02\x06events\x20\x08decision!\x04\
+\0\x08followed\x03\0\"\x01m\x05\x05ready\x04sent\x04body\x04done\x06failed\x04\0\
+\x0efollower-state\x03\0$\x04\0\x08follower\x03\x01\x01k\x01\x01i&\x01j\x01(\x01\
+\x03\x01@\x04\x0bcomputer-ids\x07proc-ids\x06cursor'\x07options\x17\0)\x04\0\x1f\
+[static]follower.process-output\x01*\x01@\x03\x0bcomputer-ids\x05state\x0d\x07op\
+tions\x17\0)\x04\0\x17[static]follower.resume\x01+\x01@\x03\x0bcomputer-ids\x0as\
+tate-jsons\x07options\x17\0)\x04\0\x1c[static]follower.resume-json\x01,\x01@\x03\
+\x0bcomputer-ids\x06offset\x15\x07options\x17\0)\x04\0\x1b[static]follower.setup\
+-logs\x01-\x01ku\x01@\x05\x0bcomputer-ids\x07command\x11\x0ftimeout-seconds.\x0f\
+idempotency-key\x18\x07options\x17\0)\x04\0\x1c[static]follower.exec-stream\x01/\
+\x01h&\x01j\x01\x0f\x01\x03\x01@\x01\x04self0\01\x04\0\x18[method]follower.reque\
+st\x012\x01j\0\x01\x03\x01@\x05\x04self0\x06status{\x0ccontent-types\x07proc-id\x18\
+\x0bretry-after\x18\03\x04\0\x15[method]follower.open\x014\x01p}\x01@\x02\x04sel\
+f0\x04data5\0\x07\x04\0\x15[method]follower.feed\x016\x01@\x03\x04self0\x0ftrans\
+port-error\x18\x06jitteru\0#\x04\0\x17[method]follower.finish\x017\x01@\x03\x04s\
+elf0\x06details\x06jitteru\0!\x04\0\x1c[method]follower.no-response\x018\x01@\x01\
+\x04self0\0\x15\x04\0\x20[method]follower.poll-timeout-ns\x019\x01@\x02\x04self0\
+\x06now-nsw\0\x7f\x04\0\"[method]follower.handle-timeout-ns\x01:\x01@\x01\x04sel\
+f0\0\x01\x04\0\x17[method]follower.cursor\x01;\x01@\x01\x04self0\0\x18\x04\0\x18\
+[method]follower.proc-id\x01<\x01@\x01\x04self0\0%\x04\0\x16[method]follower.sta\
+te\x01=\x01@\x01\x04self0\0y\x04\0\x19[method]follower.attempts\x01>\x01@\x01\x04\
+self0\0\x17\x04\0\x18[method]follower.options\x01?\x01@\x01\x04self0\0\x0d\x04\0\
+\x1d[method]follower.resume-state\x01@\x01@\x01\x04self0\0s\x04\0\"[method]follo\
+wer.resume-state-json\x01A\x01@\0\0\x17\x04\0\x0ffollow-defaults\x01B\x04\0\x16d\
+ory:wire/follow@0.1.0\x05\x0d\x01B%\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\0\x01\
+r\x02\x05firstw\x04lastw\x04\0\x0aline-range\x03\0\x02\x01k\x03\x01ks\x01r\x0c\x04\
+texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0ahead-bytesw\x0atail-by\
+tesw\x0domitted-linesw\x0domitted-bytesw\x0domitted-range\x04\x08spill-id\x05\x0a\
+spill-path\x05\x0bspill-error\x05\x04\0\x07preview\x03\0\x06\x01q\x03\x05saved\x01\
+s\0\x06failed\x01s\0\x09not-saved\0\0\x04\0\x0dspill-outcome\x03\0\x08\x04\0\x0d\
+pending-spill\x03\x01\x01i\x0a\x01q\x02\x04fits\x01\x07\0\x0bneeds-spill\x01\x0b\
+\0\x04\0\x07bounded\x03\0\x0c\x04\0\x11streaming-bounder\x03\x01\x01h\x0a\x01@\x01\
+\x04self\x0f\0s\x04\0\x1e[method]pending-spill.spill-id\x01\x10\x01@\x01\x04self\
+\x0f\0w\x04\0![method]pending-spill.total-bytes\x01\x11\x04\0![method]pending-sp\
+ill.total-lines\x01\x11\x01@\x03\x04self\x0f\x07outcome\x09\x04hint\x05\0\x07\x04\
+\0\x1c[method]pending-spill.render\x01\x12\x01i\x0e\x01@\x03\x09max-linesw\x09ma\
+x-bytesw\x08spill-id\x05\0\x13\x04\0\x1e[constructor]streaming-bounder\x01\x14\x01\
+h\x0e\x01p}\x01@\x02\x04self\x15\x05chunk\x16\x01\0\x04\0\x1e[method]streaming-b\
+ounder.push\x01\x17\x01@\x01\x04self\x15\0w\x04\0%[method]streaming-bounder.tota\
+l-bytes\x01\x18\x01j\x01\x0d\x01\x01\x01@\x01\x07bounder\x13\0\x19\x04\0\x20[sta\
+tic]streaming-bounder.finish\x01\x1a\x01@\x04\x04data\x16\x09max-linesw\x09max-b\
+ytesw\x08spill-id\x05\0\x19\x04\0\x05bound\x01\x1b\x04\0\x17dory:wire/preview@0.\
+1.0\x05\x0e\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\
+\0\0\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10wit-\
+bindgen-rust\x060.63.0";
 #[inline(never)]
 #[doc(hidden)]
 pub fn __link_custom_section_describing_imports() {

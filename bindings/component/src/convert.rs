@@ -1,5 +1,4 @@
-//! Conversions shared by the `decode` and `preview` interfaces: errors,
-//! streams and cursors.
+//! Conversions shared by every interface: errors, streams and cursors.
 //!
 //! An error becomes the WIT `error` record by looping over the core's
 //! [`dory_wire::Error::fields`], so a field added to the core reaches every
@@ -46,6 +45,7 @@ pub fn kind(kind: ErrorKind) -> wit::ErrorKind {
         ErrorKind::Protocol => wit::ErrorKind::Protocol,
         ErrorKind::Limits => wit::ErrorKind::Limits,
         ErrorKind::Misuse => wit::ErrorKind::Misuse,
+        ErrorKind::Transport => wit::ErrorKind::Transport,
         // Unreachable for every kind of ERROR_CODES (see the test above).
         _ => wit::ErrorKind::Misuse,
     }
@@ -113,6 +113,7 @@ mod tests {
             wit::ErrorKind::Protocol => "protocol",
             wit::ErrorKind::Misuse => "misuse",
             wit::ErrorKind::Limits => "limits",
+            wit::ErrorKind::Transport => "transport",
         }
     }
 

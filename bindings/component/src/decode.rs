@@ -1,4 +1,6 @@
-//! The `decode` interface: the `reader` resource over [`dory_wire::Reader`].
+//! The `decode` interface: the `reader` resource over [`dory_wire::Reader`],
+//! and the conversions of its types (events, reasons, resume states) that the
+//! `follow` interface shares.
 //!
 //! Each call borrows the core reader for its duration only. The component
 //! model never re-enters a component instance while one of its exports runs,
@@ -39,18 +41,36 @@ fn endpoint(endpoint: wit::Endpoint) -> Endpoint {
     }
 }
 
+/// A WIT gap policy as the core's.
+pub(crate) fn gap_policy(policy: wit::GapPolicy) -> GapPolicy {
+    match policy {
+        wit::GapPolicy::Fail => GapPolicy::Fail,
+        wit::GapPolicy::Skip => GapPolicy::Skip,
+    }
+}
+
+/// The core's gap policy as its WIT enum.
+pub(crate) fn gap_policy_of(policy: GapPolicy) -> wit::GapPolicy {
+    match policy {
+        GapPolicy::Fail => wit::GapPolicy::Fail,
+        GapPolicy::Skip => wit::GapPolicy::Skip,
+    }
+}
+
+/// A frame limit from the host, saturated to the guest's address space
+/// (above it: no limit short of memory).
+pub(crate) fn frame_limit(limit: u64) -> usize {
+    usize::try_from(limit).unwrap_or(usize::MAX)
+}
+
 /// The core's options from the WIT record; absent fields keep the defaults.
 fn options(options: &wit::ReaderOptions) -> ReaderOptions {
     let mut out = ReaderOptions::default();
     if let Some(policy) = options.gap_policy {
-        out = out.gap_policy(match policy {
-            wit::GapPolicy::Fail => GapPolicy::Fail,
-            wit::GapPolicy::Skip => GapPolicy::Skip,
-        });
+        out = out.gap_policy(gap_policy(policy));
     }
     if let Some(limit) = options.max_frame_bytes {
-        // Above the address space of the guest: no limit short of memory.
-        out = out.max_frame_bytes(usize::try_from(limit).unwrap_or(usize::MAX));
+        out = out.max_frame_bytes(frame_limit(limit));
     }
     if let Some(ns) = options.liveness_timeout_ns {
         out = out.liveness_timeout(Duration::from_nanos(ns));
@@ -62,7 +82,7 @@ fn options(options: &wit::ReaderOptions) -> ReaderOptions {
 }
 
 /// Nanoseconds of a core duration, saturating (u64 nanoseconds last 584 years).
-fn nanos(d: Duration) -> u64 {
+pub(crate) fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
@@ -70,8 +90,8 @@ fn nanos(d: Duration) -> u64 {
 /// delivers it: output bytes are copied once, from the core's borrowed or
 /// decoded buffer into the list handed to the host.
 #[derive(Default)]
-struct Events {
-    events: Vec<wit::Event>,
+pub(crate) struct Events {
+    pub(crate) events: Vec<wit::Event>,
     /// An event this build does not know (only possible if the core gained a
     /// variant and this crate was not updated): reported as an error.
     foreign: bool,
@@ -98,7 +118,7 @@ impl Sink for Events {
 impl Events {
     /// The error of a call: the core's, or one for an event this build could
     /// not convert (never silently dropped).
-    fn error(&self, result: Result<(), dory_wire::Error>) -> Option<WitError> {
+    pub(crate) fn error(&self, result: Result<(), dory_wire::Error>) -> Option<WitError> {
         match result {
             Err(err) => Some(convert::error(&err)),
             Ok(()) if self.foreign => Some(convert::invalid_state(
@@ -183,16 +203,21 @@ fn end_of(end: End) -> Option<wit::End> {
     })
 }
 
-fn reason_of(reason: DisconnectReason) -> Option<wit::DisconnectReason> {
+/// A core disconnect reason as its WIT enum; `None` for a reason added to
+/// the core after this crate (the core's enum is `#[non_exhaustive]`).
+pub(crate) fn reason_of(reason: DisconnectReason) -> Option<wit::DisconnectReason> {
     Some(match reason {
         DisconnectReason::EndOfBody => wit::DisconnectReason::EndOfBody,
         DisconnectReason::Gap => wit::DisconnectReason::Gap,
         DisconnectReason::Stalled => wit::DisconnectReason::Stalled,
+        DisconnectReason::NoResponse => wit::DisconnectReason::NoResponse,
+        DisconnectReason::Unavailable => wit::DisconnectReason::Unavailable,
         _ => return None,
     })
 }
 
-fn resume_state(state: ResumeState) -> wit::ResumeState {
+/// A core resume state as the WIT record.
+pub(crate) fn resume_state(state: ResumeState) -> wit::ResumeState {
     wit::ResumeState {
         version: state.version,
         proc_id: state.proc_id,
@@ -201,6 +226,18 @@ fn resume_state(state: ResumeState) -> wit::ResumeState {
         exit_code: state.exit_code,
         timed_out: state.timed_out,
     }
+}
+
+/// A WIT resume state as the core's, checked by the core's one parser, so
+/// that a record and its JSON are accepted and refused alike (`invalid_state`).
+pub(crate) fn core_resume_state(state: wit::ResumeState) -> Result<ResumeState, WitError> {
+    let mut core = ResumeState::new(state.proc_id);
+    core.version = state.version;
+    core.cursor = convert::core_cursor(state.cursor);
+    core.exit_seen = state.exit_seen;
+    core.exit_code = state.exit_code;
+    core.timed_out = state.timed_out;
+    ResumeState::from_json(&core.to_json()).map_err(|e| convert::error(&e))
 }
 
 impl ReaderResource {
@@ -230,16 +267,7 @@ impl wit::GuestReader for ReaderResource {
         state: wit::ResumeState,
         opts: wit::ReaderOptions,
     ) -> Result<wit::Reader, WitError> {
-        let mut core = ResumeState::new(state.proc_id);
-        core.version = state.version;
-        core.cursor = convert::core_cursor(state.cursor);
-        core.exit_seen = state.exit_seen;
-        core.exit_code = state.exit_code;
-        core.timed_out = state.timed_out;
-        // Checked by the core's one parser, so that a record and its JSON
-        // are accepted and refused alike.
-        let core = ResumeState::from_json(&core.to_json()).map_err(|e| convert::error(&e))?;
-        Ok(Self::resumed(at, &core, &opts))
+        Ok(Self::resumed(at, &core_resume_state(state)?, &opts))
     }
 
     fn resume_json(

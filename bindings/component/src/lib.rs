@@ -1,10 +1,10 @@
 //! # dory-wire as a WebAssembly component
 //!
 //! The guest side of the WIT package `dory:wire` (`wit/`): the dory-wire core
-//! (the process-output decoder and the preview bounder) exported to any
-//! component host — wasmtime (Rust, CLI, Python), jco (JavaScript) and the
-//! others. This crate converts types and nothing else: every decision is the
-//! core's.
+//! (the process-output decoder, the follower of a whole read, the request
+//! builders and the preview bounder) exported to any component host —
+//! wasmtime (Rust, CLI, Python), jco (JavaScript) and the others. This crate
+//! converts types and nothing else: every decision is the core's.
 //!
 //! Built for `wasm32-unknown-unknown`, the module imports nothing but its own
 //! resource intrinsics (no WASI), and `wasm-tools component new` turns it
@@ -20,14 +20,19 @@
 //!
 //! ## Layout
 //!
-//! - [`convert`]: errors, streams and cursors, shared by both interfaces;
-//! - [`decode`]: the `reader` resource;
+//! - [`convert`]: errors, streams and cursors, shared by every interface;
+//! - [`decode`]: the `reader` resource (and the conversions of events,
+//!   reasons and resume states that [`follow`] shares);
+//! - [`request`]: the request builders;
+//! - [`follow`]: the `follower` resource;
 //! - [`preview`]: `bound`, `pending-spill` and `streaming-bounder`.
 #![deny(unsafe_code)]
 
 pub mod convert;
 pub mod decode;
+pub mod follow;
 pub mod preview;
+pub mod request;
 
 /// The code `wit-bindgen` generates from `wit/` (types, traits and the
 /// canonical-ABI export glue), checked in as `src/bindings.rs`:
@@ -60,6 +65,6 @@ mod export {
     crate::bindings::export!(Component);
 }
 
-/// The type that implements the three exported interfaces.
+/// The type that implements the exported interfaces.
 #[derive(Debug)]
 pub struct Component;
