@@ -15,6 +15,14 @@ use crate::stream::OutputStream;
 use crate::Result;
 
 /// The options of a start or an exec: the wire's names.
+///
+/// ```
+/// use dory_wire_client::StartOptions;
+///
+/// let options = StartOptions::new().timeout_seconds(30.0).idempotency_key("job-7");
+/// assert_eq!(options.timeout_seconds, Some(30.0));
+/// assert_eq!(options.idempotency_key.as_deref(), Some("job-7"));
+/// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StartOptions {
     /// Kill the process after this many seconds (`timed_out` then).
@@ -48,6 +56,23 @@ pub type ReconnectHook = Arc<dyn Fn(&Reconnect) + Send + Sync>;
 /// The options of a read of output or logs: where to start, and the
 /// follower's policy (the core's defaults: follow, fail on loss, 5 retries,
 /// 250 ms to 5 s of backoff with jitter).
+///
+/// ```
+/// use std::time::Duration;
+/// use dory_wire::{Cursor, GapPolicy, DEFAULT_RETRIES};
+/// use dory_wire_client::ReadOptions;
+///
+/// let defaults = ReadOptions::new();
+/// assert_eq!(defaults.follow.retries, DEFAULT_RETRIES); // the core's defaults
+/// let options = ReadOptions::new()
+///     .from_cursor(Cursor::new(4096, 12)) // saved offsets
+///     .gap_policy(GapPolicy::Skip) // a loss becomes an exact skipped range
+///     .retries(10)
+///     .max_backoff(Duration::from_secs(2))
+///     .on_reconnect(|r| eprintln!("reconnect {} ({})", r.attempt, r.reason.as_str()));
+/// assert_eq!((options.cursor.stdout, options.follow.retries), (4096, 10));
+/// assert!(options.on_reconnect.is_some());
+/// ```
 #[derive(Clone, Default)]
 pub struct ReadOptions {
     /// Where to start (zeros: from the beginning; setup logs use `stdout`).
@@ -254,8 +279,24 @@ impl Computer {
 
 /// A command: a shell line (`&str`, `String`) or an argv (an array, a
 /// `Vec` or a slice of strings).
+///
+/// ```
+/// use dory_wire::Command;
+/// use dory_wire_client::CommandArg;
+///
+/// let line: CommandArg = "make test".into();
+/// let argv: CommandArg = ["sh", "-c", "echo hi"].into();
+/// assert_eq!(Command::from(argv), Command::argv(["sh", "-c", "echo hi"]));
+/// assert_eq!(Command::from(line), Command::shell("make test"));
+/// ```
 #[derive(Debug, Clone)]
 pub struct CommandArg(pub(crate) Command);
+
+impl From<CommandArg> for Command {
+    fn from(arg: CommandArg) -> Self {
+        arg.0
+    }
+}
 
 impl From<&str> for CommandArg {
     fn from(line: &str) -> Self {
