@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from collections.abc import AsyncIterator
 
 import httpx
@@ -27,7 +28,7 @@ from test_client_fakes import (
     out,
 )
 
-from dory_wire import Cursor, Disconnected, Exited, Output
+from dory_wire import Cursor, Disconnected, Exited, Output, Reconnect, Request
 from dory_wire.client import (
     ApiError,
     AsyncClient,
@@ -42,7 +43,6 @@ from dory_wire.client import (
     StreamDisconnected,
     Transcript,
 )
-from dory_wire.client._protocol import Backoff
 
 HELLO = b"hello\x00\xff"
 
@@ -52,6 +52,18 @@ pytestmark = pytest.mark.anyio
 @pytest.fixture
 def api() -> FakeApi:
     return FakeApi()
+
+
+@pytest.fixture
+def slept(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The client's sleeps, recorded instead of slept."""
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr("dory_wire.client._async.anyio.sleep", sleep)
+    return waits
 
 
 @pytest.fixture
@@ -265,16 +277,26 @@ async def test_an_exec_stream_whose_started_contradicts_the_header_fails(
         await collect(computer.exec_stream(["true"]))
 
 
-async def test_a_keyed_exec_replay_yields_the_json_identity(
+async def test_a_keyed_exec_replay_yields_the_json_identity_then_its_output(
     client: AsyncClient,
     api: FakeApi,
 ) -> None:
-    api.add(identity("p_9", "exited"))
+    # The core's follower: a keyed replay's identity continues on the first
+    # process's output (never a second run).
+    api.add(identity("p_9", "exited"), Answer(pieces=[lines(out("stdout", b"once", 4), EXIT_0)]))
     computer = await client.computers.get("c1")
     stream = computer.exec_stream(["true"], idempotency_key="used")
     frames = await collect(stream)
-    assert [(f.type, f.proc_id, f.status) for f in frames] == [("identity", "p_9", "exited")]
+    assert [(f.type, f.proc_id, f.status) for f in frames] == [
+        ("identity", "p_9", "exited"),
+        ("stdout", None, None),
+        ("exit", None, None),
+    ]
+    assert frames[1].bytes == b"once"
     assert stream.proc_id == "p_9"
+    assert stream.end == Exited(0, False)
+    assert api.paths() == ["POST /computers/c1/exec", "GET /computers/c1/processes/p_9/output"]
+    assert api.query(1) == {"stdout_offset": "0", "stderr_offset": "0", "follow": "true"}
 
 
 async def test_synchronous_exec_returns_the_result_or_a_replay_identity(
@@ -559,14 +581,8 @@ async def test_read_output_reconnects_from_the_offsets_and_trims_overlap(
 
 
 async def test_read_output_gives_up_after_the_retry_budget(
-    client: AsyncClient, api: FakeApi, monkeypatch: pytest.MonkeyPatch
+    client: AsyncClient, api: FakeApi, slept: list[float]
 ) -> None:
-    slept: list[float] = []
-
-    async def sleep(seconds: float) -> None:
-        slept.append(seconds)
-
-    monkeypatch.setattr("dory_wire.client._async.anyio.sleep", sleep)
     proc = await process(client, api)
     api.add(Answer(pieces=[lines(out("stdout", b"ab", 2))], error=cut()))
     api.add(*(Answer(refuse=httpx.ConnectError("refused")) for _ in range(4)))
@@ -576,9 +592,11 @@ async def test_read_output_gives_up_after_the_retry_budget(
             retries=3,
             backoff_seconds=0.5,
             max_backoff_seconds=1.5,
+            jitter=False,
             transcript=kept,
         )
     assert (info.value.reason, info.value.cursor) == ("no_response", Cursor(2, 0))
+    assert isinstance(info.value.__cause__, httpx.ConnectError)
     assert slept == [0.5, 1.0, 1.5]
     assert kept.bytes("stdout") == b"ab"
 
@@ -688,13 +706,24 @@ async def test_exec_kill_and_setup(client: AsyncClient, api: FakeApi) -> None:
     ] == [b"hi", ["started", "exit"], "p_3", "exited", b"setup\n"]
 
 
-def test_backoff_budget_counts_connections_without_progress() -> None:
-    backoff = Backoff(2, 0.1, 0.3)
-    assert [backoff.delay(False), backoff.delay(False)] == [0.1, 0.2]
-    assert backoff.delay(True) == 0.0
-    assert [backoff.delay(False), backoff.delay(False), backoff.delay(False)] == [0.1, 0.2, None]
-    with pytest.raises(ValueError, match="retries"):
-        Backoff(-1, 0, 0)
+async def test_the_budget_counts_connections_without_progress(
+    client: AsyncClient, api: FakeApi, slept: list[float]
+) -> None:
+    # The core's budget: progress resets it and is followed at once.
+    proc = await process(client, api)
+    refused = Answer(refuse=httpx.ConnectError("refused"))
+    api.add(refused, refused, Answer(pieces=[lines(out("stdout", b"a", 1))], error=cut()))
+    api.add(refused, refused, refused)
+    with pytest.raises(StreamDisconnected) as info:
+        await proc.read_output(
+            retries=2,
+            backoff_seconds=0.1,
+            max_backoff_seconds=0.3,
+            jitter=False,
+        )
+    assert slept == [0.1, 0.2, 0.1, 0.2]
+    assert (info.value.reason, info.value.cursor) == ("no_response", Cursor(1, 0))
+    assert len(api.requests) == 1 + 6
 
 
 async def test_setup_logs_are_one_stream_from_one_offset(client: AsyncClient, api: FakeApi) -> None:
@@ -722,7 +751,7 @@ def test_stream_disconnected_pickles_with_its_fields() -> None:
 
     err = disconnected("stalled", Cursor(1, 2), "p_1", None)
     assert str(err) == (
-        "stream_disconnected: no byte came within the liveness timeout; "
+        "stream_disconnected: no complete frame came within the liveness timeout; "
         "resume from stdout_offset 1, stderr_offset 2"
     )
     copy = pickle.loads(pickle.dumps(err))
@@ -812,3 +841,329 @@ async def test_any_cuts_give_the_exact_bytes_and_wire_forms(
                 resumed = (err.stdout_offset, err.stderr_offset)
             assert resumed == (at["stdout"], at["stderr"])
     assert {s: bytes(v) for s, v in got.items()} == expected
+
+
+# -- every request is the core's ---------------------------------------------------------
+
+
+async def test_every_request_is_the_cores(api: FakeApi) -> None:
+    """Method, target, headers and body of each call are the core's
+    Request's; the client adds its default headers and the timeouts of the
+    request's ``wait``."""
+    async with (
+        httpx.AsyncClient(transport=api.transport()) as http,
+        AsyncClient(BASE, http_client=http, timeout=7, liveness_timeout_seconds=3) as c,
+    ):
+        computer = await c.computers.get("c 1")
+        result = (
+            b'{"proc_id":"p/2","stdout":"","stderr":"","stdout_truncated":false,'
+            b'"stderr_truncated":false,"exit_code":0,"timed_out":false}'
+        )
+        api.add(identity("p/2"), identity("p/2"), identity("p/2"))
+        api.add(Answer(content_type=JSON, pieces=[result]))
+        api.add(Answer(pieces=[lines(EXIT_0)]), Answer(pieces=[lines(EXIT_0)]))
+        api.add(Answer(pieces=[lines({"type": "started", "proc_id": "p/2"}, EXIT_0)]))
+        await computer.processes.start(["ls", "-l"], timeout_seconds=5, idempotency_key="k")
+        proc = await computer.processes.get("p/2")
+        await proc.kill()
+        await computer.exec("ls", idempotency_key="k2")
+        await collect(proc.iter_output(4, 2, follow=False))
+        await collect(computer.setup.iter_logs(9))
+        await collect(computer.exec_stream("ls"))
+    expected = [
+        Request.start("c 1", ["ls", "-l"], 5, "k"),
+        Request.get_process("c 1", "p/2"),
+        Request.kill("c 1", "p/2"),
+        Request.exec("c 1", "ls", None, "k2"),
+        Request.output("c 1", "p/2", Cursor(4, 2), follow=False),
+        Request.setup_logs("c 1", 9),
+        Request.exec("c 1", "ls", stream=True),
+    ]
+    assert len(api.requests) == len(expected)
+    for sent, core in zip(api.requests, expected):
+        assert sent.method == core.method
+        assert sent.url.raw_path.decode() == core.target
+        assert sent.content == (core.body or b"")
+        for name, value in core.headers:
+            assert sent.headers[name] == value
+        assert sent.headers["user-agent"].startswith("dory-wire/")
+        if core.body is not None:
+            assert sent.headers["content-type"] == "application/json"
+        else:
+            assert "content-type" not in sent.headers
+        read = {"default": 7.0, "stream": 3.0, "unbounded": None}[core.wait]
+        assert sent.extensions["timeout"] == {
+            "connect": 7.0,
+            "read": read,
+            "write": 7.0,
+            "pool": 7.0,
+        }, core
+
+
+async def test_wrong_arguments_are_the_cores_errors_before_any_request(
+    client: AsyncClient, api: FakeApi
+) -> None:
+    from dory_wire import InvalidArgument
+
+    with pytest.raises(TypeError, match=r"^computer_id must be a str, not int$"):
+        await client.computers.get(5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument) as empty:
+        await client.computers.get("")
+    assert (empty.value.name, str(empty.value)) == (
+        "computer_id",
+        "invalid_argument: computer_id: must not be empty",
+    )
+    computer = await client.computers.get("c1")
+    with pytest.raises(TypeError, match=r"^command must be a str or a sequence of str, not int$"):
+        await computer.processes.start(123)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^command\[1\] must be a str, not int$"):
+        await computer.exec(["ls", 1])  # type: ignore[list-item]
+    with pytest.raises(InvalidArgument, match="command"):
+        await computer.processes.start("")
+    with pytest.raises(InvalidArgument, match="timeout_seconds"):
+        await computer.processes.start("ls", timeout_seconds=0)
+    with pytest.raises(InvalidArgument, match="idempotency_key"):
+        computer.exec_stream("ls", idempotency_key="a\nb")
+    with pytest.raises(TypeError, match=r"^proc_id must be a str, not NoneType$"):
+        await computer.processes.get(None)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^proc_id must be a str, not int$"):
+        await computer.processes.kill(7)  # type: ignore[arg-type]
+    proc = await process(client, api)
+    sent = len(api.requests)
+    with pytest.raises(InvalidArgument) as policy:
+        proc.iter_output(gap_policy="ignore")  # type: ignore[arg-type]
+    assert policy.value.name == "gap_policy"
+    with pytest.raises(InvalidArgument) as retries:
+        await proc.read_output(retries=-1)
+    assert retries.value.name == "retries"
+    with pytest.raises(InvalidArgument, match="liveness_timeout_seconds"):
+        await proc.read_output(liveness_timeout_seconds=0)
+    with pytest.raises(TypeError, match=r"^jitter must be a bool, not str$"):
+        await proc.read_output(jitter="yes")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^on_reconnect must be a callable, not int$"):
+        await proc.read_output(on_reconnect=5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="offset"):
+        computer.setup.iter_logs(-1)
+    assert len(api.requests) == sent  # nothing was sent
+
+
+# -- reconnects, as the core's follower decides -------------------------------------------
+
+
+async def test_the_reconnect_hook_sees_the_cores_records_in_order(
+    client: AsyncClient, api: FakeApi, slept: list[float]
+) -> None:
+    proc = await process(client, api)
+    api.add(
+        Answer(pieces=[lines(out("stdout", b"abc", 3)) + b'{"type":'], error=cut()),
+        Answer(refuse=httpx.ConnectError("[Errno 111] Connection refused")),
+        error(503, {"error": "unavailable", "message": "busy"}),
+        Answer(refuse=httpx.ReadTimeout("timed out")),
+        Answer(pieces=[lines(out("stdout", b"abcd", 4), EXIT_0)]),
+    )
+    api.answers[2].headers["retry-after"] = "1"
+    seen: list[Reconnect] = []
+    transcript = await proc.read_output(jitter=False, on_reconnect=seen.append)
+    assert (transcript.bytes("stdout"), transcript.exit) == (b"abcd", (0, False))
+    url = f"{BASE}/computers/c1/processes/p_1/output?stdout_offset=3&stderr_offset=0&follow=true"
+    assert seen == [
+        Reconnect(
+            1,
+            0,
+            "end_of_body",
+            Cursor(3, 0),
+            0.0,
+            "p_1",
+            "peer closed connection without sending complete message body",
+        ),
+        Reconnect(
+            2,
+            1,
+            "no_response",
+            Cursor(3, 0),
+            0.25,
+            "p_1",
+            f"GET {url}: [Errno 111] Connection refused",
+        ),
+        # 500 ms, raised to the 1 s Retry-After.
+        Reconnect(3, 2, "unavailable", Cursor(3, 0), 1.0, "p_1", "HTTP 503"),
+        Reconnect(4, 3, "no_response", Cursor(3, 0), 1.0, "p_1", f"GET {url}: timed out"),
+    ]
+    # What the hook saw is what was slept (nothing after progress).
+    assert slept == [0.25, 1.0, 1.0]
+    assert [api.query(i)["stdout_offset"] for i in range(1, 6)] == ["0", "3", "3", "3", "3"]
+
+
+async def test_jitter_off_waits_the_exact_backoff_and_on_spreads_it(
+    client: AsyncClient, api: FakeApi, slept: list[float], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proc = await process(client, api)
+    refused = Answer(refuse=httpx.ConnectError("refused"))
+    api.add(*[refused] * 6)
+    with pytest.raises(StreamDisconnected) as info:
+        await proc.read_output(backoff_seconds=0.1, max_backoff_seconds=0.3, jitter=False)
+    assert slept == [0.1, 0.2, 0.3, 0.3, 0.3]  # retries=5, then the core gives up
+    assert info.value.reason == "no_response"
+    # Jitter on (the default): base/2 + j * base/2 for the client's random j.
+    monkeypatch.setattr("dory_wire.client._async.random.random", lambda: 0.5)
+    slept.clear()
+    api.add(*[refused] * 3)
+    with pytest.raises(StreamDisconnected):
+        await proc.read_output(retries=2, backoff_seconds=0.1)
+    assert slept == [0.075, 0.15]
+
+
+async def test_a_503_with_retry_after_is_retried_by_reads_only(
+    client: AsyncClient, api: FakeApi, slept: list[float]
+) -> None:
+    proc = await process(client, api)
+    busy = Answer(
+        status=503,
+        content_type=JSON,
+        pieces=[b'{"error":"unavailable","message":"busy"}'],
+        headers={"retry-after": "2"},
+    )
+    api.add(busy, Answer(pieces=[lines(out("stdout", b"ok", 2), EXIT_0)]))
+    transcript = await proc.read_output(jitter=False)
+    assert (transcript.bytes("stdout"), slept) == (b"ok", [2.0])
+    # A 429 too, its Retry-After capped by the longest backoff.
+    api.add(
+        Answer(status=429, content_type=JSON, pieces=[b"{}"], headers={"retry-after": "60"}),
+        Answer(pieces=[lines(EXIT_0)]),
+    )
+    await proc.read_output(jitter=False, max_backoff_seconds=3)
+    assert slept == [2.0, 3.0]
+    # One response: the frame iterator raises what the follower would retry.
+    api.add(busy)
+    with pytest.raises(StreamDisconnected) as info:
+        await collect(proc.iter_output())
+    assert (info.value.reason, info.value.cursor, str(info.value)) == (
+        "unavailable",
+        Cursor(0, 0),
+        "stream_disconnected: the service was unavailable (HTTP 503); "
+        "resume from stdout_offset 0, stderr_offset 0",
+    )
+    # An exec without a key may not be sent twice: its 503 is an answer.
+    api.add(busy)
+    computer = await client.computers.get("c1")
+    with pytest.raises(ApiError) as refused:
+        await collect(computer.exec_stream("ls"))
+    assert refused.value.status == 503
+
+
+async def test_a_trickle_that_never_completes_a_frame_ends_stalled_in_time(
+    client: AsyncClient, api: FakeApi
+) -> None:
+    proc = await process(client, api)
+    frame = lines(out("stdout", b"x" * 200, 200))
+    # One byte every 20 ms: the socket never times out, no frame completes.
+    trickle = Answer(pieces=[frame[i : i + 1] for i in range(len(frame))], delay=0.02)
+    api.add(trickle)
+    started = time.monotonic()
+    with pytest.raises(StreamDisconnected) as info:
+        await collect(proc.iter_output(liveness_timeout_seconds=0.3))
+    waited = time.monotonic() - started
+    assert (info.value.reason, info.value.cursor) == ("stalled", Cursor(0, 0))
+    assert 0.3 <= waited < 2.0, waited  # the whole body would take 4 s
+    # read_output: a stall is a reconnect without progress; the budget ends it.
+    api.add(trickle)
+    with pytest.raises(StreamDisconnected) as spent:
+        await proc.read_output(retries=0, liveness_timeout_seconds=0.3)
+    assert spent.value.reason == "stalled"
+
+
+async def test_an_exec_stream_follows_its_process_through_a_cut_never_exec_again(
+    client: AsyncClient, api: FakeApi, slept: list[float]
+) -> None:
+    computer = await client.computers.get("c1")
+    started = lines({"type": "started", "proc_id": "p_9"}, out("stdout", b"ab", 2))
+    api.add(
+        Answer(pieces=[started + b'{"type":"std'], error=cut()),
+        Answer(pieces=[lines(out("stdout", b"abc", 3), EXIT_0)]),
+    )
+    seen: list[Reconnect] = []
+    stream = computer.exec_stream(["seq", "3"], on_reconnect=seen.append)
+    frames = await collect(stream)
+    assert [(f.type, f.bytes) for f in frames] == [
+        ("started", b""),
+        ("stdout", b"ab"),
+        ("stdout", b"c"),
+        ("exit", b""),
+    ]
+    assert api.paths() == ["POST /computers/c1/exec", "GET /computers/c1/processes/p_9/output"]
+    assert api.query(1) == {"stdout_offset": "2", "stderr_offset": "0", "follow": "true"}
+    assert [(r.attempt, r.reason, r.cursor, r.proc_id) for r in seen] == [
+        (1, "end_of_body", Cursor(2, 0), "p_9")
+    ]
+    assert (stream.proc_id, stream.cursor, stream.end, slept) == (
+        "p_9",
+        Cursor(3, 0),
+        Exited(0, False),
+        [],
+    )
+
+
+async def test_an_exec_stream_cut_before_its_process_is_known(
+    client: AsyncClient, api: FakeApi, slept: list[float]
+) -> None:
+    computer = await client.computers.get("c1")
+    # Without a key: never sent again; nothing is known to read on from.
+    api.add(Answer(pieces=[b'{"type":"sta'], error=cut()))
+    with pytest.raises(StreamDisconnected) as info:
+        await collect(computer.exec_stream("make"))
+    assert (info.value.reason, info.value.proc_id) == ("end_of_body", None)
+    assert isinstance(info.value.__cause__, httpx.RemoteProtocolError)
+    assert api.paths() == ["POST /computers/c1/exec"]
+    # With a key: the same request again, after the backoff.
+    api.add(
+        Answer(refuse=httpx.ConnectError("refused")),
+        Answer(pieces=[lines({"type": "started", "proc_id": "p_9"}, EXIT_0)]),
+    )
+    frames = await collect(computer.exec_stream("make", idempotency_key="k", jitter=False))
+    assert [f.type for f in frames] == ["started", "exit"]
+    assert [r.headers["idempotency-key"] for r in api.requests[1:]] == ["k", "k"]
+    assert api.requests[1].content == api.requests[2].content
+    assert slept == [0.25]
+
+
+def test_stream_disconnected_messages_are_the_cores() -> None:
+    """The client's StreamDisconnected of each reason says what the core's
+    follower says when it gives up for that reason."""
+    import dory_wire as dw
+    from dory_wire.client._errors import disconnected
+
+    ndjson = "application/x-ndjson"
+
+    def core_error(reason: str) -> dw.StreamDisconnected:
+        f = dw.Follower.process_output("c1", "p1", retries=0)
+        f.request()
+        try:
+            if reason == "no_response":
+                f.no_response("refused")
+            elif reason == "unavailable":
+                f.open(503, JSON)
+                f.finish("reset")
+            else:
+                f.open(200, ndjson)
+                if reason == "gap":
+                    f.feed(
+                        b'{"type":"gap","earliest_stdout_offset":0,"earliest_stderr_offset":0}\n'
+                    )
+                if reason == "stalled":
+                    f.handle_timeout_seconds(0.0)
+                    f.handle_timeout_seconds(100.0)
+                f.finish("reset" if reason == "end_of_body" else None)
+        except dw.StreamDisconnected as err:
+            return err
+        raise AssertionError(f"the core did not give up for {reason}")
+
+    for reason in ("end_of_body", "gap", "stalled", "no_response", "unavailable"):
+        core = core_error(reason)
+        assert core.reason == reason
+        detail = {
+            "end_of_body": "reset",
+            "no_response": "refused",
+            "unavailable": "HTTP 503: reset",
+        }.get(reason, "")
+        ours = disconnected(core.reason, core.cursor, core.proc_id, None, detail)
+        assert str(ours) == str(core), reason

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 from collections import deque
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import httpx
 
 BASE = "http://dory.test"
@@ -41,9 +43,10 @@ EXIT_0 = {"type": "exit", "exit_code": 0, "timed_out": False}
 class Answer:
     """One scripted response.
 
-    ``pieces`` are sent in order; then the body ends cleanly, or with
-    ``error`` raised by the transport (a cut body, a read timeout). With
-    ``refuse`` set, the request itself fails with that error (no response).
+    ``pieces`` are sent in order, each after ``delay`` seconds (a trickle);
+    then the body ends cleanly, or with ``error`` raised by the transport (a
+    cut body, a read timeout). With ``refuse`` set, the request itself fails
+    with that error (no response).
     """
 
     status: int = 200
@@ -52,6 +55,7 @@ class Answer:
     error: Exception | None = None
     refuse: Exception | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
 
 
 class _Body(httpx.SyncByteStream, httpx.AsyncByteStream):
@@ -60,12 +64,17 @@ class _Body(httpx.SyncByteStream, httpx.AsyncByteStream):
         self.api = api
 
     def __iter__(self) -> Iterator[bytes]:
-        yield from self.answer.pieces
+        for piece in self.answer.pieces:
+            if self.answer.delay:
+                time.sleep(self.answer.delay)
+            yield piece
         if self.answer.error is not None:
             raise self.answer.error
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for piece in self.answer.pieces:
+            if self.answer.delay:
+                await anyio.sleep(self.answer.delay)
             yield piece
         if self.answer.error is not None:
             raise self.answer.error

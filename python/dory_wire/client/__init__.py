@@ -1,9 +1,11 @@
-"""dory_wire.client: a thin HTTP client of the Dory API on the core reader.
+"""dory_wire.client: a thin HTTP client of the Dory API that drives the core.
 
 Install with ``pip install 'dory-wire[client]'`` (it needs ``httpx``). Every
-response body goes through the core :class:`~dory_wire.Reader` — decoding,
-offsets, trimming of re-sent bytes, gap detection, identity checks, liveness
-— so the client adds connections and nothing else::
+request is the core's (:class:`~dory_wire.Request`) and every read of output
+is a core :class:`~dory_wire.Follower` — decoding, offsets, trimming of
+re-sent bytes, gap detection, identity checks, liveness, and when to
+reconnect, how long to wait and when to give up — so the client adds
+sockets, a clock and sleeps, and nothing else::
 
     from dory_wire.client import Client
 
@@ -11,7 +13,7 @@ offsets, trimming of re-sent bytes, gap detection, identity checks, liveness
         computer = client.computers.get("c1")
         started = computer.processes.start(["make", "test"], idempotency_key="k1")
         process = computer.processes.get(started.proc_id)
-        transcript = process.read_output()  # reconnects from the offsets
+        transcript = process.read_output()  # reconnects as the core decides
         print(transcript.text("stdout"), transcript.exit)
 
 Or frame by frame, saving the offsets after each frame, with

@@ -2,41 +2,64 @@
 # python3 scripts/unasync.py (`make test` fails until it is run).
 """The asyncio client: :class:`AsyncClient` and the handles it gives out.
 
+Every request is the core's (:class:`~dory_wire.Request`), and every read of
+output is a core :class:`~dory_wire.Follower`: the follower says what to
+send, what each answer means, when to reconnect, how long to wait and when
+to give up; the client sends, reads, keeps the liveness clock and sleeps.
+
 It runs on any event loop httpx supports (asyncio or trio).
 """
 
 from __future__ import annotations
 
+import random
 import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from types import TracebackType
-from typing import Literal, overload
+from typing import Any, Literal, Union, overload
 
 import anyio
 import httpx
 
-from .._core import Cursor, ExecResult, Identity, Output, Reader, Skipped, Transcript
+from .._core import (
+    DEFAULT_BACKOFF_SECONDS,
+    DEFAULT_MAX_BACKOFF_SECONDS,
+    DEFAULT_RETRIES,
+    Continue,
+    Cursor,
+    Done,
+    ExecResult,
+    Follower,
+    Identity,
+    Output,
+    Reader,
+    Reconnect,
+    Request,
+    Skipped,
+    Transcript,
+)
 from .._errors import DoryWireError
 from .._stream import End, Event
-from ._errors import StreamDisconnected
+from ._errors import StreamDisconnected, from_reconnect
 from ._frames import Frame
-from ._http import DEFAULT_TIMEOUT, Timeout, base_url_of, build, default_headers, timeout_of
+from ._http import (
+    DEFAULT_TIMEOUT,
+    Timeout,
+    base_url_of,
+    build,
+    default_headers,
+    describe,
+    timeout_of,
+)
 from ._http import is_transport_error as _is_transport_error
 from ._protocol import (
-    Backoff,
     Command,
     GapPolicy,
-    OutputResponse,
-    RequestSpec,
-    exec_request,
+    checked_computer_id,
+    end_of,
     exec_result_of,
     identity_of,
-    identity_request,
-    kill_request,
-    output_request,
-    setup_logs_request,
-    start_request,
 )
 
 __all__ = [
@@ -51,19 +74,37 @@ __all__ = [
 
 _CLOSED = "I/O operation on a closed output stream"
 
+_Decision = Union[Done, Reconnect, Continue]
+_Hook = Callable[[Reconnect], object]
+"""A reconnect hook: called with the follower's record of each reconnect,
+before the wait (what it returns is ignored; what it raises ends the read)."""
+
+
+def _after(event: Event, cursor: Cursor) -> Cursor:
+    """The consumed offsets after ``event``, from those before it."""
+    if isinstance(event, (Output, Skipped)):
+        if event.stream == "stdout":
+            return Cursor(event.end, cursor.stderr)
+        return Cursor(cursor.stdout, event.end)
+    return cursor
+
 
 class AsyncOutputStream(AsyncIterator[Frame]):
-    """The frames of one output response; iterate it once (``async for frame in stream``).
+    """The frames of a read; iterate it once (``async for frame in stream``).
 
-    The request is sent when iteration starts. Each :class:`Frame` is a core
-    event; after it, :attr:`stdout_offset` and :attr:`stderr_offset` are the
-    offsets consumed so far — save them to resume. The iteration ends after
-    ``exit`` (or, for ``follow=False``, at the end of what exists now) and
-    raises:
+    The first request is sent when iteration starts. Each :class:`Frame` is
+    a core event; after it, :attr:`stdout_offset` and :attr:`stderr_offset`
+    are the offsets consumed so far — save them to resume. The iteration
+    ends after ``exit`` (or, for ``follow=False``, at the end of what exists
+    now) and raises:
 
-    - :class:`StreamDisconnected` when the response ends or breaks before
-      ``exit`` (a cut body, a refused connection, a stall past the liveness
-      timeout); it carries the cursor: read again from there;
+    - :class:`StreamDisconnected` when a response of
+      :meth:`AsyncProcess.iter_output` or :meth:`AsyncSetup.iter_logs` (one
+      response each) ends before ``exit`` (a cut body, a refused connection,
+      a 503, a stall past the liveness timeout); it carries the cursor: read
+      again from there. An exec stream instead follows its process as the
+      core's follower decides, and raises it only when the follower gives
+      up;
     - the core's errors as they are, never retried: ``OutputGap``,
       ``OutputExpired``, ``OffsetBeyondOutput``, ``ApiError``, protocol errors.
 
@@ -72,21 +113,33 @@ class AsyncOutputStream(AsyncIterator[Frame]):
     """
 
     def __init__(
-        self, http: httpx.AsyncClient, request: httpx.Request, response: OutputResponse
+        self,
+        client: AsyncClient,
+        follower: Follower,
+        *,
+        reconnect: bool,
+        on_reconnect: _Hook | None = None,
+        transcript: Transcript | None = None,
     ) -> None:
-        self._http = http
-        self._request = request
-        self._decoding = response
+        if on_reconnect is not None and not callable(on_reconnect):
+            raise TypeError(f"on_reconnect must be a callable, not {type(on_reconnect).__name__}")
+        self._client = client
+        self._follower = follower
+        self._liveness: float = follower.options["liveness_timeout_seconds"]
+        self._reconnect = reconnect
+        self._on_reconnect = on_reconnect
+        # With a transcript, output goes straight into it (Follower.feed_into)
+        # and no frame is queued: the one-call reads.
+        self._transcript = transcript
         self._response: httpx.Response | None = None
         self._chunks: AsyncIterator[bytes] | None = None
-        self._opened = False
+        self._cause: BaseException | None = None
         self._pending: deque[Event] = deque()
         self._error: BaseException | None = None
+        self._end: End | None = None
         self._done = False
         self._closed = False
-        cursor = response.reader.cursor
-        self._stdout_offset = cursor.stdout
-        self._stderr_offset = cursor.stderr
+        self._cursor = follower.cursor
 
     # -- iteration ----------------------------------------------------------------
 
@@ -98,20 +151,13 @@ class AsyncOutputStream(AsyncIterator[Frame]):
             if not await self._pull():
                 raise StopAsyncIteration
         event = self._pending.popleft()
-        self._advance(event)
+        # The offsets of the frames yielded, not of the chunk decoded.
+        self._cursor = _after(event, self._cursor) if self._pending else self._follower.cursor
         return Frame(event)
 
-    def _advance(self, event: Event) -> None:
-        # An output or skipped event ends where its stream's consumed offset now is.
-        if isinstance(event, (Output, Skipped)):
-            if event.stream == "stdout":
-                self._stdout_offset = event.end
-            else:
-                self._stderr_offset = event.end
-
     async def _pull(self) -> bool:
-        """Moves the response on: events into the queue, or the end (false
-        once there is nothing more)."""
+        """One step of the read: false once there is nothing more. An error
+        of the core comes after the events decoded before it."""
         if self._error is not None:
             error, self._error = self._error, None
             raise error
@@ -119,104 +165,154 @@ class AsyncOutputStream(AsyncIterator[Frame]):
             raise ValueError(_CLOSED)
         if self._done:
             return False
-        if not self._opened:
-            self._opened = True
-            await self._open()
-            return True
-        chunks = self._chunks
-        if chunks is None:  # pragma: no cover - closed streams stop above
-            raise ValueError(_CLOSED)
-        decoding = self._decoding
-        if decoding.arm(time.monotonic()):
-            await self._end(None)
-            return True
         try:
-            chunk = await chunks.__anext__()
-        except StopAsyncIteration:
-            await self._end(None)
-            return True
-        except httpx.ReadTimeout as exc:
-            decoding.read_timed_out(time.monotonic())
-            await self._end(exc)
-            return True
-        except Exception as exc:
-            if not _is_transport_error(exc):
-                await self.aclose()
-                raise
-            await self._end(exc)
-            return True
+            await self._step()
+        except DoryWireError as error:
+            self._done = True
+            await self._close_response()
+            if isinstance(error, StreamDisconnected) and error.__cause__ is None:
+                error.__cause__ = self._cause
+            self._error = error
         except BaseException:
             await self.aclose()
             raise
-        try:
-            self._pending.extend(decoding.feed(chunk))
-        except DoryWireError:
-            self._done = True
-            await self._close_response()
-            raise
         return True
 
-    async def _open(self) -> None:
+    async def _step(self) -> None:
+        """Sends the follower's next request, or reads one more piece of the
+        body; then does what the follower decided, if it decided."""
+        step = self._send if self._response is None else self._pump
+        decision = await step()
+        if decision is not None:
+            await self._decided(decision)
+
+    async def _send(self) -> _Decision | None:
+        follower = self._follower
+        request = self._client._build(follower.request(), self._liveness)
+        self._cause = None
         try:
-            response = await self._http.send(self._request, stream=True)
+            response = await self._client._http.send(request, stream=True)
         except Exception as exc:
             if not _is_transport_error(exc):
                 raise
-            self._done = True
-            self._error = self._decoding.no_response(exc)
-            return
+            self._cause = exc
+            return follower.no_response(describe(exc, request), random.random())
         self._response = response
-        try:
-            self._decoding.open(
-                response.status_code,
-                response.headers.get("content-type"),
-                response.headers.get("ce-process-id"),
-            )
-        except BaseException:
-            self._done = True
-            await self._close_response()
-            raise
+        headers = response.headers
+        follower.open(
+            response.status_code,
+            headers.get("content-type"),
+            headers.get("ce-process-id"),
+            headers.get("retry-after"),
+        )
         self._chunks = response.aiter_bytes()
+        # Arms the liveness clock of the body.
+        if follower.handle_timeout_seconds(time.monotonic()):
+            return await self._finish(None)
+        return None
 
-    async def _end(self, transport_error: BaseException | None) -> None:
-        self._done = True
+    async def _pump(self) -> _Decision | None:
+        follower = self._follower
+        chunks = self._chunks
+        if chunks is None:  # pragma: no cover - a response always has its chunks
+            raise ValueError(_CLOSED)
+        try:
+            chunk = await chunks.__anext__()
+        except StopAsyncIteration:
+            return await self._finish(None)
+        except httpx.ReadTimeout as exc:
+            # The socket waited the liveness timeout: the core decides. Its
+            # deadline counts as reached (the transport's timer may fire a
+            # little early on this clock).
+            now = time.monotonic()
+            deadline = follower.poll_timeout_seconds()
+            stalled = follower.handle_timeout_seconds(
+                now if deadline is None else max(now, deadline)
+            )
+            return await self._finish(None if stalled else exc, cause=exc)
+        except Exception as exc:
+            if not _is_transport_error(exc):
+                raise
+            return await self._finish(exc)
+        if self._transcript is not None:
+            follower.feed_into(chunk, self._transcript)
+        else:
+            self._pending.extend(follower.feed(chunk))
+        # A complete frame restarts the clock; a trickle runs it out.
+        if follower.handle_timeout_seconds(time.monotonic()):
+            return await self._finish(None)
+        return None
+
+    async def _finish(
+        self, transport_error: BaseException | None, *, cause: BaseException | None = None
+    ) -> _Decision:
+        """The body ended (``transport_error``: how it broke): the follower's decision."""
+        self._cause = transport_error if cause is None else cause
         await self._close_response()
-        events, self._error = self._decoding.close(transport_error)
-        self._pending.extend(events)
+        detail = None if transport_error is None else describe(transport_error)
+        try:
+            events, decision = self._follower.finish(detail, random.random())
+        except DoryWireError as error:
+            self._deliver(list(error.events))
+            raise
+        self._deliver(events)
+        return decision
+
+    def _deliver(self, events: list[Event]) -> None:
+        if self._transcript is None:
+            self._pending.extend(events)
+        else:
+            for event in events:
+                self._transcript.push(event)
+
+    async def _decided(self, decision: _Decision) -> None:
+        self._end = end_of(decision)
+        if isinstance(decision, Done):
+            self._done = True
+            if decision.exited and self._transcript is not None:
+                self._transcript.finish()
+        elif isinstance(decision, Reconnect):
+            if not self._reconnect:
+                raise from_reconnect(decision, self._cause)
+            if self._on_reconnect is not None:
+                self._on_reconnect(decision)
+            if decision.delay_seconds > 0:
+                await anyio.sleep(decision.delay_seconds)
+        # Continue: the next step sends the follower's next request.
 
     async def _drain(self) -> None:
-        """Reads the whole response, discarding the events (the transcript
-        of the response's reader has them)."""
+        """Reads to the end (the transcript has every event)."""
         while await self._pull():
-            self._pending.clear()
+            pass
 
     # -- state ------------------------------------------------------------------------
 
     @property
     def stdout_offset(self) -> int:
         """The stdout offset consumed by the frames yielded so far."""
-        return self._stdout_offset
+        return self._cursor.stdout
 
     @property
     def stderr_offset(self) -> int:
         """The stderr offset consumed by the frames yielded so far."""
-        return self._stderr_offset
+        return self._cursor.stderr
 
     @property
     def cursor(self) -> Cursor:
         """Both consumed offsets as a :class:`~dory_wire.Cursor`."""
-        return Cursor(self._stdout_offset, self._stderr_offset)
+        return self._cursor
 
     @property
     def proc_id(self) -> str | None:
         """The process read from, or the one an exec stream announced."""
-        return self._decoding.proc_id
+        return self._follower.proc_id
 
     @property
     def end(self) -> End | None:
-        """How the response ended (the core's ``Exited``, ``Disconnected`` or
-        ``Document``), once it did; ``None`` before, or after an error."""
-        return self._decoding.end
+        """How the last response ended (the core's ``Exited``,
+        ``Disconnected`` or ``Document``), once it did; ``None`` before, when
+        no answer came, or after an error."""
+        return self._end
 
     # -- closing ------------------------------------------------------------------------
 
@@ -249,8 +345,8 @@ class AsyncOutputStream(AsyncIterator[Frame]):
 
     def __repr__(self) -> str:
         return (
-            f"<AsyncOutputStream {self._request.method} {self._request.url.path} "
-            f"stdout_offset={self._stdout_offset} stderr_offset={self._stderr_offset}>"
+            f"<AsyncOutputStream proc_id={self.proc_id!r} "
+            f"stdout_offset={self.stdout_offset} stderr_offset={self.stderr_offset}>"
         )
 
 
@@ -265,9 +361,9 @@ class AsyncClient:
             JSON answers (seconds or an ``httpx.Timeout``; default 30 s).
             Output streams read with the liveness timeout instead; a
             synchronous exec waits for the process.
-        liveness_timeout_seconds: how long an output stream may stay silent
-            before it counts as stalled (default: the core's, 30 s, twice the
-            heartbeat interval).
+        liveness_timeout_seconds: how long an output stream may go without a
+            complete frame before it counts as stalled (default: the core's,
+            30 s, twice the heartbeat interval).
         max_frame_bytes: the longest frame accepted (default: the core's).
         http_client: an ``httpx.AsyncClient`` to use instead of a new one (it
             is not closed by :meth:`aclose`).
@@ -298,16 +394,31 @@ class AsyncClient:
 
     # -- plumbing shared by the handles ---------------------------------------------
 
-    def _request(self, spec: RequestSpec, liveness: float | None = None) -> httpx.Request:
-        request = build(self._http, self.base_url, spec, self._timeout, liveness)
-        own = {name.lower() for name in spec.headers}
-        request.headers.update({k: v for k, v in self._headers.items() if k.lower() not in own})
-        return request
+    def _build(self, request: Request, liveness: float | None = None) -> httpx.Request:
+        return build(
+            self._http,
+            self.base_url,
+            request,
+            timeout=self._timeout,
+            headers=self._headers,
+            liveness_timeout_seconds=liveness,
+        )
 
-    async def _document(self, spec: RequestSpec) -> list[Event]:
+    def _options(self, liveness_timeout_seconds: float | None, **options: Any) -> dict[str, Any]:
+        """A follower's options: the read's, and the client's liveness
+        timeout and frame limit (the core's defaults where neither is set)."""
+        liveness = (
+            liveness_timeout_seconds if liveness_timeout_seconds is not None else self._liveness
+        )
+        if liveness is not None:
+            options["liveness_timeout_seconds"] = liveness
+        options["max_frame_bytes"] = self._max_frame_bytes
+        return options
+
+    async def _document(self, request: Request) -> list[Event]:
         """Sends a request answered by one JSON document; its events."""
         reader = Reader("document", max_frame_bytes=self._max_frame_bytes)
-        response = await self._http.send(self._request(spec), stream=True)
+        response = await self._http.send(self._build(request), stream=True)
         try:
             reader.open(
                 response.status_code,
@@ -321,77 +432,18 @@ class AsyncClient:
         events, _end = reader.finish()
         return events
 
-    def _stream(
-        self,
-        endpoint: Literal["exec", "process_output", "setup_logs"],
-        spec: RequestSpec,
-        cursor: Cursor,
-        *,
-        follow: bool,
-        gap_policy: GapPolicy,
-        liveness_timeout_seconds: float | None,
-        transcript: Transcript | None = None,
-        proc_id: str | None = None,
-    ) -> AsyncOutputStream:
-        liveness = (
-            liveness_timeout_seconds if liveness_timeout_seconds is not None else self._liveness
-        )
-        response = OutputResponse(
-            endpoint,
-            cursor,
-            follow=follow,
-            gap_policy=gap_policy,
-            max_frame_bytes=self._max_frame_bytes,
-            liveness_timeout_seconds=liveness,
-            transcript=transcript,
-            proc_id=proc_id,
-        )
-        return AsyncOutputStream(self._http, self._request(spec, liveness), response)
-
-    async def _follow(
-        self,
-        endpoint: Literal["process_output", "setup_logs"],
-        spec_of: Callable[[Cursor], RequestSpec],
-        cursor: Cursor,
-        *,
-        follow: bool,
-        gap_policy: GapPolicy,
-        retries: int,
-        backoff_seconds: float,
-        max_backoff_seconds: float,
-        liveness_timeout_seconds: float | None,
-        transcript: Transcript | None,
-        proc_id: str | None = None,
+    async def _read(
+        self, follower: Follower, transcript: Transcript | None, on_reconnect: _Hook | None
     ) -> Transcript:
-        """Reads output into a transcript, reconnecting from the cursor."""
-        backoff = Backoff(retries, backoff_seconds, max_backoff_seconds)
+        """Drives ``follower`` to its end, every byte into a transcript."""
         into = Transcript() if transcript is None else transcript
-        while True:
-            stream = self._stream(
-                endpoint,
-                spec_of(cursor),
-                cursor,
-                follow=follow,
-                gap_policy=gap_policy,
-                liveness_timeout_seconds=liveness_timeout_seconds,
-                transcript=into,
-                proc_id=proc_id,
-            )
-            try:
-                await stream._drain()
-            except StreamDisconnected as err:
-                delay = backoff.delay(err.cursor != cursor)
-                cursor = err.cursor
-                if delay is None:
-                    raise
-            else:
-                break
-            finally:
-                await stream.aclose()
-            if delay:
-                await anyio.sleep(delay)
-        if into.exit is not None:
-            into.finish()
+        stream = AsyncOutputStream(
+            self, follower, reconnect=True, on_reconnect=on_reconnect, transcript=into
+        )
+        try:
+            await stream._drain()
+        finally:
+            await stream.aclose()
         return into
 
     # -- lifecycle ----------------------------------------------------------------------
@@ -424,8 +476,9 @@ class AsyncComputers:
 
     async def get(self, computer_id: str) -> AsyncComputer:
         """The computer ``computer_id``. Sends no request: errors (an unknown
-        computer is a 404 ``ApiError``) come with the first call."""
-        return AsyncComputer(self._client, computer_id)
+        computer is a 404 ``ApiError``) come with the first call; an id the
+        core refuses raises here (``TypeError`` or ``InvalidArgument``)."""
+        return AsyncComputer(self._client, checked_computer_id(computer_id))
 
 
 class AsyncComputer:
@@ -455,8 +508,8 @@ class AsyncComputer:
         output with :meth:`AsyncProcess.read_output` (the process:
         ``processes.get(identity.proc_id)``).
         """
-        spec = exec_request(self.id, command, timeout_seconds, idempotency_key, stream=False)
-        return exec_result_of(await self._client._document(spec))
+        request = Request.exec(self.id, command, timeout_seconds, idempotency_key, stream=False)
+        return exec_result_of(await self._client._document(request))
 
     def exec_stream(
         self,
@@ -465,26 +518,44 @@ class AsyncComputer:
         timeout_seconds: float | None = None,
         idempotency_key: str | None = None,
         gap_policy: GapPolicy = "fail",
+        retries: int = DEFAULT_RETRIES,
+        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
+        max_backoff_seconds: float = DEFAULT_MAX_BACKOFF_SECONDS,
+        jitter: bool = True,
         liveness_timeout_seconds: float | None = None,
+        on_reconnect: Callable[[Reconnect], object] | None = None,
     ) -> AsyncOutputStream:
-        """Runs ``command`` and streams its frames: ``started`` (the process
-        id, also :attr:`AsyncOutputStream.proc_id`), output, heartbeats, ``exit``.
+        """Runs ``command`` and streams its frames to its exit: ``started``
+        (the process id, also :attr:`AsyncOutputStream.proc_id`), output,
+        heartbeats, ``exit``.
 
-        The command starts when iteration starts. If the stream breaks,
-        :class:`StreamDisconnected` carries ``proc_id`` and the cursor: go on
-        with :meth:`AsyncProcess.iter_output` from there (the process:
-        ``processes.get(err.proc_id)``) — never exec again. A keyed replay
-        yields one ``identity`` frame instead.
+        The command starts when iteration starts, and is never sent twice
+        unless its ``idempotency_key`` makes that safe. The core's follower
+        decides what a cut means: after the process was announced
+        (``started`` or the ``CE-Process-Id`` header), the frames go on from
+        the process's retained output at the consumed offsets, reconnecting
+        like :meth:`AsyncProcess.read_output` (``on_reconnect`` is called with
+        each :class:`~dory_wire.Reconnect` record); before, a keyed exec is
+        sent again and one without a key raises :class:`StreamDisconnected`
+        (``proc_id`` ``None``: nothing is known to read). A keyed replay
+        answered by the first process's JSON identity yields one
+        ``identity`` frame, then that process's output from the start.
         """
-        spec = exec_request(self.id, command, timeout_seconds, idempotency_key, stream=True)
-        return self._client._stream(
-            "exec",
-            spec,
-            Cursor(0, 0),
-            follow=True,
-            gap_policy=gap_policy,
-            liveness_timeout_seconds=liveness_timeout_seconds,
+        follower = Follower.exec_stream(
+            self.id,
+            command,
+            timeout_seconds=timeout_seconds,
+            idempotency_key=idempotency_key,
+            **self._client._options(
+                liveness_timeout_seconds,
+                gap_policy=gap_policy,
+                retries=retries,
+                backoff_seconds=backoff_seconds,
+                max_backoff_seconds=max_backoff_seconds,
+                jitter=jitter,
+            ),
         )
+        return AsyncOutputStream(self._client, follower, reconnect=True, on_reconnect=on_reconnect)
 
     def __repr__(self) -> str:
         return f"<AsyncComputer {self.id!r}>"
@@ -512,20 +583,21 @@ class AsyncProcesses:
         first process's identity, so a start whose answer was lost can be
         sent again with the same key.
         """
-        spec = start_request(self._computer_id, command, timeout_seconds, idempotency_key)
-        return identity_of(await self._client._document(spec))
+        request = Request.start(self._computer_id, command, timeout_seconds, idempotency_key)
+        return identity_of(await self._client._document(request))
 
     async def get(self, proc_id: str) -> AsyncProcess:
         """The process ``proc_id`` (asks for its identity: a 404 ``ApiError``
         when it is unknown)."""
-        spec = identity_request(self._computer_id, proc_id)
-        identity = identity_of(await self._client._document(spec))
+        request = Request.get_process(self._computer_id, proc_id)
+        identity = identity_of(await self._client._document(request))
         return AsyncProcess(self._client, self._computer_id, identity)
 
     async def kill(self, proc_id: str) -> Identity:
         """Kills the process (its whole process group); its identity after.
         Killing an exited process does nothing."""
-        return identity_of(await self._client._document(kill_request(self._computer_id, proc_id)))
+        request = Request.kill(self._computer_id, proc_id)
+        return identity_of(await self._client._document(request))
 
 
 class AsyncProcess:
@@ -571,7 +643,7 @@ class AsyncProcess:
         liveness_timeout_seconds: float | None = None,
     ) -> AsyncOutputStream:
         """The retained output from these offsets, frame by frame (see
-        :class:`AsyncOutputStream`): one connection, no reconnect.
+        :class:`AsyncOutputStream`): one response, no reconnect.
 
         ``follow=True`` goes on with live output until ``exit``;
         ``follow=False`` reads what exists now and ends (with ``exit`` only if
@@ -579,16 +651,13 @@ class AsyncProcess:
         ``skipped`` frames with the exact lost ranges instead of
         ``OutputGap``.
         """
-        cursor = Cursor(stdout_offset, stderr_offset)
-        return self._client._stream(
-            "process_output",
-            output_request(self._computer_id, self.proc_id, cursor, follow),
-            cursor,
-            follow=follow,
-            gap_policy=gap_policy,
-            liveness_timeout_seconds=liveness_timeout_seconds,
-            proc_id=self.proc_id,
+        follower = Follower.process_output(
+            self._computer_id,
+            self.proc_id,
+            cursor=Cursor(stdout_offset, stderr_offset),
+            **self._client._options(liveness_timeout_seconds, follow=follow, gap_policy=gap_policy),
         )
+        return AsyncOutputStream(self._client, follower, reconnect=False)
 
     # Only offsets: what saved offsets passed as ``**dict[str, int]`` match
     # (type checkers hold such a dict against every keyword parameter).
@@ -602,11 +671,13 @@ class AsyncProcess:
         *,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
-        retries: int = 5,
-        backoff_seconds: float = 0.25,
-        max_backoff_seconds: float = 5.0,
+        retries: int = DEFAULT_RETRIES,
+        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
+        max_backoff_seconds: float = DEFAULT_MAX_BACKOFF_SECONDS,
+        jitter: bool = True,
         liveness_timeout_seconds: float | None = None,
         transcript: Transcript | None = None,
+        on_reconnect: Callable[[Reconnect], object] | None = None,
     ) -> Transcript: ...
     async def read_output(
         self,
@@ -615,46 +686,55 @@ class AsyncProcess:
         *,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
-        retries: int = 5,
-        backoff_seconds: float = 0.25,
-        max_backoff_seconds: float = 5.0,
+        retries: int = DEFAULT_RETRIES,
+        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
+        max_backoff_seconds: float = DEFAULT_MAX_BACKOFF_SECONDS,
+        jitter: bool = True,
         liveness_timeout_seconds: float | None = None,
         transcript: Transcript | None = None,
+        on_reconnect: Callable[[Reconnect], object] | None = None,
     ) -> Transcript:
-        """The whole output from these offsets, reconnecting as needed.
+        """The whole output from these offsets, reconnecting as the core's
+        follower decides.
 
-        Follows the output; when the connection drops, reconnects from the
-        consumed offsets (at once if it made progress; after ``retries``
-        connections in a row without a new byte, with a doubling wait from
-        ``backoff_seconds`` to ``max_backoff_seconds``, the last
-        :class:`StreamDisconnected` is raised). Never starts anything again.
+        When a connection drops (or no answer comes, or a 503 / 429 refuses
+        it), reconnects from the consumed offsets: at once if it made
+        progress; else after a doubling wait from ``backoff_seconds`` to
+        ``max_backoff_seconds`` (spread over its upper half when ``jitter``
+        is on; a ``Retry-After`` honoured up to ``max_backoff_seconds``),
+        until ``retries`` connections in a row brought nothing new — then
+        :class:`StreamDisconnected` is raised. ``on_reconnect`` is called
+        with each :class:`~dory_wire.Reconnect` record (attempt, reason,
+        cursor, delay, …) before the wait. Never starts anything again.
 
         Returns a :class:`~dory_wire.Transcript`: ``bytes(stream)``,
         ``text(stream)``, ``exit`` (``None`` if a ``follow=False`` read ended
         before the exit). Missing output raises ``OutputGap`` unless
         ``gap_policy="skip"``, which goes on and records the exact lost
-        ranges in ``transcript.skipped(stream)``. ``OutputExpired`` and
-        ``OffsetBeyondOutput`` are raised at once. Pass ``transcript`` to keep
-        what was read when an error is raised.
+        ranges in ``transcript.skipped(stream)``. ``OutputExpired``,
+        ``OffsetBeyondOutput`` and other error answers are raised at once.
+        Pass ``transcript`` to keep what was read when an error is raised.
         """
-        return await self._client._follow(
-            "process_output",
-            lambda cursor: output_request(self._computer_id, self.proc_id, cursor, follow),
-            Cursor(stdout_offset, stderr_offset),
-            follow=follow,
-            gap_policy=gap_policy,
-            retries=retries,
-            backoff_seconds=backoff_seconds,
-            max_backoff_seconds=max_backoff_seconds,
-            liveness_timeout_seconds=liveness_timeout_seconds,
-            transcript=transcript,
-            proc_id=self.proc_id,
+        follower = Follower.process_output(
+            self._computer_id,
+            self.proc_id,
+            cursor=Cursor(stdout_offset, stderr_offset),
+            **self._client._options(
+                liveness_timeout_seconds,
+                follow=follow,
+                gap_policy=gap_policy,
+                retries=retries,
+                backoff_seconds=backoff_seconds,
+                max_backoff_seconds=max_backoff_seconds,
+                jitter=jitter,
+            ),
         )
+        return await self._client._read(follower, transcript, on_reconnect)
 
     async def kill(self) -> Identity:
         """Kills the process; its identity after."""
-        spec = kill_request(self._computer_id, self.proc_id)
-        return identity_of(await self._client._document(spec))
+        request = Request.kill(self._computer_id, self.proc_id)
+        return identity_of(await self._client._document(request))
 
     def __repr__(self) -> str:
         return f"<AsyncProcess {self.proc_id!r} status={self.status!r}>"
@@ -676,17 +756,14 @@ class AsyncSetup:
         gap_policy: GapPolicy = "fail",
         liveness_timeout_seconds: float | None = None,
     ) -> AsyncOutputStream:
-        """The setup logs from ``offset``, frame by frame; resume from the
-        stream's ``stdout_offset``."""
-        cursor = Cursor(offset, 0)
-        return self._client._stream(
-            "setup_logs",
-            setup_logs_request(self._computer_id, cursor, follow),
-            cursor,
-            follow=follow,
-            gap_policy=gap_policy,
-            liveness_timeout_seconds=liveness_timeout_seconds,
+        """The setup logs from ``offset``, frame by frame, one response;
+        resume from the stream's ``stdout_offset``."""
+        follower = Follower.setup_logs(
+            self._computer_id,
+            offset,
+            **self._client._options(liveness_timeout_seconds, follow=follow, gap_policy=gap_policy),
         )
+        return AsyncOutputStream(self._client, follower, reconnect=False)
 
     async def read_logs(
         self,
@@ -694,23 +771,27 @@ class AsyncSetup:
         *,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
-        retries: int = 5,
-        backoff_seconds: float = 0.25,
-        max_backoff_seconds: float = 5.0,
+        retries: int = DEFAULT_RETRIES,
+        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
+        max_backoff_seconds: float = DEFAULT_MAX_BACKOFF_SECONDS,
+        jitter: bool = True,
         liveness_timeout_seconds: float | None = None,
         transcript: Transcript | None = None,
+        on_reconnect: Callable[[Reconnect], object] | None = None,
     ) -> Transcript:
         """The whole setup log from ``offset`` (in ``transcript.bytes("stdout")``),
         reconnecting like :meth:`AsyncProcess.read_output`."""
-        return await self._client._follow(
-            "setup_logs",
-            lambda cursor: setup_logs_request(self._computer_id, cursor, follow),
-            Cursor(offset, 0),
-            follow=follow,
-            gap_policy=gap_policy,
-            retries=retries,
-            backoff_seconds=backoff_seconds,
-            max_backoff_seconds=max_backoff_seconds,
-            liveness_timeout_seconds=liveness_timeout_seconds,
-            transcript=transcript,
+        follower = Follower.setup_logs(
+            self._computer_id,
+            offset,
+            **self._client._options(
+                liveness_timeout_seconds,
+                follow=follow,
+                gap_policy=gap_policy,
+                retries=retries,
+                backoff_seconds=backoff_seconds,
+                max_backoff_seconds=max_backoff_seconds,
+                jitter=jitter,
+            ),
         )
+        return await self._client._read(follower, transcript, on_reconnect)

@@ -1,4 +1,9 @@
-"""What the synchronous and the asyncio client share about httpx."""
+"""What the synchronous and the asyncio client share about httpx: a core
+:class:`~dory_wire.Request` as an ``httpx.Request``, which exceptions are the
+connection failing, and what a transport error says.
+
+Nothing here decides anything about the protocol: the requests are the
+core's, and what a failure means is the core follower's decision."""
 
 from __future__ import annotations
 
@@ -9,8 +14,7 @@ from typing import Union
 import httpx
 
 from .. import __version__
-from .._core import DEFAULT_LIVENESS_TIMEOUT_SECONDS
-from ._protocol import RequestSpec
+from .._core import Request
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -18,8 +22,8 @@ __all__ = [
     "base_url_of",
     "build",
     "default_headers",
+    "describe",
     "is_transport_error",
-    "liveness_of",
     "timeout_of",
 ]
 
@@ -31,6 +35,7 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0)
 """Connect, write, pool and (for JSON answers) read timeout."""
 
 ENV_URL = "DORY_URL"
+JSON = "application/json"
 
 
 def base_url_of(base_url: str | None) -> str:
@@ -51,38 +56,43 @@ def timeout_of(timeout: Timeout) -> httpx.Timeout:
     return timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
 
 
-def liveness_of(liveness_timeout_seconds: float | None) -> float:
-    """The liveness timeout a reader gets (the core's default when ``None``)."""
-    if liveness_timeout_seconds is None:
-        return DEFAULT_LIVENESS_TIMEOUT_SECONDS
-    return liveness_timeout_seconds
-
-
 def build(
     http: httpx.Client | httpx.AsyncClient,
     base_url: str,
-    spec: RequestSpec,
+    request: Request,
+    *,
     timeout: httpx.Timeout,
+    headers: Mapping[str, str],
     liveness_timeout_seconds: float | None = None,
 ) -> httpx.Request:
-    """The httpx request of ``spec``.
+    """The httpx request of the core's ``request``.
 
-    An output stream's socket reads time out after the liveness timeout: the
-    reader then decides whether the stream stalled. A synchronous exec has no
-    read timeout (it answers when the process exits).
+    Its method, ``base_url`` + its target, its headers and then those of
+    ``headers`` (the client's) that it does not set itself, its body (JSON
+    bytes, sent as ``application/json``), and the timeouts its ``wait``
+    asks for: ``"default"`` the client's ``timeout``; ``"stream"`` the
+    same but a read timeout of ``liveness_timeout_seconds`` (the follower's:
+    when a read times out, the core decides whether the stream stalled);
+    ``"unbounded"`` no read timeout (a synchronous exec answers at the exit).
     """
-    if spec.wait == "stream":
-        read: float | None = liveness_of(liveness_timeout_seconds)
-    elif spec.wait == "unbounded":
+    if request.wait == "stream":
+        if liveness_timeout_seconds is None:
+            raise ValueError("a stream request needs the liveness timeout as its read timeout")
+        read: float | None = liveness_timeout_seconds
+    elif request.wait == "unbounded":
         read = None
     else:
         read = timeout.read
+    own = list(request.headers)
+    if request.body is not None and request.header("content-type") is None:
+        own.append(("Content-Type", JSON))
+    named = {name.lower() for name, _ in own}
+    own.extend((name, value) for name, value in headers.items() if name.lower() not in named)
     return http.build_request(
-        spec.method,
-        base_url + spec.path,
-        params=dict(spec.params),
-        headers=dict(spec.headers),
-        json=spec.json,
+        request.method,
+        base_url + request.target,
+        headers=own,
+        content=request.body,
         timeout=httpx.Timeout(
             connect=timeout.connect, read=read, write=timeout.write, pool=timeout.pool
         ),
@@ -90,8 +100,19 @@ def build(
 
 
 def is_transport_error(error: BaseException) -> bool:
-    """Whether ``error`` is the connection failing (worth a reconnect), not a
-    mistake such as an unsupported URL scheme."""
+    """Whether ``error`` is the connection failing (the follower decides what
+    it means), not a mistake such as an unsupported URL scheme."""
     return isinstance(error, httpx.TransportError) and not isinstance(
         error, httpx.UnsupportedProtocol
     )
+
+
+def describe(error: BaseException, request: httpx.Request | None = None) -> str:
+    """What a transport error says, for the follower's record (its
+    ``detail``): the exception's message (its class when it has none),
+    after the request's method and URL when ``request`` is given (no answer
+    came: the address says where from)."""
+    text = str(error) or type(error).__name__
+    if request is None:
+        return text
+    return f"{request.method} {request.url}: {text}"

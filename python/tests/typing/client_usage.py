@@ -8,6 +8,7 @@ from __future__ import annotations
 import base64
 import uuid
 
+from dory_wire import Reconnect
 from dory_wire.client import (
     AsyncClient,
     Client,
@@ -71,6 +72,9 @@ def one_call(client: Client) -> bytes:
     computer = client.computers.get("c1")
     process = computer.processes.get("p_1")
     transcript: Transcript = process.read_output(gap_policy="skip", retries=3)
+    records: list[Reconnect] = []
+    process.read_output(jitter=False, backoff_seconds=0.5, on_reconnect=records.append)
+    process.read_output(on_reconnect=lambda r: print(r.attempt, r.reason, r.delay_seconds))
     saved = {"stdout_offset": 5, "stderr_offset": 0}
     rest: Transcript = process.read_output(**saved)
     print(rest.exit)
@@ -79,7 +83,7 @@ def one_call(client: Client) -> bytes:
     result = computer.exec("echo hi")
     if isinstance(result, ExecResult):
         print(result.stdout_truncated)
-    with computer.exec_stream(["true"]) as stream:
+    with computer.exec_stream(["true"], on_reconnect=records.append, retries=2) as stream:
         for frame in stream:
             print(frame.proc_id, stream.proc_id)
     logs: Transcript = computer.setup.read_logs(offset=0, follow=False)

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from dory_wire import Cursor, Disconnected
+from dory_wire import Cursor, Disconnected, Reconnect
 from dory_wire.client import (
     ApiError,
     Client,
@@ -105,10 +105,18 @@ def test_refused_connection_first_and_on_reconnect() -> None:
             assert (refused.value.reason, refused.value.cursor) == ("no_response", cut.value.cursor)
             assert isinstance(refused.value.__cause__, httpx.ConnectError)
             started = time.monotonic()
+            seen: list[Reconnect] = []
             with pytest.raises(StreamDisconnected) as spent:
-                process.read_output(retries=2, backoff_seconds=0.1)
+                process.read_output(retries=2, backoff_seconds=0.1, jitter=False, on_reconnect=seen.append)
             assert spent.value.reason == "no_response"
-            assert time.monotonic() - started >= 0.3  # waited 0.1 s then 0.2 s
+            assert isinstance(spent.value.__cause__, httpx.ConnectError)
+            # The core's waits, jitter off: 0.1 s then 0.2 s; the hook saw both.
+            assert [(r.attempt, r.reason, r.delay_seconds) for r in seen] == [
+                (1, "no_response", 0.1),
+                (2, "no_response", 0.2),
+            ]
+            assert url in seen[0].detail  # where no answer came from
+            assert time.monotonic() - started >= 0.3
 
 
 def test_a_silent_stream_is_stalled_after_the_liveness_timeout() -> None:
@@ -223,7 +231,11 @@ def test_a_keyed_replay_of_a_streaming_exec_is_a_json_identity(server: RefServer
         proc_id = first[0].proc_id
         replay = computer.exec_stream(ONLY_STDOUT, idempotency_key="replayed")
         frames = list(replay)
-        assert [(f.type, f.proc_id) for f in frames] == [("identity", proc_id)]
+        # The identity, then (the core's follower) the first run's retained
+        # output: nothing ran again.
+        assert [(f.type, f.proc_id) for f in frames[:1]] == [("identity", proc_id)]
+        assert b"".join(f.bytes for f in frames) == HELLO
+        assert (frames[-1].type, frames[-1].exit_code) == ("exit", 0)
         assert replay.proc_id == proc_id
         # The same key on a background start: the same process again.
         assert computer.processes.start(["false"], idempotency_key="replayed").proc_id == proc_id

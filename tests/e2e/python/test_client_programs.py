@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 
 import pytest
 
+from dory_wire import Reconnect
 from dory_wire.client import AsyncClient, Client, ExecResult, Frame, Identity, StreamDisconnected
 from refserver import RefServer, wire_bytes
 
@@ -130,28 +132,27 @@ def test_read_output_in_one_call_under_drops() -> None:
         assert transcript.is_complete("stdout") and transcript.is_complete("stderr")
 
 
-def test_exec_stream_cut_then_resumed_from_the_retained_output() -> None:
+def test_exec_stream_cut_goes_on_from_the_retained_output(tmp_path: Path) -> None:
     count = 3000
     expected = b"".join(b"%d\n" % i for i in range(1, count + 1))
+    runs = tmp_path / "runs"
+    command = ["sh", "-c", f"echo run >> '{runs}'; seq {count}"]
     # 100-byte chunks: every response carries a few frames before its cut.
     args = ["--drop-after-bytes", "400", "--max-chunk-bytes", "100"]
     with RefServer(*args) as server, Client(server.url) as client:
         computer = client.computers.get("programs")
-        stream = computer.exec_stream(["seq", str(count)], timeout_seconds=30)
-        streamed = bytearray()
-        with pytest.raises(StreamDisconnected) as info:
-            for frame in stream:
-                if frame.type == "stdout":
-                    streamed += frame.bytes
-        gone = info.value
-        assert gone.proc_id is not None and gone.proc_id == stream.proc_id
-        assert gone.stdout_offset == len(streamed)
-        # Never exec again: read the rest of the same process's output.
-        rest = computer.processes.get(gone.proc_id).read_output(
-            gone.stdout_offset, gone.stderr_offset, backoff_seconds=0.01
-        )
-        assert bytes(streamed) + rest.bytes("stdout") == expected
-        assert rest.exit == (0, False)
+        seen: list[Reconnect] = []
+        stream = computer.exec_stream(command, timeout_seconds=30, backoff_seconds=0.01, on_reconnect=seen.append)
+        frames = list(stream)
+        # The core's follower: after `started`, every cut goes on from the
+        # process's retained output at the consumed offsets.
+        assert [f.type for f in frames if f.type in ("started", "exit")] == ["started", "exit"]
+        assert b"".join(f.bytes for f in frames if f.type == "stdout") == expected
+        assert frames[-1].exit_code == 0
+        assert len(seen) >= 2, "the fault injection cut nothing"
+        assert {(r.reason, r.proc_id) for r in seen} == {("end_of_body", stream.proc_id)}
+        # Never exec again: the command ran once.
+        assert runs.read_text() == "run\n"
 
 
 def test_synchronous_exec_bytes_and_replay() -> None:

@@ -19,6 +19,7 @@ import os
 import random
 from pathlib import Path
 
+from dory_wire import Reconnect
 from dory_wire.client import Client, Process, StreamDisconnected
 from refserver import SEED, TRIALS, RefServer, check_trial_output, run_trials, trial_script, wire_bytes
 
@@ -63,19 +64,21 @@ def run_trial(server: RefServer, trial: int, directory: Path) -> int:
             # A frame carries up to 64 KiB (87 KiB of base64): a random cut
             # before the end of the first frame brings nothing new, several
             # times in a row now and then. Waiting would not help: no backoff.
-            transcript = process.read_output(retries=100, backoff_seconds=0)
+            seen: list[Reconnect] = []
+            transcript = process.read_output(retries=100, backoff_seconds=0, on_reconnect=seen.append)
             assert transcript.exit == (0, False)
             got = {s: transcript.bytes(s) for s in ("stdout", "stderr")}
-            connections = 0  # read_output does not say; the frame trials count
+            connections = 1 + len(seen)  # the reconnect hook sees each one
     check_trial_output(directory, got, BYTES_PER_STREAM, f"trial {trial} (seed {SEED}, {started.proc_id})")
     return connections
 
 
 def test_seeded_drops_client_output_is_byte_identical() -> None:
     connections = run_trials("dory-client-trials-", DROP_MAX, run_trial)
-    framed = connections[::2]
+    framed, one_call = connections[::2], connections[1::2]
     assert min(framed) >= 2, f"a frame trial was never cut: {framed}"
+    assert not one_call or min(one_call) >= 2, f"a read_output trial was never cut: {one_call}"
     print(
         f"{TRIALS} client trials byte-identical; frame-loop trials used {sum(framed)} connections "
-        f"(min {min(framed)}, max {max(framed)})"
+        f"(min {min(framed)}, max {max(framed)}), read_output trials {sum(one_call)}"
     )
