@@ -1,15 +1,19 @@
 """The public names against tests/api/surface.json (the table of docs/api.md):
 a listed Python name missing from the package or its stub, or a public name
 that the table does not list, fails here; the same for the HTTP client's
-module (`client_concepts`)."""
+module (`client_concepts`), and for the options of its reads
+(`client_options`: each a keyword of the read calls, with the core's
+default)."""
 
 from __future__ import annotations
 
 import ast
 import importlib
+import inspect
 import json
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import dory_wire as dw
 from dory_wire import _core
@@ -159,3 +163,123 @@ def test_stub_declares_exactly_the_native_names() -> None:
     assert not unlisted, f"public in the stub, not listed in surface.json: {unlisted}"
     for name in stub_public:
         assert getattr(dw, name) is getattr(_core, name), f"dory_wire.{name} is not the native one"
+
+
+# ---- the options of the clients' reads (client_options)
+
+# Which calls read: every option is a keyword of the one-call reads; the
+# frame iterators and the streaming exec take those that apply to them.
+READ_CALLS = {
+    "Process": ("iter_output", "read_output"),
+    "Setup": ("iter_logs", "read_logs"),
+    "Computer": ("exec_stream",),
+}
+TAKE_EVERY_OPTION = ("read_output", "read_logs")
+# Keywords of those calls that are not read options: where to record, and
+# the exec's own arguments.
+NOT_OPTIONS = {"transcript", "timeout_seconds", "idempotency_key"}
+
+
+def client_options() -> list[dict[str, Any]]:
+    options: list[dict[str, Any]] = json.loads(SURFACE.read_text(encoding="utf-8"))[
+        "client_options"
+    ]
+    return options
+
+
+def read_signatures() -> dict[str, inspect.Signature]:
+    """Every read call of the client, sync and asyncio, by qualified name."""
+    client = client_module()
+    calls = {}
+    for owner, names in READ_CALLS.items():
+        for cls in (getattr(client, owner), getattr(client, f"Async{owner}")):
+            for name in names:
+                calls[f"{cls.__name__}.{name}"] = inspect.signature(getattr(cls, name))
+    return calls
+
+
+def option_problems(
+    options: list[dict[str, Any]],
+    calls: dict[str, inspect.Signature],
+    clients: dict[str, inspect.Signature],
+    core: dict[str, Any],
+) -> list[str]:
+    """What is wrong with the read calls' keywords and defaults against `options`."""
+    problems = []
+    names = [o["python"] for o in options if o["python"] is not None]
+    if len(names) != len(set(names)):
+        problems.append("a Python option is listed twice in client_options")
+    for option in options:
+        if (option["python"] is None or option["js"] is None) and not option.get("note"):
+            problems.append(f"{option['option']}: a null name and no note")
+        name, default = option["python"], option["default"]
+        if name in core and core[name] != default:
+            problems.append(f"{name}: listed default {default!r}, the core's is {core[name]!r}")
+        elif name is not None and name not in core and default is not None:
+            problems.append(f"{name}: not a core option, so its default must be None")
+    for call, signature in calls.items():
+        params = signature.parameters
+        for option in options:
+            name, default = option["python"], option["default"]
+            if name is None:
+                continue
+            param = params.get(name)
+            if param is None:
+                if call.endswith(TAKE_EVERY_OPTION):
+                    problems.append(f"{call} has no keyword {name}")
+                continue
+            if param.kind is not inspect.Parameter.KEYWORD_ONLY:
+                problems.append(f"{call}: {name} is not keyword-only")
+            if param.default is None and default is not None:
+                # The client's option of the same name, whose default is the core's.
+                for owner, init in clients.items():
+                    if name not in init.parameters or init.parameters[name].default is not None:
+                        problems.append(f"{call}: {name}=None, but {owner}({name}=None) is not")
+            elif param.default != default or type(param.default) is not type(default):
+                problems.append(f"{call}: {name}={param.default!r}, listed {default!r}")
+        unlisted = {
+            p.name
+            for p in params.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in names
+        }
+        if unlisted - NOT_OPTIONS:
+            problems.append(f"{call}: keywords not in client_options: {sorted(unlisted)}")
+    return problems
+
+
+def test_client_options_are_the_read_calls_keywords_with_the_cores_defaults() -> None:
+    client = client_module()
+    clients = {name: inspect.signature(getattr(client, name)) for name in ("Client", "AsyncClient")}
+    core = dw.Follower.process_output("c1", "p1").options  # FollowOptions::default()
+    calls = read_signatures()
+    assert len(calls) == 10
+    problems = option_problems(client_options(), calls, clients, core)
+    assert not problems, "\n".join(problems)
+    # The listed defaults are the core's constants.
+    listed = {o["python"]: o["default"] for o in client_options()}
+    assert (listed["retries"], listed["backoff_seconds"], listed["max_backoff_seconds"]) == (
+        dw.DEFAULT_RETRIES,
+        dw.DEFAULT_BACKOFF_SECONDS,
+        dw.DEFAULT_MAX_BACKOFF_SECONDS,
+    )
+    assert listed["liveness_timeout_seconds"] == dw.DEFAULT_LIVENESS_TIMEOUT_SECONDS
+
+
+def test_the_option_check_can_fail() -> None:
+    def read(*, retries: int = 3, jitter: bool = True, extra: int = 0) -> None: ...
+
+    def iterate(*, jitter: int = 1) -> None: ...
+
+    options = [
+        {"option": "r", "python": "retries", "js": "retries", "rust": "retries", "default": 5},
+        {"option": "j", "python": "jitter", "js": None, "rust": "jitter", "default": True},
+        {"option": "h", "python": "on_reconnect", "js": "x", "rust": "x", "default": None},
+    ]
+    calls = {"P.read_output": inspect.signature(read), "P.iter_output": inspect.signature(iterate)}
+    assert option_problems(options, calls, {}, {"retries": 5, "jitter": True}) == [
+        "j: a null name and no note",
+        "P.read_output: retries=3, listed 5",
+        "P.read_output has no keyword on_reconnect",
+        "P.read_output: keywords not in client_options: ['extra']",
+        "P.iter_output: jitter=1, listed True",
+    ]
