@@ -330,7 +330,13 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
     ));
     v.push(bounded_verdict(
         "Python: the Follower ≥ 0.98× the bare Reader into a Transcript (≤ 2 % over), every corpus",
-        &ratios_of(rows, "python", "reader", "follower-into-kept", "reader-into-kept"),
+        &ratios_of(
+            rows,
+            "python",
+            "reader",
+            "follower-into-kept",
+            "reader-into-kept",
+        ),
         |_| Some(0.98),
         times,
     ));

@@ -37,7 +37,10 @@ fn exec_stream_sends_started_binary_chunks_and_exit() {
     // No proxy may buffer a stream (docs/PROTOCOL.md, "Proxies").
     assert_eq!(r.header("x-accel-buffering"), Some("no"));
     let cache = r.header("cache-control").unwrap_or_default();
-    assert!(cache.contains("no-cache") && cache.contains("no-transform"), "{cache}");
+    assert!(
+        cache.contains("no-cache") && cache.contains("no-transform"),
+        "{cache}"
+    );
     let body = r.body();
     assert!(body.complete);
     let frames = common::parse_frames(&body.bytes);
