@@ -6,6 +6,8 @@ from typing import Final, Literal, TypedDict, final
 
 from typing_extensions import TypeAlias
 
+from ._errors import StreamDisconnected
+
 __all__ = [
     "DEFAULT_BACKOFF_SECONDS",
     "DEFAULT_LIVENESS_TIMEOUT_SECONDS",
@@ -606,3 +608,9 @@ class Transcript:
     def is_complete(self, stream: _StreamName = "stdout") -> bool: ...
     @property
     def exit(self) -> tuple[int | None, bool] | None: ...
+
+def _stream_disconnected(
+    reason: str, cursor: Cursor, proc_id: str | None, detail: str = ...
+) -> StreamDisconnected:
+    """The core's ``stream_disconnected`` error for a disconnect that is not
+    followed by a reconnect (its message is the core's)."""

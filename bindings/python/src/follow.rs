@@ -90,6 +90,32 @@ fn decision_to_py(py: Python<'_>, decision: Decision) -> PyResult<Bound<'_, PyAn
     })
 }
 
+/// The core's `stream_disconnected` error (as the Python exception) for a
+/// disconnect that is not followed by a reconnect: what a frame iterator
+/// raises where the follower would reconnect. The message is the core's.
+#[pyfunction]
+#[pyo3(signature = (reason, cursor, proc_id, detail = String::new()))]
+pub(crate) fn _stream_disconnected(
+    py: Python<'_>,
+    reason: &str,
+    cursor: PyRef<'_, PyCursor>,
+    proc_id: Option<String>,
+    detail: String,
+) -> PyResult<Py<PyAny>> {
+    let reason = dory_wire::DisconnectReason::from_name(reason).ok_or_else(|| {
+        pyo3::exceptions::PyValueError::new_err(format!("unknown disconnect reason {reason:?}"))
+    })?;
+    let record = dory_wire::Error::StreamDisconnected {
+        reason,
+        cursor: cursor.0,
+        proc_id,
+        detail,
+    };
+    Ok(crate::errors::to_py_err(py, record, Vec::new())
+        .into_value(py)
+        .into_any())
+}
+
 /// The caller's random value for a delay (default 0; the core checks that
 /// it is in `[0, 1]`).
 fn jitter_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {

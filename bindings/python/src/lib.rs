@@ -40,6 +40,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<follow::Done>()?;
     m.add_class::<follow::Reconnect>()?;
     m.add_class::<follow::Continue>()?;
+    m.add_function(wrap_pyfunction!(follow::_stream_disconnected, m)?)?;
     m.add_class::<request::PyRequest>()?;
     m.add_class::<transcript::Transcript>()?;
     m.add_class::<transcript::Utf8Decoder>()?;

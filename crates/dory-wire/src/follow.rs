@@ -197,6 +197,21 @@ pub struct Reconnect {
     pub detail: String,
 }
 
+impl Reconnect {
+    /// The error of this disconnect for a caller that does not reconnect (a
+    /// frame iterator reads one response): `stream_disconnected` with the
+    /// record's reason, cursor, process and detail — the same message in
+    /// every language.
+    pub fn to_error(&self) -> Error {
+        Error::StreamDisconnected {
+            reason: self.reason,
+            cursor: self.cursor,
+            proc_id: self.proc_id.clone(),
+            detail: self.detail.clone(),
+        }
+    }
+}
+
 /// The read is over.
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]

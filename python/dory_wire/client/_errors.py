@@ -10,20 +10,10 @@ iterator reads one response: where the follower would reconnect, it raises).
 
 from __future__ import annotations
 
-from .._core import Cursor, Reconnect
+from .._core import Cursor, Reconnect, _stream_disconnected
 from .._errors import DisconnectReason, StreamDisconnected
 
 __all__ = ["DisconnectReason", "StreamDisconnected"]
-
-# The core's words (DisconnectReason::describe): test_client_async.py checks
-# that every reason's message is the one the core's follower gives.
-_WHAT = {
-    "end_of_body": "the response ended before exit",
-    "gap": "a gap frame ended the response",
-    "stalled": "no complete frame came within the liveness timeout",
-    "no_response": "no response",
-    "unavailable": "the service was unavailable",
-}
 
 
 def disconnected(
@@ -33,19 +23,12 @@ def disconnected(
     cause: BaseException | None,
     detail: str | None = None,
 ) -> StreamDisconnected:
-    """A :class:`StreamDisconnected` with the core's message; ``detail`` (by
-    default what ``cause`` says) in parentheses, and ``cause`` as its
-    ``__cause__``."""
+    """The core's :class:`StreamDisconnected` (its message, built by the
+    core); ``detail`` (by default what ``cause`` says) in parentheses, and
+    ``cause`` as its ``__cause__``."""
     if detail is None:
         detail = str(cause) if cause is not None else ""
-    said = f" ({detail})" if detail else ""
-    err = StreamDisconnected(
-        f"stream_disconnected: {_WHAT[reason]}{said}; resume from "
-        f"stdout_offset {cursor.stdout}, stderr_offset {cursor.stderr}",
-        reason=reason,
-        cursor=cursor,
-        proc_id=proc_id,
-    )
+    err = _stream_disconnected(reason, cursor, proc_id, detail)
     err.__cause__ = cause
     return err
 
