@@ -152,14 +152,7 @@ impl OutputStream {
         match decision {
             Decision::Done(_) => self.finished = true,
             Decision::Continue => {}
-            Decision::Reconnect(record) if !self.reconnect => {
-                return Err(Error::StreamDisconnected {
-                    reason: record.reason,
-                    cursor: record.cursor,
-                    proc_id: record.proc_id,
-                    detail: record.detail,
-                });
-            }
+            Decision::Reconnect(record) if !self.reconnect => return Err(record.to_error()),
             Decision::Reconnect(record) => {
                 if let Some(hook) = &self.hook {
                     hook(&record);
