@@ -225,6 +225,17 @@ async def test_offsets_follow_the_frames_yielded_not_the_chunk_decoded(
     await stream.aclose()
 
 
+async def test_a_stream_is_read_once_as_in_javascript(client: AsyncClient, api: FakeApi) -> None:
+    proc = await process(client, api)
+    api.add(Answer(pieces=[lines(out("stdout", b"ab", 2), EXIT_0)]))
+    stream = proc.iter_output()
+    assert [f.type for f in await collect(stream)] == ["stdout", "exit"]
+    # A second loop would otherwise yield nothing, which reads like no output.
+    with pytest.raises(TypeError, match="read once"):
+        await collect(stream)
+    await stream.aclose()
+
+
 async def test_a_frame_resent_after_a_reconnect_yields_only_new_bytes(
     client: AsyncClient, api: FakeApi
 ) -> None:

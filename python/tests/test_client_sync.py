@@ -222,6 +222,17 @@ def test_offsets_follow_the_frames_yielded_not_the_chunk_decoded(
     stream.close()
 
 
+def test_a_stream_is_read_once_as_in_javascript(client: Client, api: FakeApi) -> None:
+    proc = process(client, api)
+    api.add(Answer(pieces=[lines(out("stdout", b"ab", 2), EXIT_0)]))
+    stream = proc.iter_output()
+    assert [f.type for f in collect(stream)] == ["stdout", "exit"]
+    # A second loop would otherwise yield nothing, which reads like no output.
+    with pytest.raises(TypeError, match="read once"):
+        collect(stream)
+    stream.close()
+
+
 def test_a_frame_resent_after_a_reconnect_yields_only_new_bytes(
     client: Client, api: FakeApi
 ) -> None:

@@ -68,6 +68,7 @@ __all__ = [
     "Setup",
 ]
 
+_READ_ONCE = "an output stream is read once: open another one from its offsets"
 _CLOSED = "I/O operation on a closed output stream"
 
 _Decision = Union[Done, Reconnect, Continue]
@@ -135,11 +136,17 @@ class OutputStream(Iterator[Frame]):
         self._end: End | None = None
         self._done = False
         self._closed = False
+        self._iterated = False
         self._cursor = follower.cursor
 
     # -- iteration ----------------------------------------------------------------
 
     def __iter__(self) -> OutputStream:
+        # Read once, as in JavaScript: a second loop over a stream that has
+        # ended would otherwise yield nothing, which reads like no output.
+        if self._iterated:
+            raise TypeError(_READ_ONCE)
+        self._iterated = True
         return self
 
     def __next__(self) -> Frame:
