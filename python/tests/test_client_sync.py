@@ -222,6 +222,18 @@ def test_offsets_follow_the_frames_yielded_not_the_chunk_decoded(
     stream.close()
 
 
+def test_a_read_starts_from_the_offsets_or_the_readers_own_cursor(
+    client: Client, api: FakeApi
+) -> None:
+    proc = process(client, api)
+    api.add(Answer(pieces=[lines(out("stdout", b"abcd", 4), EXIT_0)]))
+    transcript = proc.read_output(cursor=Cursor(2, 0))
+    assert transcript.bytes("stdout") == b"cd"
+    assert "stdout_offset=2&stderr_offset=0" in str(api.requests[-1].url)
+    with pytest.raises(TypeError, match="not both"):
+        proc.iter_output(5, cursor=Cursor(2, 0))
+
+
 def test_a_stream_is_read_once_as_in_javascript(client: Client, api: FakeApi) -> None:
     proc = process(client, api)
     api.add(Answer(pieces=[lines(out("stdout", b"ab", 2), EXIT_0)]))

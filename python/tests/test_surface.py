@@ -176,8 +176,8 @@ READ_CALLS = {
 }
 TAKE_EVERY_OPTION = ("read_output", "read_logs")
 # Keywords of those calls that are not read options: where to record, and
-# the exec's own arguments.
-NOT_OPTIONS = {"transcript", "timeout_seconds", "idempotency_key"}
+# the exec's own arguments, and where a read starts (cursor, beside the offsets).
+NOT_OPTIONS = {"transcript", "timeout_seconds", "idempotency_key", "cursor"}
 
 
 def client_options() -> list[dict[str, Any]]:

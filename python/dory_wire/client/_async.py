@@ -90,6 +90,18 @@ def _after(event: Event, cursor: Cursor) -> Cursor:
     return cursor
 
 
+def _start(stdout_offset: int, stderr_offset: int, cursor: Cursor | None) -> Cursor:
+    """Where a read starts: the wire's offsets, or the reader's own cursor
+    (not both)."""
+    if cursor is None:
+        return Cursor(stdout_offset, stderr_offset)
+    if stdout_offset or stderr_offset:
+        raise TypeError("give the offsets or a cursor, not both")
+    if not isinstance(cursor, Cursor):
+        raise TypeError(f"cursor must be a Cursor, not {type(cursor).__name__}")
+    return cursor
+
+
 class AsyncOutputStream(AsyncIterator[Frame]):
     """The frames of a read; iterate it once (``async for frame in stream``).
 
@@ -636,6 +648,7 @@ class AsyncProcess:
         stdout_offset: int = 0,
         stderr_offset: int = 0,
         *,
+        cursor: Cursor | None = None,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
         liveness_timeout_seconds: float | None = None,
@@ -645,6 +658,7 @@ class AsyncProcess:
         stdout_offset: int = 0,
         stderr_offset: int = 0,
         *,
+        cursor: Cursor | None = None,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
         liveness_timeout_seconds: float | None = None,
@@ -661,7 +675,7 @@ class AsyncProcess:
         follower = Follower.process_output(
             self._computer_id,
             self.proc_id,
-            cursor=Cursor(stdout_offset, stderr_offset),
+            cursor=_start(stdout_offset, stderr_offset, cursor),
             **self._client._options(liveness_timeout_seconds, follow=follow, gap_policy=gap_policy),
         )
         return AsyncOutputStream(self._client, follower, reconnect=False)
@@ -676,6 +690,7 @@ class AsyncProcess:
         stdout_offset: int = 0,
         stderr_offset: int = 0,
         *,
+        cursor: Cursor | None = None,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
         retries: int = DEFAULT_RETRIES,
@@ -691,6 +706,7 @@ class AsyncProcess:
         stdout_offset: int = 0,
         stderr_offset: int = 0,
         *,
+        cursor: Cursor | None = None,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
         retries: int = DEFAULT_RETRIES,
@@ -725,7 +741,7 @@ class AsyncProcess:
         follower = Follower.process_output(
             self._computer_id,
             self.proc_id,
-            cursor=Cursor(stdout_offset, stderr_offset),
+            cursor=_start(stdout_offset, stderr_offset, cursor),
             **self._client._options(
                 liveness_timeout_seconds,
                 follow=follow,

@@ -86,6 +86,18 @@ def _after(event: Event, cursor: Cursor) -> Cursor:
     return cursor
 
 
+def _start(stdout_offset: int, stderr_offset: int, cursor: Cursor | None) -> Cursor:
+    """Where a read starts: the wire's offsets, or the reader's own cursor
+    (not both)."""
+    if cursor is None:
+        return Cursor(stdout_offset, stderr_offset)
+    if stdout_offset or stderr_offset:
+        raise TypeError("give the offsets or a cursor, not both")
+    if not isinstance(cursor, Cursor):
+        raise TypeError(f"cursor must be a Cursor, not {type(cursor).__name__}")
+    return cursor
+
+
 class OutputStream(Iterator[Frame]):
     """The frames of a read; iterate it once (``for frame in stream``).
 
@@ -632,6 +644,7 @@ class Process:
         stdout_offset: int = 0,
         stderr_offset: int = 0,
         *,
+        cursor: Cursor | None = None,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
         liveness_timeout_seconds: float | None = None,
@@ -641,6 +654,7 @@ class Process:
         stdout_offset: int = 0,
         stderr_offset: int = 0,
         *,
+        cursor: Cursor | None = None,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
         liveness_timeout_seconds: float | None = None,
@@ -657,7 +671,7 @@ class Process:
         follower = Follower.process_output(
             self._computer_id,
             self.proc_id,
-            cursor=Cursor(stdout_offset, stderr_offset),
+            cursor=_start(stdout_offset, stderr_offset, cursor),
             **self._client._options(liveness_timeout_seconds, follow=follow, gap_policy=gap_policy),
         )
         return OutputStream(self._client, follower, reconnect=False)
@@ -672,6 +686,7 @@ class Process:
         stdout_offset: int = 0,
         stderr_offset: int = 0,
         *,
+        cursor: Cursor | None = None,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
         retries: int = DEFAULT_RETRIES,
@@ -687,6 +702,7 @@ class Process:
         stdout_offset: int = 0,
         stderr_offset: int = 0,
         *,
+        cursor: Cursor | None = None,
         follow: bool = True,
         gap_policy: GapPolicy = "fail",
         retries: int = DEFAULT_RETRIES,
@@ -721,7 +737,7 @@ class Process:
         follower = Follower.process_output(
             self._computer_id,
             self.proc_id,
-            cursor=Cursor(stdout_offset, stderr_offset),
+            cursor=_start(stdout_offset, stderr_offset, cursor),
             **self._client._options(
                 liveness_timeout_seconds,
                 follow=follow,
