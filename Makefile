@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
-SUITES := repo rust python component npm release e2e fuzz-smoke
+SUITES := repo rust python component npm runtimes release e2e fuzz-smoke
 SUMMARY := $(CURDIR)/target/test-summary.txt
 
 .PHONY: test $(addprefix test-,$(SUITES)) component demo bench fuzz setup-python setup-wasm docs dist release-check
@@ -32,6 +32,11 @@ test-component:
 
 test-npm:
 	@bash scripts/suite.sh run npm bash scripts/test-npm.sh
+
+# The packed npm package in Node 20 and 18, Deno, Bun, Cloudflare Workers
+# (workerd), Firefox and Chromium: the same checks in each (tests/runtimes).
+test-runtimes:
+	@bash scripts/suite.sh run runtimes bash scripts/test-runtimes.sh
 
 # Needs npm/dist, which test-npm builds.
 test-release:

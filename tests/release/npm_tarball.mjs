@@ -56,9 +56,11 @@ try {
     // `dory-wire/web` is the browser build, an ES module on purpose: a require()
     // of it resolving to ESM is expected, and every other entry point has a
     // CommonJS build (checked by npm/test/pack.test.mjs through require()).
+    // `dory-wire/web.wasm` is its WebAssembly file, no JavaScript: Workers
+    // import it as a module (tests/runtimes checks it in workerd).
     const out = execFileSync(
       attw,
-      [tarball, "--format", "table-flipped", "--no-color", "--exclude-entrypoints", "./web"],
+      [tarball, "--format", "table-flipped", "--no-color", "--exclude-entrypoints", "./web", "./web.wasm"],
       { encoding: "utf8" },
     );
     console.log(out.trim());
