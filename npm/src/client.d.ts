@@ -1,11 +1,13 @@
 // Type declarations of `dory-wire/client` (hand-written; checked by
 // `tsc --strict` on test/types/client-usage.ts in the package's tests).
 //
-// The HTTP client of the Dory process API on the platform's `fetch`. Every
-// response is decoded by the core's `Reader`; this module adds the requests,
-// the reconnect rules and the liveness timers.
+// The HTTP client of the Dory process API on the platform's `fetch`. It
+// drives the core: every request is the core's (`Request`, a `Follower`'s
+// `request()`), every read of output a core `Follower` (what each answer
+// means, when to reconnect, how long to wait, when to give up); the client
+// sends, feeds the answers back, runs the follower's clock and sleeps.
 
-import type { Cursor, End, GapPolicy, Stream, StreamDisconnected, Transcript } from "./index.js";
+import type { Cursor, End, GapPolicy, Reconnect, Stream, Transcript } from "./index.js";
 
 export {
   Transcript,
@@ -22,11 +24,16 @@ export {
 
 // ------------------------------------------------------------------ client
 
-/** Init of a request, as far as the client fills it. */
+/**
+ * Init of a request, as far as the client fills it: the core's request's
+ * method, its headers (lower-case names), then the client's `headers` where
+ * it sets none of that name, and its JSON body (`content-type:
+ * application/json`) when it has one.
+ */
 export interface FetchInit {
   method: string;
   headers: Record<string, string>;
-  body?: string;
+  body?: Uint8Array<ArrayBuffer>;
   signal: AbortSignal;
 }
 
@@ -37,7 +44,11 @@ export interface FetchResponse {
   body: ReadableStream<Uint8Array> | null;
 }
 
-/** A `fetch`: the platform's (the default) or any function of the same contract. */
+/**
+ * A `fetch`: the platform's (the default) or any function of the same
+ * contract. It is called with no receiver (`this` undefined), as Cloudflare
+ * Workers' fetch requires.
+ */
 export type Fetch = (url: string, init: FetchInit) => Promise<FetchResponse>;
 
 /** Options of `new Client()`. */
@@ -50,36 +61,50 @@ export interface ClientOptions {
   baseUrl?: string;
   /** The fetch to use (default `globalThis.fetch`): a test double, a custom agent. */
   fetch?: Fetch;
-  /** Headers sent with every request (an `authorization`, say). */
+  /** Headers sent with every request (an `authorization`, say), except where the core's request sets one of the same name. */
   headers?: Record<string, string>;
   /**
-   * How long a stream may go without a byte, in ms, waiting for the
-   * response's headers included (default `DEFAULT_LIVENESS_TIMEOUT_MS`,
-   * 30000: twice the heartbeat interval). Then it ends with
-   * `StreamDisconnected` (reason `stalled`).
+   * How long a read waits for the response's headers, then for each
+   * complete frame, in ms (default: the core's, `Follower.defaults.livenessTimeoutMs`,
+   * 30000: twice the heartbeat interval); a read may override it. The clock
+   * runs only while the client waits for the network. Then the core decides:
+   * `no_response` or `stalled`.
    */
   livenessTimeoutMs?: number;
-  /** The longest frame or JSON document accepted (default `DEFAULT_MAX_FRAME_BYTES`). */
+  /** The longest frame or JSON document accepted (default: the core's, `DEFAULT_MAX_FRAME_BYTES`). */
   maxFrameBytes?: number;
+  /**
+   * How many requests the client has in flight at once, at most (default
+   * 100, like httpx's pool): more wait their turn, first come first served.
+   * A request holds its place until its response body ended or was
+   * cancelled (an output stream: until it ends or is closed).
+   */
+  maxConnections?: number;
 }
 
 /**
- * The connection to one Dory service. Every method is async and decodes the
- * answer with the core: error answers throw the core's errors (`ApiError`
- * with the status for a 404, a proxy's non-JSON 502, ...). A request that
- * fails in transport rejects with the `fetch`'s own error, except on streams
- * (`StreamDisconnected`).
+ * The connection to one Dory service. Every request is the core's and every
+ * answer is decoded by the core: error answers throw the core's errors
+ * (`ApiError` with the status for a 404, a proxy's non-JSON 502, ...), and
+ * argument values the core refuses its `InvalidArgument`, naming the
+ * argument. A request that fails in transport rejects with the `fetch`'s
+ * own error, except on reads (`StreamDisconnected`).
  */
 export class Client {
   /**
-   * @throws {TypeError} no base URL (no `baseUrl` and no `DORY_URL`), no fetch, an unknown option
-   * @throws {RangeError} a base URL that is not http(s), an option out of range
+   * @throws {TypeError} no base URL (no `baseUrl` and no `DORY_URL`), no fetch, an unknown option, a wrong type
+   * @throws {RangeError} a base URL that is not http(s), a `maxConnections` below 1
+   * @throws {InvalidArgument} a `livenessTimeoutMs` or `maxFrameBytes` the core refuses (the core's error, from `dory-wire`)
    */
   constructor(options?: ClientOptions);
+  /** A client of the service at `baseUrl`, like Python's `Client(url)`. */
+  constructor(baseUrl: string, options?: Omit<ClientOptions, "baseUrl">);
   /** The computers of the service. */
   readonly computers: Computers;
   /** The base URL, without a trailing slash. */
   readonly baseUrl: string;
+  /** The bound on requests in flight (`maxConnections`). */
+  readonly maxConnections: number;
   /**
    * Aborts every request and stream in flight (they reject with an
    * `AbortError`) and makes later calls reject the same way. Idempotent.
@@ -90,8 +115,12 @@ export class Client {
 
 /** The computers of the service. */
 export interface Computers {
-  /** A computer by id. Makes no request (the protocol has no computer resource). */
-  get(id: string): Promise<Computer>;
+  /**
+   * A computer by id, at once: makes no request (the protocol has no
+   * computer resource), so `await` on it is optional. An id the core
+   * refuses (empty) throws its `InvalidArgument` here.
+   */
+  get(id: string): Computer;
 }
 
 /** The command: an argv, or one shell line (run with `sh -c`). */
@@ -105,8 +134,25 @@ export interface StartOptions {
   idempotency_key?: string;
 }
 
+/**
+ * How the core's follower reconnects a read: the names, types and defaults
+ * of `Follower.defaults` (`dory-wire`).
+ */
+export interface ReconnectOptions {
+  /** Connections in a row without progress allowed before the last `StreamDisconnected` is thrown (default `Follower.defaults.retries`, 5). */
+  retries?: number;
+  /** The wait before the first reconnect without progress, in ms (default 250); it doubles each time. */
+  backoffMs?: number;
+  /** The longest wait, and the cap on a `Retry-After`, in ms (default 5000). */
+  maxBackoffMs?: number;
+  /** Spread each wait over `[base/2, base]` with `Math.random()` (default true); false: the exact doubling. */
+  jitter?: boolean;
+  /** Called with the core's record of each reconnect (attempt, failures, reason, cursor, delayMs, procId, detail), in order, before its wait. */
+  onReconnect?: (record: Reconnect) => void;
+}
+
 /** Options of `execStream`. */
-export interface ExecStreamOptions extends StartOptions {
+export interface ExecStreamOptions extends StartOptions, ReconnectOptions {
   /** `"fail"` (default): lost output throws `OutputGap`; `"skip"`: a `skipped` frame reports it. */
   gapPolicy?: GapPolicy;
   /** Overrides the client's `livenessTimeoutMs` for this stream. */
@@ -149,12 +195,18 @@ export interface Computer {
    */
   exec(command: Command, options?: StartOptions): Promise<ExecResult | ProcessIdentity>;
   /**
-   * Streaming exec: a `started` frame, the output frames and `exit`. The
-   * command starts when iteration starts. On `StreamDisconnected`, go on with
-   * `processes.get(error.proc_id)` and `iterOutput(error)` / `readOutput(error)`
-   * (the error carries `stdout_offset` and `stderr_offset`): never exec again.
+   * Streaming exec: a `started` frame, the output frames and `exit`,
+   * followed to the exit as the core's follower decides. The command starts
+   * when iteration starts and is never sent twice unless its
+   * `idempotency_key` makes that safe: a stream cut after the process was
+   * announced (`started`, or the `CE-Process-Id` header) goes on from the
+   * process's retained output at the consumed offsets, reconnecting like
+   * `readOutput` (`onReconnect` sees each record); one cut before, without a
+   * key, throws `StreamDisconnected` (`proc_id` null). It also throws once
+   * the reconnect budget is spent: then go on with
+   * `processes.get(error.proc_id)` and `readOutput({ cursor: error.cursor })`.
    * A keyed replay (answered with a JSON identity) yields one `identity`
-   * frame and ends.
+   * frame, then the first run's output.
    */
   execStream(command: Command, options?: ExecStreamOptions): OutputStream;
 }
@@ -183,35 +235,27 @@ export interface StreamOptions {
   livenessTimeoutMs?: number;
 }
 
-/** Where to start reading a process's retained output (the consumed offsets, default 0). */
-export interface Offsets {
-  stdout_offset?: number;
-  stderr_offset?: number;
-}
+/**
+ * Where to start reading a process's retained output (default 0, 0): the
+ * wire's `stdout_offset` / `stderr_offset`, or a `cursor` (`{stdout,
+ * stderr}`: a stream's, an error's, a reader's); both at once is a
+ * `TypeError`.
+ */
+export type Offsets =
+  | { stdout_offset?: number; stderr_offset?: number; cursor?: undefined }
+  | { cursor: Partial<Cursor>; stdout_offset?: undefined; stderr_offset?: undefined };
 
-/** How the one-call reads reconnect. */
-export interface ReadOptions extends StreamOptions {
-  /**
-   * How many reconnects in a row may make no progress (no new byte, no
-   * skipped range) before the last `StreamDisconnected` is thrown (default
-   * 5). A connection that made progress resets the count.
-   */
-  retries?: number;
-  /** The first wait before a reconnect without progress, in ms (default 250); it doubles each time, with jitter. */
-  backoffMs?: number;
-  /** The longest wait, in ms (default 5000). */
-  maxBackoffMs?: number;
+/** How the one-call reads reconnect: as the core's follower decides, with its options. */
+export interface ReadOptions extends StreamOptions, ReconnectOptions {
   /** Record into this transcript (to keep what was read when the read throws); default a new one. */
   transcript?: Transcript;
-  /** Called with each disconnection before reconnecting (its `reason` and offsets). */
-  onReconnect?: (error: StreamDisconnected) => void;
 }
 
 /** A process's output, frame by frame. */
-export interface OutputOptions extends Offsets, StreamOptions {}
+export type OutputOptions = Offsets & StreamOptions;
 
 /** A process's whole output in one call. */
-export interface ReadOutputOptions extends Offsets, ReadOptions {}
+export type ReadOutputOptions = Offsets & ReadOptions;
 
 /** The setup log, frame by frame. */
 export interface LogOptions extends StreamOptions {
@@ -231,20 +275,23 @@ export interface Process {
   /** The status when the handle was made. */
   readonly status: "running" | "exited";
   /**
-   * The retained output from per-stream byte offsets, frame by frame: one
-   * connection, no reconnect. After `StreamDisconnected`, open another from
-   * the stream's `stdout_offset` / `stderr_offset`.
+   * The retained output from per-stream byte offsets (or a `cursor`), frame
+   * by frame: one response, no reconnect — where the core's follower would
+   * reconnect, it throws `StreamDisconnected`. Then open another from the
+   * stream's `stdout_offset` / `stderr_offset` (or `{ cursor: error.cursor }`).
    */
   iterOutput(options?: OutputOptions): OutputStream;
   /**
-   * The documented reconnect loop in one call: reads from the offsets,
-   * reconnects from the consumed offsets on `StreamDisconnected` (at once
-   * after progress, else with a doubling backoff, within `retries`), never
-   * starting the command again, and resolves with the whole output once
-   * `exit` was seen (`transcript.exit`; with `follow: false`, where the
-   * output ends now). `OutputGap` (under `"fail"`), `OutputExpired`,
-   * `OffsetBeyondOutput` and other error answers reject as they are, never
-   * retried; so does the last `StreamDisconnected` once the budget is spent.
+   * The documented reconnect loop in one call, driven by the core's
+   * follower: reads from the offsets, reconnects from the consumed offsets
+   * when a connection ends early, is refused or answers 503 / 429 (at once
+   * after progress, else after a doubling backoff, within `retries`;
+   * `Retry-After` honoured up to `maxBackoffMs`), never starting the command
+   * again, and resolves with the whole output once `exit` was seen
+   * (`transcript.exit`; with `follow: false`, where the output ends now).
+   * `OutputGap` (under `"fail"`), `OutputExpired`, `OffsetBeyondOutput` and
+   * other error answers reject as they are, never retried; so does the
+   * core's `StreamDisconnected` once the budget is spent.
    */
   readOutput(options?: ReadOutputOptions): Promise<Transcript>;
   /** Kills the process group (closing a stream never does). */
@@ -314,7 +361,7 @@ export interface SkippedFrame {
   end: number;
 }
 
-/** The identity answered to a keyed replay of a streaming exec (the stream then ends). */
+/** The identity answered to a keyed replay of a streaming exec (the first run's output follows). */
 export type IdentityFrame = ProcessIdentity;
 
 /** A frame type no union knows; it changes nothing. */
@@ -327,11 +374,11 @@ export interface UnknownFrame {
 export type Frame = OutputFrame | ExitFrame | StartedFrame | HeartbeatFrame | SkippedFrame | IdentityFrame | UnknownFrame;
 
 /**
- * The frames of one output request, and the consumed offsets after each.
- * Iterate it once (`for await`). It ends after `exit` (or, read with
- * `follow: false`, where the output ends now; or after the `identity` of a
- * keyed replay); any other ending throws:
- * `StreamDisconnected` (reconnect from the offsets), `OutputGap`,
+ * The frames of a read, and the consumed offsets after each. Iterate it
+ * once (`for await`). `iterOutput` and `iterLogs` read one response; an
+ * exec stream follows its process to the exit. It ends after `exit` (or,
+ * read with `follow: false`, where the output ends now); any other ending
+ * throws: `StreamDisconnected` (reconnect from the offsets), `OutputGap`,
  * `OutputExpired`, `OffsetBeyondOutput`, `ApiError`, a `ProtocolError`.
  */
 export interface OutputStream extends AsyncIterable<Frame> {
@@ -343,7 +390,7 @@ export interface OutputStream extends AsyncIterable<Frame> {
   readonly cursor: Cursor;
   /** The process id, once known (an exec stream learns it from `started`). */
   readonly proc_id: string | null;
-  /** How the response ended (the core's `End`) once it ended without throwing; null before. */
+  /** How the read ended (the core's `End`: `exited`, or `disconnected` with `end_of_body` for the end of a finite read) once it ended without throwing; null before. */
   readonly end: End | null;
   [Symbol.asyncIterator](): AsyncGenerator<Frame, void, undefined>;
   /** Ends the stream and releases its connection; a loop over it then ends. Never kills the process. */
@@ -362,7 +409,7 @@ export type DisconnectReason =
   | "stalled"
   /** No response: refused, reset, DNS, or no headers within the liveness timeout. */
   | "no_response"
-  /** A transient refusal before any body (503, 429): the core's follower reports it. */
+  /** A transient refusal before any body (503, 429); `readOutput` retries it, honouring `Retry-After`. */
   | "unavailable";
 
 // StreamDisconnected is the core's class (re-exported above from

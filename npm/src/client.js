@@ -1,58 +1,82 @@
 // The HTTP client of dory-wire (`dory-wire/client`): the Dory process API
-// on the platform's `fetch`, every response decoded by the core's Reader.
+// on the platform's `fetch`, driving the core.
 //
 // Like api.js, this file is one function, `createClientApi(core)`, with no
 // import or export statement: build.mjs wraps the same text as CommonJS (Node)
 // and as an ES module (browsers) over the matching core entry, so the client
 // shares the core's classes (`instanceof OutputGap` works on what it throws).
 //
-// Nothing here decodes the wire: status, Content-Type, frames, offsets,
-// overlap, gaps and error answers all go through a core Reader, and output
-// bytes come from its events. This layer does the HTTP, turns ends into
-// errors (StreamDisconnected), runs the liveness timers the reader asks for,
-// and encodes each frame's bytes back into the wire's `data`/`encoding` form.
+// Nothing here knows the protocol. Every request is the core's (`Request.*`,
+// or a `Follower`'s `request()`); every read of output is a core `Follower`,
+// which says what each answer means, when to reconnect, how long to wait
+// first and when to give up; JSON answers are decoded by a core `Reader`.
+// This layer does the IO the core asks for: it sends the requests with
+// `fetch`, feeds back the status, headers and body, runs the core's clock
+// (timers at its deadlines), sleeps the delays it decides, bounds the
+// connections in flight, and turns core events into frames with the wire's
+// field names.
 
 /* eslint-disable no-unused-vars */
 function createClientApi(core) {
   "use strict";
 
-  const { Reader, Transcript, Utf8Decoder } = core;
+  const { Follower, Request, Reader, Transcript, Utf8Decoder } = core;
 
-  const NDJSON = "application/x-ndjson";
-  const JSON_TYPE = "application/json";
-  const DEFAULT_RETRIES = 5;
-  const DEFAULT_BACKOFF_MS = 250;
-  const DEFAULT_MAX_BACKOFF_MS = 5000;
+  /** How many requests a client has in flight at once, by default (httpx's pool: 100). */
+  const DEFAULT_MAX_CONNECTIONS = 100;
+
+  /**
+   * The core's follow options the one-call reads (and the exec stream)
+   * accept: every option of `Follower.defaults` but the frame limit and
+   * strictness, which are the client's. Their names, types, values and
+   * defaults are the core's.
+   */
+  const FOLLOW_OPTIONS = Object.keys(Follower.defaults).filter((name) => name !== "maxFrameBytes" && name !== "strict");
+  /** Those of them that apply to one response (the frame iterators). */
+  const RESPONSE_OPTIONS = FOLLOW_OPTIONS.filter((name) => name === "follow" || name === "gapPolicy" || name === "livenessTimeoutMs");
 
   // ----------------------------------------------------------------- errors
 
   /**
-   * A response of a stream ended without `exit`: the body ended or was cut
-   * (`end_of_body`), a `gap` frame ended it without losing anything or after
-   * the skip policy reported the loss (`gap`), no byte came within the
-   * liveness timeout (`stalled`), or there was no answer at all: refused,
-   * reset, no headers in time (`no_response`). Reconnect to the process output
-   * from `stdout_offset` / `stderr_offset`; never start the command again.
-   * The core's class of `stream_disconnected` (kind `transport`), the same
-   * object as `dory-wire`'s, so `instanceof` holds whichever entry point
-   * raised it; it reads `reason`, `cursor`, `procId` and, under the wire's
-   * names, `stdout_offset`, `stderr_offset` and `proc_id`; `cause` is the
+   * A read ended before `exit` and may not go on by itself: the core's class
+   * of `stream_disconnected` (kind `transport`), the same object as
+   * `dory-wire`'s, so `instanceof` holds whichever entry point raised it. It
+   * reads `reason`, `cursor`, `procId` and, under the wire's names,
+   * `stdout_offset`, `stderr_offset` and `proc_id`; `cause` is the
    * transport's error.
    */
   const StreamDisconnected = core.StreamDisconnected;
 
-  function disconnected(reason, cursor, procId, cause) {
-    const what = {
-      end_of_body: "the response ended before exit",
-      gap: "a gap frame ended the response",
-      stalled: "no byte came within the liveness timeout",
-      no_response: "no response",
-    }[reason];
-    const detail = cause instanceof Error && cause.message ? ` (${cause.message})` : "";
-    return new StreamDisconnected(
-      `stream_disconnected: ${what}${detail}; resume from stdout_offset ${cursor.stdout}, stderr_offset ${cursor.stderr}`,
-      { reason, cursor: { stdout: cursor.stdout, stderr: cursor.stderr }, procId: procId ?? null, cause },
-    );
+  // The core's words for each reason (`DisconnectReason::describe`), for the
+  // StreamDisconnected of a one-response iterator, which the client raises
+  // where the follower would reconnect. client.test.mjs checks each against
+  // the message of the core's own StreamDisconnected.
+  const WHAT = {
+    end_of_body: "the response ended before exit",
+    gap: "a gap frame ended the response",
+    stalled: "no complete frame came within the liveness timeout",
+    no_response: "no response",
+    unavailable: "the service was unavailable",
+  };
+
+  /** The StreamDisconnected of a reconnect the follower decided (its record), caused by `cause`. */
+  function fromRecord(record, cause) {
+    const said = record.detail ? ` (${record.detail})` : "";
+    const { stdout, stderr } = record.cursor;
+    return new StreamDisconnected(`stream_disconnected: ${WHAT[record.reason] ?? record.reason}${said}; resume from stdout_offset ${stdout}, stderr_offset ${stderr}`, {
+      reason: record.reason,
+      cursor: { stdout, stderr },
+      procId: record.procId ?? null,
+      cause,
+    });
+  }
+
+  /** Gives a StreamDisconnected thrown by the core the transport's error as its `cause`. */
+  function withCause(error, cause) {
+    if (error instanceof StreamDisconnected && error.cause === undefined && cause !== undefined) {
+      Object.defineProperty(error, "cause", { value: cause, configurable: true, writable: true });
+    }
+    return error;
   }
 
   /** What operations in flight reject with once the client is closed. */
@@ -62,6 +86,39 @@ function createClientApi(core) {
     const error = new Error(message);
     error.name = "AbortError";
     return error;
+  }
+
+  /**
+   * What a transport error says, for the follower's record (its `detail`):
+   * the error's message and those of its causes — fetch's `TypeError: fetch
+   * failed` keeps the reason and the address in `cause` (`connect
+   * ECONNREFUSED 127.0.0.1:8080`, an `AggregateError` of one per address) —
+   * after the request's method and URL when given (no answer came: where
+   * from).
+   */
+  function describeTransportError(error, method, url) {
+    const parts = [];
+    const add = (text) => {
+      if (text !== "" && !parts.some((p) => p.includes(text))) parts.push(text);
+    };
+    let e = error;
+    for (let depth = 0; e !== undefined && e !== null && depth < 8; depth++) {
+      add(oneError(e));
+      if (typeof e === "object" && Array.isArray(e.errors) && e.errors.length > 0) add(e.errors.map(oneError).join("; "));
+      e = typeof e === "object" ? e.cause : undefined;
+    }
+    const text = parts.join(": ") || "the transport failed";
+    return url === undefined ? text : `${method} ${url}: ${text}`;
+  }
+
+  function oneError(e) {
+    if (typeof e !== "object") return String(e);
+    let text = typeof e.message === "string" && e.message !== "" ? e.message : typeof e.errors === "object" ? "" : String(e.name ?? "Error");
+    if (typeof e.code === "string" && !text.includes(e.code)) text += text === "" ? e.code : ` (${e.code})`;
+    if (typeof e.address === "string" && !text.includes(e.address)) {
+      text += ` ${e.address}${e.port === undefined ? "" : `:${e.port}`}`;
+    }
+    return text.trim();
   }
 
   // -------------------------------------------------------- argument checks
@@ -84,45 +141,103 @@ function createClientApi(core) {
     return value;
   }
 
-  function offset(value, what) {
-    if (value === undefined || value === null) return 0;
-    if (typeof value !== "number") throw new TypeError(`${what} must be a number, got ${describe(value)}`);
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new RangeError(`${what} must be an integer from 0 to Number.MAX_SAFE_INTEGER, got ${value}`);
+  const given = (v) => v !== undefined && v !== null;
+
+  /** A number argument the core will check (a bigint is a number); a wrong type is a TypeError naming it. */
+  function numberArg(value, what) {
+    if (given(value) && typeof value !== "number" && typeof value !== "bigint") {
+      throw new TypeError(`${what} must be a number, got ${describe(value)}`);
     }
-    return value;
+    return given(value) ? value : undefined;
   }
 
-  function count(value, what, fallback) {
-    if (value === undefined) return fallback;
-    if (typeof value !== "number") throw new TypeError(`${what} must be a number, got ${describe(value)}`);
-    if (!Number.isFinite(value) || value < 0) throw new RangeError(`${what} must be a finite number >= 0, got ${value}`);
-    return value;
+  function stringArg(value, what) {
+    if (given(value) && typeof value !== "string") throw new TypeError(`${what} must be a string, got ${describe(value)}`);
+    return given(value) ? value : undefined;
   }
 
-  function nonEmptyString(value, what) {
-    if (typeof value !== "string") throw new TypeError(`${what} must be a string, got ${describe(value)}`);
-    if (value === "") throw new RangeError(`${what} must not be empty`);
-    return value;
+  /** The start's options under the core's names (the client's are the wire's). */
+  function startArgs(o) {
+    return { timeoutSeconds: numberArg(o.timeout_seconds, "timeout_seconds"), idempotencyKey: stringArg(o.idempotency_key, "idempotency_key") };
   }
 
-  function checkCommand(command) {
-    if (typeof command === "string") return command;
-    if (Array.isArray(command) && command.every((a) => typeof a === "string")) return command;
-    throw new TypeError(`command must be a string (run with sh -c) or an array of strings (argv), got ${describe(command)}`);
-  }
-
-  function startBody(command, o) {
-    const body = { command: checkCommand(command) };
-    if (o.timeout_seconds !== undefined) {
-      const t = o.timeout_seconds;
-      if (typeof t !== "number") throw new TypeError(`timeout_seconds must be a number, got ${describe(t)}`);
-      if (!Number.isFinite(t) || t <= 0) throw new RangeError(`timeout_seconds must be a positive number, got ${t}`);
-      body.timeout_seconds = t;
+  /**
+   * Builds with the core, naming the caller's argument in its refusal: the
+   * core names what it was given (`cursor.stdout`), the caller may have
+   * written another name for it (`stdout_offset`).
+   */
+  function built(make, names) {
+    try {
+      return make();
+    } catch (error) {
+      if (!(error instanceof core.InvalidArgument)) throw error;
+      const name = names?.[error.argument] ?? followOption(error.argument);
+      if (name === undefined || name === error.argument) throw error;
+      return throwRenamed(error, name);
     }
-    const headers = {};
-    if (o.idempotency_key !== undefined) headers["idempotency-key"] = nonEmptyString(o.idempotency_key, "idempotency_key");
-    return { body: JSON.stringify(body), headers };
+  }
+
+  /**
+   * The follow option (a name of `Follower.defaults`) that the core's
+   * `FollowOptions::check` means by its field name: `liveness_timeout` is
+   * `livenessTimeoutMs`, `backoff` is `backoffMs` (durations say their unit).
+   */
+  function followOption(field) {
+    const camel = field.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
+    return Object.keys(Follower.defaults).find((name) => name === camel || name === `${camel}Ms`);
+  }
+
+  function throwRenamed(error, name) {
+    throw new core.InvalidArgument(`invalid_argument: ${name}: ${error.reason}`, { argument: name, reason: error.reason });
+  }
+
+  /**
+   * Where a read of process output starts: `cursor` ({stdout, stderr}, a
+   * reader's or an error's own) or the wire's `stdout_offset` /
+   * `stderr_offset`, not both; `names` maps the core's argument names back
+   * to the caller's.
+   */
+  function startCursor(o) {
+    const offsets = given(o.stdout_offset) || given(o.stderr_offset);
+    if (given(o.cursor)) {
+      if (offsets) throw new TypeError("pass the start as cursor or as stdout_offset / stderr_offset, not both");
+      return { cursor: o.cursor, names: undefined };
+    }
+    return {
+      cursor: { stdout: numberArg(o.stdout_offset, "stdout_offset") ?? 0, stderr: numberArg(o.stderr_offset, "stderr_offset") ?? 0 },
+      names: { "cursor.stdout": "stdout_offset", "cursor.stderr": "stderr_offset" },
+    };
+  }
+
+  /** The core follow options among `o` (`allowed` of them), over the client's liveness and frame limit. */
+  function followArgs(client, o, allowed) {
+    const f = {};
+    if (client.livenessTimeoutMs !== undefined) f.livenessTimeoutMs = client.livenessTimeoutMs;
+    if (client.maxFrameBytes !== undefined) f.maxFrameBytes = client.maxFrameBytes;
+    for (const name of allowed) if (o[name] !== undefined) f[name] = o[name];
+    return f;
+  }
+
+  function hookArg(value) {
+    if (value !== undefined && value !== null && typeof value !== "function") {
+      throw new TypeError(`onReconnect must be a function, got ${describe(value)}`);
+    }
+    return value ?? undefined;
+  }
+
+  /**
+   * Runs `make` now when the core is loaded, so argument errors are thrown
+   * at the call; in a browser before `init()`, returns undefined (the caller
+   * loads the core, then runs it).
+   */
+  function whenLoaded(make) {
+    try {
+      return make();
+    } catch (error) {
+      // The browser build's "call `await init()`" is a plain Error; anything else is about the arguments.
+      if (error === null || typeof error !== "object" || error.constructor !== Error) throw error;
+      return undefined;
+    }
   }
 
   // ---------------------------------------------------------------- frames
@@ -190,7 +305,11 @@ function createClientApi(core) {
     return Object.defineProperties(frame, { data: field(0, "data"), encoding: field(1, "encoding") });
   }
 
-  /** The frame of a core event, with the wire's field names. */
+  /**
+   * The frame of a core event, with the wire's field names; null for the
+   * result document an exec stream may be answered by (its output follows,
+   * read from the process's output).
+   */
   function toFrame(event) {
     switch (event.type) {
       case "output":
@@ -207,6 +326,8 @@ function createClientApi(core) {
         return identityOf(event);
       case "unknown":
         return { type: "unknown", frame_type: event.frameType };
+      case "exec_result":
+        return null;
       default:
         throw new Error(`dory-wire/client: unexpected event ${JSON.stringify(event.type)} in a stream`);
     }
@@ -229,13 +350,21 @@ function createClientApi(core) {
     };
   }
 
-  /** Moves `cursor` past an event (what the reader's cursor did when it produced it). */
+  /** The consumed offsets after `event`, from those before it (the reader's cursor moved with it). */
   function advance(cursor, event) {
     if (event.type === "output" || event.type === "skipped") cursor[event.stream] = event.end;
   }
 
-  // ------------------------------------------------------------------ HTTP
+  /** How a read that is done ended, as the core's End. */
+  function endOf(done) {
+    if (done.exited) return { type: "exited", exitCode: done.exitCode, timedOut: done.timedOut };
+    return { type: "disconnected", cursor: { ...done.cursor }, reason: "end_of_body" };
+  }
 
+  // ------------------------------------------------------------- the clock
+
+  /** A wait given up: the link was closed, or the client. */
+  const ABORTED = Symbol("aborted");
   const STALLED = Symbol("stalled");
 
   function now() {
@@ -243,159 +372,345 @@ function createClientApi(core) {
   }
 
   /**
-   * Reads the next chunk unless the reader's liveness deadline passes first.
-   * `clock.ms` is the reader's clock: the time spent waiting for the body, so
-   * a consumer that takes long over its frames never looks like a stall.
+   * The follower's clock for one request: the time spent waiting for the
+   * network (its headers, then its body), in ms from the request. A consumer
+   * that takes long over its frames is not waiting for the network: its time
+   * never counts as a stall.
    */
-  function readWithin(body, reader, clock) {
-    const began = now();
-    const at = () => clock.ms + (now() - began);
+  class WaitClock {
+    ms = 0;
+
+    /**
+     * Waits for `promise` unless the follower's deadline (`pollTimeoutMs()`)
+     * passes first or `link` is aborted. Resolves `{value}`, STALLED (the
+     * follower said the wait is over), or rejects with what `promise` did, or
+     * with ABORTED.
+     */
+    within(promise, follower, link) {
+      const began = now();
+      const at = () => this.ms + (now() - began);
+      return new Promise((resolve, reject) => {
+        let timer = null;
+        let settled = false;
+        const settle = (how, value) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          link.signal.removeEventListener("abort", aborted);
+          this.ms = at();
+          how(value);
+        };
+        const aborted = () => settle(reject, ABORTED);
+        const arm = () => {
+          const deadline = follower.pollTimeoutMs();
+          if (deadline === null) return;
+          timer = setTimeout(
+            () => {
+              if (settled) return;
+              // The timer may fire a little early on this clock: the deadline counts as reached.
+              if (follower.handleTimeoutMs(Math.max(at(), deadline))) settle(resolve, STALLED);
+              else arm();
+            },
+            Math.max(0, Math.ceil(deadline - at())),
+          );
+        };
+        if (link.signal.aborted) {
+          aborted();
+          return;
+        }
+        link.signal.addEventListener("abort", aborted);
+        arm();
+        promise.then(
+          (value) => settle(resolve, { value }),
+          (error) => settle(reject, error),
+        );
+      });
+    }
+  }
+
+  /** Sleeps `ms`; rejects with ABORTED when `link` is aborted first. */
+  function sleep(ms, link) {
+    if (link.signal.aborted) return Promise.reject(ABORTED);
+    if (ms <= 0) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      let timer = null;
-      let settled = false;
-      const arm = () => {
-        const deadline = reader.pollTimeoutMs();
-        if (deadline === null) return;
-        timer = setTimeout(() => {
-          if (settled) return;
-          if (reader.handleTimeoutMs(at())) {
-            settled = true;
-            resolve(STALLED);
-          } else {
-            arm();
-          }
-        }, Math.max(0, Math.ceil(deadline - at())));
+      const aborted = () => {
+        clearTimeout(timer);
+        reject(ABORTED);
       };
-      arm();
-      body.read().then(
-        (step) => {
-          clearTimeout(timer);
-          if (settled) return;
-          settled = true;
-          clock.ms = at();
-          resolve(step);
-        },
-        (error) => {
-          clearTimeout(timer);
-          if (settled) return;
-          settled = true;
-          reject(error);
-        },
-      );
+      const timer = setTimeout(() => {
+        link.signal.removeEventListener("abort", aborted);
+        resolve();
+      }, ms);
+      link.signal.addEventListener("abort", aborted, { once: true });
     });
   }
 
+  // ----------------------------------------------------------- connections
+
   /**
-   * One exchange of a stream: the request, then its response decoded by
-   * `reader`. Yields the events of each piece of the body (non-empty arrays)
-   * and returns the End when it is `exited` or `document`, or null when
-   * `link` was closed by its owner. Every other end throws: StreamDisconnected
-   * for an end without exit (with the reader's cursor), the core's errors as
-   * they are, an AbortError once the client is closed. With a `transcript`,
-   * every event is recorded there (output bytes inside WebAssembly memory,
-   * `feedInto`) and only the other events are yielded.
+   * The bound on requests in flight: a FIFO semaphore. A permit is taken
+   * before a request is sent and given back when its response body ended or
+   * was cancelled (or no response came).
    */
-  async function* exchange(client, link, plan, cursor, reader, transcript) {
-    const request = plan.request(cursor);
-    const { signal } = link.controller;
-    // No headers within the liveness timeout: no response (like a refusal).
-    const headersTimer = setTimeout(() => link.controller.abort(), plan.livenessTimeoutMs);
-    let response;
-    try {
-      response = await client.fetchImpl(client.url(request.path), {
-        method: request.method,
-        headers: { ...client.headers, accept: NDJSON, ...request.headers },
-        body: request.body,
-        signal,
-      });
-    } catch (error) {
-      if (link.closed) return null;
-      if (client.closed) throw closedError();
-      throw disconnected("no_response", reader.cursor, reader.procId, error);
-    } finally {
-      clearTimeout(headersTimer);
+  class Permits {
+    #free;
+    #waiting = [];
+
+    constructor(limit) {
+      this.#free = limit;
     }
-    const body = response.body === null || response.body === undefined ? null : response.body.getReader();
-    let bodyDone = body === null;
-    try {
-      reader.open(response.status, response.headers.get("content-type"), response.headers.get("ce-process-id"));
-      let failure = null;
-      let stall = false;
-      const clock = { ms: 0 };
-      reader.handleTimeoutMs(0); // arms the liveness clock
-      while (!bodyDone) {
-        let step;
-        try {
-          step = await readWithin(body, reader, clock);
-        } catch (error) {
-          if (link.closed) return null;
-          if (client.closed) throw closedError();
-          failure = error;
-          break;
-        }
-        if (step === STALLED) {
-          stall = true;
-          break;
-        }
-        if (step.done) {
-          bodyDone = true;
-          break;
-        }
-        const events = transcript === undefined ? reader.feed(step.value) : reader.feedInto(step.value, transcript);
-        reader.handleTimeoutMs(clock.ms); // bytes fed restart the clock
-        if (events.length > 0) yield events;
+
+    /** A function that gives the permit back (once); rejects with ABORTED when `link` is aborted first. */
+    acquire(link) {
+      if (link.signal.aborted) return Promise.reject(ABORTED);
+      if (this.#free > 0 && this.#waiting.length === 0) {
+        this.#free--;
+        return Promise.resolve(this.#releaser());
       }
-      // A body cut short: an error answer or a JSON document is incomplete
-      // (never decode half of one); an NDJSON stream ends where its last
-      // complete frame did. A decoding error already found is thrown as is.
-      const pending = reader.state === "failed";
-      const ok = response.status >= 200 && response.status <= 299;
-      if (failure !== null && !pending && !ok) throw disconnected("end_of_body", reader.cursor, reader.procId, failure);
-      let events;
-      let end;
+      return new Promise((resolve, reject) => {
+        const waiter = { resolve, link, aborted: null };
+        waiter.aborted = () => {
+          const i = this.#waiting.indexOf(waiter);
+          if (i >= 0) this.#waiting.splice(i, 1);
+          reject(ABORTED);
+        };
+        link.signal.addEventListener("abort", waiter.aborted, { once: true });
+        this.#waiting.push(waiter);
+      });
+    }
+
+    #releaser() {
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        const next = this.#waiting.shift();
+        if (next === undefined) {
+          this.#free++;
+        } else {
+          next.link.signal.removeEventListener("abort", next.aborted);
+          next.resolve(this.#releaser());
+        }
+      };
+    }
+  }
+
+  /**
+   * What one operation (a read, a stream, a request) is cancelled through:
+   * its owner closing it (`closed`: it ends quietly) or the client closing
+   * (its operations reject with an AbortError).
+   */
+  class Link {
+    #controller = new AbortController();
+    closed = false;
+
+    get signal() {
+      return this.#controller.signal;
+    }
+
+    abort() {
+      this.#controller.abort();
+    }
+
+    /** A controller for one request, aborted with the link. */
+    request() {
+      const controller = new AbortController();
+      const abort = () => controller.abort();
+      if (this.signal.aborted) controller.abort();
+      else this.signal.addEventListener("abort", abort, { once: true });
+      return { controller, done: () => this.signal.removeEventListener("abort", abort) };
+    }
+  }
+
+  // -------------------------------------------------------------- the read
+
+  /**
+   * Drives `follower` to its end, over the network: one IO loop for every
+   * read. Sends `follower.request()`, feeds the answer back, runs the
+   * follower's clock, and does what it decides: `done` ends the read,
+   * `reconnect` calls `onReconnect` with the core's record and sleeps its
+   * `delayMs` (or, with `reconnect: false`, a one-response iterator, throws
+   * the StreamDisconnected of that record), `continue` sends the next
+   * request. With a `transcript`, output goes into it (`feedInto`) and
+   * nothing is yielded; else it yields the events of each piece of a body
+   * (non-empty arrays). Returns the `done` decision, or null when `link` was
+   * closed by its owner. The core's errors are thrown as they are, after the
+   * events decoded before them; an AbortError once the client is closed.
+   */
+  async function* drive(client, follower, link, { transcript, reconnect, onReconnect }) {
+    const stopped = () => {
+      if (link.closed) return true;
+      if (client.closed) throw closedError();
+      return false;
+    };
+    /** Whether a wait ended because the read was closed (then quietly) or the client (then it throws). */
+    const abandoned = (error) => {
+      if (error === ABORTED || link.closed || client.closed) {
+        if (stopped()) return true;
+        throw closedError();
+      }
+      return false;
+    };
+    for (;;) {
+      if (stopped()) return null;
+      let release;
       try {
-        [events, end] = reader.finish();
+        release = await client.permits.acquire(link);
       } catch (error) {
-        if (failure !== null && !pending) throw disconnected("end_of_body", reader.cursor, reader.procId, failure);
+        if (abandoned(error)) return null;
         throw error;
       }
-      if (transcript !== undefined) for (const event of events) transcript.push(event);
-      if (events.length > 0) yield events;
-      if (end.type === "disconnected") {
-        throw disconnected(stall ? "stalled" : end.reason, end.cursor, reader.procId, failure ?? undefined);
+      let decision;
+      let cause;
+      let body = null;
+      let bodyDone = false;
+      const { controller, done } = link.request();
+      try {
+        const request = follower.request();
+        const clock = new WaitClock();
+        follower.handleTimeoutMs(clock.ms); // arms the wait for the headers
+        const url = client.url(request);
+        let response;
+        try {
+          const got = await clock.within(client.send(request, url, controller.signal), follower, link);
+          if (got === STALLED) {
+            controller.abort(); // no headers in time
+          } else {
+            response = got.value;
+          }
+        } catch (error) {
+          if (abandoned(error)) return null;
+          cause = error;
+        }
+        if (response === undefined) {
+          decision = follower.noResponse(cause === undefined ? "" : describeTransportError(cause, request.method, url), Math.random());
+        } else {
+          const h = (name) => response.headers.get(name);
+          body = response.body === null || response.body === undefined ? null : response.body;
+          follower.open(response.status, h("content-type"), h("ce-process-id"), h("retry-after"));
+          const chunks = body === null ? null : body.getReader();
+          body = chunks;
+          bodyDone = chunks === null;
+          let broken;
+          let stalled = follower.handleTimeoutMs(clock.ms); // arms the wait for the first frame
+          while (!bodyDone && !stalled) {
+            let got;
+            try {
+              got = await clock.within(chunks.read(), follower, link);
+            } catch (error) {
+              if (abandoned(error)) return null;
+              broken = error;
+              bodyDone = true;
+              break;
+            }
+            if (got === STALLED) {
+              stalled = true;
+              break;
+            }
+            const step = got.value;
+            if (step.done) {
+              bodyDone = true;
+              break;
+            }
+            const events = transcript === undefined ? follower.feed(step.value) : follower.feedInto(step.value, transcript);
+            // A complete frame restarts the clock; a trickle runs it out.
+            stalled = follower.handleTimeoutMs(clock.ms);
+            if (events.length > 0 && transcript === undefined) yield events;
+            if (stopped()) return null;
+          }
+          cause = broken;
+          let events;
+          try {
+            [events, decision] = follower.finish(broken === undefined ? undefined : describeTransportError(broken), Math.random());
+          } catch (error) {
+            if (Array.isArray(error.events) && error.events.length > 0) yield* deliver(error.events, transcript);
+            throw error;
+          }
+          yield* deliver(events, transcript);
+        }
+      } catch (error) {
+        throw withCause(error, cause);
+      } finally {
+        if (!bodyDone && body !== null) body.cancel().catch(() => {});
+        controller.abort();
+        done();
+        release();
       }
-      return end;
+      if (decision.type === "done") {
+        if (decision.exited && transcript !== undefined) transcript.finish();
+        return decision;
+      }
+      if (decision.type === "reconnect") {
+        if (!reconnect) throw fromRecord(decision, cause);
+        if (onReconnect !== undefined) onReconnect(decision);
+        try {
+          await sleep(decision.delayMs, link);
+        } catch (error) {
+          if (abandoned(error)) return null;
+          throw error;
+        }
+      }
+      // "continue": the next request now.
+    }
+  }
+
+  /** Events decoded at the end of a body: into the transcript, or yielded. */
+  function* deliver(events, transcript) {
+    if (events.length === 0) return;
+    if (transcript === undefined) {
+      yield events;
+    } else {
+      for (const event of events) transcript.push(event);
+    }
+  }
+
+  /** Reads `follower` to its end into a transcript (the one-call reads). */
+  async function readToEnd(client, follower, transcript, onReconnect) {
+    const link = client.link();
+    const into = transcript ?? new Transcript();
+    try {
+      const run = drive(client, follower, link, { transcript: into, reconnect: true, onReconnect });
+      for (;;) {
+        const step = await run.next();
+        if (step.done) break;
+      }
+      return into;
     } finally {
-      if (!bodyDone && body !== null) body.cancel().catch(() => {});
-      link.controller.abort();
+      client.unlink(link);
+      follower.free();
     }
   }
 
   // --------------------------------------------------------------- streams
 
   /**
-   * The frames of one response of an output request (exec, process output
-   * or setup logs), with the consumed offsets after each frame. Iterate it
-   * once; `close()` ends it (the process keeps running).
+   * The frames of a read, with the consumed offsets after each frame.
+   * Iterate it once; `close()` ends it (the process keeps running). A
+   * process-output or setup-log stream reads one response; an exec stream
+   * follows its process to the exit as the core decides.
    */
   class OutputStream {
     #client;
-    #plan;
+    #make;
+    #follower;
+    #reconnect;
+    #onReconnect;
     #cursor;
     #procId;
-    #gapPolicy;
     #end = null;
     #link = null;
     #iterator = null;
     #closed = false;
 
     /** @internal */
-    constructor(client, plan, cursor, procId, gapPolicy) {
+    constructor(client, make, cursor, procId, { reconnect = false, onReconnect } = {}) {
       this.#client = client;
-      this.#plan = plan;
-      this.#cursor = cursor;
+      this.#make = make;
+      this.#follower = whenLoaded(make); // argument errors now, where the core is loaded
+      this.#cursor = { stdout: Number(cursor.stdout ?? 0), stderr: Number(cursor.stderr ?? 0) };
       this.#procId = procId;
-      this.#gapPolicy = gapPolicy;
+      this.#reconnect = reconnect;
+      this.#onReconnect = onReconnect;
     }
 
     /** Bytes of stdout consumed: through the last frame delivered. */
@@ -413,12 +728,12 @@ function createClientApi(core) {
       return { stdout: this.#cursor.stdout, stderr: this.#cursor.stderr };
     }
 
-    /** The process id, once known (an exec stream learns it from `started`). */
+    /** The process id, once known (an exec stream learns it from `started` or its header). */
     get proc_id() {
       return this.#procId;
     }
 
-    /** How the response ended (the core's End), once it did; null before or when it threw. */
+    /** How the read ended (the core's End), once it did without throwing; null before. */
     get end() {
       return this.#end;
     }
@@ -436,56 +751,57 @@ function createClientApi(core) {
       this.#closed = true;
       if (this.#link !== null) {
         this.#link.closed = true;
-        this.#link.controller.abort();
+        this.#link.abort();
       }
       if (this.#iterator !== null) await this.#iterator.return(undefined);
+      this.#release();
+    }
+
+    #release() {
+      if (this.#follower !== undefined && this.#follower !== null) {
+        this.#follower.free();
+        this.#follower = null;
+      }
+    }
+
+    #learn(follower) {
+      this.#procId = follower.procId ?? this.#procId;
     }
 
     async *#frames() {
       const client = this.#client;
-      const plan = this.#plan;
       await client.ready();
       if (this.#closed) return;
-      const reader = new Reader(plan.endpoint, {
-        cursor: this.#cursor,
-        gapPolicy: this.#gapPolicy,
-        maxFrameBytes: client.maxFrameBytes,
-        livenessTimeoutMs: plan.livenessTimeoutMs,
-      });
+      if (this.#follower === undefined) this.#follower = this.#make();
+      const follower = this.#follower;
       const link = client.link();
       this.#link = link;
-      const run = exchange(client, link, plan, this.#cursor, reader);
+      const run = drive(client, follower, link, { transcript: undefined, reconnect: this.#reconnect, onReconnect: this.#onReconnect });
       try {
         for (;;) {
           let step;
           try {
             step = await run.next();
-          } catch (error) {
-            if (!(error instanceof StreamDisconnected)) throw error;
-            if (error.proc_id === null) error.proc_id = this.#procId;
-            // A finite read (follow=false) ends where the output ends now: a
-            // body that ends cleanly without exit is its normal end.
-            if (plan.finite && error.reason === "end_of_body" && error.cause === undefined) {
-              this.#end = { type: "disconnected", cursor: error.cursor, reason: "end_of_body" };
-              return;
-            }
-            throw error;
+          } finally {
+            if (this.#follower === follower) this.#learn(follower);
           }
           if (step.done) {
-            this.#end = step.value;
+            if (step.value !== null) this.#end = endOf(step.value);
             return;
           }
           for (const event of step.value) {
             advance(this.#cursor, event);
             if (event.type === "started" || event.type === "identity") this.#procId = event.procId;
-            yield toFrame(event);
+            const frame = toFrame(event);
+            if (frame !== null) yield frame;
           }
         }
       } finally {
+        // Left early (a break, close()): the response is cancelled, its connection given back.
         await run.return(null);
         client.unlink(link);
         this.#link = null;
-        reader.free();
+        this.#release();
       }
     }
   }
@@ -493,140 +809,18 @@ function createClientApi(core) {
     OutputStream.prototype[Symbol.asyncDispose] = OutputStream.prototype.close;
   }
 
-  // ------------------------------------------------------------ follow loop
-
-  const STREAM_OPTIONS = ["follow", "gapPolicy", "livenessTimeoutMs"];
-  const READ_OPTIONS = [...STREAM_OPTIONS, "retries", "backoffMs", "maxBackoffMs", "transcript", "onReconnect"];
-
-  function sleep(client, ms) {
-    if (ms <= 0) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const link = client.link();
-      const timer = setTimeout(() => {
-        client.unlink(link);
-        resolve();
-      }, ms);
-      link.controller.signal.addEventListener("abort", () => {
-        clearTimeout(timer);
-        client.unlink(link);
-        reject(closedError());
-      });
-    });
-  }
-
-  /**
-   * The documented loop in one call: read from `cursor`, and on
-   * StreamDisconnected reconnect from the consumed offsets — at once after a
-   * connection that made progress, else after a doubling backoff, at most
-   * `retries` times in a row without progress. Loss errors and error answers
-   * end it as they are. Returns the transcript once `exit` was seen (or, for
-   * a finite read, where the output ended).
-   */
-  async function readToEnd(client, plan, cursor, o) {
-    const retries = count(o.retries, "retries", DEFAULT_RETRIES);
-    if (!Number.isInteger(retries)) throw new RangeError(`retries must be an integer, got ${retries}`);
-    const backoffMs = count(o.backoffMs, "backoffMs", DEFAULT_BACKOFF_MS);
-    const maxBackoffMs = count(o.maxBackoffMs, "maxBackoffMs", DEFAULT_MAX_BACKOFF_MS);
-    if (o.onReconnect !== undefined && typeof o.onReconnect !== "function") {
-      throw new TypeError(`onReconnect must be a function, got ${describe(o.onReconnect)}`);
-    }
-    await client.ready();
-    if (o.transcript !== undefined && !(o.transcript instanceof Transcript)) {
-      throw new TypeError(`transcript must be a Transcript, got ${describe(o.transcript)}`);
-    }
-    const transcript = o.transcript ?? new Transcript();
-    let failures = 0;
-    for (;;) {
-      client.check();
-      const reader = new Reader(plan.endpoint, {
-        cursor,
-        gapPolicy: plan.gapPolicy,
-        maxFrameBytes: client.maxFrameBytes,
-        livenessTimeoutMs: plan.livenessTimeoutMs,
-      });
-      const link = client.link();
-      const run = exchange(client, link, plan, cursor, reader, transcript);
-      try {
-        let end;
-        for (;;) {
-          const step = await run.next();
-          if (step.done) {
-            end = step.value;
-            break;
-          }
-        }
-        if (end.type !== "exited") {
-          throw new Error(`dory-wire/client: ${plan.endpoint} was answered with a JSON document, not a stream`);
-        }
-        transcript.finish();
-        return transcript;
-      } catch (error) {
-        if (!(error instanceof StreamDisconnected)) throw error;
-        if (plan.finite && error.reason === "end_of_body" && error.cause === undefined) return transcript;
-        const progress = error.cursor.stdout !== cursor.stdout || error.cursor.stderr !== cursor.stderr;
-        cursor = error.cursor;
-        failures = progress ? 0 : failures + 1;
-        if (failures > retries) throw error;
-        if (o.onReconnect !== undefined) o.onReconnect(error);
-        if (failures > 0) {
-          const ms = Math.min(maxBackoffMs, backoffMs * 2 ** (failures - 1));
-          await sleep(client, ms / 2 + (Math.random() * ms) / 2);
-        }
-      } finally {
-        await run.return(null);
-        client.unlink(link);
-        reader.free();
-      }
-    }
-  }
-
   // ------------------------------------------------------------- resources
 
-  const path = (...parts) => parts.map((p) => `/${encodeURIComponent(p)}`).join("");
+  const OFFSETS = ["stdout_offset", "stderr_offset", "cursor"];
+  const STREAM_OPTIONS = RESPONSE_OPTIONS;
+  const READ_OPTIONS = [...FOLLOW_OPTIONS, "transcript", "onReconnect"];
+  const START_OPTIONS = ["timeout_seconds", "idempotency_key"];
 
-  /**
-   * What an output request needs: the endpoint, how to ask from a cursor,
-   * whether the read is finite (follow=false), the gap policy, the liveness.
-   */
-  function outputPlan(client, computerId, procId, o) {
-    const follow = o.follow !== false;
-    return {
-      endpoint: "process_output",
-      finite: !follow,
-      gapPolicy: o.gapPolicy ?? "fail",
-      livenessTimeoutMs: count(o.livenessTimeoutMs, "livenessTimeoutMs", client.livenessTimeoutMs),
-      request(cursor) {
-        const query = `stdout_offset=${cursor.stdout}&stderr_offset=${cursor.stderr}&follow=${follow}`;
-        return { method: "GET", path: `${path("computers", computerId, "processes", procId)}/output?${query}` };
-      },
-    };
-  }
-
-  function setupPlan(client, computerId, o) {
-    const follow = o.follow !== false;
-    return {
-      endpoint: "setup_logs",
-      finite: !follow,
-      gapPolicy: o.gapPolicy ?? "fail",
-      livenessTimeoutMs: count(o.livenessTimeoutMs, "livenessTimeoutMs", client.livenessTimeoutMs),
-      request(cursor) {
-        return { method: "GET", path: `${path("computers", computerId, "setup", "logs")}?offset=${cursor.stdout}&follow=${follow}` };
-      },
-    };
-  }
-
-  /** The options of an output read, checked: the start cursor and the rest. */
-  function readArgs(value, allowed, what, setup) {
-    const offsets = setup ? ["offset"] : ["stdout_offset", "stderr_offset"];
-    const o = options(value, [...offsets, ...allowed], what);
-    if (o.follow !== undefined && typeof o.follow !== "boolean") throw new TypeError(`follow must be a boolean, got ${describe(o.follow)}`);
-    if (o.gapPolicy !== undefined && o.gapPolicy !== "fail" && o.gapPolicy !== "skip") {
-      throw new RangeError(`gapPolicy must be "fail" or "skip", got ${JSON.stringify(o.gapPolicy)}`);
-    }
-    const cursor = setup
-      ? { stdout: offset(o.offset, "offset"), stderr: 0 }
-      : { stdout: offset(o.stdout_offset, "stdout_offset"), stderr: offset(o.stderr_offset, "stderr_offset") };
-    return { o, cursor };
+  /** The `transcript` option: a core Transcript, or none. */
+  function transcriptArg(value) {
+    if (value === undefined || value === null) return undefined;
+    if (!(value instanceof Transcript)) throw new TypeError(`transcript must be a Transcript, got ${describe(value)}`);
+    return value;
   }
 
   /** One process: read its retained output, kill it. */
@@ -644,20 +838,32 @@ function createClientApi(core) {
       this.status = identity.status;
     }
 
-    /**
-     * The retained output from per-stream byte offsets (default 0), frame by
-     * frame: one connection, no reconnect.
-     */
-    iterOutput(outputOptions) {
-      const { o, cursor } = readArgs(outputOptions, STREAM_OPTIONS, "iterOutput option", false);
-      const plan = outputPlan(this.#client, this.#computer.id, this.proc_id, o);
-      return new OutputStream(this.#client, plan, cursor, this.proc_id, plan.gapPolicy);
+    #follower(o, allowed) {
+      const { cursor, names } = startCursor(o);
+      const computerId = this.#computer.id;
+      const procId = this.proc_id;
+      const args = { cursor, ...followArgs(this.#client, o, allowed) };
+      return { cursor, make: () => built(() => Follower.processOutput(computerId, procId, args), names) };
     }
 
-    /** The whole output from the offsets, reconnecting as needed: a Transcript. */
+    /**
+     * The retained output from per-stream byte offsets (default 0) or a
+     * `cursor`, frame by frame: one response, no reconnect.
+     */
+    iterOutput(outputOptions) {
+      const o = options(outputOptions, [...OFFSETS, ...STREAM_OPTIONS], "iterOutput option");
+      const { cursor, make } = this.#follower(o, STREAM_OPTIONS);
+      return new OutputStream(this.#client, make, cursor, this.proc_id);
+    }
+
+    /** The whole output from the offsets, reconnecting as the core decides: a Transcript. */
     async readOutput(readOptions) {
-      const { o, cursor } = readArgs(readOptions, READ_OPTIONS, "readOutput option", false);
-      return readToEnd(this.#client, outputPlan(this.#client, this.#computer.id, this.proc_id, o), cursor, o);
+      const o = options(readOptions, [...OFFSETS, ...READ_OPTIONS], "readOutput option");
+      const onReconnect = hookArg(o.onReconnect);
+      const transcript = transcriptArg(o.transcript);
+      const { make } = this.#follower(o, FOLLOW_OPTIONS);
+      await this.#client.ready();
+      return readToEnd(this.#client, make(), transcript, onReconnect);
     }
 
     /** Kills the process group (closing a stream never does). */
@@ -682,22 +888,20 @@ function createClientApi(core) {
      * answers the same identity and starts nothing.
      */
     async start(command, startOptions) {
-      const o = options(startOptions, ["timeout_seconds", "idempotency_key"], "start option");
-      const { body, headers } = startBody(command, o);
-      return identityOf(await this.#client.identity("POST", path("computers", this.#computer.id, "processes"), body, headers));
+      const o = options(startOptions, START_OPTIONS, "start option");
+      const args = startArgs(o);
+      return identityOf(await this.#client.identity(() => Request.start(this.#computer.id, command, args)));
     }
 
     /** A handle on a process (its identity is fetched: an unknown id is an ApiError 404). */
     async get(procId) {
-      nonEmptyString(procId, "procId");
-      const identity = await this.#client.identity("GET", path("computers", this.#computer.id, "processes", procId));
+      const identity = await this.#client.identity(() => Request.getProcess(this.#computer.id, procId));
       return new Process(this.#client, this.#computer, identityOf(identity));
     }
 
     /** Kills a process's group; answers its identity. */
     async kill(procId) {
-      nonEmptyString(procId, "procId");
-      return identityOf(await this.#client.identity("POST", `${path("computers", this.#computer.id, "processes", procId)}/kill`));
+      return identityOf(await this.#client.identity(() => Request.kill(this.#computer.id, procId)));
     }
   }
 
@@ -712,17 +916,28 @@ function createClientApi(core) {
       this.#computer = computer;
     }
 
-    /** The setup log from `offset`, frame by frame; resume from the stream's `stdout_offset`. */
+    #make(o, allowed) {
+      const computerId = this.#computer.id;
+      const offset = numberArg(o.offset, "offset") ?? 0;
+      const args = { offset, ...followArgs(this.#client, o, allowed) };
+      return { offset, make: () => built(() => Follower.setupLogs(computerId, args)) };
+    }
+
+    /** The setup log from `offset`, frame by frame (one response); resume from the stream's `stdout_offset`. */
     iterLogs(logOptions) {
-      const { o, cursor } = readArgs(logOptions, STREAM_OPTIONS, "iterLogs option", true);
-      const plan = setupPlan(this.#client, this.#computer.id, o);
-      return new OutputStream(this.#client, plan, cursor, null, plan.gapPolicy);
+      const o = options(logOptions, ["offset", ...STREAM_OPTIONS], "iterLogs option");
+      const { offset, make } = this.#make(o, STREAM_OPTIONS);
+      return new OutputStream(this.#client, make, { stdout: offset, stderr: 0 }, null);
     }
 
     /** The whole setup log from `offset` (the transcript's stdout), reconnecting like `readOutput`. */
     async readLogs(logOptions) {
-      const { o, cursor } = readArgs(logOptions, READ_OPTIONS, "readLogs option", true);
-      return readToEnd(this.#client, setupPlan(this.#client, this.#computer.id, o), cursor, o);
+      const o = options(logOptions, ["offset", ...READ_OPTIONS], "readLogs option");
+      const onReconnect = hookArg(o.onReconnect);
+      const transcript = transcriptArg(o.transcript);
+      const { make } = this.#make(o, FOLLOW_OPTIONS);
+      await this.#client.ready();
+      return readToEnd(this.#client, make(), transcript, onReconnect);
     }
   }
 
@@ -747,31 +962,26 @@ function createClientApi(core) {
      * replay answers the first run's identity instead.
      */
     async exec(command, execOptions) {
-      const o = options(execOptions, ["timeout_seconds", "idempotency_key"], "exec option");
-      const { body, headers } = startBody(command, o);
-      const event = await this.#client.document("POST", path("computers", this.id, "exec"), body, headers);
+      const o = options(execOptions, START_OPTIONS, "exec option");
+      const args = startArgs(o);
+      const event = await this.#client.document(() => Request.exec(this.id, command, args));
       return event.type === "identity" ? identityOf(event) : resultOf(event);
     }
 
     /**
-     * Streaming exec: `started`, the output frames and `exit`. A keyed
-     * replay (answered with a JSON identity) yields one `identity` frame and
-     * ends: read the first run's output with `processes.get(proc_id)`.
+     * Streaming exec: `started`, the output frames and `exit`, followed to
+     * the exit as the core decides: after a cut, from the process's retained
+     * output (never by sending the exec again, unless its idempotency key
+     * makes that safe). A keyed replay (a JSON identity) yields one
+     * `identity` frame, then the first run's output.
      */
     execStream(command, execOptions) {
-      const o = options(execOptions, ["timeout_seconds", "idempotency_key", "gapPolicy", "livenessTimeoutMs"], "execStream option");
-      if (o.gapPolicy !== undefined && o.gapPolicy !== "fail" && o.gapPolicy !== "skip") {
-        throw new RangeError(`gapPolicy must be "fail" or "skip", got ${JSON.stringify(o.gapPolicy)}`);
-      }
-      const { body, headers } = startBody(command, o);
-      const plan = {
-        endpoint: "exec",
-        finite: false,
-        gapPolicy: o.gapPolicy ?? "fail",
-        livenessTimeoutMs: count(o.livenessTimeoutMs, "livenessTimeoutMs", this.#client.livenessTimeoutMs),
-        request: () => ({ method: "POST", path: path("computers", this.id, "exec"), body, headers: { "content-type": JSON_TYPE, ...headers } }),
-      };
-      return new OutputStream(this.#client, plan, { stdout: 0, stderr: 0 }, null, plan.gapPolicy);
+      const o = options(execOptions, [...START_OPTIONS, ...FOLLOW_OPTIONS.filter((n) => n !== "follow"), "onReconnect"], "execStream option");
+      const onReconnect = hookArg(o.onReconnect);
+      const { timeoutSeconds, idempotencyKey } = startArgs(o);
+      const args = { timeoutSeconds, idempotencyKey, ...followArgs(this.#client, o, FOLLOW_OPTIONS) };
+      const make = () => built(() => Follower.execStream(this.id, command, args));
+      return new OutputStream(this.#client, make, { stdout: 0, stderr: 0 }, null, { reconnect: true, onReconnect });
     }
   }
 
@@ -784,10 +994,15 @@ function createClientApi(core) {
       this.#client = client;
     }
 
-    /** A computer by id (no request: errors come with the first call). */
-    async get(id) {
-      this.#client.check();
-      return new Computer(this.#client, nonEmptyString(id, "computer id"));
+    /**
+     * A computer by id, at once: sends no request (errors come with the
+     * first call), so `await` on it is optional. An id the core refuses
+     * throws here (`TypeError`, or the core's `InvalidArgument`).
+     */
+    get(id) {
+      whenLoaded(() => Request.setupLogs(id)); // the core's check of a computer id
+      if (typeof id !== "string") throw new TypeError(`computerId must be a string, got ${describe(id)}`);
+      return new Computer(this.#client, id);
     }
   }
 
@@ -799,6 +1014,8 @@ function createClientApi(core) {
     return typeof value === "string" && value !== "" ? value : undefined;
   }
 
+  const CLIENT_OPTIONS = ["baseUrl", "fetch", "headers", "livenessTimeoutMs", "maxFrameBytes", "maxConnections"];
+
   /**
    * The connection to one Dory service: a base URL and a `fetch`. Close it
    * when done (`close()` aborts whatever is still in flight).
@@ -807,13 +1024,21 @@ function createClientApi(core) {
     #transport;
 
     /**
-     * @param {object} [clientOptions] `{baseUrl, fetch, headers, livenessTimeoutMs, maxFrameBytes}`;
+     * @param {string | object} [urlOrOptions] the base URL, or the options
+     *   `{baseUrl, fetch, headers, livenessTimeoutMs, maxFrameBytes, maxConnections}`;
      *   `baseUrl` defaults to the DORY_URL environment variable (Node).
+     * @param {object} [clientOptions] the options, after a base URL
      */
-    constructor(clientOptions) {
-      const o = options(clientOptions, ["baseUrl", "fetch", "headers", "livenessTimeoutMs", "maxFrameBytes"], "Client option");
+    constructor(urlOrOptions, clientOptions) {
+      let o;
+      if (typeof urlOrOptions === "string") {
+        o = { ...options(clientOptions, CLIENT_OPTIONS.filter((n) => n !== "baseUrl"), "Client option"), baseUrl: urlOrOptions };
+      } else {
+        if (clientOptions !== undefined) throw new TypeError("new Client(options) takes one argument; new Client(baseUrl, options) two");
+        o = options(urlOrOptions, CLIENT_OPTIONS, "Client option");
+      }
       const baseUrl = o.baseUrl ?? environment("DORY_URL");
-      if (baseUrl === undefined) throw new TypeError("no base URL: pass new Client({ baseUrl }) or set DORY_URL");
+      if (baseUrl === undefined) throw new TypeError('no base URL: pass new Client("http://…") or set DORY_URL');
       if (typeof baseUrl !== "string") throw new TypeError(`baseUrl must be a string, got ${describe(baseUrl)}`);
       let parsed;
       try {
@@ -824,7 +1049,9 @@ function createClientApi(core) {
       if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
         throw new RangeError(`baseUrl must be http: or https:, got ${JSON.stringify(baseUrl)}`);
       }
-      const fetchImpl = o.fetch ?? (typeof fetch === "function" ? fetch : undefined);
+      // Kept apart and called with no receiver: Cloudflare Workers' fetch
+      // throws "Illegal invocation" when called as a method of another object.
+      const fetchImpl = o.fetch ?? (typeof globalThis.fetch === "function" ? globalThis.fetch : undefined);
       if (typeof fetchImpl !== "function") throw new TypeError("no fetch: this platform has none, pass new Client({ fetch })");
       const headers = {};
       if (o.headers !== undefined && o.headers !== null) {
@@ -836,7 +1063,18 @@ function createClientApi(core) {
           headers[k.toLowerCase()] = v;
         }
       }
-      this.#transport = new Transport(baseUrl.replace(/\/+$/, ""), fetchImpl, headers, o);
+      const maxConnections = o.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
+      if (typeof maxConnections !== "number") throw new TypeError(`maxConnections must be a number, got ${describe(maxConnections)}`);
+      if (!Number.isInteger(maxConnections) || maxConnections < 1) {
+        throw new RangeError(`maxConnections must be an integer >= 1, got ${maxConnections}`);
+      }
+      const follow = {};
+      for (const name of ["livenessTimeoutMs", "maxFrameBytes"]) {
+        if (o[name] !== undefined) follow[name] = o[name];
+      }
+      // The core checks them (a TypeError, or InvalidArgument naming the option).
+      whenLoaded(() => built(() => Follower.setupLogs("c", follow)).free());
+      this.#transport = new Transport(baseUrl.replace(/\/+$/, ""), fetchImpl, headers, follow, maxConnections);
       /** The computers of the service. */
       this.computers = new Computers(this.#transport);
     }
@@ -844,6 +1082,11 @@ function createClientApi(core) {
     /** The base URL requests go to. */
     get baseUrl() {
       return this.#transport.baseUrl;
+    }
+
+    /** How many requests this client has in flight at most (option `maxConnections`, default 100). */
+    get maxConnections() {
+      return this.#transport.maxConnections;
     }
 
     /** Aborts every request and stream in flight; later calls reject. Idempotent. */
@@ -855,23 +1098,42 @@ function createClientApi(core) {
     Client.prototype[Symbol.dispose] = Client.prototype.close;
   }
 
-  /** What every resource shares: the URL, fetch, headers, limits and the open connections. */
+  /** What every resource shares: the URL, fetch, headers, limits, permits and the operations in flight. */
   class Transport {
-    constructor(baseUrl, fetchImpl, headers, o) {
+    #fetch;
+
+    constructor(baseUrl, fetchImpl, headers, follow, maxConnections) {
       this.baseUrl = baseUrl;
-      this.fetchImpl = fetchImpl;
+      this.#fetch = fetchImpl;
       this.headers = headers;
-      this.livenessTimeoutMs = count(o.livenessTimeoutMs, "livenessTimeoutMs", core.DEFAULT_LIVENESS_TIMEOUT_MS);
-      this.maxFrameBytes = o.maxFrameBytes ?? core.DEFAULT_MAX_FRAME_BYTES;
-      if (!Number.isInteger(this.maxFrameBytes) || this.maxFrameBytes < 1 || this.maxFrameBytes > core.MAX_FRAME_BYTES_LIMIT) {
-        throw new RangeError(`maxFrameBytes must be an integer from 1 to ${core.MAX_FRAME_BYTES_LIMIT}, got ${String(this.maxFrameBytes)}`);
-      }
+      this.livenessTimeoutMs = follow.livenessTimeoutMs;
+      this.maxFrameBytes = follow.maxFrameBytes;
+      this.maxConnections = maxConnections;
+      this.permits = new Permits(maxConnections);
       this.closed = false;
       this.links = new Set();
     }
 
-    url(path) {
-      return this.baseUrl + path;
+    /** Where `request` goes: the base URL, then its target. */
+    url(request) {
+      return this.baseUrl + request.target;
+    }
+
+    /**
+     * Sends the core's `request` with fetch (called with no receiver): its
+     * method; its headers, then the client's where it sets none of that
+     * name; its body, as `application/json`.
+     */
+    send(request, url, signal) {
+      const headers = {};
+      for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
+      if (request.body !== null && !Object.prototype.hasOwnProperty.call(headers, "content-type")) headers["content-type"] = "application/json";
+      for (const [name, value] of Object.entries(this.headers)) {
+        if (!Object.prototype.hasOwnProperty.call(headers, name)) headers[name] = value;
+      }
+      const init = { method: request.method, headers, signal };
+      if (request.body !== null) init.body = request.body;
+      return Promise.resolve().then(() => this.#fetch.call(undefined, url, init));
     }
 
     async ready() {
@@ -884,10 +1146,10 @@ function createClientApi(core) {
       if (this.closed) throw closedError();
     }
 
-    /** A cancellable slot for one request; `close()` aborts them all. */
+    /** A cancellable operation; `close()` aborts them all. */
     link() {
       this.check();
-      const link = { controller: new AbortController(), closed: false };
+      const link = new Link();
       this.links.add(link);
       return link;
     }
@@ -899,27 +1161,35 @@ function createClientApi(core) {
     close() {
       if (this.closed) return;
       this.closed = true;
-      for (const link of this.links) link.controller.abort();
+      for (const link of this.links) link.abort();
       this.links.clear();
     }
 
     /**
-     * A JSON request whose answer is one document, decoded by a `document`
-     * reader: returns its event; error answers throw the core's errors.
+     * Sends the request `build()` makes (a core `Request`), answered by one
+     * JSON document decoded by a core `document` Reader: returns its event.
+     * Error answers throw the core's errors; a transport failure rejects
+     * with fetch's own error.
      */
-    async document(method, path, body, headers) {
+    async document(build) {
       await this.ready();
+      const request = build();
       const link = this.link();
-      const reader = new Reader("document", { maxFrameBytes: this.maxFrameBytes });
+      let release;
+      try {
+        release = await this.permits.acquire(link);
+      } catch {
+        this.unlink(link);
+        throw closedError();
+      }
+      const { controller, done } = link.request();
+      const reader = new Reader("document", this.maxFrameBytes === undefined ? {} : { maxFrameBytes: this.maxFrameBytes });
+      let chunks = null;
+      let bodyDone = true;
       try {
         let response;
         try {
-          response = await this.fetchImpl(this.url(path), {
-            method,
-            headers: { ...this.headers, accept: JSON_TYPE, ...(body === undefined ? {} : { "content-type": JSON_TYPE }), ...headers },
-            body,
-            signal: link.controller.signal,
-          });
+          response = await this.send(request, this.url(request), controller.signal);
         } catch (error) {
           if (this.closed) throw closedError();
           throw error;
@@ -927,35 +1197,43 @@ function createClientApi(core) {
         reader.open(response.status, response.headers.get("content-type"), response.headers.get("ce-process-id"));
         const events = [];
         if (response.body !== null && response.body !== undefined) {
-          const chunks = response.body.getReader();
+          chunks = response.body.getReader();
+          bodyDone = false;
           for (;;) {
             let step;
             try {
               step = await chunks.read();
             } catch (error) {
+              bodyDone = true;
               if (this.closed) throw closedError();
               throw error;
             }
-            if (step.done) break;
+            if (step.done) {
+              bodyDone = true;
+              break;
+            }
             events.push(...reader.feed(step.value));
           }
         }
         const [last] = reader.finish();
         events.push(...last);
         const event = events.find((e) => e.type === "identity" || e.type === "exec_result");
-        if (event === undefined) throw new Error(`dory-wire/client: ${method} ${path} answered no document`);
+        if (event === undefined) throw new Error(`dory-wire/client: ${request.method} ${request.path} answered no document`);
         return event;
       } finally {
+        if (!bodyDone && chunks !== null) chunks.cancel().catch(() => {});
+        controller.abort();
+        done();
+        release();
         this.unlink(link);
-        link.controller.abort();
         reader.free();
       }
     }
 
-    async identity(method, path, body, headers) {
-      const event = await this.document(method, path, body, headers);
+    async identity(build) {
+      const event = await this.document(build);
       if (event.type !== "identity") {
-        throw new Error(`dory-wire/client: ${method} ${path} answered ${event.type}, not a process identity`);
+        throw new Error(`dory-wire/client: the answer was ${event.type}, not a process identity`);
       }
       return event;
     }

@@ -159,16 +159,46 @@ describe("frames", () => {
     assert.deepEqual(logs.end, { type: "exited", exitCode: 0, timedOut: false });
   });
 
-  test("a keyed replay of a streaming exec (a JSON identity) yields one identity frame and ends", async () => {
-    const { client, calls } = clientWith([{ type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "exited" })] }]);
-    const computer = await client.computers.get("c1");
+  test("a keyed replay of a streaming exec (a JSON identity): one identity frame, then the first run's output from its process", async () => {
+    const { client, calls } = clientWith([{ type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "exited" })] }, { chunks: [PROGRAM_FRAMES.join("")] }]);
+    const computer = client.computers.get("c1");
     const stream = computer.execStream("printf x", { idempotency_key: "k1" });
     const { frames, error } = await drain(stream);
     assert.equal(error, null);
-    assert.deepEqual(frames, [{ type: "identity", proc_id: P, status: "exited" }]);
-    assert.deepEqual(stream.end, { type: "document" });
-    assert.equal(calls.length, 1);
+    assert.deepEqual(frames[0], { type: "identity", proc_id: P, status: "exited" });
+    assert.deepEqual(frames.slice(1).map((f) => f.type), ["stdout", "stderr", "exit"]);
+    assert.deepEqual(stream.end, { type: "exited", exitCode: 0, timedOut: false });
+    assert.deepEqual(calls.map((c) => `${c.method} ${new URL(c.url).pathname}${new URL(c.url).search}`), [
+      "POST /computers/c1/exec",
+      "GET /computers/c1/processes/p_1/output?stdout_offset=0&stderr_offset=0&follow=true",
+    ]);
     assert.equal(stream.proc_id, P);
+  });
+
+  test("an exec stream cut after its process was announced goes on from the process's output (never exec'd again)", async () => {
+    const [out, err, exit] = PROGRAM_FRAMES;
+    const { client, calls } = clientWith([
+      { pid: P, chunks: [line({ type: "started", proc_id: P }), out, err.slice(0, 9)], end: "error" },
+      { chunks: [out, err, exit] }, // the retained output, overlap and all
+    ]);
+    const records = [];
+    const stream = client.computers.get("c1").execStream(["sh", "-c", "x"], { onReconnect: (r) => records.push(r) });
+    const { frames, error } = await drain(stream);
+    assert.equal(error, null);
+    assert.deepEqual(frames.map((f) => f.type), ["started", "stdout", "stderr", "exit"]);
+    assert.equal(Buffer.from(frames[2].bytes).toString(), "notice");
+    assert.deepEqual(calls.map((c) => c.method), ["POST", "GET"]);
+    assert.equal(new URL(calls[1].url).search, "?stdout_offset=7&stderr_offset=0&follow=true");
+    assert.deepEqual(records.map((r) => [r.reason, r.procId, r.cursor, r.delayMs]), [["end_of_body", P, { stdout: 7, stderr: 0 }, 0]]);
+    assert.deepEqual([stream.stdout_offset, stream.stderr_offset, stream.proc_id], [7, 6, P]);
+
+    // Cut before its process was announced, without a key: it may not be sent again.
+    const { client: c2, calls: calls2 } = clientWith([{ chunks: [], end: "error" }]);
+    const cut = await drain(c2.computers.get("c1").execStream("x"));
+    assert.ok(cut.error instanceof StreamDisconnected, String(cut.error));
+    assert.deepEqual([cut.error.reason, cut.error.proc_id], ["end_of_body", null]);
+    assert.ok(cut.error.cause instanceof TypeError);
+    assert.equal(calls2.length, 1);
   });
 
   test("an output stream is read once", async () => {
@@ -418,7 +448,7 @@ describe("readOutput()", () => {
       { chunks: [out, err, exit] }, // overlap resent: trimmed by the core
     ]);
     const reconnects = [];
-    const transcript = await handle.readOutput({ backoffMs: 1, onReconnect: (e) => reconnects.push([e.reason, e.stdout_offset, e.stderr_offset]) });
+    const transcript = await handle.readOutput({ backoffMs: 1, onReconnect: (r) => reconnects.push([r.reason, r.cursor.stdout, r.cursor.stderr]) });
     assert.ok(transcript instanceof Transcript);
     assert.deepEqual(Buffer.from(transcript.bytes("stdout")), Buffer.from([104, 101, 108, 108, 111, 0, 255]));
     assert.equal(Buffer.from(transcript.bytes("stderr")).toString(), "notice");
@@ -475,7 +505,7 @@ describe("readOutput()", () => {
       { chunks: [line({ type: "stdout", data: "xyz", offset: 15 }), line({ type: "stderr", data: "e", offset: 5 }), PROGRAM_FRAMES[2]] },
     ]);
     const reasons = [];
-    const t = await handle.readOutput({ gapPolicy: "skip", onReconnect: (e) => reasons.push(e.reason) });
+    const t = await handle.readOutput({ gapPolicy: "skip", onReconnect: (r) => reasons.push(r.reason) });
     assert.deepEqual(reasons, ["gap", "gap"]);
     assert.deepEqual(t.skipped("stdout"), [
       [2, 10],
@@ -497,6 +527,258 @@ describe("readOutput()", () => {
     const t = await computer.setup.readLogs();
     assert.equal(t.text("stdout"), "one\ntwo\n");
     assert.equal(new URL(calls[1].url).search, "?offset=4&follow=true");
+  });
+});
+
+// ------------------------------------------------- what the core decides
+
+describe("the core's follower decides, the client does the IO", () => {
+  const refused = () => new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED 10.0.0.9:80"), { code: "ECONNREFUSED" }) });
+
+  test("the hook sees each reconnect's record, in order: the core's object", async () => {
+    const [out, err, exit] = PROGRAM_FRAMES;
+    const { handle } = await handleOf([
+      { chunks: [out.slice(0, 30)], end: "error" }, // nothing new
+      { chunks: [out], end: "error" }, // progress
+      refused(), // nothing new
+      { chunks: [out, err.slice(0, 5)] }, // nothing new, a clean end
+      { chunks: [out, err, exit] },
+    ]);
+    const records = [];
+    const t = await handle.readOutput({ jitter: false, backoffMs: 4, maxBackoffMs: 10, onReconnect: (r) => records.push(r) });
+    assert.equal(t.text("stderr"), "notice");
+    assert.deepEqual(records, [
+      { type: "reconnect", attempt: 1, failures: 1, reason: "end_of_body", cursor: { stdout: 0, stderr: 0 }, delayMs: 4, procId: P, detail: "terminated" },
+      { type: "reconnect", attempt: 2, failures: 0, reason: "end_of_body", cursor: { stdout: 7, stderr: 0 }, delayMs: 0, procId: P, detail: "terminated" },
+      {
+        type: "reconnect",
+        attempt: 3,
+        failures: 1,
+        reason: "no_response",
+        cursor: { stdout: 7, stderr: 0 },
+        delayMs: 4,
+        procId: P,
+        detail: `GET ${BASE}/computers/c1/processes/p_1/output?stdout_offset=7&stderr_offset=0&follow=true: fetch failed: connect ECONNREFUSED 10.0.0.9:80`,
+      },
+      { type: "reconnect", attempt: 4, failures: 2, reason: "end_of_body", cursor: { stdout: 7, stderr: 0 }, delayMs: 8, procId: P, detail: "" },
+    ]);
+  });
+
+  test("jitter off: the exact delays the core decides, slept before each request; then the core's StreamDisconnected with the transport's error", async () => {
+    const { handle, calls } = await handleOf([refused(), refused(), refused(), refused(), refused()]);
+    const delays = [];
+    const error = await handle
+      .readOutput({ retries: 4, jitter: false, backoffMs: 20, maxBackoffMs: 50, onReconnect: (r) => delays.push(r.delayMs) })
+      .catch((e) => e);
+    assert.deepEqual(delays, [20, 40, 50, 50]);
+    assert.ok(error instanceof StreamDisconnected, String(error));
+    assert.equal(error.reason, "no_response");
+    assert.match(error.message, /^stream_disconnected: no response \(GET http:\/\/dory\.test\/.*ECONNREFUSED 10\.0\.0\.9:80\); resume from stdout_offset 0, stderr_offset 0$/);
+    assert.ok(error.cause instanceof TypeError && error.cause.cause.code === "ECONNREFUSED", "cause: the transport's error");
+    const reads = calls.slice(1);
+    assert.equal(reads.length, 5);
+    reads.slice(1).forEach((c, i) => {
+      const slept = c.at - reads[i].at;
+      assert.ok(slept >= delays[i] - 1 && slept < delays[i] + 60, `request ${i + 2} came ${slept.toFixed(1)} ms after the one before, the core said ${delays[i]}`);
+    });
+    // With jitter (the default), each wait is spread over [base/2, base] by Math.random().
+    const { handle: h2 } = await handleOf([refused(), refused(), refused()]);
+    const spread = [];
+    await h2.readOutput({ retries: 2, backoffMs: 20, maxBackoffMs: 50, onReconnect: (r) => spread.push(r.delayMs) }).catch(() => {});
+    assert.ok(spread[0] >= 10 && spread[0] <= 20 && spread[1] >= 20 && spread[1] <= 40, String(spread));
+  });
+
+  test("a 503 before any body is retried, honouring Retry-After up to maxBackoffMs; a one-response iterator throws it (unavailable)", async () => {
+    const busy = { status: 503, type: "text/plain", headers: { "retry-after": "1" }, chunks: ["busy"] };
+    const { handle, calls } = await handleOf([busy, { status: 429, type: "text/plain", chunks: [] }, { chunks: PROGRAM_FRAMES }]);
+    const records = [];
+    const t = await handle.readOutput({ jitter: false, backoffMs: 10, maxBackoffMs: 200, onReconnect: (r) => records.push(r) });
+    assert.equal(t.text("stderr"), "notice");
+    assert.deepEqual(
+      records.map((r) => [r.reason, r.detail, r.delayMs, r.failures]),
+      [
+        ["unavailable", "HTTP 503", 200, 1], // Retry-After: 1 s, capped at maxBackoffMs
+        ["unavailable", "HTTP 429", 20, 2],
+      ],
+    );
+    assert.ok(calls[2].at - calls[1].at >= 199, `the retry came ${calls[2].at - calls[1].at} ms later`);
+    const one = await handleOf([busy]);
+    const { error } = await drain(one.handle.iterOutput());
+    assert.ok(error instanceof StreamDisconnected);
+    assert.deepEqual([error.reason, error.cursor, error.proc_id], ["unavailable", { stdout: 0, stderr: 0 }, P]);
+    assert.equal(error.message, "stream_disconnected: the service was unavailable (HTTP 503); resume from stdout_offset 0, stderr_offset 0");
+  });
+
+  test("a trickle that never completes a frame: StreamDisconnected (stalled) within the liveness timeout, the body cancelled; never hangs", async () => {
+    let cancelled = 0;
+    const trickle = { chunks: [PROGRAM_FRAMES[0], '{"type":"stdout",'], end: "trickle", every: 5, onEnd: () => cancelled++ };
+    const { handle } = await handleOf([trickle, trickle]);
+    const t0 = performance.now();
+    const { frames, error } = await drain(handle.iterOutput({ livenessTimeoutMs: 150 }));
+    const took = performance.now() - t0;
+    assert.deepEqual(frames.map((f) => f.type), ["stdout"]);
+    assert.ok(error instanceof StreamDisconnected, String(error));
+    assert.deepEqual([error.reason, error.cursor], ["stalled", { stdout: 7, stderr: 0 }]);
+    assert.ok(took >= 140 && took < 1000, `stalled after ${took.toFixed(0)} ms`);
+    // The one-call read: the core gives up once the budget is spent.
+    const t1 = performance.now();
+    const last = await handle.readOutput({ stdout_offset: 7, retries: 0, livenessTimeoutMs: 100 }).catch((e) => e);
+    assert.ok(last instanceof StreamDisconnected, String(last));
+    assert.equal(last.reason, "stalled");
+    assert.ok(performance.now() - t1 < 1000);
+    await sleep(20);
+    assert.equal(cancelled, 2, "both bodies were cancelled");
+  });
+
+  test("a one-response iterator's StreamDisconnected has the core's own message for every reason", async () => {
+    const { Follower } = core;
+    /** The core's StreamDisconnected for one connection without progress (retries: 0). */
+    const coreError = (drive) => {
+      const f = Follower.processOutput("c1", P, { retries: 0, livenessTimeoutMs: 40 });
+      f.request();
+      try {
+        drive(f);
+      } catch (e) {
+        return e;
+      } finally {
+        f.free();
+      }
+      assert.fail("the core did not give up");
+    };
+    const cases = [
+      ["end_of_body", { chunks: [] }, (f) => (f.open(200, NDJSON, P), f.finish(undefined, 0))],
+      ["gap", { chunks: [line({ type: "gap", earliest_stdout_offset: 0, earliest_stderr_offset: 0 })] }, (f) => {
+        f.open(200, NDJSON, P);
+        f.feed(enc(line({ type: "gap", earliest_stdout_offset: 0, earliest_stderr_offset: 0 })));
+        f.finish(undefined, 0);
+      }],
+      ["stalled", { chunks: [], end: "hang" }, (f) => {
+        f.open(200, NDJSON, P);
+        f.handleTimeoutMs(0);
+        assert.ok(f.handleTimeoutMs(40));
+        f.finish(undefined, 0);
+      }],
+      ["no_response", "hang", (f) => {
+        f.handleTimeoutMs(0);
+        assert.ok(f.handleTimeoutMs(40));
+        f.noResponse("", 0);
+      }],
+      ["unavailable", { status: 503, type: "text/plain", chunks: [] }, (f) => (f.open(503, "text/plain", P), f.finish(undefined, 0))],
+    ];
+    for (const [reason, answer, drive] of cases) {
+      const { handle } = await handleOf([{ pid: P, ...(typeof answer === "string" ? {} : answer) }].map((a) => (typeof answer === "string" ? answer : a)), { livenessTimeoutMs: 40 });
+      const { error } = await drain(handle.iterOutput());
+      assert.ok(error instanceof StreamDisconnected, `${reason}: ${error}`);
+      assert.equal(error.reason, reason);
+      const expected = coreError(drive);
+      assert.equal(expected.reason, reason);
+      assert.equal(error.message, expected.message, reason);
+    }
+  });
+
+  test("a refused connection (a real one): the detail names the URL, the reason and the address", async () => {
+    const { createServer } = await import("node:net");
+    const server = createServer();
+    await new Promise((r) => server.listen(0, "127.0.0.1", r));
+    const { port } = server.address();
+    await new Promise((r) => server.close(r));
+    const client = new Client(`http://127.0.0.1:${port}`);
+    try {
+      const { error } = await drain(client.computers.get("c1").setup.iterLogs());
+      assert.ok(error instanceof StreamDisconnected, String(error));
+      assert.equal(error.reason, "no_response");
+      assert.ok(error.cause instanceof TypeError);
+      assert.match(error.message, new RegExp(`^stream_disconnected: no response \\(GET http://127\\.0\\.0\\.1:${port}/computers/c1/setup/logs\\?offset=0&follow=true: fetch failed: .*ECONNREFUSED.*127\\.0\\.0\\.1:${port}`));
+    } finally {
+      client.close();
+    }
+  });
+
+  test("reads start from a cursor ({stdout, stderr}: a reader's, an error's) as well as from the wire's offsets", async () => {
+    const { handle, calls } = await handleOf([{ chunks: [PROGRAM_FRAMES[2]] }, { chunks: [PROGRAM_FRAMES[2]] }]);
+    const stream = handle.iterOutput({ cursor: { stdout: 7, stderr: 6 } });
+    await drain(stream);
+    assert.deepEqual(stream.cursor, { stdout: 7, stderr: 6 });
+    await handle.readOutput({ cursor: stream.cursor });
+    assert.deepEqual(calls.slice(1).map((c) => new URL(c.url).search), Array(2).fill("?stdout_offset=7&stderr_offset=6&follow=true"));
+  });
+
+  test("the requests are the core's: method, target, its headers, the client's where it sets none, a JSON body", async () => {
+    const { client, calls } = clientWith([{ type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "running" })] }, { chunks: PROGRAM_FRAMES }], {
+      headers: { Authorization: "Bearer t", Accept: "text/html", "Idempotency-Key": "not mine" },
+    });
+    const computer = client.computers.get("c/1");
+    await computer.processes.start(["true"], { idempotency_key: "k 1", timeout_seconds: 2.5 });
+    await (await drain(computer.execStream("x"))).error;
+    const start = core.Request.start("c/1", ["true"], { idempotencyKey: "k 1", timeoutSeconds: 2.5 });
+    assert.equal(calls[0].url, BASE + start.target);
+    assert.equal(calls[0].method, start.method);
+    assert.deepEqual(calls[0].headers, { accept: "application/json", "idempotency-key": "k 1", "content-type": "application/json", authorization: "Bearer t" });
+    assert.equal(calls[0].body, new TextDecoder().decode(start.body));
+    const exec = core.Request.exec("c/1", "x", { stream: true });
+    assert.deepEqual([calls[1].url, calls[1].method], [BASE + exec.target, "POST"]);
+    assert.deepEqual(calls[1].headers, { accept: NDJSON, "content-type": "application/json", authorization: "Bearer t", "idempotency-key": "not mine" });
+  });
+});
+
+// -------------------------------------------------------- connection bound
+
+describe("connections", () => {
+  /** A fetch that counts the requests in flight at the server: from the call until the body ended or was cancelled. */
+  function countingFetch(answer) {
+    const state = { inFlight: 0, max: 0, calls: 0 };
+    const f = scriptedFetch(
+      Array.from({ length: 1000 }, () => () => {
+        state.calls++;
+        state.inFlight++;
+        state.max = Math.max(state.max, state.inFlight);
+        return { ...answer(), onEnd: () => state.inFlight-- };
+      }),
+    );
+    return { ...f, state };
+  }
+
+  test("at most maxConnections requests in flight (FIFO): 40 reads through a bound of 5 all complete", async () => {
+    const identity = { type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "running" })] };
+    let n = 0;
+    const f = countingFetch(() => (n++ === 0 ? identity : { chunks: PROGRAM_FRAMES, every: 2 }));
+    const client = new Client({ baseUrl: BASE, fetch: f.fetch, maxConnections: 5 });
+    assert.equal(client.maxConnections, 5);
+    const handle = await client.computers.get("c1").processes.get(P);
+    const results = await Promise.all(Array.from({ length: 40 }, () => handle.readOutput()));
+    for (const t of results) assert.equal(t.text("stderr"), "notice");
+    assert.equal(f.state.calls, 41);
+    assert.equal(f.state.max, 5, "the bound was reached and never passed");
+    assert.equal(f.state.inFlight, 0);
+    // Iterators hold their connection until they end or close; a closed one gives it back.
+    const streams = Array.from({ length: 6 }, () => handle.iterOutput());
+    const firsts = streams.slice(0, 5).map((s) => s[Symbol.asyncIterator]().next());
+    await Promise.all(firsts);
+    assert.equal(f.state.inFlight, 5);
+    const sixth = streams[5][Symbol.asyncIterator]().next();
+    await sleep(30);
+    assert.equal(f.state.calls, 46, "the sixth waits for a connection");
+    await streams[0].close();
+    assert.equal((await sixth).value.type, "stdout");
+    for (const s of streams) await s.close();
+    await sleep(10);
+    assert.equal(f.state.inFlight, 0);
+    assert.equal(new Client(BASE).maxConnections, 100, "the default");
+  });
+
+  test("client.close() rejects the requests waiting for a connection (AbortError)", async () => {
+    const f = countingFetch(() => ({ chunks: [], end: "hang" }));
+    const client = new Client({ baseUrl: BASE, fetch: f.fetch, maxConnections: 1 });
+    const computer = client.computers.get("c1");
+    const reading = computer.setup.readLogs().catch((e) => e);
+    const waiting = [computer.setup.readLogs().catch((e) => e), computer.processes.start("x").catch((e) => e), drain(computer.setup.iterLogs())];
+    await sleep(30);
+    assert.equal(f.state.calls, 1);
+    client.close();
+    assert.equal((await reading).name, "AbortError");
+    const [read, start, iterated] = await Promise.all(waiting);
+    assert.deepEqual([read.name, start.name, iterated.error?.name], ["AbortError", "AbortError", "AbortError"]);
+    assert.equal(f.state.calls, 1);
   });
 });
 
@@ -561,29 +843,92 @@ describe("options", () => {
     }
   });
 
-  test("bad options are TypeError/RangeError, before any request", async () => {
+  test("argument errors name the argument (TypeError for a type, the core's InvalidArgument for a value), before any request", async () => {
+    const invalid = (argument) => (e) => e instanceof core.InvalidArgument && e.code === "invalid_argument" && e.argument === argument && e.message.startsWith(`invalid_argument: ${argument}: `);
+    const typeError = (pattern) => (e) => e instanceof TypeError && pattern.test(e.message);
     assert.throws(() => new Client({ baseUrl: "ftp://x" }), RangeError);
     assert.throws(() => new Client({ baseUrl: "not a url" }), RangeError);
     assert.throws(() => new Client({ baseUrl: BASE, fetch: 1 }), TypeError);
-    assert.throws(() => new Client({ baseUrl: BASE, bogus: 1 }), TypeError);
-    assert.throws(() => new Client({ baseUrl: BASE, headers: { a: 1 } }), TypeError);
-    assert.throws(() => new Client({ baseUrl: BASE, maxFrameBytes: 0 }), RangeError);
+    assert.throws(() => new Client({ baseUrl: BASE, bogus: 1 }), typeError(/unknown Client option "bogus"/));
+    assert.throws(() => new Client({ baseUrl: BASE, headers: { a: 1 } }), typeError(/^header a must be a string/));
+    assert.throws(() => new Client({ baseUrl: BASE, maxFrameBytes: 0 }), invalid("maxFrameBytes"));
+    assert.throws(() => new Client({ baseUrl: BASE, livenessTimeoutMs: "30" }), typeError(/^livenessTimeoutMs must be a number/));
+    assert.throws(() => new Client({ baseUrl: BASE, maxConnections: 0 }), (e) => e instanceof RangeError && /^maxConnections/.test(e.message));
+    assert.throws(() => new Client({ baseUrl: BASE, maxConnections: "9" }), typeError(/^maxConnections must be a number/));
+    assert.throws(() => new Client(BASE, { baseUrl: BASE }), typeError(/unknown Client option "baseUrl"/));
     const { client, calls, handle } = await handleOf([]);
-    const computer = await client.computers.get("c1");
-    await assert.rejects(computer.processes.start(42), TypeError);
-    await assert.rejects(computer.processes.start("x", { timeout_seconds: -1 }), RangeError);
-    await assert.rejects(computer.processes.start("x", { idempotency_key: "" }), RangeError);
-    await assert.rejects(computer.processes.start("x", { idempotencyKey: "k" }), TypeError);
-    await assert.rejects(computer.processes.get(""), RangeError);
-    assert.throws(() => handle.iterOutput({ stdout_offset: -1 }), RangeError);
-    assert.throws(() => handle.iterOutput({ stdout_offset: 1.5 }), RangeError);
-    assert.throws(() => handle.iterOutput({ stdoutOffset: 1 }), TypeError);
-    assert.throws(() => handle.iterOutput({ gapPolicy: "ignore" }), RangeError);
-    assert.throws(() => computer.execStream("x", { gapPolicy: "ignore" }), RangeError);
-    await assert.rejects(handle.readOutput({ retries: -1 }), RangeError);
-    await assert.rejects(handle.readOutput({ transcript: {} }), TypeError);
-    await assert.rejects(client.computers.get(""), RangeError);
+    assert.throws(() => client.computers.get(""), invalid("computer_id"));
+    assert.throws(() => client.computers.get(7), typeError(/^computerId must be a string/));
+    const computer = client.computers.get("c1");
+    await assert.rejects(computer.processes.start(42), typeError(/^command must be a string/));
+    await assert.rejects(computer.processes.start(""), invalid("command"));
+    await assert.rejects(computer.processes.start("x", { timeout_seconds: -1 }), invalid("timeout_seconds"));
+    await assert.rejects(computer.processes.start("x", { timeout_seconds: "30" }), typeError(/^timeout_seconds must be a number/));
+    await assert.rejects(computer.processes.start("x", { idempotency_key: "" }), invalid("idempotency_key"));
+    await assert.rejects(computer.processes.start("x", { idempotency_key: 7 }), typeError(/^idempotency_key must be a string/));
+    await assert.rejects(computer.processes.start("x", { idempotencyKey: "k" }), typeError(/unknown start option "idempotencyKey"/));
+    await assert.rejects(computer.exec("x", { timeout_seconds: 0 }), invalid("timeout_seconds"));
+    await assert.rejects(computer.processes.get(""), invalid("proc_id"));
+    await assert.rejects(computer.processes.kill(5), typeError(/^procId must be a string/));
+    assert.throws(() => handle.iterOutput({ stdout_offset: -1 }), invalid("stdout_offset"));
+    assert.throws(() => handle.iterOutput({ stderr_offset: 1.5 }), invalid("stderr_offset"));
+    assert.throws(() => handle.iterOutput({ stdout_offset: "0" }), typeError(/^stdout_offset must be a number/));
+    assert.throws(() => handle.iterOutput({ cursor: { stdout: -1 } }), invalid("cursor.stdout"));
+    assert.throws(() => handle.iterOutput({ cursor: 3 }), typeError(/^cursor must be an object/));
+    assert.throws(() => handle.iterOutput({ cursor: { stdout: 1, stderr: 0 }, stdout_offset: 1 }), typeError(/cursor or as stdout_offset/));
+    assert.throws(() => handle.iterOutput({ stdoutOffset: 1 }), typeError(/unknown iterOutput option "stdoutOffset"/));
+    assert.throws(() => handle.iterOutput({ retries: 2 }), typeError(/unknown iterOutput option "retries"/));
+    assert.throws(() => handle.iterOutput({ gapPolicy: "ignore" }), invalid("gapPolicy"));
+    assert.throws(() => handle.iterOutput({ follow: "yes" }), typeError(/^follow must be a boolean/));
+    assert.throws(() => handle.iterOutput({ livenessTimeoutMs: 0 }), invalid("livenessTimeoutMs"));
+    assert.throws(() => computer.execStream("x", { gapPolicy: "ignore" }), invalid("gapPolicy"));
+    assert.throws(() => computer.execStream("x", { follow: false }), typeError(/unknown execStream option "follow"/));
+    assert.throws(() => computer.execStream("", {}), invalid("command"));
+    assert.throws(() => computer.setup.iterLogs({ offset: -2 }), invalid("offset"));
+    await assert.rejects(handle.readOutput({ retries: -1 }), invalid("retries"));
+    await assert.rejects(handle.readOutput({ retries: 1.5 }), invalid("retries"));
+    await assert.rejects(handle.readOutput({ backoffMs: 10_000 }), invalid("backoffMs"));
+    await assert.rejects(handle.readOutput({ jitter: "no" }), typeError(/^jitter must be a boolean/));
+    await assert.rejects(handle.readOutput({ transcript: {} }), typeError(/^transcript must be a Transcript/));
+    await assert.rejects(handle.readOutput({ onReconnect: 1 }), typeError(/^onReconnect must be a function/));
+    await assert.rejects(computer.setup.readLogs({ maxBackoffMs: -1 }), invalid("maxBackoffMs"));
     assert.equal(calls.length, 1, "no request was made for bad arguments");
+  });
+
+  test("a base URL string, like Python's Client(url); computers.get() is synchronous and sends nothing", async () => {
+    const f = scriptedFetch([{ type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "running" })] }]);
+    const client = new Client(`${BASE}/`, { fetch: f.fetch });
+    assert.equal(client.baseUrl, BASE);
+    assert.equal(client.maxConnections, 100);
+    const computer = client.computers.get("c 1");
+    assert.equal(computer.id, "c 1");
+    assert.equal(typeof computer.then, "undefined", "a Computer, not a promise");
+    assert.equal((await client.computers.get("c1")).id, "c1", "await still works");
+    assert.equal(f.calls.length, 0, "no request");
+    assert.equal((await computer.processes.get(P)).proc_id, P);
+    assert.equal(f.calls[0].url, `${BASE}/computers/c%201/processes/p_1`);
+  });
+
+  test("fetch is called with no receiver (Cloudflare Workers: \"Illegal invocation\" otherwise), the default globalThis.fetch too", async () => {
+    const saved = globalThis.fetch;
+    const f = scriptedFetch([{ type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "running" })] }, { chunks: [PROGRAM_FRAMES.join("")] }]);
+    const receivers = [];
+    globalThis.fetch = function workersFetch(url, init) {
+      "use strict";
+      receivers.push(this);
+      if (this !== undefined && this !== globalThis) throw new TypeError("Illegal invocation");
+      const inner = f.fetch; // itself a Workers-like fetch
+      return inner(url, init);
+    };
+    try {
+      const client = new Client(BASE);
+      const handle = await client.computers.get("c1").processes.get(P);
+      const t = await handle.readOutput();
+      assert.equal(t.text("stderr"), "notice");
+      assert.deepEqual(receivers, [undefined, undefined]);
+    } finally {
+      globalThis.fetch = saved;
+    }
   });
 });
 
@@ -607,6 +952,32 @@ test("the browser build: dory-wire/client over the web core after init(), with a
   const t = await handle.readOutput();
   assert.deepEqual(Buffer.from(t.bytes("stdout")), Buffer.from("hello\0\xff", "latin1"));
   assert.equal(concat([t.bytes("stderr")]).toString(), "notice");
+});
+
+test("the browser build before init(): a client, a computer and a stream are made at once; the first read loads the core", async () => {
+  const { execFile } = await import("node:child_process");
+  const { promisify } = await import("node:util");
+  const { join } = await import("node:path");
+  const { npmDir } = await import("./helpers.mjs");
+  // A fresh process, so nothing has loaded the web build's WebAssembly yet; its
+  // init() fetches the .wasm next to the module (a file: URL, served here).
+  const script = `
+    import { readFileSync } from "node:fs";
+    globalThis.fetch = async (url) => new Response(readFileSync(new URL(String(url))), { headers: { "content-type": "application/wasm" } });
+    const web = await import(${JSON.stringify(join(npmDir, "dist", "web", "client.js"))});
+    const body = process.env.BODY;
+    const fetch = async () => ({ status: 200, headers: new Headers({ "content-type": "application/x-ndjson" }), body: new Response(body).body });
+    const client = new web.Client({ baseUrl: "http://dory.test", fetch, livenessTimeoutMs: 1000 });
+    const computer = client.computers.get("c1");
+    const stream = computer.setup.iterLogs({ offset: 0 });
+    const types = [];
+    for await (const frame of stream) types.push(frame.type);
+    const t = await computer.setup.readLogs();
+    console.log(JSON.stringify({ types, text: t.text("stdout") }));
+  `;
+  const BODY = line({ type: "stdout", data: "setup ok\n", offset: 9 }) + PROGRAM_FRAMES[2];
+  const { stdout } = await promisify(execFile)(process.execPath, ["--input-type=module", "-e", script], { timeout: 60_000, env: { ...process.env, BODY } });
+  assert.deepEqual(JSON.parse(stdout), { types: ["stdout", "exit"], text: "setup ok\n" });
 });
 
 test("follow: false: a clean end without exit is the end of what exists now; a cut is still a disconnect", async () => {

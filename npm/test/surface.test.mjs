@@ -156,3 +156,62 @@ test("the checks can fail: a renamed name is caught both ways", () => {
   names.delete("OutputStream");
   assert.deepEqual(declaredMismatch(client, names), { missing: ["OutputStream"], unlisted: ["OutputReader"] });
 });
+
+// ------------------------------------------------------- client_options
+
+test("client_options: the JS names are the client's read options (and new Client's maxConnections), with the core's defaults", async () => {
+  const { Follower } = esm;
+  const { Client } = clientEsm;
+  const options = surface.client_options;
+  assert.ok(Array.isArray(options) && options.length > 0);
+  for (const o of options) {
+    if (o.js === null) assert.ok(typeof o.note === "string" && o.note.length > 0, `"${o.option}" has no JS name and no note`);
+  }
+  const listed = options.filter((o) => o.js !== null);
+  /** The listed default in JS units: a duration ("unit": "s") in ms. */
+  const jsDefault = (o) => (o.unit === "s" ? o.default * 1000 : o.default);
+  /** The names an options argument accepts, as its TypeError for an unknown one lists them. */
+  const accepted = async (call) => {
+    let error;
+    try {
+      await call({ "no such option": 1 });
+    } catch (e) {
+      error = e;
+    }
+    assert.ok(error instanceof TypeError, String(error));
+    return new Set(/\(expected ([^)]*)\)/.exec(error.message)[1].split(", "));
+  };
+  const fetch = async () => ({ status: 200, headers: new Headers({ "content-type": "application/x-ndjson" }), body: new Response('{"type":"exit","exit_code":0,"timed_out":false}\n').body });
+  const client = new Client({ baseUrl: "http://dory.test", fetch });
+  const computer = client.computers.get("c1");
+  // A process handle: its identity comes from a scripted answer.
+  const identityFetch = async () => ({ status: 200, headers: new Headers({ "content-type": "application/json" }), body: new Response('{"proc_id":"p1","status":"running"}').body });
+  const process_ = await new Client({ baseUrl: "http://dory.test", fetch: identityFetch }).computers.get("c1").processes.get("p1");
+  const readOutput = (o) => process_.readOutput(o);
+  const readLogs = (o) => computer.setup.readLogs(o);
+  const notOptions = new Set(["stdout_offset", "stderr_offset", "cursor", "offset", "transcript"]);
+  for (const [name, call] of [
+    ["readOutput", readOutput],
+    ["readLogs", readLogs],
+  ]) {
+    const names = [...(await accepted(call))].filter((n) => !notOptions.has(n)).sort();
+    assert.deepEqual(names, listed.filter((o) => o.js !== "maxConnections").map((o) => o.js).sort(), `${name}'s options and client_options`);
+  }
+  assert.ok((await accepted((o) => new Client("http://dory.test", o))).has("maxConnections"));
+  for (const o of listed) {
+    if (o.js === "maxConnections") {
+      assert.equal(new Client("http://dory.test").maxConnections, o.default, "the client's default");
+      continue;
+    }
+    if (o.js in Follower.defaults) {
+      assert.equal(Follower.defaults[o.js], jsDefault(o), `${o.js}: the listed default is the core's`);
+    } else {
+      assert.equal(o.default, null, `${o.js} is not a core option: no default`);
+    }
+    // The real client takes the option with its listed default, on both reads.
+    const value = jsDefault(o);
+    const done = new Client({ baseUrl: "http://dory.test", fetch });
+    const t = await done.computers.get("c1").setup.readLogs({ [o.js]: value });
+    assert.deepEqual(t.exit, { exitCode: 0, timedOut: false }, o.js);
+  }
+});

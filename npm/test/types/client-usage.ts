@@ -22,7 +22,7 @@ import {
   type Process,
   type ProcessIdentity,
 } from "dory-wire/client";
-import type { Cursor, End } from "dory-wire";
+import type { Cursor, End, Reconnect } from "dory-wire";
 
 // A test double or a custom agent: any function of fetch's contract.
 const scripted: Fetch = async (url, init) => {
@@ -37,6 +37,15 @@ new Client({ baseUrl: "http://127.0.0.1:8080", fetch });
 new Client({ baseUrl: new URL("http://x") });
 // @ts-expect-error: unknown option
 new Client({ base_url: "http://x" });
+// A base URL string, like Python's Client(url); the bound on requests in flight.
+const byUrl = new Client("http://127.0.0.1:8080", { maxConnections: 10, fetch: scripted });
+const bound: number = byUrl.maxConnections;
+void bound;
+// @ts-expect-error: the base URL is given once
+new Client("http://x", { baseUrl: "http://y" });
+// computers.get is synchronous: no request.
+const syncComputer: Computer = byUrl.computers.get("c1");
+void syncComputer;
 
 /** The documented loop: one frame at a time, offsets saved after each. */
 async function documentedLoop(process_: Process): Promise<Buffer> {
@@ -124,8 +133,17 @@ async function main(): Promise<void> {
       retries: 5,
       backoffMs: 250,
       maxBackoffMs: 5000,
-      onReconnect: (e) => void e.reason,
+      jitter: false,
+      onReconnect: (r) => void [r.reason, r.attempt, r.failures, r.delayMs, r.cursor.stdout, r.procId, r.detail],
     });
+    const hook = (record: Reconnect): void => void record.delayMs;
+    await handle.readOutput({ cursor: { stdout: 3, stderr: 1 }, onReconnect: hook });
+    const fromCursor: OutputStream = handle.iterOutput({ cursor: { stdout: 3 } });
+    void fromCursor;
+    // @ts-expect-error: a cursor or the offsets, not both
+    handle.iterOutput({ cursor: { stdout: 3 }, stdout_offset: 3 });
+    // @ts-expect-error: the hook receives the core's record, not an error
+    await handle.readOutput({ onReconnect: (e: StreamDisconnected) => void e });
     const lost: Array<[number, number]> = transcript.skipped("stdout");
     const bytes: Uint8Array = transcript.bytes("stderr");
     void [lost, bytes, transcript.exit?.exitCode];
@@ -143,7 +161,7 @@ async function main(): Promise<void> {
       const id: string = result.proc_id;
       void id;
     }
-    const exec = computer.execStream(["printf", "x"], { idempotency_key: "k2", gapPolicy: "fail" });
+    const exec = computer.execStream(["printf", "x"], { idempotency_key: "k2", gapPolicy: "fail", retries: 3, jitter: true, onReconnect: hook });
     for await (const frame of exec) void describeFrame(frame);
     const end: End | null = exec.end;
     void end;

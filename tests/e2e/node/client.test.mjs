@@ -166,12 +166,16 @@ describe("a retained-output program on the client", () => {
       const bytesOf = (frames, type) => Buffer.concat(frames.filter((f) => f.type === type).map((f) => f.bytes));
       assert.deepEqual(bytesOf(first.frames, "stdout"), HELLO);
 
-      // The replay starts nothing: one identity frame, then its retained output.
+      // The replay starts nothing: one identity frame, then the first run's
+      // retained output, read from its process (the core's follower).
       const replayStream = computer.execStream(COMMAND, { idempotency_key: key, timeout_seconds: 30 });
       const replay = await drain(replayStream);
       assert.equal(replay.error, null);
-      assert.deepEqual(replay.frames, [{ type: "identity", proc_id: procId, status: "exited" }]);
-      assert.deepEqual(replayStream.end, { type: "document" });
+      assert.deepEqual(replay.frames[0], { type: "identity", proc_id: procId, status: "exited" });
+      assert.deepEqual(bytesOf(replay.frames, "stdout"), HELLO);
+      assert.equal(bytesOf(replay.frames, "stderr").toString(), "notice");
+      assert.deepEqual(replay.frames.at(-1), { type: "exit", exit_code: 0, timed_out: false });
+      assert.deepEqual(replayStream.end, { type: "exited", exitCode: 0, timedOut: false });
       const t = await (await computer.processes.get(procId)).readOutput();
       assert.deepEqual(Buffer.from(t.bytes("stdout")), HELLO);
       assert.equal(t.text("stderr"), "notice");
@@ -234,16 +238,30 @@ describe("every ending is typed", () => {
     });
   }
 
-  test("a drop on an exec stream carries the process id: the output is read from process output", async () => {
-    // started (47 bytes), then the cut inside the stdout frame.
-    await withClient(["--drop-after-bytes", "80"], async (_client, computer) => {
+  test("a drop on an exec stream after started: followed from the process's output to the exit, never exec'd again", async () => {
+    // started (47 bytes), then the cut inside the stdout frame; every output response cut after 80 bytes too.
+    await withClient(["--drop-after-bytes", "80"], async (_client, computer, server) => {
+      const records = [];
+      const stream = computer.execStream(COMMAND, { timeout_seconds: 30, onReconnect: (r) => records.push(r) });
+      const { frames, error } = await drain(stream);
+      assert.equal(error, null, String(error?.stack ?? error));
+      assert.equal(frames[0].type, "started");
+      const procId = frames[0].proc_id;
+      assert.match(procId, /^p_/);
+      const bytesOf = (type) => Buffer.concat(frames.filter((f) => f.type === type).map((f) => f.bytes));
+      assert.deepEqual(bytesOf("stdout"), HELLO);
+      assert.equal(bytesOf("stderr").toString(), "notice");
+      assert.deepEqual(frames.at(-1), { type: "exit", exit_code: 0, timed_out: false });
+      assert.ok(records.length >= 1, "the cut was reconnected");
+      assert.deepEqual([records[0].reason, records[0].procId, records[0].cursor], ["end_of_body", procId, { stdout: 0, stderr: 0 }]);
+      assert.equal(stream.proc_id, procId);
+      assert.equal((await server.json("GET", `/processes/${procId}`)).status, "exited");
+    });
+    // Cut before its process was announced, without a key: never sent again.
+    await withClient(["--drop-after-bytes", "0"], async (_client, computer) => {
       const { frames, error } = await drain(computer.execStream(COMMAND, { timeout_seconds: 30 }));
-      assert.deepEqual(frames.map((f) => f.type), ["started"]);
+      assert.equal(frames.length, 0);
       assertDisconnected(error, "end_of_body", { stdout: 0, stderr: 0 });
-      assert.equal(error.proc_id, frames[0].proc_id);
-      assert.match(error.proc_id, /^p_/);
-      const t = await (await computer.processes.get(error.proc_id)).readOutput({ stdout_offset: error.stdout_offset, stderr_offset: error.stderr_offset, retries: 20 });
-      assert.deepEqual(Buffer.from(t.bytes("stdout")), HELLO);
     });
   });
 
