@@ -4,9 +4,11 @@
 //   node build.mjs            compile the crate to wasm and write dist/
 //   node build.mjs --no-cargo only regenerate the JavaScript from the last wasm
 //
-// The wasm build uses Debian's rustc-web with -Z build-std (run
-// scripts/setup-wasm.sh first), in its own target dir, then the wasm-bindgen
-// CLI of the version bindings/wasm/Cargo.toml pins, twice: `--target nodejs`
+// The wasm build uses the `cargo` on PATH when its toolchain has the
+// wasm32-unknown-unknown target installed, else Debian's rustc-web with
+// -Z build-std (wasmCargo(); run scripts/setup-wasm.sh first), in its own
+// target dir, then the wasm-bindgen CLI of the version
+// bindings/wasm/Cargo.toml pins, twice: `--target nodejs`
 // (CommonJS, synchronous load) and `--target web` (ES module with an async
 // init()).
 //
@@ -22,7 +24,7 @@
 
 import { execFileSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -63,25 +65,40 @@ function findWasmBindgen() {
   throw new Error(`wasm-bindgen ${WASM_BINDGEN_VERSION} not found: run scripts/setup-wasm.sh`);
 }
 
+/**
+ * The cargo that builds for wasm32-unknown-unknown (docs/wasm-toolchain.md):
+ * the `cargo` on PATH when its rustc (RUSTC, else `rustc` on PATH) has the
+ * target's std installed (`rustup target add wasm32-unknown-unknown`: its
+ * `--print target-libdir` holds libstd-*.rlib); else Debian's, /usr/bin/cargo
+ * with /usr/bin/rustc compiling std from rust-web-src (-Z build-std, which
+ * RUSTC_BOOTSTRAP=1 lets a stable compiler take). scripts/wasm-cargo.sh
+ * chooses the same way for the shell scripts.
+ * @returns {{cargo: string, flags: string[], env: object, route: string}}
+ */
+function wasmCargo() {
+  const rustc = process.env.RUSTC || "rustc";
+  try {
+    const args = ["--print", "target-libdir", "--target", "wasm32-unknown-unknown"];
+    const libdir = execFileSync(rustc, args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim();
+    if (readdirSync(libdir).some((f) => /^libstd-.*\.rlib$/.test(f))) {
+      return { cargo: "cargo", flags: [], env: {}, route: `the cargo on PATH (${rustc} has the target: ${libdir})` };
+    }
+  } catch {
+    // no such rustc, or the target is not installed: the Debian route
+  }
+  const env = { RUSTC: "/usr/bin/rustc", RUSTC_BOOTSTRAP: "1" };
+  return { cargo: "/usr/bin/cargo", flags: ["-Z", "build-std=std,panic_abort"], env, route: "Debian's rustc-web, std built from rust-web-src" };
+}
+
 const noCargo = process.argv.includes("--no-cargo");
 if (!noCargo) {
+  const wasm = wasmCargo();
+  console.log(`build: wasm32-unknown-unknown with ${wasm.route}`);
   run(
-    "/usr/bin/cargo",
-    [
-      "build",
-      "--release",
-      "--target",
-      "wasm32-unknown-unknown",
-      "-Z",
-      "build-std=std,panic_abort",
-      "--target-dir",
-      "target/wasm",
-      "-p",
-      crate,
-    ],
+    wasm.cargo,
+    ["build", "--release", "--target", "wasm32-unknown-unknown", ...wasm.flags, "--target-dir", "target/wasm", "-p", crate],
     {
-      RUSTC: "/usr/bin/rustc",
-      RUSTC_BOOTSTRAP: "1",
+      ...wasm.env,
       CARGO_TARGET_DIR: join(root, "target", "wasm"),
       // 128-bit SIMD (every browser since 2021, Node >= 16.4): memchr's
       // vector search and the decoder's byte-range pass use it.

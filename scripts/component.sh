@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds dory-wire as a WebAssembly component (the WIT package dory:wire in
 # bindings/component/wit), installing what it needs first, idempotently:
-#   - Debian's Rust for wasm (rustc-web, cargo-web, rust-web-src) and lld-22
-#     (the same compiler as the npm package; docs/wasm-toolchain.md)
+#   - the compiler of the npm package (scripts/wasm-cargo.sh; docs/wasm-toolchain.md):
+#     the cargo on PATH when it has the wasm32-unknown-unknown target, else
+#     Debian's Rust for wasm (rustc-web, cargo-web, rust-web-src) and lld-22
 #   - wasm-tools and wasmtime-py from PyPI, pinned in
 #     tests/component/requirements.txt, into target/component/venv
 #
@@ -30,12 +31,16 @@ WIT="$ROOT/bindings/component/wit"
 # The CLI version must equal the wit-bindgen crate of bindings/component.
 WIT_BINDGEN_VERSION="0.63.0"
 log() { echo "component: $*" >&2; }
+# shellcheck source=wasm-cargo.sh
+source "$ROOT/scripts/wasm-cargo.sh"
 
 setup() {
     local need_apt=()
-    [ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ] || need_apt+=(rustc-web cargo-web)
-    dpkg -s rust-web-src >/dev/null 2>&1 || need_apt+=(rust-web-src)
-    dpkg -s lld-22 >/dev/null 2>&1 || need_apt+=(lld-22)
+    if ! wasm_cargo_native; then
+        [ -x /usr/bin/rustc ] && [ -x /usr/bin/cargo ] || need_apt+=(rustc-web cargo-web)
+        dpkg -s rust-web-src >/dev/null 2>&1 || need_apt+=(rust-web-src)
+        dpkg -s lld-22 >/dev/null 2>&1 || need_apt+=(lld-22)
+    fi
     if [ "${#need_apt[@]}" -gt 0 ]; then
         local sudo=""
         if [ "$(id -u)" != 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi
@@ -57,15 +62,16 @@ setup() {
 }
 
 build() {
-    log "cargo build -p dory-wire-component (wasm32-unknown-unknown, release)"
-    # The flags and target dir of the npm build (npm/build.mjs), and one cargo
-    # graph with its crate: the two builds then share std, the core and its
-    # dependencies (built alone, the component's graph has other host
+    wasm_cargo_choose
+    log "cargo build -p dory-wire-component (wasm32-unknown-unknown, release) with $WASM_CARGO_ROUTE"
+    # The compiler, flags and target dir of the npm build (npm/build.mjs), and
+    # one cargo graph with its crate: the two builds then share std, the core
+    # and its dependencies (built alone, the component's graph has other host
     # features, so serde and the core would be compiled a second time).
-    (cd "$ROOT" && RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
+    (cd "$ROOT" && env "${WASM_CARGO_ENV[@]}" \
         RUSTFLAGS="-C target-feature=+simd128" CARGO_TARGET_DIR="$ROOT/target/wasm" \
-        /usr/bin/cargo build --quiet --release --target wasm32-unknown-unknown \
-        -Z build-std=std,panic_abort --target-dir "$ROOT/target/wasm" \
+        "${WASM_CARGO[@]}" --quiet --release --target wasm32-unknown-unknown \
+        --target-dir "$ROOT/target/wasm" \
         -p dory-wire-component -p dory-wire-wasm)
     local module="$ROOT/target/wasm/wasm32-unknown-unknown/release/dory_wire_component.wasm"
     local tools="$VENV/bin/wasm-tools"
