@@ -38,13 +38,8 @@ function createApi(wasm, platform, core) {
 
   // ---------------------------------------------------------------- errors
 
-  /**
-   * `server_message` → `serverMessage`: the core's field names in JS case.
-   * One field is renamed: `invalid_argument`'s `name` (the argument's) is
-   * `argument`, since every Error's `name` is its class name.
-   */
+  /** `server_message` → `serverMessage`: the core's field names in JS case. */
   function camel(name) {
-    if (name === "name") return "argument";
     return name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
   }
 
@@ -132,7 +127,22 @@ function createApi(wasm, platform, core) {
   // wire's names the documented programs read: `stdout_offset` and
   // `stderr_offset` (its cursor's), and `proc_id` (its `procId`).
   if (CLASSES.StreamDisconnected !== undefined) {
-    Object.defineProperties(CLASSES.StreamDisconnected.prototype, {
+    const Disconnected = CLASSES.StreamDisconnected;
+    // The error of a reconnect record, for a caller that does not reconnect
+    // (a one-response iterator): the core's message, the record's fields.
+    Object.defineProperty(Disconnected, "fromReconnect", {
+      value: function fromReconnect(record, cause) {
+        const { stdout, stderr } = record.cursor;
+        const message = wasm.stream_disconnected_message(record.reason, BigInt(stdout), BigInt(stderr), record.detail ?? "");
+        if (message === undefined || message === null) throw new TypeError(`not a disconnect reason: ${String(record.reason)}`);
+        const fields = { reason: record.reason, cursor: { stdout, stderr }, procId: record.procId ?? null, detail: record.detail ?? "" };
+        if (cause !== undefined) fields.cause = cause;
+        return new Disconnected(message, fields);
+      },
+      configurable: true,
+      writable: true,
+    });
+    Object.defineProperties(Disconnected.prototype, {
       stdout_offset: {
         get() {
           return this.cursor?.stdout;

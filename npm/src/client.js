@@ -47,28 +47,9 @@ function createClientApi(core) {
    */
   const StreamDisconnected = core.StreamDisconnected;
 
-  // The core's words for each reason (`DisconnectReason::describe`), for the
-  // StreamDisconnected of a one-response iterator, which the client raises
-  // where the follower would reconnect. client.test.mjs checks each against
-  // the message of the core's own StreamDisconnected.
-  const WHAT = {
-    end_of_body: "the response ended before exit",
-    gap: "a gap frame ended the response",
-    stalled: "no complete frame came within the liveness timeout",
-    no_response: "no response",
-    unavailable: "the service was unavailable",
-  };
-
-  /** The StreamDisconnected of a reconnect the follower decided (its record), caused by `cause`. */
+  /** The StreamDisconnected of a reconnect the follower decided (its record), caused by `cause`: the core's message. */
   function fromRecord(record, cause) {
-    const said = record.detail ? ` (${record.detail})` : "";
-    const { stdout, stderr } = record.cursor;
-    return new StreamDisconnected(`stream_disconnected: ${WHAT[record.reason] ?? record.reason}${said}; resume from stdout_offset ${stdout}, stderr_offset ${stderr}`, {
-      reason: record.reason,
-      cursor: { stdout, stderr },
-      procId: record.procId ?? null,
-      cause,
-    });
+    return StreamDisconnected.fromReconnect(record, cause);
   }
 
   /** Gives a StreamDisconnected thrown by the core the transport's error as its `cause`. */

@@ -720,9 +720,8 @@ export class InvalidArgument extends DoryWireError {
   /**
    * The argument's name: the core's (`computer_id`, `command`,
    * `timeout_seconds`, `jitter`, …) or, for a value the binding converts, the
-   * JS option's (`backoffMs`, `cursor.stdout`, `status`, …). The core calls
-   * this field `name`; in JS it is `argument`, since every Error's `name` is
-   * its class name.
+   * JS option's (`backoffMs`, `cursor.stdout`, `status`, …). The same field
+   * in every language.
    */
   argument: string;
   /** What is wrong with it. */
@@ -738,6 +737,8 @@ export class InvalidArgument extends DoryWireError {
  * (`stdout_offset`, `stderr_offset`, `proc_id`).
  */
 export class StreamDisconnected extends DoryWireError {
+  /** The error of a reconnect's record for a caller that does not reconnect (a one-response iterator): the core's message, the record's reason, cursor and process; `cause`, the transport's error. */
+  static fromReconnect(record: Reconnect, cause?: unknown): StreamDisconnected;
   code: "stream_disconnected";
   kind: "transport";
   /** Why the last connection ended. */
@@ -746,6 +747,8 @@ export class StreamDisconnected extends DoryWireError {
   cursor: Cursor;
   /** The process whose output was read, once known. */
   procId: string | null;
+  /** What the transport (or the refusal) said; `""` when nothing. */
+  detail: string;
   /** `cursor.stdout`. */
   readonly stdout_offset: number;
   /** `cursor.stderr`. */

@@ -13,9 +13,8 @@ const require = createRequire(import.meta.url);
 const core = JSON.parse(require(join(npmDir, "dist", "node", "wasm", "dory_wire_wasm.js")).core_tables_json());
 const ts = require(join(npmDir, "node_modules", "typescript"));
 
-// The core's field names in JS case; invalid_argument's `name` is `argument`
-// (every Error's `name` is its class name).
-const camel = (name) => (name === "name" ? "argument" : name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase()));
+// The core's field names in JS case.
+const camel = (name) => name.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
 const enc = (s) => new TextEncoder().encode(s);
 const line = (o) => JSON.stringify(o) + "\n";
 const NDJSON = "application/x-ndjson";

@@ -356,7 +356,7 @@ test("a budget spent is the core's StreamDisconnected, the client's class too", 
   assert.deepEqual(error.cursor, { stdout: 0, stderr: 0 });
   assert.equal(error.procId, "p1");
   assert.match(error.message, /^stream_disconnected: the service was unavailable \(HTTP 503\); resume from stdout_offset 0, stderr_offset 0$/);
-  assert.deepEqual(Object.keys(error).filter((k) => k !== "code" && k !== "kind").sort(), ["cursor", "procId", "reason"]);
+  assert.deepEqual(Object.keys(error).filter((k) => k !== "code" && k !== "kind").sort(), ["cursor", "detail", "procId", "reason"]);
   // The wire's names, as the HTTP client's documented programs read them.
   assert.deepEqual([error.stdout_offset, error.stderr_offset, error.proc_id], [0, 0, "p1"]);
   // One class for both entry points.

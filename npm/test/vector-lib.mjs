@@ -77,8 +77,7 @@ export function endToVector(api, end) {
     const row = api.ERROR_CODES.find((r) => r.code === end.code);
     for (const field of row ? row.fields : []) {
       const value = end[field];
-      // JS calls invalid_argument's `name` `argument` (an Error's `name` is its class).
-      const key = field === "argument" ? "name" : snake(field);
+      const key = snake(field);
       // An exact value a Number cannot hold (integer_out_of_range) compares as text.
       if (value !== undefined) out[key] = typeof value === "bigint" ? value.toString() : value;
     }

@@ -271,11 +271,12 @@ class InvalidArgument(DoryWireError, ValueError):
     ``ValueError``; a wrong *type* is a ``TypeError`` instead.
 
     Attributes:
-        name: the argument's name, as in the API (``"computer_id"``, ``"command"``, …).
+        argument: the argument, named as in the API (``"computer_id"``,
+            ``"command"``, …; the same field in every language).
         reason: what is wrong with it.
     """
 
-    name: str
+    argument: str
     reason: str
 
 
@@ -320,11 +321,14 @@ class StreamDisconnected(DoryWireError):
         proc_id: the process whose output was read, or the one an exec
             stream announced (``started`` or its header); ``None`` for setup
             logs and for an exec stream that broke before announcing it.
+        detail: what the transport (or the refusal) said; ``""`` when
+            nothing.
     """
 
     reason: DisconnectReason
     cursor: Cursor
     proc_id: str | None
+    detail: str
 
     @property
     def stdout_offset(self) -> int:

@@ -929,7 +929,7 @@ def test_wrong_arguments_are_the_cores_errors_before_any_request(
         client.computers.get(5)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument) as empty:
         client.computers.get("")
-    assert (empty.value.name, str(empty.value)) == (
+    assert (empty.value.argument, str(empty.value)) == (
         "computer_id",
         "invalid_argument: computer_id: must not be empty",
     )
@@ -952,10 +952,10 @@ def test_wrong_arguments_are_the_cores_errors_before_any_request(
     sent = len(api.requests)
     with pytest.raises(InvalidArgument) as policy:
         proc.iter_output(gap_policy="ignore")  # type: ignore[arg-type]
-    assert policy.value.name == "gap_policy"
+    assert policy.value.argument == "gap_policy"
     with pytest.raises(InvalidArgument) as retries:
         proc.read_output(retries=-1)
-    assert retries.value.name == "retries"
+    assert retries.value.argument == "retries"
     with pytest.raises(InvalidArgument, match="liveness_timeout_seconds"):
         proc.read_output(liveness_timeout_seconds=0)
     with pytest.raises(TypeError, match=r"^jitter must be a bool, not str$"):

@@ -334,7 +334,7 @@ def test_a_wrong_value_is_invalid_argument(case: str) -> None:
         call()
     err = info.value
     assert isinstance(err, ValueError)
-    assert (err.code, err.kind, err.name) == ("invalid_argument", "misuse", name)
+    assert (err.code, err.kind, err.argument) == ("invalid_argument", "misuse", name)
     assert str(err).startswith(f"invalid_argument: {name}: ")
     assert err.reason in str(err)
 
@@ -344,7 +344,7 @@ def test_a_jitter_out_of_range_is_the_cores_invalid_argument_and_sticky() -> Non
     f.request()
     with pytest.raises(dw.InvalidArgument) as info:
         f.no_response("refused", 1.5)
-    assert info.value.name == "jitter"
+    assert info.value.argument == "jitter"
     assert f.state == "failed"
     with pytest.raises(dw.InvalidArgument):
         f.request()

@@ -382,7 +382,7 @@ mod tests {
         assert_eq!(err.code, "stream_disconnected");
         assert!(matches!(err.kind, ErrorKind::Transport));
         let names: Vec<_> = err.fields.iter().map(|f| f.name.as_str()).collect();
-        assert_eq!(names, ["reason", "cursor", "proc_id"]);
+        assert_eq!(names, ["reason", "cursor", "proc_id", "detail"]);
         assert!(matches!(f.state(), wit::FollowerState::Failed));
         assert_eq!(f.request().unwrap_err().code, "stream_disconnected");
     }

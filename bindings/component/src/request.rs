@@ -168,7 +168,7 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(err.code, "invalid_argument");
-        assert_eq!(err.fields[0].name, "name");
+        assert_eq!(err.fields[0].name, "argument");
         assert!(
             matches!(&err.fields[0].value, crate::bindings::exports::dory::wire::types::FieldValue::Str(s) if s == "command")
         );

@@ -203,7 +203,7 @@ pub(crate) fn cursor(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Curs
 /// The core's `invalid_argument` error for argument `name`.
 pub(crate) fn invalid(py: Python<'_>, name: &str, reason: String) -> PyErr {
     let err = dory_wire::Error::InvalidArgument {
-        name: name.to_owned(),
+        argument: name.to_owned(),
         reason,
     };
     crate::errors::to_py_err(py, err, Vec::new())

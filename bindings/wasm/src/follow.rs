@@ -26,7 +26,7 @@ use crate::transcript::WasmTranscript;
 /// The core's `invalid_argument` error for a JavaScript argument.
 fn invalid(name: &str, reason: String) -> Error {
     Error::InvalidArgument {
-        name: name.to_owned(),
+        argument: name.to_owned(),
         reason,
     }
 }
@@ -763,11 +763,11 @@ mod tests {
         ] {
             let e = value(&o.set_number(name, bad));
             assert_eq!(e["code"], "invalid_argument", "{name} {bad}");
-            assert_eq!(e["name"], name);
+            assert_eq!(e["argument"], name);
         }
         let e = value(&o.set_string("gapPolicy", "ignore"));
         assert_eq!(
-            (&e["code"], &e["name"]),
+            (&e["code"], &e["argument"]),
             (
                 &serde_json::json!("invalid_argument"),
                 &serde_json::json!("gapPolicy")
@@ -816,14 +816,14 @@ mod tests {
         assert_eq!(s["headers"]["Idempotency-Key"], "k");
         let e = value(&request_start("", "\"true\"", None, None).unwrap_err());
         assert_eq!(
-            (&e["code"], &e["name"]),
+            (&e["code"], &e["argument"]),
             (
                 &serde_json::json!("invalid_argument"),
                 &serde_json::json!("computer_id")
             )
         );
         let e = value(&request_setup_logs("c", -1.0, true).unwrap_err());
-        assert_eq!(e["name"], "offset");
+        assert_eq!(e["argument"], "offset");
     }
 
     #[test]
@@ -837,7 +837,7 @@ mod tests {
         options.set_bool("jitter", false);
         let mut f = WasmFollower::process_output("c", "p", 0.0, 0.0, options).unwrap();
         value(&f.request().unwrap());
-        assert_eq!(value(&f.open(70000.0, "", None, None))["name"], "status");
+        assert_eq!(value(&f.open(70000.0, "", None, None))["argument"], "status");
         assert_eq!(f.state(), "sent", "a bad status changes nothing");
         let d = value(&f.no_response("connection refused", 0.0).unwrap());
         assert_eq!(

@@ -65,6 +65,27 @@ pub fn memory_bytes() -> f64 {
     }
 }
 
+/// The core's message of a `stream_disconnected` error with these fields:
+/// what a frame iterator raises where the follower would reconnect (from
+/// the reconnect's record), so every language has the core's words.
+/// `None` for a reason the core does not know.
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn stream_disconnected_message(
+    reason: &str,
+    stdout: u64,
+    stderr: u64,
+    detail: &str,
+) -> Option<String> {
+    let reason = dory_wire::DisconnectReason::from_name(reason)?;
+    let error = dory_wire::Error::StreamDisconnected {
+        reason,
+        cursor: dory_wire::Cursor::new(stdout, stderr),
+        proc_id: None,
+        detail: detail.to_owned(),
+    };
+    Some(error.to_string())
+}
+
 /// Appends `{"code":…,"class":…,"kind":…,"fields":[…]}`.
 fn push_code(out: &mut String, code: &str, class: &str, kind: &str, fields: &[&str]) {
     out.push_str("{\"code\":");

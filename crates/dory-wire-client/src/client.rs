@@ -176,7 +176,7 @@ impl Client {
 
 pub(crate) fn invalid(name: &str, reason: &str) -> Error {
     Error::InvalidArgument {
-        name: name.to_owned(),
+        argument: name.to_owned(),
         reason: reason.to_owned(),
     }
 }

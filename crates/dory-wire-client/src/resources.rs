@@ -430,7 +430,7 @@ impl Process {
     ) -> Result<Transcript> {
         if state.proc_id.as_deref() != Some(self.proc_id()) {
             return Err(Error::InvalidArgument {
-                name: "state".to_owned(),
+                argument: "state".to_owned(),
                 reason: format!("the resume state is not of process {:?}", self.proc_id()),
             });
         }

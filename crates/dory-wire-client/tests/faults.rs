@@ -450,7 +450,7 @@ async fn a_sync_exec_answers_its_result_and_bad_arguments_are_the_cores() {
     assert_eq!(err.code(), "invalid_argument");
     let err = Client::new(Some("not a url")).unwrap_err();
     assert!(
-        matches!(err, Error::InvalidArgument { ref name, .. } if name == "base_url"),
+        matches!(err, Error::InvalidArgument { ref argument, .. } if argument == "base_url"),
         "{err}"
     );
 }

@@ -163,13 +163,13 @@ const INVALID_ARGUMENT: ErrorCode = ErrorCode {
     code: "invalid_argument",
     class: "InvalidArgument",
     kind: ErrorKind::Misuse,
-    fields: &["name", "reason"],
+    fields: &["argument", "reason"],
 };
 const STREAM_DISCONNECTED: ErrorCode = ErrorCode {
     code: "stream_disconnected",
     class: "StreamDisconnected",
     kind: ErrorKind::Transport,
-    fields: &["reason", "cursor", "proc_id"],
+    fields: &["reason", "cursor", "proc_id", "detail"],
 };
 
 /// Every error code, each once, in a stable order: the table the bindings
@@ -303,8 +303,8 @@ pub enum Error {
     /// command, a timeout that is not a positive number, an idempotency key
     /// that cannot be a header value, a follow option out of range.
     InvalidArgument {
-        /// The argument's name, as in the API (`computer_id`, `command`, …).
-        name: String,
+        /// The argument, named as in the API (`computer_id`, `command`, …).
+        argument: String,
         /// What is wrong with it.
         reason: String,
     },
@@ -430,18 +430,19 @@ impl Error {
             Error::InvalidLimits { reason } | Error::InvalidState { reason } => {
                 vec![("reason", V::Str(reason))]
             }
-            Error::InvalidArgument { name, reason } => {
-                vec![("name", V::Str(name)), ("reason", V::Str(reason))]
+            Error::InvalidArgument { argument, reason } => {
+                vec![("argument", V::Str(argument)), ("reason", V::Str(reason))]
             }
             Error::StreamDisconnected {
                 reason,
                 cursor,
                 proc_id,
-                ..
+                detail,
             } => vec![
                 ("reason", V::Str(reason.as_str())),
                 ("cursor", V::Cursor(*cursor)),
                 ("proc_id", V::OptStr(proc_id.as_deref())),
+                ("detail", V::Str(detail)),
             ],
         }
     }
@@ -500,8 +501,8 @@ impl fmt::Display for Error {
             }
             Error::InvalidLimits { reason } => write!(f, "invalid_limits: {reason}"),
             Error::InvalidState { reason } => write!(f, "invalid_state: {reason}"),
-            Error::InvalidArgument { name, reason } => {
-                write!(f, "invalid_argument: {name}: {reason}")
+            Error::InvalidArgument { argument, reason } => {
+                write!(f, "invalid_argument: {argument}: {reason}")
             }
             Error::StreamDisconnected {
                 reason,
@@ -569,7 +570,7 @@ mod tests {
             Error::InvalidLimits { reason: s() },
             Error::InvalidState { reason: s() },
             Error::InvalidArgument {
-                name: s(),
+                argument: s(),
                 reason: s(),
             },
             Error::StreamDisconnected {

@@ -998,7 +998,7 @@ mod tests {
     #[test]
     fn options_the_types_cannot_check_are_invalid_arguments() {
         let name = |o: FollowOptions| match Follower::setup_logs("c", 0, o).unwrap_err() {
-            Error::InvalidArgument { name, .. } => name,
+            Error::InvalidArgument { argument, .. } => argument,
             other => panic!("{other}"),
         };
         let zero_frames = FollowOptions {

@@ -385,7 +385,7 @@ fn check_header_value(name: &str, value: &str) -> Result<(), Error> {
 
 pub(crate) fn invalid(name: &str, reason: &str) -> Error {
     Error::InvalidArgument {
-        name: name.to_owned(),
+        argument: name.to_owned(),
         reason: reason.to_owned(),
     }
 }
@@ -404,7 +404,7 @@ mod tests {
     fn bad_arguments_name_themselves() {
         let cmd = Command::shell("true");
         let code = |r: Result<Request, Error>| match r.unwrap_err() {
-            Error::InvalidArgument { name, .. } => name,
+            Error::InvalidArgument { argument, .. } => argument,
             other => panic!("{other}"),
         };
         assert_eq!(code(Request::start("", &cmd, None, None)), "computer_id");

@@ -149,8 +149,8 @@ pub fn error_json(e: &Error) -> Value {
             m.insert("expected".into(), json!(expected));
             m.insert("found".into(), json!(found));
         }
-        Error::InvalidArgument { name, .. } => {
-            m.insert("name".into(), json!(name));
+        Error::InvalidArgument { argument, .. } => {
+            m.insert("argument".into(), json!(argument));
         }
         _ => {}
     }
