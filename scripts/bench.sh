@@ -105,7 +105,7 @@ if wants node; then
 fi
 
 # The clients: followers at scale (Rust 1,000; Python asyncio and Node 256
-# each) against a server that cuts half of the responses at seeded points,
+# and 1,000 each) against a server that cuts half of the responses at seeded points,
 # and the Rust client's read_output against a plain reqwest loop.
 CLIENTS="$RESULTS_DIR/clients-$STAMP.jsonl"
 : > "$CLIENTS"
@@ -131,12 +131,15 @@ clients_bench() {
     local ok=0
     DORY_URL="$cutting" "$bench" scale 1000 >> "$CLIENTS" || ok=1
     DORY_URL="$clean" "$bench" throughput 50 "$RUNS" >> "$CLIENTS" || ok=1
-    if [[ -n "${PYBENCH:-}" ]]; then
-        DORY_URL="$cutting" "$PYBENCH" "$ROOT/python/bench/client_scale.py" 256 >> "$CLIENTS" || ok=1
-    fi
-    if wants node && [[ -f "$ROOT/npm/dist/node/client.mjs" ]]; then
-        DORY_URL="$cutting" node "$ROOT/npm/bench/client-scale.mjs" 256 >> "$CLIENTS" || ok=1
-    fi
+    local n
+    for n in 256 1000; do
+        if [[ -n "${PYBENCH:-}" ]]; then
+            DORY_URL="$cutting" "$PYBENCH" "$ROOT/python/bench/client_scale.py" "$n" >> "$CLIENTS" || ok=1
+        fi
+        if wants node && [[ -f "$ROOT/npm/dist/node/client.mjs" ]]; then
+            DORY_URL="$cutting" node "$ROOT/npm/bench/client-scale.mjs" "$n" >> "$CLIENTS" || ok=1
+        fi
+    done
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
     rm -rf "$work"
