@@ -837,7 +837,10 @@ mod tests {
         options.set_bool("jitter", false);
         let mut f = WasmFollower::process_output("c", "p", 0.0, 0.0, options).unwrap();
         value(&f.request().unwrap());
-        assert_eq!(value(&f.open(70000.0, "", None, None))["argument"], "status");
+        assert_eq!(
+            value(&f.open(70000.0, "", None, None))["argument"],
+            "status"
+        );
         assert_eq!(f.state(), "sent", "a bad status changes nothing");
         let d = value(&f.no_response("connection refused", 0.0).unwrap());
         assert_eq!(
