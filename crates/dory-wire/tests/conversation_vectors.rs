@@ -425,3 +425,31 @@ fn every_conversation_vector_at_every_split() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn the_runner_reports_a_vector_that_disagrees() {
+    // A wrong request, delay, output or exchange count is each caught.
+    let (_, original) = vectors("conversation")
+        .into_iter()
+        .find(|(_, v)| v["name"] == "conversation-cut-mid-frame-overlap-trimmed")
+        .expect("the vector");
+    let mutations: [fn(&mut Value); 4] = [
+        |v| v["exchanges"][1]["request"]["target"] = json!("/elsewhere"),
+        |v| v["exchanges"][0]["decision"]["delay_ms"] = json!(7.0),
+        |v| v["expect"]["stdout"] = json!("abcx"),
+        |v| {
+            let first = v["exchanges"][0].clone();
+            v["exchanges"]
+                .as_array_mut()
+                .expect("exchanges")
+                .insert(0, first);
+        },
+    ];
+    assert!(check(&original, &play(&original, &mut |_| Vec::new())).is_empty());
+    for (i, mutate) in mutations.iter().enumerate() {
+        let mut v = original.clone();
+        mutate(&mut v);
+        let run = play(&v, &mut |_| Vec::new());
+        assert!(!check(&v, &run).is_empty(), "mutation {i} went unnoticed");
+    }
+}
