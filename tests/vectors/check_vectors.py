@@ -107,6 +107,12 @@ PREVIEW_ERROR_CODES = {c for c, k in ERROR_KINDS.items() if k in PREVIEW_KINDS}
 
 DECODE_REQUIRED = {"name", "kind", "endpoint", "status", "content_type", "expect"}
 DECODE_OPTIONAL = {"process_id_header", "cursor", "gap_policy", "max_frame_bytes", "strict", "body", "body_b64"}
+RUN_KEYS = {"name", "kind", "max_lines", "max_bytes", "spill_id", "input", "spill", "hint", "expect"}
+RUN_DATA_KEYS = {"stdout", "stderr", "stdout_b64", "stderr_b64"}
+RUN_VIEW_KEYS = {
+    "preview", "truncated", "total_bytes", "lost_bytes", "lost_ranges",
+    "needs_spill", "spill_id", "spill_path", "spill_error",
+}
 PREVIEW_KEYS = {"name", "kind", "input", "input_b64", "max_lines", "max_bytes", "spill", "hint", "expect"}
 
 EVENT_KEYS = {
@@ -172,7 +178,9 @@ class Checker:
             "decision": set(),
             "follow_reason": set(),
             "read": set(),
+            "run": set(),
         }
+        self.runs = 0
 
     def err(self, where, msg):
         self.problems.append(f"{where}: {msg}")
@@ -221,6 +229,8 @@ class Checker:
                 self.check_preview(where, v)
             elif kind == "conversation":
                 self.check_conversation(where, v)
+            elif kind == "run":
+                self.check_run(where, v)
             else:
                 self.err(where, f"unknown kind {kind!r}")
 
@@ -240,6 +250,49 @@ class Checker:
                 self.err(where, f"a preview error must be one of {sorted(PREVIEW_ERROR_CODES)}, got {code!r}")
             else:
                 self.seen["code"].add(code)
+
+    def check_run(self, where, v):
+        self.runs += 1
+        unknown = set(v) - RUN_KEYS
+        if unknown:
+            self.err(where, f"unknown keys {sorted(unknown)}")
+        for key in ("max_lines", "max_bytes"):
+            if not is_int(v.get(key)) or v[key] < 0:
+                self.err(where, f"{key} must be a non-negative integer")
+        if not isinstance(v.get("spill_id"), str):
+            self.err(where, "spill_id must be a string")
+        items = v.get("input")
+        if not isinstance(items, list):
+            self.err(where, "input must be a list")
+            items = []
+        for item in items:
+            if not isinstance(item, dict) or not item:
+                self.err(where, f"input item {item!r} is not an object")
+            elif "lost" in item:
+                if item.get("lost") not in ("stdout", "stderr") or set(item) != {"lost", "from", "to"}:
+                    self.err(where, f"a loss is {{lost: stream, from, to}}, got {item!r}")
+                else:
+                    self.seen["run"].add("lost")
+            elif len(item) != 1 or next(iter(item)) not in RUN_DATA_KEYS:
+                self.err(where, f"an output item has one key of {sorted(RUN_DATA_KEYS)}, got {item!r}")
+            else:
+                self.seen["run"].add(next(iter(item)).removesuffix("_b64"))
+        spill = v.get("spill", {})
+        if not isinstance(spill, dict) or set(spill) - {"stdout", "stderr", "combined"}:
+            self.err(where, "spill maps views (stdout, stderr, combined) to {path} or {fails: true}")
+        expect = v.get("expect")
+        if not isinstance(expect, dict):
+            self.err(where, "expect must be an object")
+        elif "error" in expect:
+            if expect["error"] != {"code": "invalid_limits"}:
+                self.err(where, "a run's only error is invalid_limits")
+        else:
+            for view in ("stdout", "stderr", "combined"):
+                got = expect.get(view)
+                if not isinstance(got, dict) or set(got) - RUN_VIEW_KEYS or "preview" not in got:
+                    self.err(where, f"expect.{view} must hold preview and only {sorted(RUN_VIEW_KEYS)}")
+                elif "[... the last " in got["preview"]:
+                    self.seen["run"].add("stderr_section")
 
     def check_decode(self, where, v):
         missing = DECODE_REQUIRED - set(v)
@@ -517,7 +570,10 @@ class Checker:
             "decision": DECISIONS,
             "follow_reason": FOLLOW_REASONS,
             "read": READS,
+            "run": {"stdout", "stderr", "lost", "stderr_section"},
         }
+        if self.runs < 15:
+            self.err("coverage", f"only {self.runs} run vectors (at least 15)")
         unknown_kinds = (
             set(ERROR_KINDS.values()) - DECODE_KINDS - PREVIEW_KINDS - CONVERSATION_KINDS - set(UNCOVERABLE_KINDS)
         )

@@ -14,15 +14,22 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 // ---- the list: exactly the "rust" paths of tests/api/surface.json
+use dory_wire::preview::run_spill_id;
 use dory_wire::preview::Bounded;
 use dory_wire::preview::Bounder;
 use dory_wire::preview::Limits;
 use dory_wire::preview::PendingSpill;
 use dory_wire::preview::Preview;
+use dory_wire::preview::RunBounder;
+use dory_wire::preview::RunPending;
 use dory_wire::preview::SpillError;
 use dory_wire::preview::SpillOutcome;
 use dory_wire::preview::StreamingBounder;
+use dory_wire::preview::View;
+use dory_wire::preview::DEFAULT_RUN_MAX_BYTES;
+use dory_wire::preview::DEFAULT_RUN_MAX_LINES;
 use dory_wire::preview::MIN_MAX_BYTES;
+use dory_wire::preview::MIN_RUN_MAX_BYTES;
 use dory_wire::Command;
 use dory_wire::Cursor;
 use dory_wire::Decision;
@@ -299,6 +306,33 @@ fn preview_methods(data: &[u8]) -> Result<Preview<'static>, Error> {
         Bounded::Fits(preview) => preview,
         Bounded::NeedsSpill(pending) => pending.render(SpillOutcome::NotSaved, None),
     })
+}
+
+/// The run bounder's entry points of docs/api.md.
+fn run_methods(data: &[u8]) -> Result<Preview<'static>, Error> {
+    RunBounder::check_limits(
+        DEFAULT_RUN_MAX_LINES,
+        DEFAULT_RUN_MAX_BYTES.max(MIN_RUN_MAX_BYTES),
+    )?;
+    let mut run: RunBounder = RunBounder::new(DEFAULT_RUN_MAX_LINES, DEFAULT_RUN_MAX_BYTES)
+        .with_spill_id(&run_spill_id("key"));
+    run.push(dory_wire::Stream::Stdout, data);
+    run.lose(dory_wire::Stream::Stderr, 0, 10);
+    let _: Option<&str> = run.spill_id(View::Stdout);
+    let _: (u64, u64, usize) = (
+        run.total_bytes(View::Combined),
+        run.lost_bytes(View::Stderr),
+        run.retained_bytes(),
+    );
+    let pending: RunPending = run.finish()?;
+    let _: (&str, bool, u64, (u64, u64)) = (
+        pending.spill_id(View::Combined),
+        pending.needs_spill(View::Stdout),
+        pending.total_bytes(View::Stderr),
+        pending.lost(View::Stderr),
+    );
+    let _: Option<View> = View::from_name(View::Combined.as_str());
+    Ok(pending.render(View::Combined, SpillOutcome::NotSaved, None))
 }
 
 // ---- the checks

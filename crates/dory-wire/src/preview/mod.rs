@@ -45,11 +45,16 @@ mod notice;
 mod plan;
 mod render;
 mod result;
+mod run;
 mod spill;
 mod stream;
 
 pub use bounder::Bounder;
 pub use limits::{Limits, MIN_MAX_BYTES};
 pub use result::Preview;
+pub use run::{
+    run_spill_id, RunBounder, RunPending, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
+    MIN_RUN_MAX_BYTES,
+};
 pub use spill::{Bounded, PendingSpill, SpillError, SpillOutcome};
 pub use stream::StreamingBounder;

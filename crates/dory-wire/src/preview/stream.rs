@@ -94,6 +94,11 @@ impl StreamingBounder {
         }
     }
 
+    /// The caller's spill id, when one was given.
+    pub(crate) fn spill_id(&self) -> Option<&str> {
+        self.spill_id.as_deref()
+    }
+
     /// Bytes pushed so far.
     pub fn total_bytes(&self) -> u64 {
         self.total
@@ -111,64 +116,157 @@ impl StreamingBounder {
     /// [`Error::InvalidLimits`] when the input does not fit and the limits
     /// leave no room for a cut, as for [`Bounder::bound`](super::Bounder::bound).
     pub fn finish(self) -> Result<Bounded<'static>, Error> {
-        let total = self.total;
-        let last_open = match (self.head.len() as u64 == total, self.head.last()) {
-            (true, last) => last.is_some_and(|&b| b != b'\n'),
-            (false, _) => self.tail.last().is_some_and(|b| b != b'\n'),
-        };
-        let lines = self.newlines + u64::from(last_open);
-        let whole_in_head = self.head.len() as u64 == total;
-        let checked = if whole_in_head && may_fit(&self.limits, total, lines) {
-            // The whole input is in `head`: valid UTF-8 is moved, not copied.
-            match String::from_utf8(self.head) {
-                Ok(text) => {
-                    return Ok(Bounded::Fits(Preview::unchanged(
-                        Cow::Owned(text),
-                        lines,
-                        total,
-                    )))
-                }
-                Err(e) => {
-                    let window = Window::from_checked(Err(e), 0);
-                    if window.text().len() <= self.limits.max_bytes() {
-                        return Ok(Bounded::Fits(Preview::unchanged(
-                            window.into_text(),
-                            lines,
-                            total,
-                        )));
-                    }
-                    Ok(window)
-                }
-            }
-        } else {
-            Err(self.head)
-        };
-        self.limits.check_cut()?;
-        let (head, tail) = match checked {
-            Ok(window) => (window, None),
-            Err(head) if whole_in_head => (Window::new(head, 0), None),
-            Err(head) => {
-                let tail = self.tail.into_vec();
-                let base = total - tail.len() as u64;
-                (Window::new(head, 0), Some(Window::new(tail, base)))
-            }
-        };
-        let spill_id = Cow::Owned(match (self.spill_id, &self.digest) {
+        let limits = self.limits;
+        self.into_kept().bound_owned(limits)
+    }
+
+    /// What this bounder keeps, to be bounded later (possibly at smaller limits).
+    pub(crate) fn into_kept(self) -> Kept {
+        let spill_id = match (self.spill_id, &self.digest) {
             (Some(id), _) => id,
             (None, Some(digest)) => digest.hex(),
             (None, None) => String::new(),
-        });
-        Ok(Bounded::NeedsSpill(PendingSpill {
+        };
+        Kept {
             limits: self.limits,
-            retained: Retained {
-                head,
-                tail,
-                total,
-                newlines: self.newlines,
-            },
+            head: self.head,
+            tail: self.tail.into_vec(),
+            total: self.total,
+            newlines: self.newlines,
             spill_id,
-        }))
+        }
     }
+}
+
+/// The head and tail a [`StreamingBounder`] kept, which any limits not larger
+/// than its own can bound: exactly what a streaming bounder built with those
+/// limits would have kept of the same input is a prefix and a suffix of it.
+#[derive(Debug, Clone)]
+pub(crate) struct Kept {
+    limits: Limits,
+    head: Vec<u8>,
+    /// The last bytes (contiguous); meaningless when `head` holds everything.
+    tail: Vec<u8>,
+    total: u64,
+    newlines: u64,
+    spill_id: String,
+}
+
+impl Kept {
+    /// The spill id (the caller's or the content's).
+    pub(crate) fn spill_id(&self) -> &str {
+        &self.spill_id
+    }
+
+    fn whole_in_head(&self) -> bool {
+        self.head.len() as u64 == self.total
+    }
+
+    /// The bounded result at `limits`, which must not exceed the limits the
+    /// bytes were kept for (else the result would not be the whole input's).
+    pub(crate) fn bound(&self, limits: Limits) -> Result<Bounded<'static>, Error> {
+        debug_assert!(limits.max_bytes() <= self.limits.max_bytes());
+        if self.whole_in_head() {
+            let bounder = super::Bounder::with_limits(limits);
+            return Ok(bounder
+                .bound_with_spill_id(&self.head, &self.spill_id)?
+                .into_owned());
+        }
+        cut(
+            limits,
+            self.head.clone(),
+            self.tail.clone(),
+            self.total,
+            self.newlines,
+            self.spill_id.clone(),
+        )
+    }
+
+    /// [`Kept::bound`], consuming the buffers.
+    fn bound_owned(self, limits: Limits) -> Result<Bounded<'static>, Error> {
+        if self.whole_in_head() {
+            let total = self.total;
+            let lines = self.newlines + u64::from(self.head.last().is_some_and(|&b| b != b'\n'));
+            if may_fit(&limits, total, lines) {
+                // The whole input is in `head`: valid UTF-8 is moved, not copied.
+                match String::from_utf8(self.head) {
+                    Ok(text) => {
+                        return Ok(Bounded::Fits(Preview::unchanged(
+                            Cow::Owned(text),
+                            lines,
+                            total,
+                        )))
+                    }
+                    Err(e) => {
+                        let window = Window::from_checked(Err(e), 0);
+                        if window.text().len() <= limits.max_bytes() {
+                            return Ok(Bounded::Fits(Preview::unchanged(
+                                window.into_text(),
+                                lines,
+                                total,
+                            )));
+                        }
+                        limits.check_cut()?;
+                        return Ok(Bounded::NeedsSpill(PendingSpill {
+                            limits,
+                            retained: Retained {
+                                head: window,
+                                tail: None,
+                                total,
+                                newlines: self.newlines,
+                            },
+                            spill_id: Cow::Owned(self.spill_id),
+                        }));
+                    }
+                }
+            }
+            limits.check_cut()?;
+            return Ok(Bounded::NeedsSpill(PendingSpill {
+                limits,
+                retained: Retained {
+                    head: Window::new(self.head, 0),
+                    tail: None,
+                    total,
+                    newlines: self.newlines,
+                },
+                spill_id: Cow::Owned(self.spill_id),
+            }));
+        }
+        cut(
+            limits,
+            self.head,
+            self.tail,
+            self.total,
+            self.newlines,
+            self.spill_id,
+        )
+    }
+}
+
+/// Input longer than the head window: never fits, always cut.
+fn cut(
+    limits: Limits,
+    mut head: Vec<u8>,
+    mut tail: Vec<u8>,
+    total: u64,
+    newlines: u64,
+    spill_id: String,
+) -> Result<Bounded<'static>, Error> {
+    limits.check_cut()?;
+    head.truncate(limits.head_window());
+    let keep = tail.len().min(limits.tail_window());
+    tail.drain(..tail.len() - keep);
+    let base = total - tail.len() as u64;
+    Ok(Bounded::NeedsSpill(PendingSpill {
+        limits,
+        retained: Retained {
+            head: Window::new(head, 0),
+            tail: Some(Window::new(tail, base)),
+            total,
+            newlines,
+        },
+        spill_id: Cow::Owned(spill_id),
+    }))
 }
 
 /// Makes room for `extra` more bytes, growing geometrically but never past `cap`.
@@ -185,7 +283,7 @@ fn grow_capped(buf: &mut Vec<u8>, extra: usize, cap: usize) {
 
 /// The last `cap` bytes pushed, in a fixed-size circular buffer.
 #[derive(Debug, Clone)]
-struct Ring {
+pub(crate) struct Ring {
     buf: Vec<u8>,
     cap: usize,
     /// Index of the oldest byte once `buf` is full.
@@ -193,7 +291,7 @@ struct Ring {
 }
 
 impl Ring {
-    fn new(cap: usize) -> Self {
+    pub(crate) fn new(cap: usize) -> Self {
         Ring {
             buf: Vec::new(),
             cap,
@@ -201,22 +299,11 @@ impl Ring {
         }
     }
 
-    fn capacity(&self) -> usize {
+    pub(crate) fn capacity(&self) -> usize {
         self.buf.capacity()
     }
 
-    /// The last byte pushed.
-    fn last(&self) -> Option<u8> {
-        if self.buf.len() < self.cap {
-            self.buf.last().copied()
-        } else {
-            self.buf
-                .get((self.start + self.cap - 1) % self.cap)
-                .copied()
-        }
-    }
-
-    fn push(&mut self, mut chunk: &[u8]) {
+    pub(crate) fn push(&mut self, mut chunk: &[u8]) {
         if chunk.len() >= self.cap {
             // Only the chunk's own last `cap` bytes survive.
             self.buf.clear();
@@ -242,7 +329,7 @@ impl Ring {
         self.start = (self.start + chunk.len()) % self.cap;
     }
 
-    fn into_vec(mut self) -> Vec<u8> {
+    pub(crate) fn into_vec(mut self) -> Vec<u8> {
         self.buf.rotate_left(self.start);
         self.buf
     }

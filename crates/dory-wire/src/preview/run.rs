@@ -1,0 +1,578 @@
+//! Bounding a whole run: stdout, stderr and the two combined in the order
+//! they arrived, in memory bounded by the limits, with lost ranges said.
+
+use std::borrow::Cow;
+
+use crate::error::Error;
+use crate::sink::Sink;
+use crate::types::{Event, Stream};
+
+use super::digest::spill_id_of;
+use super::limits::{Limits, MIN_MAX_BYTES};
+use super::plan::MIN_PARTIAL;
+use super::result::Preview;
+use super::spill::{Bounded, SpillOutcome};
+use super::stream::{Kept, Ring, StreamingBounder};
+
+/// The default `max_lines` of a run's previews (every client's `run` uses it).
+pub const DEFAULT_RUN_MAX_LINES: usize = 400;
+
+/// The default `max_bytes` of a run's previews: 16 KiB, a model-sized result.
+pub const DEFAULT_RUN_MAX_BYTES: usize = 16 * 1024;
+
+/// The least `max_bytes` a run accepts (see [`RunBounder::check_limits`]).
+pub const MIN_RUN_MAX_BYTES: usize = 80;
+
+/// One of the three views of a run's output that a [`RunBounder`] bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum View {
+    /// Standard output alone.
+    Stdout,
+    /// Standard error alone.
+    Stderr,
+    /// Both, in the order their bytes arrived (what `2>&1` gives).
+    Combined,
+}
+
+impl View {
+    /// The three views, in this order.
+    pub const ALL: [View; 3] = [View::Stdout, View::Stderr, View::Combined];
+
+    /// `"stdout"`, `"stderr"` or `"combined"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            View::Stdout => "stdout",
+            View::Stderr => "stderr",
+            View::Combined => "combined",
+        }
+    }
+
+    /// The view named `name` (see [`View::as_str`]).
+    pub fn from_name(name: &str) -> Option<View> {
+        View::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl From<Stream> for View {
+    fn from(stream: Stream) -> Self {
+        match stream {
+            Stream::Stdout => View::Stdout,
+            Stream::Stderr => View::Stderr,
+        }
+    }
+}
+
+/// The spill id a run keyed by `idempotency_key` uses: 32 hex digits derived
+/// from the key, prefixed `run-`, so calling again with the same key names
+/// the same files and renders the same previews. Each view's file is named
+/// `<id>-<view>` (see [`RunBounder::with_spill_id`]).
+pub fn run_spill_id(idempotency_key: &str) -> String {
+    format!("run-{}", spill_id_of(idempotency_key.as_bytes()))
+}
+
+/// Lost ranges of one view: counts and the first range, in bounded memory.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Losses {
+    bytes: u64,
+    ranges: u64,
+    /// The first range recorded, with its arrival number.
+    first: Option<(u64, Stream, u64, u64)>,
+}
+
+impl Losses {
+    fn add(&mut self, seq: u64, stream: Stream, start: u64, end: u64) {
+        self.bytes = self.bytes.saturating_add(end - start);
+        self.ranges += 1;
+        if self.first.is_none() {
+            self.first = Some((seq, stream, start, end));
+        }
+    }
+
+    fn merged(a: Losses, b: Losses) -> Losses {
+        let first = match (a.first, b.first) {
+            (Some(x), Some(y)) => Some(if x.0 <= y.0 { x } else { y }),
+            (x, y) => x.or(y),
+        };
+        Losses {
+            bytes: a.bytes.saturating_add(b.bytes),
+            ranges: a.ranges + b.ranges,
+            first,
+        }
+    }
+
+    /// The loss line for a preview of at most `max_bytes` bytes: the rich
+    /// form while it takes at most a quarter of them, else the compact one.
+    fn line(&self, max_bytes: usize) -> Option<String> {
+        let (_, stream, start, end) = self.first?;
+        let bytes = self.bytes;
+        let unit = if bytes == 1 { "byte" } else { "bytes" };
+        let rich = if self.ranges == 1 {
+            format!(
+                "[... {bytes} {unit} lost: {} offsets {start}-{end} were not retained ...]",
+                stream.as_str()
+            )
+        } else {
+            format!(
+                "[... {bytes} {unit} lost in {} ranges, the first {} offsets {start}-{end}: not retained ...]",
+                self.ranges,
+                stream.as_str()
+            )
+        };
+        Some(if rich.len() <= max_bytes / 4 {
+            rich
+        } else {
+            format!("[... {bytes} {unit} lost ...]")
+        })
+    }
+}
+
+/// Bounds a run's output as it arrives: a preview of stdout, of stderr and
+/// of both combined in arrival order, each within the same limits, in
+/// memory proportional to the limits whatever the output's size.
+///
+/// - **Streaming equals whole.** Without losses, each view's preview is
+///   exactly [`Bounder::bound`](super::Bounder::bound) of that view's bytes
+///   with the same limits and spill id, however the output was split.
+/// - **Lost output is said.** A range recorded with [`lose`](Self::lose)
+///   (a `skipped` event under gap policy `skip`) is never silently absent:
+///   the preview of every view it belongs to ends with a line
+///   `[... N bytes lost: stdout offsets A-B were not retained ...]`, and the
+///   rest of the view is bounded within the limits less that line.
+/// - **The end of stderr is never lost to stdout.** When the combined cut
+///   would hide stderr's last byte, a quarter of the budget goes to a
+///   section showing stderr's last lines (`[... the last N of T bytes of
+///   stderr ...]` and the bytes). The rules are in `docs/preview.md`.
+///
+/// Each view's spill id is `<spill id>-<view>` (`…-stdout`, `…-stderr`,
+/// `…-combined`): write each chunk to the view's spill as you push it, then
+/// render each view with what saving did.
+///
+/// ```
+/// use dory_wire::preview::{RunBounder, SpillOutcome, View};
+/// use dory_wire::Stream;
+///
+/// let mut run = RunBounder::new(40, 2000).with_spill_id("run-1");
+/// for i in 0..10_000 {
+///     run.push(Stream::Stdout, format!("step {i}\n").as_bytes());
+/// }
+/// run.push(Stream::Stderr, b"error: the one line that mattered\n");
+/// run.push(Stream::Stdout, "done\n".repeat(500).as_bytes());
+/// let pending = run.finish()?;
+/// assert_eq!(pending.spill_id(View::Combined), "run-1-combined");
+/// let combined = pending.render(View::Combined, SpillOutcome::NotSaved, None);
+/// assert!(combined.text.contains("error: the one line that mattered\n"));
+/// assert!(combined.text.len() <= 2000);
+/// # Ok::<(), dory_wire::Error>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct RunBounder {
+    limits: Limits,
+    views: [StreamingBounder; 3],
+    /// The last bytes of stderr, for the combined view's stderr section.
+    stderr_tail: Ring,
+    /// Offset in the combined view just past stderr's last byte.
+    stderr_end: u64,
+    losses: [Losses; 2],
+    seq: u64,
+}
+
+impl RunBounder {
+    /// A run bounder whose previews have at most `max_lines` lines and
+    /// `max_bytes` bytes each. Any limits are accepted, as for
+    /// [`Bounder::new`](super::Bounder::new).
+    pub fn new(max_lines: usize, max_bytes: usize) -> Self {
+        Self::with_limits(Limits::new(max_lines, max_bytes))
+    }
+
+    /// Whether these limits can be honoured for any output of a run, which
+    /// is not known in advance: a cut needs a line for its notice and one
+    /// for a loss line, and [`MIN_RUN_MAX_BYTES`] bytes hold the longest
+    /// compact loss line beside the shortest cut. Clients call it before
+    /// starting a command, so bad limits never start one.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLimits`] when `max_lines < 2` or `max_bytes <`
+    /// [`MIN_RUN_MAX_BYTES`].
+    pub fn check_limits(max_lines: usize, max_bytes: usize) -> Result<(), Error> {
+        if max_lines < 2 || max_bytes < MIN_RUN_MAX_BYTES {
+            return Err(Error::InvalidLimits {
+                reason: format!(
+                    "a run needs max_lines >= 2 and max_bytes >= {MIN_RUN_MAX_BYTES} (a notice and a loss line, whatever the output), got max_lines={max_lines} and max_bytes={max_bytes}"
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// A run bounder for these limits.
+    pub fn with_limits(limits: Limits) -> Self {
+        RunBounder {
+            limits,
+            views: [
+                StreamingBounder::with_limits(limits),
+                StreamingBounder::with_limits(limits),
+                StreamingBounder::with_limits(limits),
+            ],
+            stderr_tail: Ring::new((limits.max_bytes() / 4).saturating_add(4)),
+            stderr_end: 0,
+            losses: [Losses::default(); 2],
+            seq: 0,
+        }
+    }
+
+    /// Names the views' spills `<spill_id>-stdout`, `<spill_id>-stderr` and
+    /// `<spill_id>-combined` instead of ids derived from their content (and
+    /// skips hashing it). Call it before pushing data.
+    #[must_use]
+    pub fn with_spill_id(self, spill_id: &str) -> Self {
+        let [out, err, both] = self.views;
+        RunBounder {
+            views: [
+                out.with_spill_id(format!("{spill_id}-stdout")),
+                err.with_spill_id(format!("{spill_id}-stderr")),
+                both.with_spill_id(format!("{spill_id}-combined")),
+            ],
+            ..self
+        }
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// The id `view`'s spill is saved under, known from the start when
+    /// [`with_spill_id`](Self::with_spill_id) named it (`None` otherwise:
+    /// the id is then derived from the content, known at
+    /// [`finish`](Self::finish)).
+    pub fn spill_id(&self, view: View) -> Option<&str> {
+        self.views[view.index()].spill_id()
+    }
+
+    /// Feeds the next bytes of `stream`, in the order they arrived.
+    pub fn push(&mut self, stream: Stream, data: &[u8]) {
+        if data.is_empty() {
+            return;
+        }
+        self.views[View::from(stream).index()].push(data);
+        self.views[View::Combined.index()].push(data);
+        if stream == Stream::Stderr {
+            self.stderr_tail.push(data);
+            self.stderr_end = self.views[View::Combined.index()].total_bytes();
+        }
+        self.seq += 1;
+    }
+
+    /// Records that `stream` lost offsets `[start, end)` (a `skipped`
+    /// event). An empty or inverted range records nothing.
+    pub fn lose(&mut self, stream: Stream, start: u64, end: u64) {
+        if end <= start {
+            return;
+        }
+        let index = View::from(stream).index();
+        self.losses[index].add(self.seq, stream, start, end);
+        self.seq += 1;
+    }
+
+    /// Bytes of `view` pushed so far.
+    pub fn total_bytes(&self, view: View) -> u64 {
+        self.views[view.index()].total_bytes()
+    }
+
+    /// Bytes of `view` recorded as lost so far.
+    pub fn lost_bytes(&self, view: View) -> u64 {
+        self.losses(view).bytes
+    }
+
+    /// Bytes of buffer held: at most `6 × (2 × max_bytes + 8)` plus a
+    /// quarter of `max_bytes`, whatever was pushed.
+    pub fn retained_bytes(&self) -> usize {
+        self.views
+            .iter()
+            .map(StreamingBounder::retained_bytes)
+            .sum::<usize>()
+            + self.stderr_tail.capacity()
+    }
+
+    fn losses(&self, view: View) -> Losses {
+        match view {
+            View::Stdout | View::Stderr => self.losses[view.index()],
+            View::Combined => Losses::merged(self.losses[0], self.losses[1]),
+        }
+    }
+
+    /// Ends the output.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLimits`] when a view must be cut and the limits leave
+    /// no room for a cut, or when output was lost and the limits leave no
+    /// room for the line saying so.
+    pub fn finish(self) -> Result<RunPending, Error> {
+        let losses = View::ALL.map(|v| self.losses(v));
+        let stderr_total = self.views[View::Stderr.index()].total_bytes();
+        let limits = self.limits;
+        let [out, err, both] = self.views;
+        let kept = [out.into_kept(), err.into_kept(), both.into_kept()];
+        let spill_ids = [0, 1, 2].map(|i| kept[i].spill_id().to_owned());
+        let mut views = Vec::with_capacity(3);
+        for (view, kept) in View::ALL.into_iter().zip(kept) {
+            let loss = losses[view.index()];
+            let (content, line) = match loss.line(limits.max_bytes()) {
+                None => (limits, None),
+                Some(line) => {
+                    let need = line.len() + 2;
+                    if limits.max_lines() == 0 || limits.max_bytes() < need {
+                        return Err(Error::InvalidLimits {
+                            reason: format!(
+                                "{} bytes of {} were lost and the limits leave no room to say so: the line needs {need} bytes and a line, max_bytes={} and max_lines={}",
+                                loss.bytes,
+                                view.as_str(),
+                                limits.max_bytes(),
+                                limits.max_lines()
+                            ),
+                        });
+                    }
+                    (
+                        Limits::new(limits.max_lines() - 1, limits.max_bytes() - need),
+                        Some(line),
+                    )
+                }
+            };
+            let bounded = kept.bound(content)?;
+            views.push(ViewPending {
+                bounded,
+                content,
+                loss_line: line,
+                lost_bytes: loss.bytes,
+                lost_ranges: loss.ranges,
+                kept: (view == View::Combined).then_some(kept),
+            });
+        }
+        let mut views = views.into_iter();
+        let (Some(stdout), Some(stderr), Some(combined)) =
+            (views.next(), views.next(), views.next())
+        else {
+            unreachable!("three views")
+        };
+        Ok(RunPending {
+            views: [stdout, stderr, combined],
+            spill_ids,
+            stderr_tail: self.stderr_tail.into_vec(),
+            stderr_total,
+            stderr_end: self.stderr_end,
+        })
+    }
+}
+
+impl Sink for RunBounder {
+    fn output(&mut self, stream: Stream, data: Cow<'_, [u8]>, _start: u64, _end: u64) {
+        self.push(stream, &data);
+    }
+
+    fn event(&mut self, event: Event) {
+        if let Event::Skipped { stream, start, end } = event {
+            self.lose(stream, start, end);
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+struct ViewPending {
+    /// The view's bytes bounded at `content`.
+    bounded: Bounded<'static>,
+    /// The limits less the loss line's room.
+    content: Limits,
+    loss_line: Option<String>,
+    lost_bytes: u64,
+    lost_ranges: u64,
+    /// The combined view's kept bytes, to bound again beside a stderr section.
+    kept: Option<Kept>,
+}
+
+/// A finished run, waiting for each view's spill outcome.
+///
+/// Render each view with [`render`](Self::render) once you know whether its
+/// spill was saved. A view that [`needs_spill`](Self::needs_spill) `false`
+/// shows every byte it has, so its spill (if you wrote one) can be removed.
+#[derive(Debug, Clone)]
+pub struct RunPending {
+    views: [ViewPending; 3],
+    spill_ids: [String; 3],
+    stderr_tail: Vec<u8>,
+    stderr_total: u64,
+    stderr_end: u64,
+}
+
+impl RunPending {
+    /// The id to save `view`'s full bytes under (the one
+    /// [`RunBounder::spill_id`] gave).
+    pub fn spill_id(&self, view: View) -> &str {
+        &self.spill_ids[view.index()]
+    }
+
+    /// Whether `view` is cut, so that its preview points at a spill.
+    pub fn needs_spill(&self, view: View) -> bool {
+        matches!(self.views[view.index()].bounded, Bounded::NeedsSpill(_))
+    }
+
+    /// Bytes of `view` (lost bytes not included).
+    pub fn total_bytes(&self, view: View) -> u64 {
+        match &self.views[view.index()].bounded {
+            Bounded::Fits(p) => p.total_bytes,
+            Bounded::NeedsSpill(p) => p.total_bytes(),
+        }
+    }
+
+    /// Bytes of `view` that were lost, and in how many ranges.
+    pub fn lost(&self, view: View) -> (u64, u64) {
+        let v = &self.views[view.index()];
+        (v.lost_bytes, v.lost_ranges)
+    }
+
+    /// Renders `view` for its spill outcome (ignored when the view is not
+    /// cut). The text is the view's bytes bounded as by
+    /// [`PendingSpill::render`](super::PendingSpill::render), then (combined
+    /// view only) the stderr section, then the loss line; the other fields
+    /// describe the view's bytes.
+    pub fn render(
+        &self,
+        view: View,
+        outcome: SpillOutcome,
+        hint: Option<&str>,
+    ) -> Preview<'static> {
+        let v = &self.views[view.index()];
+        let mut preview = match &v.bounded {
+            Bounded::Fits(p) => p.clone(),
+            Bounded::NeedsSpill(p) => p.render(outcome.clone(), hint),
+        };
+        if view == View::Combined && self.hides_stderr_end(&preview) {
+            if let Some((section, lines)) = self.stderr_section(v.content) {
+                let rest = Limits::new(
+                    v.content.max_lines() - lines,
+                    v.content.max_bytes() - section.len() - 1,
+                );
+                let again = v.kept.as_ref().and_then(|k| k.bound(rest).ok());
+                if let Some(Bounded::NeedsSpill(p)) = again {
+                    let mut p = p.render(outcome, hint);
+                    let mut text = p.text.into_owned();
+                    if !text.ends_with('\n') {
+                        text.push('\n');
+                    }
+                    text.push_str(&section);
+                    p.text = Cow::Owned(text);
+                    preview = p;
+                }
+            }
+        }
+        if let Some(line) = &v.loss_line {
+            let mut text = preview.text.into_owned();
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(line);
+            text.push('\n');
+            preview.text = Cow::Owned(text);
+        }
+        preview
+    }
+
+    /// Whether the combined preview hides stderr's last byte.
+    fn hides_stderr_end(&self, p: &Preview<'_>) -> bool {
+        if self.stderr_total == 0 || !p.truncated {
+            return false;
+        }
+        let last = self.stderr_end - 1;
+        p.head_bytes <= last && last < p.total_bytes - p.tail_bytes
+    }
+
+    /// The stderr section for a combined view bounded at `content`: its
+    /// text (ending with `\n`) and lines, when a quarter of the budget holds
+    /// it and leaves the rest room for a cut.
+    fn stderr_section(&self, content: Limits) -> Option<(String, usize)> {
+        let r_lines = content.max_lines() / 4;
+        let r_bytes = content.max_bytes() / 4;
+        if r_lines < 2 || content.max_bytes() - r_bytes < MIN_MAX_BYTES + 1 {
+            return None;
+        }
+        let total = self.stderr_total;
+        let header = |n: u64| {
+            let unit = if total == 1 { "byte" } else { "bytes" };
+            format!("[... the last {n} of {total} {unit} of stderr ...]\n")
+        };
+        let widest = header((r_bytes as u64).min(total)).len();
+        // Room for the shown bytes and the `\n` that may end them.
+        let budget = r_bytes.checked_sub(widest + 1)?;
+        if budget < MIN_PARTIAL {
+            return None;
+        }
+        let (shown, taken) = select_tail(&self.stderr_tail, total, budget, r_lines - 1)?;
+        let mut text = header(taken);
+        text.push_str(&shown);
+        if !shown.ends_with('\n') {
+            text.push('\n');
+        }
+        let lines = 1 + shown.matches('\n').count() + usize::from(!shown.ends_with('\n'));
+        Some((text, lines))
+    }
+}
+
+/// The end of stderr that fits in `budget` rendered bytes and `max_lines`
+/// lines, whole lines first: the text and the input bytes it shows.
+/// `tail` holds stderr's last bytes, of `total` in all.
+fn select_tail(tail: &[u8], total: u64, budget: usize, max_lines: usize) -> Option<(String, u64)> {
+    let mut from = 0;
+    if (tail.len() as u64) < total {
+        // The buffer starts mid-stream: start at a character.
+        while from < tail.len().min(3) && (0x80..0xC0).contains(&tail[from]) {
+            from += 1;
+        }
+    }
+    // Units: one character, or one maximal invalid sequence (one U+FFFD).
+    let mut units: Vec<(usize, &str)> = Vec::new();
+    for chunk in tail[from..].utf8_chunks() {
+        let valid = chunk.valid();
+        let mut at = 0;
+        for c in valid.chars() {
+            let len = c.len_utf8();
+            units.push((len, &valid[at..at + len]));
+            at += len;
+        }
+        if !chunk.invalid().is_empty() {
+            units.push((chunk.invalid().len(), "\u{FFFD}"));
+        }
+    }
+    let last = units.len().checked_sub(1)?;
+    let (mut start, mut size, mut lines) = (units.len(), 0usize, 0usize);
+    for (i, &(_, out)) in units.iter().enumerate().rev() {
+        let lines_after = if i == last {
+            1
+        } else if out == "\n" {
+            lines + 1
+        } else {
+            lines
+        };
+        if size + out.len() > budget || lines_after > max_lines {
+            break;
+        }
+        size += out.len();
+        lines = lines_after;
+        start = i;
+    }
+    // Whole lines first: drop a partial first line when a whole one remains.
+    let partial = start > 0 || (tail.len() as u64) < total;
+    if partial && start > 0 && units[start - 1].1 != "\n" {
+        if let Some(nl) = (start..last).find(|&i| units[i].1 == "\n") {
+            start = nl + 1;
+        }
+    }
+    if start > last {
+        return None;
+    }
+    let shown: String = units[start..].iter().map(|u| u.1).collect();
+    let taken = units[start..].iter().map(|u| u.0 as u64).sum();
+    Some((shown, taken))
+}
