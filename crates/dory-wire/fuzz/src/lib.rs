@@ -14,6 +14,7 @@ pub mod document;
 pub mod preview;
 pub mod reader;
 pub mod reference;
+pub mod run;
 pub mod split;
 pub mod streamgen;
 
