@@ -142,7 +142,7 @@ pub mod exports {
                 #[derive(Clone)]
                 pub enum FieldValue {
                     /// A string (`server_message`, `content_type`, `reason`, `frame_type`,
-                    /// `expected`, `found`, `name`; for `stream_disconnected`, `reason`
+                    /// `expected`, `found`, `argument`; for `stream_disconnected`, `reason`
                     /// is a disconnect reason in snake_case: `end_of_body`, `gap`,
                     /// `stalled`, `no_response`, `unavailable`).
                     Str(_rt::String),
@@ -4200,10 +4200,10 @@ pub mod exports {
             /// `body` with `Content-Type: application/json` when present.
             ///
             /// The builders check their arguments with the same messages as every other
-            /// package (`invalid_argument`, with the argument's `name`): ids and
-            /// idempotency keys are non-empty and fit in a header or a path, a command
-            /// is a non-empty shell line or a non-empty argv, a timeout is a positive
-            /// finite number of seconds.
+            /// package (`invalid_argument`, whose `argument` field names the argument):
+            /// ids and idempotency keys are non-empty and fit in a header or a path, a
+            /// command is a non-empty shell line or a non-empty argv, a timeout is a
+            /// positive finite number of seconds.
             #[allow(dead_code, async_fn_in_trait, unused_imports, clippy::all)]
             pub mod request {
                 #[used]
@@ -16566,6 +16566,2207 @@ pub mod exports {
                         + 10 * ::core::mem::size_of::<*const u8>()],
                 );
             }
+            /// Bounding a whole run: stdout, stderr and the two combined in the order
+            /// their bytes arrived (what `2>&1` gives), each within the same limits, in
+            /// memory bounded by the limits whatever the output's size, with lost ranges
+            /// said (the core's `RunBounder`; the rules are in `docs/preview.md`).
+            ///
+            /// - Streaming equals whole: without losses or a stderr section, each view's
+            ///   preview is `preview.bound` of that view's bytes with the same limits and
+            ///   the spill id `<spill-id>-<view>`, however the output was split.
+            /// - Lost output is said: a range recorded with `lose` (a `skipped` event
+            ///   under gap policy `skip`) ends the preview of every view it belongs to
+            ///   with a line `[... N bytes lost: stdout offsets A-B were not retained
+            ///   ...]`.
+            /// - The end of stderr is never lost to stdout: when the combined cut would
+            ///   hide stderr's last byte, a quarter of the budget shows stderr's last
+            ///   lines.
+            ///
+            /// The component does no IO. Call order:
+            ///
+            /// 1. `check-limits` before starting the command (bad limits never start
+            ///    one), then build a `run-bounder`;
+            /// 2. for each piece of output in arrival order, `push` it (or `feed` the
+            ///    follower's events as they are), and write it to the spills of its
+            ///    stream's view and of the combined view; `lose` each skipped range;
+            /// 3. `run-bounder.finish` at the process's exit;
+            /// 4. for each view: when `needs-spill`, save (commit) its spill under its
+            ///    `spill-id`, else it may be discarded; then `render` it with what
+            ///    saving did.
+            #[allow(dead_code, async_fn_in_trait, unused_imports, clippy::all)]
+            pub mod run {
+                #[used]
+                #[doc(hidden)]
+                static __FORCE_SECTION_REF: fn() = super::super::super::super::__link_custom_section_describing_imports;
+                use super::super::super::super::_rt;
+                pub type Stream = super::super::super::super::exports::dory::wire::types::Stream;
+                pub type Error = super::super::super::super::exports::dory::wire::types::Error;
+                pub type Event = super::super::super::super::exports::dory::wire::decode::Event;
+                pub type Preview = super::super::super::super::exports::dory::wire::preview::Preview;
+                pub type SpillOutcome = super::super::super::super::exports::dory::wire::preview::SpillOutcome;
+                /// One of the three views of a run's output.
+                #[repr(u8)]
+                #[derive(Clone, Copy, Eq, Ord, PartialEq, PartialOrd)]
+                pub enum View {
+                    /// Standard output alone.
+                    Stdout,
+                    /// Standard error alone.
+                    Stderr,
+                    /// Both, in the order their bytes arrived.
+                    Combined,
+                }
+                impl ::core::fmt::Debug for View {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            View::Stdout => f.debug_tuple("View::Stdout").finish(),
+                            View::Stderr => f.debug_tuple("View::Stderr").finish(),
+                            View::Combined => f.debug_tuple("View::Combined").finish(),
+                        }
+                    }
+                }
+                impl View {
+                    #[doc(hidden)]
+                    pub unsafe fn _lift(val: u8) -> View {
+                        if !cfg!(debug_assertions) {
+                            return unsafe { ::core::mem::transmute(val) };
+                        }
+                        match val {
+                            0 => View::Stdout,
+                            1 => View::Stderr,
+                            2 => View::Combined,
+                            _ => panic!("invalid enum discriminant"),
+                        }
+                    }
+                }
+                /// Bounds a run's output as it arrives.
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct RunBounder {
+                    handle: _rt::Resource<RunBounder>,
+                }
+                impl RunBounder {
+                    /// Creates a new resource from the specified representation.
+                    ///
+                    /// This function will create a new resource handle by moving `val` onto
+                    /// the heap and then passing that heap pointer to the component model to
+                    /// create a handle. The owned handle is then returned as `RunBounder`.
+                    pub fn new<T: GuestRunBounder>(val: T) -> Self {
+                        Self::type_guard::<T>();
+                        let rep = <T::Rep as wit_bindgen::rt::ResourceRep<
+                            T,
+                        >>::rep_new(val);
+                        unsafe {
+                            let ptr = T::resource_into_raw_(rep);
+                            Self::from_handle(T::_resource_new(ptr.cast()))
+                        }
+                    }
+                    /// Gets access to the underlying `T` which represents this resource.
+                    pub fn get<T: GuestRunBounder>(&self) -> &T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    /// Gets mutable access to the underlying `T` which represents this
+                    /// resource.
+                    pub fn get_mut<T: GuestRunBounder>(&mut self) -> &mut T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_mut(ptr)
+                        }
+                    }
+                    /// Consumes this resource and returns the underlying `T`.
+                    pub fn into_inner<T: GuestRunBounder>(self) -> T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_take(ptr)
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn from_handle(handle: u32) -> Self {
+                        Self {
+                            handle: unsafe { _rt::Resource::from_handle(handle) },
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub fn take_handle(&self) -> u32 {
+                        _rt::Resource::take_handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    pub fn handle(&self) -> u32 {
+                        _rt::Resource::handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    fn type_guard<T: wit_bindgen::rt::Resource>() {
+                        use core::any::TypeId;
+                        static mut LAST_TYPE: Option<TypeId> = None;
+                        unsafe {
+                            assert!(! cfg!(target_feature = "atomics"));
+                            let id = TypeId::of::<T>();
+                            match LAST_TYPE {
+                                Some(ty) => {
+                                    assert!(
+                                        ty == id, "cannot use two types with this resource type"
+                                    )
+                                }
+                                None => LAST_TYPE = Some(id),
+                            }
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn dtor<T: GuestRunBounder>(handle: *mut u8) {
+                        Self::type_guard::<T>();
+                        unsafe {
+                            let _rep = T::resource_from_raw_(handle.cast());
+                        }
+                    }
+                    fn as_ptr<T: GuestRunBounder>(&self) -> *mut T::Rep {
+                        RunBounder::type_guard::<T>();
+                        T::_resource_rep(self.handle()).cast()
+                    }
+                }
+                /// A borrowed version of [`RunBounder`] which represents a borrowed value
+                /// with the lifetime `'a`.
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct RunBounderBorrow<'a> {
+                    rep: *const u8,
+                    _marker: core::marker::PhantomData<&'a RunBounder>,
+                }
+                impl<'a> RunBounderBorrow<'a> {
+                    #[doc(hidden)]
+                    pub unsafe fn lift(rep: *const u8) -> Self {
+                        Self {
+                            rep,
+                            _marker: core::marker::PhantomData,
+                        }
+                    }
+                    /// Gets access to the underlying `T` in this resource.
+                    pub fn get<T: GuestRunBounder>(&self) -> &'a T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    fn as_ptr<T: GuestRunBounder>(&self) -> *const T::Rep {
+                        RunBounder::type_guard::<T>();
+                        self.rep.cast()
+                    }
+                }
+                unsafe impl _rt::WasmResource for RunBounder {
+                    #[inline]
+                    unsafe fn drop(_handle: u32) {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/run@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-drop]run-bounder"]
+                            fn drop(_: i32);
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn drop(_: i32) {
+                            unreachable!()
+                        }
+                        unsafe {
+                            drop(_handle as i32);
+                        }
+                    }
+                }
+                /// A finished run, waiting for each view's spill outcome.
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct RunPending {
+                    handle: _rt::Resource<RunPending>,
+                }
+                impl RunPending {
+                    /// Creates a new resource from the specified representation.
+                    ///
+                    /// This function will create a new resource handle by moving `val` onto
+                    /// the heap and then passing that heap pointer to the component model to
+                    /// create a handle. The owned handle is then returned as `RunPending`.
+                    pub fn new<T: GuestRunPending>(val: T) -> Self {
+                        Self::type_guard::<T>();
+                        let rep = <T::Rep as wit_bindgen::rt::ResourceRep<
+                            T,
+                        >>::rep_new(val);
+                        unsafe {
+                            let ptr = T::resource_into_raw_(rep);
+                            Self::from_handle(T::_resource_new(ptr.cast()))
+                        }
+                    }
+                    /// Gets access to the underlying `T` which represents this resource.
+                    pub fn get<T: GuestRunPending>(&self) -> &T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    /// Gets mutable access to the underlying `T` which represents this
+                    /// resource.
+                    pub fn get_mut<T: GuestRunPending>(&mut self) -> &mut T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_mut(ptr)
+                        }
+                    }
+                    /// Consumes this resource and returns the underlying `T`.
+                    pub fn into_inner<T: GuestRunPending>(self) -> T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_take(ptr)
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn from_handle(handle: u32) -> Self {
+                        Self {
+                            handle: unsafe { _rt::Resource::from_handle(handle) },
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub fn take_handle(&self) -> u32 {
+                        _rt::Resource::take_handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    pub fn handle(&self) -> u32 {
+                        _rt::Resource::handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    fn type_guard<T: wit_bindgen::rt::Resource>() {
+                        use core::any::TypeId;
+                        static mut LAST_TYPE: Option<TypeId> = None;
+                        unsafe {
+                            assert!(! cfg!(target_feature = "atomics"));
+                            let id = TypeId::of::<T>();
+                            match LAST_TYPE {
+                                Some(ty) => {
+                                    assert!(
+                                        ty == id, "cannot use two types with this resource type"
+                                    )
+                                }
+                                None => LAST_TYPE = Some(id),
+                            }
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn dtor<T: GuestRunPending>(handle: *mut u8) {
+                        Self::type_guard::<T>();
+                        unsafe {
+                            let _rep = T::resource_from_raw_(handle.cast());
+                        }
+                    }
+                    fn as_ptr<T: GuestRunPending>(&self) -> *mut T::Rep {
+                        RunPending::type_guard::<T>();
+                        T::_resource_rep(self.handle()).cast()
+                    }
+                }
+                /// A borrowed version of [`RunPending`] which represents a borrowed value
+                /// with the lifetime `'a`.
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct RunPendingBorrow<'a> {
+                    rep: *const u8,
+                    _marker: core::marker::PhantomData<&'a RunPending>,
+                }
+                impl<'a> RunPendingBorrow<'a> {
+                    #[doc(hidden)]
+                    pub unsafe fn lift(rep: *const u8) -> Self {
+                        Self {
+                            rep,
+                            _marker: core::marker::PhantomData,
+                        }
+                    }
+                    /// Gets access to the underlying `T` in this resource.
+                    pub fn get<T: GuestRunPending>(&self) -> &'a T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    fn as_ptr<T: GuestRunPending>(&self) -> *const T::Rep {
+                        RunPending::type_guard::<T>();
+                        self.rep.cast()
+                    }
+                }
+                unsafe impl _rt::WasmResource for RunPending {
+                    #[inline]
+                    unsafe fn drop(_handle: u32) {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/run@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-drop]run-pending"]
+                            fn drop(_: i32);
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn drop(_: i32) {
+                            unreachable!()
+                        }
+                        unsafe {
+                            drop(_handle as i32);
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_constructor_run_bounder_cabi<T_: GuestRunBounder>(
+                    arg0: i64,
+                    arg1: i64,
+                    arg2: i32,
+                    arg3: *mut u8,
+                    arg4: usize,
+                ) -> i32 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            RunBounder::new(
+                                T_::new(
+                                    arg0 as u64,
+                                    arg1 as u64,
+                                    match arg2 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let len0 = arg4;
+                                                let bytes0 = _rt::Vec::from_raw_parts(
+                                                    arg3.cast(),
+                                                    len0,
+                                                    len0,
+                                                );
+                                                _rt::string_lift(bytes0)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                ),
+                            )
+                        };
+                        (result1).take_handle() as i32
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_bounder_push_cabi<T_: GuestRunBounder>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                    arg2: *mut u8,
+                    arg3: usize,
+                ) {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        {
+                            let len0 = arg3;
+                            T_::push(
+                                RunBounderBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                super::super::super::super::exports::dory::wire::types::Stream::_lift(
+                                    arg1 as u8,
+                                ),
+                                <_ as From<
+                                    _rt::Vec<_>,
+                                >>::from(_rt::Vec::from_raw_parts(arg2.cast(), len0, len0)),
+                            )
+                        };
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_bounder_lose_cabi<T_: GuestRunBounder>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                    arg2: i64,
+                    arg3: i64,
+                ) {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        {
+                            T_::lose(
+                                RunBounderBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                super::super::super::super::exports::dory::wire::types::Stream::_lift(
+                                    arg1 as u8,
+                                ),
+                                arg2 as u64,
+                                arg3 as u64,
+                            )
+                        };
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_bounder_feed_cabi<T_: GuestRunBounder>(
+                    arg0: *mut u8,
+                    arg1: *mut u8,
+                    arg2: usize,
+                ) {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        {
+                            let base38 = arg1;
+                            let len38 = arg2;
+                            let mut result38 = _rt::Vec::with_capacity(len38);
+                            for i in 0..len38 {
+                                let base = base38
+                                    .add(i * (40 + 6 * ::core::mem::size_of::<*const u8>()));
+                                let e38 = {
+                                    let l0 = i32::from(*base.add(0).cast::<u8>());
+                                    use super::super::super::super::exports::dory::wire::decode::Event as V37;
+                                    let v37 = match l0 {
+                                        0 => {
+                                            let e37 = {
+                                                let l1 = *base.add(8).cast::<*mut u8>();
+                                                let l2 = *base
+                                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len3 = l2;
+                                                let bytes3 = _rt::Vec::from_raw_parts(
+                                                    l1.cast(),
+                                                    len3,
+                                                    len3,
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::Started {
+                                                    proc_id: _rt::string_lift(bytes3),
+                                                }
+                                            };
+                                            V37::Started(e37)
+                                        }
+                                        1 => {
+                                            let e37 = {
+                                                let l4 = i32::from(*base.add(8).cast::<u8>());
+                                                let l5 = *base
+                                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l6 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len7 = l6;
+                                                let l8 = *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                let l9 = *base
+                                                    .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                super::super::super::super::exports::dory::wire::decode::Output {
+                                                    stream: super::super::super::super::exports::dory::wire::types::Stream::_lift(
+                                                        l4 as u8,
+                                                    ),
+                                                    data: <_ as From<
+                                                        _rt::Vec<_>,
+                                                    >>::from(_rt::Vec::from_raw_parts(l5.cast(), len7, len7)),
+                                                    start: l8 as u64,
+                                                    end: l9 as u64,
+                                                }
+                                            };
+                                            V37::Output(e37)
+                                        }
+                                        2 => {
+                                            let e37 = {
+                                                let l10 = i32::from(*base.add(8).cast::<u8>());
+                                                let l11 = *base.add(16).cast::<i64>();
+                                                let l12 = *base.add(24).cast::<i64>();
+                                                super::super::super::super::exports::dory::wire::decode::Skipped {
+                                                    stream: super::super::super::super::exports::dory::wire::types::Stream::_lift(
+                                                        l10 as u8,
+                                                    ),
+                                                    start: l11 as u64,
+                                                    end: l12 as u64,
+                                                }
+                                            };
+                                            V37::Skipped(e37)
+                                        }
+                                        3 => V37::Heartbeat,
+                                        4 => {
+                                            let e37 = {
+                                                let l13 = i32::from(*base.add(8).cast::<u8>());
+                                                let l15 = i32::from(*base.add(24).cast::<u8>());
+                                                super::super::super::super::exports::dory::wire::decode::Exit {
+                                                    exit_code: match l13 {
+                                                        0 => None,
+                                                        1 => {
+                                                            let e = {
+                                                                let l14 = *base.add(16).cast::<i64>();
+                                                                l14
+                                                            };
+                                                            Some(e)
+                                                        }
+                                                        _ => _rt::invalid_enum_discriminant(),
+                                                    },
+                                                    timed_out: _rt::bool_lift(l15 as u8),
+                                                }
+                                            };
+                                            V37::Exit(e37)
+                                        }
+                                        5 => {
+                                            let e37 = {
+                                                let l16 = *base.add(8).cast::<*mut u8>();
+                                                let l17 = *base
+                                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len18 = l17;
+                                                let bytes18 = _rt::Vec::from_raw_parts(
+                                                    l16.cast(),
+                                                    len18,
+                                                    len18,
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::Unknown {
+                                                    frame_type: _rt::string_lift(bytes18),
+                                                }
+                                            };
+                                            V37::Unknown(e37)
+                                        }
+                                        6 => {
+                                            let e37 = {
+                                                let l19 = *base.add(8).cast::<*mut u8>();
+                                                let l20 = *base
+                                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len21 = l20;
+                                                let bytes21 = _rt::Vec::from_raw_parts(
+                                                    l19.cast(),
+                                                    len21,
+                                                    len21,
+                                                );
+                                                let l22 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::Identity {
+                                                    proc_id: _rt::string_lift(bytes21),
+                                                    status: super::super::super::super::exports::dory::wire::decode::ProcessStatus::_lift(
+                                                        l22 as u8,
+                                                    ),
+                                                }
+                                            };
+                                            V37::Identity(e37)
+                                        }
+                                        n => {
+                                            debug_assert_eq!(n, 7, "invalid enum discriminant");
+                                            let e37 = {
+                                                let l23 = *base.add(8).cast::<*mut u8>();
+                                                let l24 = *base
+                                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len25 = l24;
+                                                let bytes25 = _rt::Vec::from_raw_parts(
+                                                    l23.cast(),
+                                                    len25,
+                                                    len25,
+                                                );
+                                                let l26 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l27 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len28 = l27;
+                                                let l29 = *base
+                                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l30 = *base
+                                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len31 = l30;
+                                                let l32 = i32::from(
+                                                    *base
+                                                        .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                let l33 = i32::from(
+                                                    *base
+                                                        .add(9 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                let l34 = i32::from(
+                                                    *base
+                                                        .add(16 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                let l36 = i32::from(
+                                                    *base
+                                                        .add(32 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::ExecResult {
+                                                    proc_id: _rt::string_lift(bytes25),
+                                                    stdout: <_ as From<
+                                                        _rt::Vec<_>,
+                                                    >>::from(
+                                                        _rt::Vec::from_raw_parts(l26.cast(), len28, len28),
+                                                    ),
+                                                    stderr: <_ as From<
+                                                        _rt::Vec<_>,
+                                                    >>::from(
+                                                        _rt::Vec::from_raw_parts(l29.cast(), len31, len31),
+                                                    ),
+                                                    stdout_truncated: _rt::bool_lift(l32 as u8),
+                                                    stderr_truncated: _rt::bool_lift(l33 as u8),
+                                                    exit_code: match l34 {
+                                                        0 => None,
+                                                        1 => {
+                                                            let e = {
+                                                                let l35 = *base
+                                                                    .add(24 + 6 * ::core::mem::size_of::<*const u8>())
+                                                                    .cast::<i64>();
+                                                                l35
+                                                            };
+                                                            Some(e)
+                                                        }
+                                                        _ => _rt::invalid_enum_discriminant(),
+                                                    },
+                                                    timed_out: _rt::bool_lift(l36 as u8),
+                                                }
+                                            };
+                                            V37::ExecResult(e37)
+                                        }
+                                    };
+                                    v37
+                                };
+                                result38.push(e38);
+                            }
+                            _rt::cabi_dealloc(
+                                base38,
+                                len38 * (40 + 6 * ::core::mem::size_of::<*const u8>()),
+                                8,
+                            );
+                            T_::feed(
+                                RunBounderBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                result38,
+                            )
+                        };
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_bounder_spill_id_cabi<
+                    T_: GuestRunBounder,
+                >(arg0: *mut u8, arg1: i32) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::spill_id(
+                                RunBounderBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                View::_lift(arg1 as u8),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Some(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                let vec2 = (e.into_bytes()).into_boxed_slice();
+                                let ptr2 = vec2.as_ptr().cast::<u8>();
+                                let len2 = vec2.len();
+                                ::core::mem::forget(vec2);
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len2;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr2.cast_mut();
+                            }
+                            None => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_bounder_spill_id<
+                    T_: GuestRunBounder,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_bounder_total_bytes_cabi<
+                    T_: GuestRunBounder,
+                >(arg0: *mut u8, arg1: i32) -> i64 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::total_bytes(
+                                RunBounderBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                View::_lift(arg1 as u8),
+                            )
+                        };
+                        _rt::as_i64(result0)
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_bounder_lost_bytes_cabi<
+                    T_: GuestRunBounder,
+                >(arg0: *mut u8, arg1: i32) -> i64 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::lost_bytes(
+                                RunBounderBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                View::_lift(arg1 as u8),
+                            )
+                        };
+                        _rt::as_i64(result0)
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_bounder_retained_bytes_cabi<
+                    T_: GuestRunBounder,
+                >(arg0: *mut u8) -> i64 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::retained_bytes(
+                                RunBounderBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        _rt::as_i64(result0)
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_run_bounder_finish_cabi<
+                    T_: GuestRunBounder,
+                >(arg0: i32) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::finish(RunBounder::from_handle(arg0 as u32))
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Ok(e) => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code2,
+                                    class_name: class_name2,
+                                    kind: kind2,
+                                    message: message2,
+                                    fields: fields2,
+                                } = e;
+                                let vec3 = (code2.into_bytes()).into_boxed_slice();
+                                let ptr3 = vec3.as_ptr().cast::<u8>();
+                                let len3 = vec3.len();
+                                ::core::mem::forget(vec3);
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len3;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr3.cast_mut();
+                                let vec4 = (class_name2.into_bytes()).into_boxed_slice();
+                                let ptr4 = vec4.as_ptr().cast::<u8>();
+                                let len4 = vec4.len();
+                                ::core::mem::forget(vec4);
+                                *ptr1
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len4;
+                                *ptr1
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr4.cast_mut();
+                                *ptr1
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind2.clone() as i32) as u8;
+                                let vec5 = (message2.into_bytes()).into_boxed_slice();
+                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                let len5 = vec5.len();
+                                ::core::mem::forget(vec5);
+                                *ptr1
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len5;
+                                *ptr1
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                                let vec12 = fields2;
+                                let len12 = vec12.len();
+                                let layout12 = _rt::alloc::Layout::from_size_align(
+                                        vec12.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result12, _cleanup12) = wit_bindgen::rt::Cleanup::new(
+                                    layout12,
+                                );
+                                if let Some(cleanup) = _cleanup12 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec12.into_iter().enumerate() {
+                                    let base = result12
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name6,
+                                            value: value6,
+                                        } = e;
+                                        let vec7 = (name6.into_bytes()).into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base.add(0).cast::<*mut u8>() = ptr7.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V11;
+                                        match value6 {
+                                            V11::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec8 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr8 = vec8.as_ptr().cast::<u8>();
+                                                let len8 = vec8.len();
+                                                ::core::mem::forget(vec8);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr8.cast_mut();
+                                            }
+                                            V11::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec9 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                                        let len9 = vec9.len();
+                                                        ::core::mem::forget(vec9);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len9;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr9.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V11::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V11::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V11::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout10,
+                                                    stderr: stderr10,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout10);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr10);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr1
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len12;
+                                *ptr1
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result12;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_run_bounder_finish<
+                    T_: GuestRunBounder,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_pending_spill_id_cabi<
+                    T_: GuestRunPending,
+                >(arg0: *mut u8, arg1: i32) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::spill_id(
+                                RunPendingBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                View::_lift(arg1 as u8),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let vec2 = (result0.into_bytes()).into_boxed_slice();
+                        let ptr2 = vec2.as_ptr().cast::<u8>();
+                        let len2 = vec2.len();
+                        ::core::mem::forget(vec2);
+                        *ptr1.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len2;
+                        *ptr1.add(0).cast::<*mut u8>() = ptr2.cast_mut();
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_pending_spill_id<
+                    T_: GuestRunPending,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        _rt::cabi_dealloc(l0, l1, 1);
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_pending_needs_spill_cabi<
+                    T_: GuestRunPending,
+                >(arg0: *mut u8, arg1: i32) -> i32 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::needs_spill(
+                                RunPendingBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                View::_lift(arg1 as u8),
+                            )
+                        };
+                        match result0 {
+                            true => 1,
+                            false => 0,
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_pending_total_bytes_cabi<
+                    T_: GuestRunPending,
+                >(arg0: *mut u8, arg1: i32) -> i64 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::total_bytes(
+                                RunPendingBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                View::_lift(arg1 as u8),
+                            )
+                        };
+                        _rt::as_i64(result0)
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_pending_lost_cabi<T_: GuestRunPending>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::lost(
+                                RunPendingBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                View::_lift(arg1 as u8),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let (t2_0, t2_1) = result0;
+                        *ptr1.add(0).cast::<i64>() = _rt::as_i64(t2_0);
+                        *ptr1.add(8).cast::<i64>() = _rt::as_i64(t2_1);
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_pending_render_cabi<
+                    T_: GuestRunPending,
+                >(
+                    arg0: *mut u8,
+                    arg1: i32,
+                    arg2: i32,
+                    arg3: *mut u8,
+                    arg4: usize,
+                    arg5: i32,
+                    arg6: *mut u8,
+                    arg7: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result4 = {
+                            use super::super::super::super::exports::dory::wire::preview::SpillOutcome as V2;
+                            let v2 = match arg2 {
+                                0 => {
+                                    let e2 = {
+                                        let len0 = arg4;
+                                        let bytes0 = _rt::Vec::from_raw_parts(
+                                            arg3.cast(),
+                                            len0,
+                                            len0,
+                                        );
+                                        _rt::string_lift(bytes0)
+                                    };
+                                    V2::Saved(e2)
+                                }
+                                1 => {
+                                    let e2 = {
+                                        let len1 = arg4;
+                                        let bytes1 = _rt::Vec::from_raw_parts(
+                                            arg3.cast(),
+                                            len1,
+                                            len1,
+                                        );
+                                        _rt::string_lift(bytes1)
+                                    };
+                                    V2::Failed(e2)
+                                }
+                                n => {
+                                    debug_assert_eq!(n, 2, "invalid enum discriminant");
+                                    V2::NotSaved
+                                }
+                            };
+                            T_::render(
+                                RunPendingBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                View::_lift(arg1 as u8),
+                                v2,
+                                match arg5 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len3 = arg7;
+                                            let bytes3 = _rt::Vec::from_raw_parts(
+                                                arg6.cast(),
+                                                len3,
+                                                len3,
+                                            );
+                                            _rt::string_lift(bytes3)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                            )
+                        };
+                        let ptr5 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let super::super::super::super::exports::dory::wire::preview::Preview {
+                            text: text6,
+                            truncated: truncated6,
+                            total_lines: total_lines6,
+                            total_bytes: total_bytes6,
+                            head_bytes: head_bytes6,
+                            tail_bytes: tail_bytes6,
+                            omitted_lines: omitted_lines6,
+                            omitted_bytes: omitted_bytes6,
+                            omitted_range: omitted_range6,
+                            spill_id: spill_id6,
+                            spill_path: spill_path6,
+                            spill_error: spill_error6,
+                        } = result4;
+                        let vec7 = (text6.into_bytes()).into_boxed_slice();
+                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                        let len7 = vec7.len();
+                        ::core::mem::forget(vec7);
+                        *ptr5.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len7;
+                        *ptr5.add(0).cast::<*mut u8>() = ptr7.cast_mut();
+                        *ptr5
+                            .add(2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<u8>() = (match truncated6 {
+                            true => 1,
+                            false => 0,
+                        }) as u8;
+                        *ptr5
+                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(total_lines6);
+                        *ptr5
+                            .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(total_bytes6);
+                        *ptr5
+                            .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(head_bytes6);
+                        *ptr5
+                            .add(32 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(tail_bytes6);
+                        *ptr5
+                            .add(40 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(omitted_lines6);
+                        *ptr5
+                            .add(48 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(omitted_bytes6);
+                        match omitted_range6 {
+                            Some(e) => {
+                                *ptr5
+                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::preview::LineRange {
+                                    first: first8,
+                                    last: last8,
+                                } = e;
+                                *ptr5
+                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(first8);
+                                *ptr5
+                                    .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(last8);
+                            }
+                            None => {
+                                *ptr5
+                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match spill_id6 {
+                            Some(e) => {
+                                *ptr5
+                                    .add(80 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let vec9 = (e.into_bytes()).into_boxed_slice();
+                                let ptr9 = vec9.as_ptr().cast::<u8>();
+                                let len9 = vec9.len();
+                                ::core::mem::forget(vec9);
+                                *ptr5
+                                    .add(80 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len9;
+                                *ptr5
+                                    .add(80 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr9.cast_mut();
+                            }
+                            None => {
+                                *ptr5
+                                    .add(80 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match spill_path6 {
+                            Some(e) => {
+                                *ptr5
+                                    .add(80 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let vec10 = (e.into_bytes()).into_boxed_slice();
+                                let ptr10 = vec10.as_ptr().cast::<u8>();
+                                let len10 = vec10.len();
+                                ::core::mem::forget(vec10);
+                                *ptr5
+                                    .add(80 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len10;
+                                *ptr5
+                                    .add(80 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr10.cast_mut();
+                            }
+                            None => {
+                                *ptr5
+                                    .add(80 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match spill_error6 {
+                            Some(e) => {
+                                *ptr5
+                                    .add(80 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let vec11 = (e.into_bytes()).into_boxed_slice();
+                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                let len11 = vec11.len();
+                                ::core::mem::forget(vec11);
+                                *ptr5
+                                    .add(80 + 10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr5
+                                    .add(80 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr11.cast_mut();
+                            }
+                            None => {
+                                *ptr5
+                                    .add(80 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr5
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_pending_render<
+                    T_: GuestRunPending,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        _rt::cabi_dealloc(l0, l1, 1);
+                        let l2 = i32::from(
+                            *arg0
+                                .add(80 + 2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l2 {
+                            0 => {}
+                            _ => {
+                                let l3 = *arg0
+                                    .add(80 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(80 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                            }
+                        }
+                        let l5 = i32::from(
+                            *arg0
+                                .add(80 + 5 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l5 {
+                            0 => {}
+                            _ => {
+                                let l6 = *arg0
+                                    .add(80 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l7 = *arg0
+                                    .add(80 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l6, l7, 1);
+                            }
+                        }
+                        let l8 = i32::from(
+                            *arg0
+                                .add(80 + 8 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l8 {
+                            0 => {}
+                            _ => {
+                                let l9 = *arg0
+                                    .add(80 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l10 = *arg0
+                                    .add(80 + 10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l9, l10, 1);
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_check_limits_cabi<T_: Guest>(
+                    arg0: i64,
+                    arg1: i64,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = { T_::check_limits(arg0 as u64, arg1 as u64) };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Ok(_) => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                            Err(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code2,
+                                    class_name: class_name2,
+                                    kind: kind2,
+                                    message: message2,
+                                    fields: fields2,
+                                } = e;
+                                let vec3 = (code2.into_bytes()).into_boxed_slice();
+                                let ptr3 = vec3.as_ptr().cast::<u8>();
+                                let len3 = vec3.len();
+                                ::core::mem::forget(vec3);
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len3;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr3.cast_mut();
+                                let vec4 = (class_name2.into_bytes()).into_boxed_slice();
+                                let ptr4 = vec4.as_ptr().cast::<u8>();
+                                let len4 = vec4.len();
+                                ::core::mem::forget(vec4);
+                                *ptr1
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len4;
+                                *ptr1
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr4.cast_mut();
+                                *ptr1
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind2.clone() as i32) as u8;
+                                let vec5 = (message2.into_bytes()).into_boxed_slice();
+                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                let len5 = vec5.len();
+                                ::core::mem::forget(vec5);
+                                *ptr1
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len5;
+                                *ptr1
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                                let vec12 = fields2;
+                                let len12 = vec12.len();
+                                let layout12 = _rt::alloc::Layout::from_size_align(
+                                        vec12.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result12, _cleanup12) = wit_bindgen::rt::Cleanup::new(
+                                    layout12,
+                                );
+                                if let Some(cleanup) = _cleanup12 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec12.into_iter().enumerate() {
+                                    let base = result12
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name6,
+                                            value: value6,
+                                        } = e;
+                                        let vec7 = (name6.into_bytes()).into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base.add(0).cast::<*mut u8>() = ptr7.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V11;
+                                        match value6 {
+                                            V11::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec8 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr8 = vec8.as_ptr().cast::<u8>();
+                                                let len8 = vec8.len();
+                                                ::core::mem::forget(vec8);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr8.cast_mut();
+                                            }
+                                            V11::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec9 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                                        let len9 = vec9.len();
+                                                        ::core::mem::forget(vec9);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len9;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr9.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V11::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V11::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V11::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout10,
+                                                    stderr: stderr10,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout10);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr10);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr1
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len12;
+                                *ptr1
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result12;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_check_limits<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_run_spill_id_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                    arg1: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            let len0 = arg1;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg0.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::run_spill_id(_rt::string_lift(bytes0))
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let vec3 = (result1.into_bytes()).into_boxed_slice();
+                        let ptr3 = vec3.as_ptr().cast::<u8>();
+                        let len3 = vec3.len();
+                        ::core::mem::forget(vec3);
+                        *ptr2.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len3;
+                        *ptr2.add(0).cast::<*mut u8>() = ptr3.cast_mut();
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_run_spill_id<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        _rt::cabi_dealloc(l0, l1, 1);
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_default_run_max_lines_cabi<T_: Guest>() -> i64 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = { T_::default_run_max_lines() };
+                        _rt::as_i64(result0)
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_default_run_max_bytes_cabi<T_: Guest>() -> i64 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = { T_::default_run_max_bytes() };
+                        _rt::as_i64(result0)
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_min_run_max_bytes_cabi<T_: Guest>() -> i64 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = { T_::min_run_max_bytes() };
+                        _rt::as_i64(result0)
+                    }
+                }
+                pub trait Guest {
+                    type RunBounder: GuestRunBounder;
+                    type RunPending: GuestRunPending;
+                    /// Whether these limits can be honoured for any output of a run: a cut
+                    /// needs a line for its notice and one for a loss line, and
+                    /// `min-run-max-bytes` bytes hold the longest compact loss line beside
+                    /// the shortest cut. Errors: `invalid_limits` when `max-lines` < 2 or
+                    /// `max-bytes` < `min-run-max-bytes`.
+                    #[allow(async_fn_in_trait)]
+                    fn check_limits(
+                        max_lines: u64,
+                        max_bytes: u64,
+                    ) -> ::core::result::Result<(), Error>;
+                    /// The spill id of a run keyed by `idempotency-key`: `run-` and 32 hex
+                    /// digits derived from the key, so calling again with the same key names
+                    /// the same files and renders the same previews.
+                    #[allow(async_fn_in_trait)]
+                    fn run_spill_id(idempotency_key: _rt::String) -> _rt::String;
+                    /// The default `max-lines` of a run's previews: 400.
+                    #[allow(async_fn_in_trait)]
+                    fn default_run_max_lines() -> u64;
+                    /// The default `max-bytes` of a run's previews: 16 KiB.
+                    #[allow(async_fn_in_trait)]
+                    fn default_run_max_bytes() -> u64;
+                    /// The least `max-bytes` a run accepts: 80.
+                    #[allow(async_fn_in_trait)]
+                    fn min_run_max_bytes() -> u64;
+                }
+                pub trait GuestRunBounder: wit_bindgen::rt::Resource {
+                    #[doc(hidden)]
+                    unsafe fn _resource_new(val: *mut u8) -> u32
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/run@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-new]run-bounder"]
+                            fn new(_: *mut u8) -> i32;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn new(_: *mut u8) -> i32 {
+                            unreachable!()
+                        }
+                        unsafe { new(val) as u32 }
+                    }
+                    #[doc(hidden)]
+                    fn _resource_rep(handle: u32) -> *mut u8
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/run@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-rep]run-bounder"]
+                            fn rep(_: i32) -> *mut u8;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn rep(_: i32) -> *mut u8 {
+                            unreachable!()
+                        }
+                        unsafe { rep(handle as i32) }
+                    }
+                    /// Place this resource's representation into a location with a stable pointer,
+                    /// returning a pointer to that location.
+                    ///
+                    /// This method is used to place `val` on the heap, for example, or possibly in
+                    /// an arena. The returned pointer must remain valid for the lifetime of this
+                    /// resource. The default implementation of this metho will place `val` onto the
+                    /// heap with `Box`. The returned pointer will be deallocated by the sibling
+                    /// `resource_from_raw_` function.
+                    ///
+                    /// # Safety
+                    ///
+                    /// Note that this method is not `unsafe` to call, but it is `unsafe` to
+                    /// define. When overriding this method you must additionally override the
+                    /// `resource_from_raw_` to insert an appropriate deallocation for the returned
+                    /// pointer. In the future this might become a default associated trait bound,
+                    /// but that's not stable in Rust right now.
+                    #[doc(hidden)]
+                    unsafe fn resource_into_raw_(val: Self::Rep) -> *mut Self::Rep {
+                        _rt::Box::into_raw(_rt::Box::new(val))
+                    }
+                    /// Consumes and deallocates a pointer previously returned by
+                    /// `resource_into_raw_`.
+                    ///
+                    /// This function is used to deallocate resources and allocations associated
+                    /// with the allocation routine when creating a resource. The default
+                    /// implementation of this method will read `handle`'s value and deallocate it
+                    /// as a `Box`.
+                    ///
+                    /// Note that when overriding this method you'll almost surely want to override
+                    /// `resource_into_raw_` as well.
+                    ///
+                    /// # Safety
+                    ///
+                    /// This method is only safe to call with pointers previously created by
+                    /// `resource_into_raw_`. For more information see `Box::from_raw` for examples.
+                    #[doc(hidden)]
+                    unsafe fn resource_from_raw_(handle: *mut Self::Rep) -> Self::Rep {
+                        *unsafe { _rt::Box::from_raw(handle) }
+                    }
+                    /// A run bounder whose previews have at most `max-lines` lines and
+                    /// `max-bytes` bytes each. Any limits are accepted (call
+                    /// `check-limits` first to refuse those a run cannot honour).
+                    /// `spill-id` names the views' spills `<spill-id>-stdout`,
+                    /// `<spill-id>-stderr` and `<spill-id>-combined` (e.g.
+                    /// `run-spill-id(key)`); without it each id is derived from the
+                    /// view's content, known at `finish`.
+                    #[allow(async_fn_in_trait)]
+                    fn new(
+                        max_lines: u64,
+                        max_bytes: u64,
+                        spill_id: ::core::option::Option<_rt::String>,
+                    ) -> Self;
+                    /// Feeds the next bytes of `stream`, in the order they arrived (an
+                    /// empty piece records nothing).
+                    #[allow(async_fn_in_trait)]
+                    fn push(&self, stream: Stream, data: _rt::Vec<u8>) -> ();
+                    /// Records that `stream` lost offsets [`start`, `end`) (a `skipped`
+                    /// event). An empty or inverted range records nothing.
+                    #[allow(async_fn_in_trait)]
+                    fn lose(&self, stream: Stream, start: u64, end: u64) -> ();
+                    /// Feeds events as a reader or follower delivered them, in order:
+                    /// each `output` is pushed and each `skipped` range lost; the other
+                    /// events are ignored. The same as `push` and `lose` one by one.
+                    #[allow(async_fn_in_trait)]
+                    fn feed(&self, events: _rt::Vec<Event>) -> ();
+                    /// The id `view`'s spill is saved under, when the constructor named
+                    /// it (none otherwise: it is derived from the content at `finish`).
+                    #[allow(async_fn_in_trait)]
+                    fn spill_id(
+                        &self,
+                        view: View,
+                    ) -> ::core::option::Option<_rt::String>;
+                    /// Bytes of `view` pushed so far.
+                    #[allow(async_fn_in_trait)]
+                    fn total_bytes(&self, view: View) -> u64;
+                    /// Bytes of `view` recorded as lost so far.
+                    #[allow(async_fn_in_trait)]
+                    fn lost_bytes(&self, view: View) -> u64;
+                    /// Bytes of buffer held: at most 6 × (2 × `max-bytes` + 8) plus a
+                    /// quarter of `max-bytes`, whatever was pushed.
+                    #[allow(async_fn_in_trait)]
+                    fn retained_bytes(&self) -> u64;
+                    /// Ends the output, consuming the bounder. Errors: `invalid_limits`
+                    /// when a view must be cut and the limits leave no room for a cut,
+                    /// or when output was lost and they leave no room for the line
+                    /// saying so (never with limits `check-limits` accepts).
+                    #[allow(async_fn_in_trait)]
+                    fn finish(
+                        bounder: RunBounder,
+                    ) -> ::core::result::Result<RunPending, Error>;
+                }
+                pub trait GuestRunPending: wit_bindgen::rt::Resource {
+                    #[doc(hidden)]
+                    unsafe fn _resource_new(val: *mut u8) -> u32
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/run@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-new]run-pending"]
+                            fn new(_: *mut u8) -> i32;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn new(_: *mut u8) -> i32 {
+                            unreachable!()
+                        }
+                        unsafe { new(val) as u32 }
+                    }
+                    #[doc(hidden)]
+                    fn _resource_rep(handle: u32) -> *mut u8
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/run@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-rep]run-pending"]
+                            fn rep(_: i32) -> *mut u8;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn rep(_: i32) -> *mut u8 {
+                            unreachable!()
+                        }
+                        unsafe { rep(handle as i32) }
+                    }
+                    /// Place this resource's representation into a location with a stable pointer,
+                    /// returning a pointer to that location.
+                    ///
+                    /// This method is used to place `val` on the heap, for example, or possibly in
+                    /// an arena. The returned pointer must remain valid for the lifetime of this
+                    /// resource. The default implementation of this metho will place `val` onto the
+                    /// heap with `Box`. The returned pointer will be deallocated by the sibling
+                    /// `resource_from_raw_` function.
+                    ///
+                    /// # Safety
+                    ///
+                    /// Note that this method is not `unsafe` to call, but it is `unsafe` to
+                    /// define. When overriding this method you must additionally override the
+                    /// `resource_from_raw_` to insert an appropriate deallocation for the returned
+                    /// pointer. In the future this might become a default associated trait bound,
+                    /// but that's not stable in Rust right now.
+                    #[doc(hidden)]
+                    unsafe fn resource_into_raw_(val: Self::Rep) -> *mut Self::Rep {
+                        _rt::Box::into_raw(_rt::Box::new(val))
+                    }
+                    /// Consumes and deallocates a pointer previously returned by
+                    /// `resource_into_raw_`.
+                    ///
+                    /// This function is used to deallocate resources and allocations associated
+                    /// with the allocation routine when creating a resource. The default
+                    /// implementation of this method will read `handle`'s value and deallocate it
+                    /// as a `Box`.
+                    ///
+                    /// Note that when overriding this method you'll almost surely want to override
+                    /// `resource_into_raw_` as well.
+                    ///
+                    /// # Safety
+                    ///
+                    /// This method is only safe to call with pointers previously created by
+                    /// `resource_into_raw_`. For more information see `Box::from_raw` for examples.
+                    #[doc(hidden)]
+                    unsafe fn resource_from_raw_(handle: *mut Self::Rep) -> Self::Rep {
+                        *unsafe { _rt::Box::from_raw(handle) }
+                    }
+                    /// The id to save `view`'s full bytes under.
+                    #[allow(async_fn_in_trait)]
+                    fn spill_id(&self, view: View) -> _rt::String;
+                    /// Whether `view` is cut, so that its preview points at a spill. A
+                    /// view that is not shows every byte it has: its spill, if one was
+                    /// written, can be discarded.
+                    #[allow(async_fn_in_trait)]
+                    fn needs_spill(&self, view: View) -> bool;
+                    /// Bytes of `view` (lost bytes not included).
+                    #[allow(async_fn_in_trait)]
+                    fn total_bytes(&self, view: View) -> u64;
+                    /// Bytes of `view` that were lost, and in how many ranges.
+                    #[allow(async_fn_in_trait)]
+                    fn lost(&self, view: View) -> (u64, u64);
+                    /// Renders `view` for its spill outcome (ignored when the view is
+                    /// not cut): the view's bytes bounded as by `pending-spill.render`,
+                    /// then (combined view only) the stderr section, then the loss
+                    /// line. `hint` is appended to a notice naming a saved path. It may
+                    /// be called again, e.g. with `not-saved` if the saved file was lost.
+                    #[allow(async_fn_in_trait)]
+                    fn render(
+                        &self,
+                        view: View,
+                        outcome: SpillOutcome,
+                        hint: ::core::option::Option<_rt::String>,
+                    ) -> Preview;
+                }
+                #[doc(hidden)]
+                macro_rules! __export_dory_wire_run_0_1_0_cabi {
+                    ($ty:ident with_types_in $($path_to_types:tt)*) => {
+                        const _ : () = { #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[constructor]run-bounder")] unsafe extern
+                        "C" fn export_constructor_run_bounder(arg0 : i64, arg1 : i64,
+                        arg2 : i32, arg3 : * mut u8, arg4 : usize,) -> i32 { unsafe {
+                        $($path_to_types)*:: _export_constructor_run_bounder_cabi::<<$ty
+                        as $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1, arg2,
+                        arg3, arg4) } } #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[method]run-bounder.push")] unsafe extern
+                        "C" fn export_method_run_bounder_push(arg0 : * mut u8, arg1 :
+                        i32, arg2 : * mut u8, arg3 : usize,) { unsafe {
+                        $($path_to_types)*:: _export_method_run_bounder_push_cabi::<<$ty
+                        as $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1, arg2,
+                        arg3) } } #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[method]run-bounder.lose")] unsafe extern
+                        "C" fn export_method_run_bounder_lose(arg0 : * mut u8, arg1 :
+                        i32, arg2 : i64, arg3 : i64,) { unsafe { $($path_to_types)*::
+                        _export_method_run_bounder_lose_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1, arg2,
+                        arg3) } } #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[method]run-bounder.feed")] unsafe extern
+                        "C" fn export_method_run_bounder_feed(arg0 : * mut u8, arg1 : *
+                        mut u8, arg2 : usize,) { unsafe { $($path_to_types)*::
+                        _export_method_run_bounder_feed_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1, arg2) } }
+                        #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[method]run-bounder.spill-id")] unsafe
+                        extern "C" fn export_method_run_bounder_spill_id(arg0 : * mut u8,
+                        arg1 : i32,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_run_bounder_spill_id_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1) } }
+                        #[unsafe (export_name =
+                        "cabi_post_dory:wire/run@0.1.0#[method]run-bounder.spill-id")]
+                        unsafe extern "C" fn
+                        _post_return_method_run_bounder_spill_id(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_method_run_bounder_spill_id::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/run@0.1.0#[method]run-bounder.total-bytes")] unsafe
+                        extern "C" fn export_method_run_bounder_total_bytes(arg0 : * mut
+                        u8, arg1 : i32,) -> i64 { unsafe { $($path_to_types)*::
+                        _export_method_run_bounder_total_bytes_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1) } }
+                        #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[method]run-bounder.lost-bytes")] unsafe
+                        extern "C" fn export_method_run_bounder_lost_bytes(arg0 : * mut
+                        u8, arg1 : i32,) -> i64 { unsafe { $($path_to_types)*::
+                        _export_method_run_bounder_lost_bytes_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1) } }
+                        #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[method]run-bounder.retained-bytes")] unsafe
+                        extern "C" fn export_method_run_bounder_retained_bytes(arg0 : *
+                        mut u8,) -> i64 { unsafe { $($path_to_types)*::
+                        _export_method_run_bounder_retained_bytes_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/run@0.1.0#[static]run-bounder.finish")]
+                        unsafe extern "C" fn export_static_run_bounder_finish(arg0 :
+                        i32,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_run_bounder_finish_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/run@0.1.0#[static]run-bounder.finish")]
+                        unsafe extern "C" fn _post_return_static_run_bounder_finish(arg0
+                        : * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_static_run_bounder_finish::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/run@0.1.0#[method]run-pending.spill-id")] unsafe
+                        extern "C" fn export_method_run_pending_spill_id(arg0 : * mut u8,
+                        arg1 : i32,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_run_pending_spill_id_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunPending > (arg0, arg1) } }
+                        #[unsafe (export_name =
+                        "cabi_post_dory:wire/run@0.1.0#[method]run-pending.spill-id")]
+                        unsafe extern "C" fn
+                        _post_return_method_run_pending_spill_id(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_method_run_pending_spill_id::<<$ty as
+                        $($path_to_types)*:: Guest >::RunPending > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/run@0.1.0#[method]run-pending.needs-spill")] unsafe
+                        extern "C" fn export_method_run_pending_needs_spill(arg0 : * mut
+                        u8, arg1 : i32,) -> i32 { unsafe { $($path_to_types)*::
+                        _export_method_run_pending_needs_spill_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunPending > (arg0, arg1) } }
+                        #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[method]run-pending.total-bytes")] unsafe
+                        extern "C" fn export_method_run_pending_total_bytes(arg0 : * mut
+                        u8, arg1 : i32,) -> i64 { unsafe { $($path_to_types)*::
+                        _export_method_run_pending_total_bytes_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunPending > (arg0, arg1) } }
+                        #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[method]run-pending.lost")] unsafe extern
+                        "C" fn export_method_run_pending_lost(arg0 : * mut u8, arg1 :
+                        i32,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_run_pending_lost_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunPending > (arg0, arg1) } }
+                        #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[method]run-pending.render")] unsafe extern
+                        "C" fn export_method_run_pending_render(arg0 : * mut u8, arg1 :
+                        i32, arg2 : i32, arg3 : * mut u8, arg4 : usize, arg5 : i32, arg6
+                        : * mut u8, arg7 : usize,) -> * mut u8 { unsafe {
+                        $($path_to_types)*::
+                        _export_method_run_pending_render_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunPending > (arg0, arg1, arg2,
+                        arg3, arg4, arg5, arg6, arg7) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run@0.1.0#[method]run-pending.render")]
+                        unsafe extern "C" fn _post_return_method_run_pending_render(arg0
+                        : * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_pending_render::<<$ty as
+                        $($path_to_types)*:: Guest >::RunPending > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/run@0.1.0#check-limits")] unsafe extern
+                        "C" fn export_check_limits(arg0 : i64, arg1 : i64,) -> * mut u8 {
+                        unsafe { $($path_to_types)*:: _export_check_limits_cabi::<$ty >
+                        (arg0, arg1) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run@0.1.0#check-limits")] unsafe extern "C"
+                        fn _post_return_check_limits(arg0 : * mut u8,) { unsafe {
+                        $($path_to_types)*:: __post_return_check_limits::<$ty > (arg0) }
+                        } #[unsafe (export_name = "dory:wire/run@0.1.0#run-spill-id")]
+                        unsafe extern "C" fn export_run_spill_id(arg0 : * mut u8, arg1 :
+                        usize,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_run_spill_id_cabi::<$ty > (arg0, arg1) } } #[unsafe
+                        (export_name = "cabi_post_dory:wire/run@0.1.0#run-spill-id")]
+                        unsafe extern "C" fn _post_return_run_spill_id(arg0 : * mut u8,)
+                        { unsafe { $($path_to_types)*:: __post_return_run_spill_id::<$ty
+                        > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#default-run-max-lines")] unsafe extern "C"
+                        fn export_default_run_max_lines() -> i64 { unsafe {
+                        $($path_to_types)*:: _export_default_run_max_lines_cabi::<$ty >
+                        () } } #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#default-run-max-bytes")] unsafe extern "C"
+                        fn export_default_run_max_bytes() -> i64 { unsafe {
+                        $($path_to_types)*:: _export_default_run_max_bytes_cabi::<$ty >
+                        () } } #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#min-run-max-bytes")] unsafe extern "C" fn
+                        export_min_run_max_bytes() -> i64 { unsafe { $($path_to_types)*::
+                        _export_min_run_max_bytes_cabi::<$ty > () } } const _ : () = {
+                        #[doc(hidden)] #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[dtor]run-bounder")]
+                        #[allow(non_snake_case)] unsafe extern "C" fn dtor(rep : * mut
+                        u8) { unsafe { $($path_to_types)*:: RunBounder::dtor::< <$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (rep) } } }; const _ :
+                        () = { #[doc(hidden)] #[unsafe (export_name =
+                        "dory:wire/run@0.1.0#[dtor]run-pending")]
+                        #[allow(non_snake_case)] unsafe extern "C" fn dtor(rep : * mut
+                        u8) { unsafe { $($path_to_types)*:: RunPending::dtor::< <$ty as
+                        $($path_to_types)*:: Guest >::RunPending > (rep) } } }; };
+                    };
+                }
+                #[doc(hidden)]
+                pub(crate) use __export_dory_wire_run_0_1_0_cabi;
+                #[repr(align(8))]
+                struct _RetArea(
+                    [::core::mem::MaybeUninit<
+                        u8,
+                    >; 88 + 10 * ::core::mem::size_of::<*const u8>()],
+                );
+                static mut _RET_AREA: _RetArea = _RetArea(
+                    [::core::mem::MaybeUninit::uninit(); 88
+                        + 10 * ::core::mem::size_of::<*const u8>()],
+                );
+            }
         }
     }
 }
@@ -16810,6 +19011,9 @@ macro_rules! __export_dory_wire_impl {
         $($path_to_types_root)*::
         exports::dory::wire::preview::__export_dory_wire_preview_0_1_0_cabi!($ty
         with_types_in $($path_to_types_root)*:: exports::dory::wire::preview);
+        $($path_to_types_root)*::
+        exports::dory::wire::run::__export_dory_wire_run_0_1_0_cabi!($ty with_types_in
+        $($path_to_types_root)*:: exports::dory::wire::run);
     };
 }
 #[doc(inline)]
@@ -16821,8 +19025,8 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 5655] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x97+\x01A\x02\x01A\x14\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 6796] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x8c4\x01A\x02\x01A\x18\
 \x01B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdou\
 tw\x06stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06\
 misuse\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03st\
@@ -16939,9 +19143,33 @@ ounder.push\x01\x17\x01@\x01\x04self\x15\0w\x04\0%[method]streaming-bounder.tota
 l-bytes\x01\x18\x01j\x01\x0d\x01\x01\x01@\x01\x07bounder\x13\0\x19\x04\0\x20[sta\
 tic]streaming-bounder.finish\x01\x1a\x01@\x04\x04data\x16\x09max-linesw\x09max-b\
 ytesw\x08spill-id\x05\0\x19\x04\0\x05bound\x01\x1b\x04\0\x17dory:wire/preview@0.\
-1.0\x05\x0e\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\
-\0\0\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10wit-\
-bindgen-rust\x060.63.0";
+1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\0\x04\x0dspill-outcome\x01B;\x02\x03\
+\x02\x01\x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\
+\x02\x03\x02\x01\x06\x04\0\x05event\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07previ\
+ew\x03\0\x06\x02\x03\x02\x01\x10\x04\0\x0dspill-outcome\x03\0\x08\x01m\x03\x06st\
+dout\x06stderr\x08combined\x04\0\x04view\x03\0\x0a\x04\0\x0brun-bounder\x03\x01\x04\
+\0\x0brun-pending\x03\x01\x01ks\x01i\x0c\x01@\x03\x09max-linesw\x09max-bytesw\x08\
+spill-id\x0e\0\x0f\x04\0\x18[constructor]run-bounder\x01\x10\x01h\x0c\x01p}\x01@\
+\x03\x04self\x11\x06stream\x01\x04data\x12\x01\0\x04\0\x18[method]run-bounder.pu\
+sh\x01\x13\x01@\x04\x04self\x11\x06stream\x01\x05startw\x03endw\x01\0\x04\0\x18[\
+method]run-bounder.lose\x01\x14\x01p\x05\x01@\x02\x04self\x11\x06events\x15\x01\0\
+\x04\0\x18[method]run-bounder.feed\x01\x16\x01@\x02\x04self\x11\x04view\x0b\0\x0e\
+\x04\0\x1c[method]run-bounder.spill-id\x01\x17\x01@\x02\x04self\x11\x04view\x0b\0\
+w\x04\0\x1f[method]run-bounder.total-bytes\x01\x18\x04\0\x1e[method]run-bounder.\
+lost-bytes\x01\x18\x01@\x01\x04self\x11\0w\x04\0\"[method]run-bounder.retained-b\
+ytes\x01\x19\x01i\x0d\x01j\x01\x1a\x01\x03\x01@\x01\x07bounder\x0f\0\x1b\x04\0\x1a\
+[static]run-bounder.finish\x01\x1c\x01h\x0d\x01@\x02\x04self\x1d\x04view\x0b\0s\x04\
+\0\x1c[method]run-pending.spill-id\x01\x1e\x01@\x02\x04self\x1d\x04view\x0b\0\x7f\
+\x04\0\x1f[method]run-pending.needs-spill\x01\x1f\x01@\x02\x04self\x1d\x04view\x0b\
+\0w\x04\0\x1f[method]run-pending.total-bytes\x01\x20\x01o\x02ww\x01@\x02\x04self\
+\x1d\x04view\x0b\0!\x04\0\x18[method]run-pending.lost\x01\"\x01@\x04\x04self\x1d\
+\x04view\x0b\x07outcome\x09\x04hint\x0e\0\x07\x04\0\x1a[method]run-pending.rende\
+r\x01#\x01j\0\x01\x03\x01@\x02\x09max-linesw\x09max-bytesw\0$\x04\0\x0ccheck-lim\
+its\x01%\x01@\x01\x0fidempotency-keys\0s\x04\0\x0crun-spill-id\x01&\x01@\0\0w\x04\
+\0\x15default-run-max-lines\x01'\x04\0\x15default-run-max-bytes\x01'\x04\0\x11mi\
+n-run-max-bytes\x01'\x04\0\x13dory:wire/run@0.1.0\x05\x11\x04\0\x19dory:wire/dor\
+y-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\0\0\0G\x09producers\x01\x0cpro\
+cessed-by\x02\x0dwit-component\x070.262.0\x10wit-bindgen-rust\x060.63.0";
 #[inline(never)]
 #[doc(hidden)]
 pub fn __link_custom_section_describing_imports() {

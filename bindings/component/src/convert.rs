@@ -19,6 +19,14 @@ pub fn stream(stream: dory_wire::Stream) -> wit::Stream {
     }
 }
 
+/// A WIT stream as the core's.
+pub fn core_stream(stream: wit::Stream) -> dory_wire::Stream {
+    match stream {
+        wit::Stream::Stdout => dory_wire::Stream::Stdout,
+        wit::Stream::Stderr => dory_wire::Stream::Stderr,
+    }
+}
+
 /// A core cursor as its WIT record.
 pub fn cursor(cursor: dory_wire::Cursor) -> wit::Cursor {
     wit::Cursor {

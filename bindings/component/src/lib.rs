@@ -2,8 +2,9 @@
 //!
 //! The guest side of the WIT package `dory:wire` (`wit/`): the dory-wire core
 //! (the process-output decoder, the follower of a whole read, the request
-//! builders and the preview bounder) exported to any component host —
-//! wasmtime (Rust, CLI, Python), jco (JavaScript) and the others. This crate
+//! builders, the preview bounder and the run bounder) exported to any
+//! component host — wasmtime (Rust, CLI, Python), jco (JavaScript) and the
+//! others. This crate
 //! converts types and nothing else: every decision is the core's.
 //!
 //! Built for `wasm32-unknown-unknown`, the module imports nothing but its own
@@ -25,7 +26,8 @@
 //!   reasons and resume states that [`follow`] shares);
 //! - [`request`]: the request builders;
 //! - [`follow`]: the `follower` resource;
-//! - [`preview`]: `bound`, `pending-spill` and `streaming-bounder`.
+//! - [`preview`]: `bound`, `pending-spill` and `streaming-bounder`;
+//! - [`run`]: `run-bounder`, `run-pending`, `check-limits` and `run-spill-id`.
 #![deny(unsafe_code)]
 
 pub mod convert;
@@ -33,6 +35,7 @@ pub mod decode;
 pub mod follow;
 pub mod preview;
 pub mod request;
+pub mod run;
 
 /// The code `wit-bindgen` generates from `wit/` (types, traits and the
 /// canonical-ABI export glue), checked in as `src/bindings.rs`:

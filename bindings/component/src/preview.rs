@@ -29,11 +29,12 @@ pub struct StreamingBounderResource {
 
 /// A limit from the host, saturated to the guest's address space (a larger
 /// limit cannot be reached by any input the guest can hold).
-fn limit(n: u64) -> usize {
+pub fn limit(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
-fn preview(p: Preview<'_>) -> wit::Preview {
+/// A core preview as its WIT record (shared with [`crate::run`]).
+pub fn preview(p: Preview<'_>) -> wit::Preview {
     wit::Preview {
         text: p.text.into_owned(),
         truncated: p.truncated,
@@ -49,6 +50,15 @@ fn preview(p: Preview<'_>) -> wit::Preview {
         spill_id: p.spill_id,
         spill_path: p.spill_path,
         spill_error: p.spill_error,
+    }
+}
+
+/// A WIT spill outcome as the core's (shared with [`crate::run`]).
+pub fn spill_outcome(outcome: wit::SpillOutcome) -> SpillOutcome {
+    match outcome {
+        wit::SpillOutcome::Saved(path) => SpillOutcome::Saved { path },
+        wit::SpillOutcome::Failed(reason) => SpillOutcome::Failed { reason },
+        wit::SpillOutcome::NotSaved => SpillOutcome::NotSaved,
     }
 }
 
@@ -97,12 +107,7 @@ impl wit::GuestPendingSpill for PendingSpillResource {
     }
 
     fn render(&self, outcome: wit::SpillOutcome, hint: Option<String>) -> wit::Preview {
-        let outcome = match outcome {
-            wit::SpillOutcome::Saved(path) => SpillOutcome::Saved { path },
-            wit::SpillOutcome::Failed(reason) => SpillOutcome::Failed { reason },
-            wit::SpillOutcome::NotSaved => SpillOutcome::NotSaved,
-        };
-        preview(self.inner.render(outcome, hint.as_deref()))
+        preview(self.inner.render(spill_outcome(outcome), hint.as_deref()))
     }
 }
 

@@ -1,0 +1,271 @@
+//! The `run` interface: `run-bounder` and `run-pending` over
+//! [`dory_wire::preview::RunBounder`] and [`RunPending`], `check-limits`,
+//! `run-spill-id` and the run's default limits.
+//!
+//! As in [`crate::decode`], a `RefCell` borrow lasts one call and calls never
+//! overlap (no re-entry into a component instance, no imports).
+#![forbid(unsafe_code)]
+
+use std::cell::RefCell;
+
+use dory_wire::preview::{
+    run_spill_id, RunBounder, RunPending, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
+    MIN_RUN_MAX_BYTES,
+};
+
+use crate::bindings::exports::dory::wire::decode::Event as WitEvent;
+use crate::bindings::exports::dory::wire::preview::{Preview as WitPreview, SpillOutcome};
+use crate::bindings::exports::dory::wire::run as wit;
+use crate::bindings::exports::dory::wire::types::{Error as WitError, Stream as WitStream};
+use crate::preview::{limit, preview, spill_outcome};
+use crate::{convert, Component};
+
+/// The state behind one `run-bounder` handle.
+#[derive(Debug)]
+pub struct RunBounderResource {
+    inner: RefCell<RunBounder>,
+}
+
+/// The state behind one `run-pending` handle.
+#[derive(Debug)]
+pub struct RunPendingResource {
+    inner: RunPending,
+}
+
+/// A WIT view as the core's.
+fn view(v: wit::View) -> View {
+    match v {
+        wit::View::Stdout => View::Stdout,
+        wit::View::Stderr => View::Stderr,
+        wit::View::Combined => View::Combined,
+    }
+}
+
+/// A count of the guest as a WIT `u64`.
+fn count(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+impl wit::Guest for Component {
+    type RunBounder = RunBounderResource;
+    type RunPending = RunPendingResource;
+
+    fn check_limits(max_lines: u64, max_bytes: u64) -> Result<(), WitError> {
+        RunBounder::check_limits(limit(max_lines), limit(max_bytes)).map_err(|e| convert::error(&e))
+    }
+
+    fn run_spill_id(idempotency_key: String) -> String {
+        run_spill_id(&idempotency_key)
+    }
+
+    fn default_run_max_lines() -> u64 {
+        count(DEFAULT_RUN_MAX_LINES)
+    }
+
+    fn default_run_max_bytes() -> u64 {
+        count(DEFAULT_RUN_MAX_BYTES)
+    }
+
+    fn min_run_max_bytes() -> u64 {
+        count(MIN_RUN_MAX_BYTES)
+    }
+}
+
+impl RunBounderResource {
+    /// Ends the output (the body of `run-bounder.finish`).
+    fn finish(self) -> Result<RunPendingResource, WitError> {
+        self.inner
+            .into_inner()
+            .finish()
+            .map(|inner| RunPendingResource { inner })
+            .map_err(|e| convert::error(&e))
+    }
+}
+
+impl wit::GuestRunBounder for RunBounderResource {
+    fn new(max_lines: u64, max_bytes: u64, spill_id: Option<String>) -> Self {
+        let mut inner = RunBounder::new(limit(max_lines), limit(max_bytes));
+        if let Some(id) = spill_id {
+            inner = inner.with_spill_id(&id);
+        }
+        RunBounderResource {
+            inner: RefCell::new(inner),
+        }
+    }
+
+    fn push(&self, stream: WitStream, data: Vec<u8>) {
+        self.inner
+            .borrow_mut()
+            .push(convert::core_stream(stream), &data);
+    }
+
+    fn lose(&self, stream: WitStream, start: u64, end: u64) {
+        self.inner
+            .borrow_mut()
+            .lose(convert::core_stream(stream), start, end);
+    }
+
+    fn feed(&self, events: Vec<WitEvent>) {
+        let mut run = self.inner.borrow_mut();
+        for event in events {
+            match event {
+                WitEvent::Output(o) => run.push(convert::core_stream(o.stream), &o.data),
+                WitEvent::Skipped(s) => run.lose(convert::core_stream(s.stream), s.start, s.end),
+                _ => {}
+            }
+        }
+    }
+
+    fn spill_id(&self, v: wit::View) -> Option<String> {
+        self.inner.borrow().spill_id(view(v)).map(str::to_owned)
+    }
+
+    fn total_bytes(&self, v: wit::View) -> u64 {
+        self.inner.borrow().total_bytes(view(v))
+    }
+
+    fn lost_bytes(&self, v: wit::View) -> u64 {
+        self.inner.borrow().lost_bytes(view(v))
+    }
+
+    fn retained_bytes(&self) -> u64 {
+        count(self.inner.borrow().retained_bytes())
+    }
+
+    fn finish(bounder: wit::RunBounder) -> Result<wit::RunPending, WitError> {
+        bounder
+            .into_inner::<RunBounderResource>()
+            .finish()
+            .map(wit::RunPending::new)
+    }
+}
+
+impl wit::GuestRunPending for RunPendingResource {
+    fn spill_id(&self, v: wit::View) -> String {
+        self.inner.spill_id(view(v)).to_owned()
+    }
+
+    fn needs_spill(&self, v: wit::View) -> bool {
+        self.inner.needs_spill(view(v))
+    }
+
+    fn total_bytes(&self, v: wit::View) -> u64 {
+        self.inner.total_bytes(view(v))
+    }
+
+    fn lost(&self, v: wit::View) -> (u64, u64) {
+        self.inner.lost(view(v))
+    }
+
+    fn render(&self, v: wit::View, outcome: SpillOutcome, hint: Option<String>) -> WitPreview {
+        preview(
+            self.inner
+                .render(view(v), spill_outcome(outcome), hint.as_deref()),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bindings::exports::dory::wire::decode::{Output, Skipped};
+    use wit::{Guest, GuestRunBounder, GuestRunPending};
+
+    const VIEWS: [wit::View; 3] = [wit::View::Stdout, wit::View::Stderr, wit::View::Combined];
+
+    fn output(stream: WitStream, data: &[u8], start: u64) -> WitEvent {
+        WitEvent::Output(Output {
+            stream,
+            data: data.to_vec(),
+            start,
+            end: start + data.len() as u64,
+        })
+    }
+
+    #[test]
+    fn feeding_events_is_pushing_and_losing_them() {
+        let fed = RunBounderResource::new(6, 200, Some("run-t".into()));
+        let pushed = RunBounderResource::new(6, 200, Some("run-t".into()));
+        let mut events = Vec::new();
+        let mut at = [0u64; 2];
+        for i in 0..40u64 {
+            let (stream, k) = if i % 3 == 0 {
+                (WitStream::Stderr, 1)
+            } else {
+                (WitStream::Stdout, 0)
+            };
+            let line = format!("line {i}\n");
+            events.push(output(stream, line.as_bytes(), at[k]));
+            at[k] += line.len() as u64;
+            pushed.push(stream, line.into_bytes());
+        }
+        events.push(WitEvent::Heartbeat);
+        events.push(WitEvent::Skipped(Skipped {
+            stream: WitStream::Stdout,
+            start: 500,
+            end: 900,
+        }));
+        pushed.lose(WitStream::Stdout, 500, 900);
+        fed.feed(events);
+        for v in VIEWS {
+            assert_eq!(fed.total_bytes(v), pushed.total_bytes(v));
+            assert_eq!(fed.lost_bytes(v), pushed.lost_bytes(v));
+            assert_eq!(
+                GuestRunBounder::spill_id(&fed, v),
+                GuestRunBounder::spill_id(&pushed, v)
+            );
+        }
+        assert_eq!(fed.lost_bytes(wit::View::Combined), 400);
+        assert_eq!(fed.lost_bytes(wit::View::Stderr), 0);
+        let (fed, pushed) = (fed.finish().unwrap(), pushed.finish().unwrap());
+        for v in VIEWS {
+            let outcome = || SpillOutcome::Saved("/w/out.txt".into());
+            let a = fed.render(v, outcome(), None);
+            let b = pushed.render(v, outcome(), None);
+            assert_eq!(a.text, b.text);
+            assert!(
+                a.text.len() <= 200 && a.text.lines().count() <= 6,
+                "{}",
+                a.text
+            );
+            assert_eq!(fed.lost(v), pushed.lost(v));
+            assert_eq!(fed.needs_spill(v), pushed.needs_spill(v));
+        }
+        assert!(fed
+            .render(wit::View::Combined, SpillOutcome::NotSaved, None)
+            .text
+            .ends_with("[... 400 bytes lost ...]\n"));
+        assert_eq!(
+            GuestRunPending::spill_id(&fed, wit::View::Stderr),
+            "run-t-stderr"
+        );
+    }
+
+    #[test]
+    fn the_functions_are_the_cores() {
+        assert_eq!(Component::default_run_max_lines(), 400);
+        assert_eq!(Component::default_run_max_bytes(), 16 * 1024);
+        assert_eq!(Component::min_run_max_bytes(), 80);
+        assert_eq!(Component::run_spill_id("k".into()), run_spill_id("k"));
+        assert!(Component::run_spill_id("k".into()).starts_with("run-"));
+        assert!(Component::check_limits(2, 80).is_ok());
+        let err = Component::check_limits(1, u64::MAX).unwrap_err();
+        assert_eq!(err.code, "invalid_limits");
+        assert!(Component::check_limits(400, 79).is_err());
+    }
+
+    #[test]
+    fn an_unnamed_spill_id_is_known_at_finish() {
+        let run = RunBounderResource::new(4, 100, None);
+        run.push(WitStream::Stdout, b"x\n".repeat(100));
+        assert_eq!(GuestRunBounder::spill_id(&run, wit::View::Stdout), None);
+        assert!(run.retained_bytes() > 0);
+        let pending = run.finish().unwrap();
+        assert!(pending.needs_spill(wit::View::Stdout));
+        assert!(!pending.needs_spill(wit::View::Stderr));
+        assert_eq!(pending.total_bytes(wit::View::Combined), 200);
+        let id = GuestRunPending::spill_id(&pending, wit::View::Stdout);
+        let p = pending.render(wit::View::Stdout, SpillOutcome::NotSaved, None);
+        assert_eq!(p.spill_id.as_deref(), Some(id.as_str()));
+    }
+}
