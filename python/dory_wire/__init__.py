@@ -30,6 +30,8 @@ Main names (the same in Rust and JavaScript):
   union), and :class:`Request`, every call of the Dory API as a value;
 - previews: :func:`bound` / :func:`abound` (with a spill writer such as
   :class:`SpillDirectory`), :class:`StreamingBounder`, :class:`Preview`;
+  a run's three views (stdout, stderr, both in arrival order):
+  :class:`RunBounder`, :class:`RunPending`, :func:`run_spill_id`;
 - exceptions: :class:`DoryWireError` and its subclasses, one per code of
   :data:`ERROR_CODES` (see ``dory_wire._errors``).
 """
@@ -42,8 +44,11 @@ from ._core import (
     DEFAULT_MAX_BACKOFF_SECONDS,
     DEFAULT_MAX_FRAME_BYTES,
     DEFAULT_RETRIES,
+    DEFAULT_RUN_MAX_BYTES,
+    DEFAULT_RUN_MAX_LINES,
     ERROR_CODES,
     MIN_MAX_BYTES,
+    MIN_RUN_MAX_BYTES,
     Bounder,
     Continue,
     Cursor,
@@ -63,6 +68,8 @@ from ._core import (
     Reconnect,
     Request,
     ResumeState,
+    RunBounder,
+    RunPending,
     Skipped,
     Started,
     StreamingBounder,
@@ -70,6 +77,7 @@ from ._core import (
     Unknown,
     Utf8Decoder,
     __version__,
+    run_spill_id,
 )
 from ._errors import (
     AnswerError,
@@ -114,8 +122,11 @@ __all__ = [
     "DEFAULT_MAX_BACKOFF_SECONDS",
     "DEFAULT_MAX_FRAME_BYTES",
     "DEFAULT_RETRIES",
+    "DEFAULT_RUN_MAX_BYTES",
+    "DEFAULT_RUN_MAX_LINES",
     "ERROR_CODES",
     "MIN_MAX_BYTES",
+    "MIN_RUN_MAX_BYTES",
     "AnswerError",
     "ApiError",
     "AsyncEventIterator",
@@ -155,6 +166,8 @@ __all__ = [
     "Reconnect",
     "Request",
     "ResumeState",
+    "RunBounder",
+    "RunPending",
     "Skipped",
     "SpillDirectory",
     "SpillWriter",
@@ -172,4 +185,5 @@ __all__ = [
     "bound",
     "iter_events",
     "new_spill_id",
+    "run_spill_id",
 ]

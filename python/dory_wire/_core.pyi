@@ -14,8 +14,11 @@ __all__ = [
     "DEFAULT_MAX_BACKOFF_SECONDS",
     "DEFAULT_MAX_FRAME_BYTES",
     "DEFAULT_RETRIES",
+    "DEFAULT_RUN_MAX_BYTES",
+    "DEFAULT_RUN_MAX_LINES",
     "ERROR_CODES",
     "MIN_MAX_BYTES",
+    "MIN_RUN_MAX_BYTES",
     "Bounder",
     "Continue",
     "Cursor",
@@ -35,6 +38,8 @@ __all__ = [
     "Reconnect",
     "Request",
     "ResumeState",
+    "RunBounder",
+    "RunPending",
     "Skipped",
     "Started",
     "StreamingBounder",
@@ -42,6 +47,7 @@ __all__ = [
     "Unknown",
     "Utf8Decoder",
     "__version__",
+    "run_spill_id",
 ]
 __version__: Final[str]
 DEFAULT_MAX_FRAME_BYTES: Final[int]
@@ -49,6 +55,9 @@ DEFAULT_LIVENESS_TIMEOUT_SECONDS: Final[float]
 DEFAULT_RETRIES: Final[int]
 DEFAULT_BACKOFF_SECONDS: Final[float]
 DEFAULT_MAX_BACKOFF_SECONDS: Final[float]
+DEFAULT_RUN_MAX_LINES: Final[int]
+DEFAULT_RUN_MAX_BYTES: Final[int]
+MIN_RUN_MAX_BYTES: Final[int]
 ERROR_CODES: Final[tuple[tuple[str, str, str, tuple[str, ...]], ...]]
 
 _StreamName: TypeAlias = Literal["stdout", "stderr"]
@@ -588,6 +597,54 @@ class StreamingBounder:
         spill: Callable[[str], Awaitable[_SpillPath] | _SpillPath] | None = None,
         hint: str | None = None,
     ) -> Awaitable[Preview]: ...
+
+_ViewName: TypeAlias = Literal["stdout", "stderr", "combined"]
+
+def run_spill_id(idempotency_key: str) -> str: ...
+
+@final
+class RunBounder:
+    def __new__(
+        cls, max_lines: int, max_bytes: int, *, spill_id: str | None = None
+    ) -> RunBounder: ...
+    @staticmethod
+    def check_limits(max_lines: int, max_bytes: int) -> None: ...
+    @property
+    def max_lines(self) -> int: ...
+    @property
+    def max_bytes(self) -> int: ...
+    def push(self, stream: _StreamName, data: str | _BytesLike) -> None: ...
+    def lose(self, stream: _StreamName, start: int, end: int) -> None: ...
+    def spill_id(self, view: _ViewName) -> str | None: ...
+    def total_bytes(self, view: _ViewName) -> int: ...
+    def lost_bytes(self, view: _ViewName) -> int: ...
+    @property
+    def retained_bytes(self) -> int: ...
+    def finish(self) -> RunPending: ...
+
+@final
+class RunPending:
+    def spill_id(self, view: _ViewName) -> str: ...
+    def needs_spill(self, view: _ViewName) -> bool: ...
+    def total_bytes(self, view: _ViewName) -> int: ...
+    def lost(self, view: _ViewName) -> tuple[int, int]: ...
+    def render(
+        self,
+        view: _ViewName,
+        *,
+        spill_path: str | None = None,
+        spill_error: str | None = None,
+        hint: str | None = None,
+    ) -> Preview: ...
+    def _render_writer(
+        self,
+        view: _ViewName,
+        *,
+        returned: object = None,
+        raised: BaseException | None = None,
+        use_instead: str | None = None,
+        hint: str | None = None,
+    ) -> Preview: ...
 
 @final
 class Utf8Decoder:

@@ -9,12 +9,16 @@ give the same preview. A conversation vector is played through a
 :class:`dory_wire.Follower` — its requests compared, its responses fed whole,
 byte by byte and at the Rust runner's seeded splits, and through
 ``feed_into`` — and every run must make the vector's decisions and deliver
-its output.
+its output. A run vector is played through a :class:`dory_wire.RunBounder`
+whole, byte by byte and at the Rust runner's seeded splits: each view's
+expected fields, both limits, and each view without loss or stderr section
+equal to ``bound()`` of that view's bytes.
 """
 
 from __future__ import annotations
 
 import base64
+import copy
 import random
 from typing import Any
 
@@ -29,6 +33,7 @@ from vectors import (
     decode,
     load_vectors,
     output_bytes,
+    run_problems,
 )
 
 import dory_wire as dw
@@ -37,9 +42,12 @@ VECTORS = load_vectors()
 DECODE = [(vid, v) for vid, v in VECTORS if v.get("kind") == "decode"]
 PREVIEW = [(vid, v) for vid, v in VECTORS if v.get("kind") == "preview"]
 CONVERSATION = [(vid, v) for vid, v in VECTORS if v.get("kind") == "conversation"]
+RUN = [(vid, v) for vid, v in VECTORS if v.get("kind") == "run"]
 SEEDS = range(5)
 # VECTORS.md: every runner fails with fewer conversation vectors.
 MIN_CONVERSATIONS = 40
+# As the Rust run runner: fewer run vectors means some went missing.
+MIN_RUNS = 15
 
 
 def test_vectors_are_found() -> None:
@@ -50,6 +58,7 @@ def test_vectors_are_found() -> None:
         f"{len(CONVERSATION)} conversation vectors below {VECTOR_DIR}, "
         f"at least {MIN_CONVERSATIONS} expected"
     )
+    assert len(RUN) >= MIN_RUNS, f"only {len(RUN)} run vectors below {VECTOR_DIR}"
 
 
 def test_vector_names_are_unique_and_kinds_known() -> None:
@@ -57,7 +66,7 @@ def test_vector_names_are_unique_and_kinds_known() -> None:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     assert not duplicates, f"duplicate vector names: {duplicates}"
     unknown = sorted(
-        {str(v.get("kind")) for _, v in VECTORS} - {"decode", "preview", "conversation"}
+        {str(v.get("kind")) for _, v in VECTORS} - {"decode", "preview", "conversation", "run"}
     )
     assert not unknown, f"unknown vector kinds: {unknown}"
 
@@ -226,3 +235,25 @@ def test_conversation_vector(vid: str, vector: dict[str, Any]) -> None:
     assert {k: into[k] for k in ("requests", "decisions", "cursor", "proc_id", "state")} == {
         k: whole[k] for k in ("requests", "decisions", "cursor", "proc_id", "state")
     }
+
+
+@pytest.mark.parametrize(("vid", "vector"), RUN, ids=[vid for vid, _ in RUN])
+def test_run_vector(vid: str, vector: dict[str, Any]) -> None:
+    problems = run_problems(vector, vector["expect"])
+    assert not problems, "\n".join(problems)
+
+
+def test_the_run_runner_can_fail() -> None:
+    # A wrong preview, a wrong count and an error where there is a result
+    # are each reported.
+    vector = next(v for _, v in RUN if "combined" in v["expect"])
+    assert not run_problems(vector, vector["expect"])
+    wrong = copy.deepcopy(vector["expect"])
+    wrong["combined"]["preview"] = "not this"
+    assert any(p.startswith("combined.preview") for p in run_problems(vector, wrong))
+    wrong = copy.deepcopy(vector["expect"])
+    wrong["stdout"]["lost_bytes"] = 12345
+    assert run_problems(vector, wrong) == ["stdout.lost_bytes: got 0 expected 12345"]
+    assert run_problems(vector, {"error": {"code": "invalid_limits"}})
+    failing = next(v for _, v in RUN if "error" in v["expect"])
+    assert run_problems(failing, {k: vector["expect"][k] for k in ("stdout", "stderr", "combined")})

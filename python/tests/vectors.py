@@ -426,3 +426,150 @@ def conversation_problems(vector: dict[str, Any], run: dict[str, Any]) -> list[s
         if key in expect and expect[key] != run[key]:
             problems.append(f"{key}: expected {expect[key]}, got {run[key]}")
     return problems
+
+
+# ---- kind "run" (VECTORS.md): a run's three views through a RunBounder
+
+RUN_VIEWS = ("stdout", "stderr", "combined")
+# What a failing writer's outcome says in the run vectors (only its presence
+# is compared: `spill_error` is a bool there).
+RUN_WRITER_FAILED = "the writer failed"
+
+RunItem = tuple[str, str, Any]
+"""("output", stream, bytes) or ("lost", stream, (from, to))."""
+
+
+def run_items(vector: dict[str, Any]) -> list[RunItem]:
+    """The input of a run vector: outputs (`stdout`, `stderr`, or `…_b64`)
+    and lost ranges (`{"lost": stream, "from": A, "to": B}`), in order."""
+    items: list[RunItem] = []
+    for item in vector["input"]:
+        if "lost" in item:
+            items.append(("lost", item["lost"], (item["from"], item["to"])))
+            continue
+        ((key, value),) = item.items()
+        if key.endswith("_b64"):
+            items.append(("output", key[: -len("_b64")], base64.b64decode(value, validate=True)))
+        else:
+            items.append(("output", key, value.encode("utf-8")))
+    return items
+
+
+def run_outcome(vector: dict[str, Any], view: str) -> dict[str, str]:
+    """The keywords of `RunPending.render` for `view`'s spill in `vector`."""
+    spec = (vector.get("spill") or {}).get(view)
+    if not spec:
+        return {}
+    if spec.get("fails"):
+        return {"spill_error": RUN_WRITER_FAILED}
+    return {"spill_path": spec.get("path", "")}
+
+
+def play_run(vector: dict[str, Any], items: list[RunItem]) -> dict[str, Any]:
+    """The run's result in the vectors' shape (`{view: {...}}`), or
+    `{"error": {"code": ...}}` when the core raised one of its errors."""
+    run = dw.RunBounder(vector["max_lines"], vector["max_bytes"], spill_id=vector["spill_id"])
+    for kind, stream, value in items:
+        if kind == "output":
+            run.push(stream, value)
+        else:
+            run.lose(stream, *value)
+    try:
+        pending = run.finish()
+    except dw.DoryWireError as err:
+        return {"error": {"code": err.code}}
+    out: dict[str, Any] = {}
+    for view in RUN_VIEWS:
+        preview = pending.render(view, hint=vector.get("hint"), **run_outcome(vector, view))
+        lost_bytes, lost_ranges = pending.lost(view)
+        out[view] = {
+            "preview": preview.text,
+            "truncated": preview.truncated,
+            "total_bytes": pending.total_bytes(view),
+            "lost_bytes": lost_bytes,
+            "lost_ranges": lost_ranges,
+            "needs_spill": pending.needs_spill(view),
+            "spill_id": pending.spill_id(view),
+            "spill_path": preview.spill_path,
+            "spill_error": preview.spill_error is not None,
+        }
+    return out
+
+
+def resplit_run(items: list[RunItem], rng: Any, byte_by_byte: bool) -> list[RunItem]:
+    """The same items with every output split at seeded points (the Rust
+    runner's `resplit`: the same generator calls, so the same splits)."""
+    out: list[RunItem] = []
+    for kind, stream, value in items:
+        if kind != "output":
+            out.append((kind, stream, value))
+            continue
+        rest: bytes = value
+        while rest:
+            n = 1 if byte_by_byte else 1 + rng.below(len(rest))
+            out.append(("output", stream, rest[:n]))
+            rest = rest[n:]
+    return out
+
+
+def lines_of(text: str) -> int:
+    """Lines of a preview (a final run without `\\n` counts as one)."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def view_bytes(items: list[RunItem], view: str) -> bytes:
+    """The bytes of `view` among `items` (lost ranges absent)."""
+    return b"".join(
+        value for kind, stream, value in items if kind == "output" and view in ("combined", stream)
+    )
+
+
+def run_problems(vector: dict[str, Any], expect: dict[str, Any]) -> list[str]:
+    """How playing `vector` differs from `expect` and the run invariants:
+    each expected field of each view, both limits, each view without loss or
+    stderr section equal to `bound()` of its bytes (spill id
+    `<spill_id>-<view>`), and the same result byte by byte and at the Rust
+    runner's seeded splits. Empty: it agrees."""
+    from splitmix import SplitMix64
+
+    items = run_items(vector)
+    got = play_run(vector, items)
+    if "error" in expect or "error" in got:
+        if got != {"error": expect.get("error")}:
+            return [f"expected {expect}, got {got}"]
+        return []
+    problems: list[str] = []
+    max_lines, max_bytes = vector["max_lines"], vector["max_bytes"]
+    for view in RUN_VIEWS:
+        want = expect.get(view)
+        if not isinstance(want, dict):
+            problems.append(f"expect.{view} missing")
+            continue
+        have = got[view]
+        for key, value in want.items():
+            if have.get(key, "<missing>") != value:
+                problems.append(
+                    f"{view}.{key}: got {have.get(key, '<missing>')!r} expected {value!r}"
+                )
+        text = have["preview"]
+        if len(text.encode("utf-8")) > max_bytes or lines_of(text) > max_lines:
+            problems.append(
+                f"{view}: {len(text.encode())} bytes, {lines_of(text)} lines over the limits"
+            )
+        if have["lost_bytes"] == 0 and "[... the last " not in text:
+            outcome = run_outcome(vector, view)
+            whole = dw.Bounder(max_lines, max_bytes).bound(
+                view_bytes(items, view), spill_id=f"{vector['spill_id']}-{view}"
+            )
+            if isinstance(whole, dw.PendingSpill):
+                whole = whole.render(hint=vector.get("hint"), **outcome)
+            if whole.text != text:
+                problems.append(
+                    f"{view}: differs from bound() of its bytes:\n{whole.text}\n---\n{text}"
+                )
+    rng = SplitMix64(0x5EED_0000 + len(items))
+    for round_ in range(7):
+        again = play_run(vector, resplit_run(items, rng, round_ == 0))
+        if again != got:
+            problems.append(f"split round {round_} gives another result")
+    return problems

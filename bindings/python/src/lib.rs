@@ -15,6 +15,7 @@ mod follow;
 mod preview;
 mod reader;
 mod request;
+mod run;
 mod transcript;
 mod values;
 
@@ -48,6 +49,18 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<preview::StreamingBounder>()?;
     m.add_class::<preview::PendingSpill>()?;
     m.add_class::<preview::Preview>()?;
+    m.add_class::<run::RunBounder>()?;
+    m.add_class::<run::RunPending>()?;
+    m.add_function(wrap_pyfunction!(run::run_spill_id, m)?)?;
+    m.add(
+        "DEFAULT_RUN_MAX_LINES",
+        dory_wire::preview::DEFAULT_RUN_MAX_LINES,
+    )?;
+    m.add(
+        "DEFAULT_RUN_MAX_BYTES",
+        dory_wire::preview::DEFAULT_RUN_MAX_BYTES,
+    )?;
+    m.add("MIN_RUN_MAX_BYTES", dory_wire::preview::MIN_RUN_MAX_BYTES)?;
     m.add("MIN_MAX_BYTES", dory_wire::preview::MIN_MAX_BYTES)?;
     m.add(
         "DEFAULT_MAX_FRAME_BYTES",

@@ -15,11 +15,11 @@ use crate::args::{self, ByteInput};
 use crate::errors::to_py_err;
 
 /// Bound at least this many bytes without the GIL.
-const DETACH_THRESHOLD: usize = 64 * 1024;
+pub(crate) const DETACH_THRESHOLD: usize = 64 * 1024;
 
 /// A limit as `usize`: not an int is a `TypeError`; negative or beyond the
 /// platform's range is `InvalidLimits` (a `ValueError`), like a too small one.
-fn limit(py: Python<'_>, obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<usize> {
+pub(crate) fn limit(py: Python<'_>, obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<usize> {
     if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
         return Err(PyTypeError::new_err(format!(
             "argument '{arg}' must be int, not {}",
@@ -33,7 +33,7 @@ fn limit(py: Python<'_>, obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<usize> {
 }
 
 /// Input data: `str` (its UTF-8 bytes) or bytes-like.
-fn data_input<'py>(obj: &Bound<'py, PyAny>, func: &str) -> PyResult<ByteInput<'py>> {
+pub(crate) fn data_input<'py>(obj: &Bound<'py, PyAny>, func: &str) -> PyResult<ByteInput<'py>> {
     if let Ok(text) = obj.cast::<PyString>() {
         // The UTF-8 bytes as a `bytes` object, the same one a writer gets.
         let encoded = text.call_method1("encode", ("utf-8",))?;
@@ -48,7 +48,7 @@ fn data_input<'py>(obj: &Bound<'py, PyAny>, func: &str) -> PyResult<ByteInput<'p
 }
 
 /// An optional `str` argument (`None` allowed).
-fn opt_string(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<String>> {
+pub(crate) fn opt_string(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<String>> {
     match obj.filter(|o| !o.is_none()) {
         Some(o) => args::string(o, arg).map(Some),
         None => Ok(None),
@@ -210,7 +210,7 @@ impl PendingSpill {
 }
 
 /// The spill outcome from `spill_path` / `spill_error`.
-fn outcome(
+pub(crate) fn outcome(
     spill_path: Option<&Bound<'_, PyAny>>,
     spill_error: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<SpillOutcome> {
@@ -237,7 +237,7 @@ fn describe(exc: &Bound<'_, PyAny>) -> String {
 }
 
 /// The spill outcome for what a writer did (see `PendingSpill._render_writer`).
-fn writer_outcome(
+pub(crate) fn writer_outcome(
     py: Python<'_>,
     returned: Option<&Bound<'_, PyAny>>,
     raised: Option<&Bound<'_, PyAny>>,
@@ -477,7 +477,7 @@ impl StreamingBounder {
 #[derive(PartialEq, Eq, Hash)]
 pub(crate) struct Preview(preview::Preview<'static>);
 
-fn preview_to_py(_py: Python<'_>, p: preview::Preview<'_>) -> PyResult<Preview> {
+pub(crate) fn preview_to_py(_py: Python<'_>, p: preview::Preview<'_>) -> PyResult<Preview> {
     Ok(Preview(p.into_owned()))
 }
 
