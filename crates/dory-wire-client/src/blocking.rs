@@ -18,13 +18,17 @@
 //! # Ok::<(), dory_wire::Error>(())
 //! ```
 
+use std::panic::{catch_unwind, resume_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use dory_wire::{Error, Identity, ResumeState, Transcript};
 use tokio::runtime::Runtime;
 
 use crate::resources::CommandArg;
-use crate::{ClientBuilder, ExecAnswer, Frame, ReadOptions, Result, StartOptions};
+use crate::run::KillSlot;
+use crate::{
+    ClientBuilder, ExecAnswer, Frame, ReadOptions, Result, RunOptions, RunResult, StartOptions,
+};
 
 fn runtime() -> Result<Arc<Runtime>> {
     tokio::runtime::Builder::new_current_thread()
@@ -128,6 +132,33 @@ impl Computer {
         options: StartOptions,
     ) -> Result<ExecAnswer> {
         self.rt.block_on(self.inner.exec(command, options))
+    }
+
+    /// Runs `command` and returns its bounded previews (see
+    /// [`crate::Computer::run`]): the same code, driven on the client's
+    /// runtime.
+    ///
+    /// A blocking call cannot be cancelled from outside. If a hook (the
+    /// live output hook, the reconnect hook, a spill writer) panics, the
+    /// panic is resumed after the call is torn down as a cancellation is:
+    /// spills not committed are discarded, and with
+    /// [`kill_on_cancel`](RunOptions::kill_on_cancel) the kill request is
+    /// sent, and waited for, before the panic continues.
+    pub fn run(&self, command: impl Into<CommandArg>, options: RunOptions) -> Result<RunResult> {
+        let slot = KillSlot::default();
+        let run = self
+            .inner
+            .run_with(command.into(), options, Some(slot.clone()));
+        match catch_unwind(AssertUnwindSafe(|| self.rt.block_on(run))) {
+            Ok(result) => result,
+            Err(panic) => {
+                let kill = slot.lock().ok().and_then(|mut s| s.take());
+                if let Some(kill) = kill {
+                    let _ = self.rt.block_on(kill);
+                }
+                resume_unwind(panic)
+            }
+        }
     }
 
     /// Runs `command` and streams its frames (see [`crate::Computer::exec_stream`]).

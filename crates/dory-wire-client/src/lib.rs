@@ -50,6 +50,8 @@
 mod client;
 mod frame;
 mod resources;
+mod run;
+mod spill;
 mod stream;
 
 #[cfg(feature = "blocking")]
@@ -61,6 +63,8 @@ pub use resources::{
     CommandArg, Computer, Computers, ExecAnswer, Process, Processes, ReadOptions, ReconnectHook,
     Setup, StartOptions,
 };
+pub use run::{RunOptions, RunResult};
+pub use spill::{RunSpill, SpillDirectory};
 pub use stream::{Frames, OutputStream};
 
 /// The result of every call: a value, or the core's error.

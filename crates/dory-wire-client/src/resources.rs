@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dory_wire::{
-    Command, Cursor, Decision, Error, Event, ExecResult, FollowOptions, Follower, GapPolicy,
-    Identity, Reconnect, Request, ResumeState, Transcript,
+    Command, Cursor, Decision, Done, Error, Event, ExecResult, FollowOptions, Follower, GapPolicy,
+    Identity, Reconnect, Request, ResumeState, Sink, Transcript,
 };
 
 use crate::client::{Client, Pumped};
@@ -203,8 +203,8 @@ impl Computers {
 /// One computer: its processes, its setup logs, exec.
 #[derive(Debug, Clone)]
 pub struct Computer {
-    client: Client,
-    id: String,
+    pub(crate) client: Client,
+    pub(crate) id: String,
 }
 
 impl Computer {
@@ -332,8 +332,8 @@ impl From<&[&str]> for CommandArg {
 /// The processes of one computer.
 #[derive(Debug, Clone)]
 pub struct Processes {
-    client: Client,
-    computer_id: String,
+    pub(crate) client: Client,
+    pub(crate) computer_id: String,
 }
 
 impl Processes {
@@ -486,30 +486,38 @@ pub(crate) async fn read_all(
     mut follower: Follower,
     hook: Option<ReconnectHook>,
 ) -> Result<Transcript> {
-    let inner = &client.inner;
     let mut transcript = Transcript::new();
+    let done = follow_into(client, &mut follower, hook.as_ref(), &mut transcript).await?;
+    if done.exited {
+        transcript.finish();
+    }
+    Ok(transcript)
+}
+
+/// The one IO loop of every reconnecting read: drives `follower` to its end,
+/// each new chunk (and every other event) into `sink`, the reconnect hook
+/// called with each record before its wait. The follower's [`Done`].
+pub(crate) async fn follow_into(
+    client: &Client,
+    follower: &mut Follower,
+    hook: Option<&ReconnectHook>,
+    sink: &mut impl Sink,
+) -> Result<Done> {
+    let inner = &client.inner;
     loop {
-        let decision = match inner.open(&mut follower).await? {
+        let decision = match inner.open(follower).await? {
             Err(decision) => decision,
             Ok(mut response) => loop {
-                match inner
-                    .pump(&mut follower, &mut response, &mut transcript)
-                    .await?
-                {
+                match inner.pump(follower, &mut response, sink).await? {
                     Pumped::More => {}
                     Pumped::Ended(decision) => break decision,
                 }
             },
         };
         match decision {
-            Decision::Done(done) => {
-                if done.exited {
-                    transcript.finish();
-                }
-                return Ok(transcript);
-            }
+            Decision::Done(done) => return Ok(done),
             Decision::Reconnect(record) => {
-                if let Some(hook) = &hook {
+                if let Some(hook) = hook {
                     hook(&record);
                 }
                 if !record.delay.is_zero() {
@@ -521,7 +529,7 @@ pub(crate) async fn read_all(
     }
 }
 
-fn identity(event: Event) -> Result<Identity> {
+pub(crate) fn identity(event: Event) -> Result<Identity> {
     match event {
         Event::Identity(identity) => Ok(identity),
         other => Err(not_a("a process identity", &other)),

@@ -1,8 +1,9 @@
 //! The client crate's public surface against `tests/api/surface.json`:
 //! the `use` lines below are exactly the `dory_wire_client::` paths of its
 //! `client_concepts` (a rename stops this file compiling), the crate exports
-//! nothing unlisted, and the `client_options` named for Rust exist on
-//! `ReadOptions` with the core's defaults.
+//! nothing unlisted, the `client_options` named for Rust exist on
+//! `ReadOptions` with the core's defaults, and the `run_options` named for
+//! Rust exist on `RunOptions` with the listed defaults (the core's).
 #![allow(unused_imports)]
 
 use std::collections::BTreeSet;
@@ -26,7 +27,11 @@ use dory_wire_client::Processes;
 use dory_wire_client::ReadOptions;
 use dory_wire_client::ReconnectHook;
 use dory_wire_client::Result;
+use dory_wire_client::RunOptions;
+use dory_wire_client::RunResult;
+use dory_wire_client::RunSpill;
 use dory_wire_client::Setup;
+use dory_wire_client::SpillDirectory;
 use dory_wire_client::StartOptions;
 use dory_wire_client::DEFAULT_TIMEOUT;
 use dory_wire_client::ENV_URL;
@@ -169,4 +174,70 @@ fn the_read_options_are_the_listed_ones_with_the_cores_defaults() {
         };
         assert_eq!(default, &expected, "{option}: the default is the core's");
     }
+}
+
+#[test]
+fn the_run_options_are_the_listed_ones_with_their_defaults() {
+    // Each Rust name of run_options is a setter of RunOptions (this compiles
+    // only if they exist); the follow options are those of ReadOptions.
+    let set = RunOptions::new()
+        .max_lines(10)
+        .max_bytes(100)
+        .spill(SpillDirectory::new("spill"))
+        .idempotency_key("k")
+        .timeout_seconds(1.0)
+        .hint("h")
+        .on_output(|_, _, _| {})
+        .kill_on_cancel(true)
+        .gap_policy(dory_wire::GapPolicy::Skip)
+        .read_options(ReadOptions::new());
+    assert!(set.has_spill() && set.has_on_output());
+    let setters: BTreeSet<&str> = [
+        "max_lines",
+        "max_bytes",
+        "spill",
+        "idempotency_key",
+        "timeout_seconds",
+        "hint",
+        "on_output",
+        "kill_on_cancel",
+    ]
+    .into_iter()
+    .collect();
+    let listed = surface()["run_options"]
+        .as_array()
+        .expect("run_options")
+        .clone();
+    let names: BTreeSet<&str> = listed.iter().filter_map(|o| o["rust"].as_str()).collect();
+    assert_eq!(
+        names, setters,
+        "run_options' Rust names and RunOptions' setters"
+    );
+
+    let defaults = RunOptions::new();
+    for option in &listed {
+        let actual = match option["rust"].as_str() {
+            Some("max_lines") => serde_json::json!(defaults.max_lines),
+            Some("max_bytes") => serde_json::json!(defaults.max_bytes),
+            Some("spill") => serde_json::json!(defaults.has_spill().then_some("set")),
+            Some("idempotency_key") => serde_json::json!(defaults.idempotency_key),
+            Some("timeout_seconds") => serde_json::json!(defaults.timeout_seconds),
+            Some("hint") => serde_json::json!(defaults.hint),
+            Some("on_output") => serde_json::json!(defaults.has_on_output().then_some("set")),
+            Some("kill_on_cancel") => serde_json::json!(defaults.kill_on_cancel),
+            other => panic!("unexpected run option {other:?}"),
+        };
+        assert_eq!(option["default"], actual, "{option}: the default");
+    }
+    // The listed limits are the core's constants.
+    assert_eq!(
+        defaults.max_lines,
+        dory_wire::preview::DEFAULT_RUN_MAX_LINES
+    );
+    assert_eq!(
+        defaults.max_bytes,
+        dory_wire::preview::DEFAULT_RUN_MAX_BYTES
+    );
+    // The follow options of a run are the read defaults.
+    assert_eq!(defaults.read.follow, dory_wire::FollowOptions::default());
 }
