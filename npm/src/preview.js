@@ -1,6 +1,5 @@
 // The preview bounder's JavaScript API (docs/preview.md): `bound`,
-// `boundAsync` and `StreamingBounder`. Like api.js, one function with no
-// import or export, wrapped by build.mjs for CommonJS and ES modules.
+// `boundAsync` and `StreamingBounder`.
 //
 // The spill handshake stays sans-IO: the core says whether a spill is needed
 // and under which id, this layer runs the caller's writer, and the core renders
@@ -8,288 +7,280 @@
 // something other than a path string never escapes: the notice names no file
 // and `spillError` says why, in the core's words (the same texts as Python).
 
-function createPreviewApi(deps) {
-  "use strict";
-  const { wasm, platform, toBytes, toError, rethrow, checkInteger, checkOptions, describe } = deps;
-  const LIMIT_MAX = 0xffffffff;
-  const encoder = new TextEncoder();
+import { randomBytes, ready, wasm } from "#platform";
+import { checkInteger, checkOptions, describe, optionalString, toBytes } from "./args.js";
+import { rethrow, toError } from "./errors.js";
 
-  function inputBytes(data, what) {
-    return typeof data === "string" ? encoder.encode(data) : toBytes(data, what);
+const LIMIT_MAX = 0xffffffff;
+const encoder = new TextEncoder();
+
+function inputBytes(data, what) {
+  return typeof data === "string" ? encoder.encode(data) : toBytes(data, what);
+}
+
+function checkLimits(o) {
+  if (o.maxLines === undefined) throw new TypeError("maxLines is required");
+  if (o.maxBytes === undefined) throw new TypeError("maxBytes is required");
+  return [checkInteger(o.maxLines, "maxLines", 0, LIMIT_MAX), checkInteger(o.maxBytes, "maxBytes", 0, LIMIT_MAX)];
+}
+
+function checkWriter(spill) {
+  if (spill === undefined || spill === null) return undefined;
+  if (typeof spill !== "function") {
+    throw new TypeError(`spill must be a function (spillId, data) => path | null, got ${describe(spill)}`);
   }
+  return spill;
+}
 
-  function checkLimits(o) {
-    if (o.maxLines === undefined) throw new TypeError("maxLines is required");
-    if (o.maxBytes === undefined) throw new TypeError("maxBytes is required");
-    return [checkInteger(o.maxLines, "maxLines", 0, LIMIT_MAX), checkInteger(o.maxBytes, "maxBytes", 0, LIMIT_MAX)];
+function toPreview(json) {
+  const p = JSON.parse(json);
+  if (p.error) throw toError(p.error);
+  return p;
+}
+
+/** `Name: message` for what a writer threw (`String(err)` for an Error). */
+function errorText(err) {
+  try {
+    return String(err);
+  } catch {
+    return typeof err;
   }
+}
 
-  function checkOptionalString(value, what) {
-    if (value === undefined || value === null) return undefined;
-    if (typeof value !== "string") throw new TypeError(`${what} must be a string, got ${describe(value)}`);
-    return value;
+/** The type name of what a writer returned instead of a path. */
+function typeName(value) {
+  if (Array.isArray(value)) return "array";
+  if (typeof value === "object") return value.constructor?.name ?? "object";
+  return typeof value;
+}
+
+/** Renders a pending spill from what the writer returned (or threw). */
+function settle(pending, outcome, hint) {
+  if (outcome.threw !== undefined) return toPreview(pending.render_writer_failed(errorText(outcome.threw.error), hint));
+  if (outcome.useInstead !== undefined) return toPreview(pending.render_asynchronous(outcome.useInstead, hint));
+  const path = outcome.value;
+  if (path === null || path === undefined) return toPreview(pending.render_not_saved(hint));
+  if (typeof path !== "string") return toPreview(pending.render_not_a_path(typeName(path), hint));
+  return toPreview(pending.render_saved(path, hint));
+}
+
+const BOUND_OPTIONS = ["maxLines", "maxBytes", "spill", "spillId", "hint"];
+
+function prepare(data, options, what) {
+  ready();
+  const o = checkOptions(options, BOUND_OPTIONS, `${what} option`);
+  const [maxLines, maxBytes] = checkLimits(o);
+  const spill = checkWriter(o.spill);
+  const spillId = optionalString(o.spillId, "spillId");
+  const hint = optionalString(o.hint, "hint");
+  const bytes = inputBytes(data, `${what}()`);
+  let bounder;
+  try {
+    bounder = new wasm.WasmBounder(maxLines, maxBytes);
+  } catch (e) {
+    rethrow(e);
   }
+  // docs/preview.md: a binding's default spill id is random (a content-derived
+  // id, the core's default, could be forced to collide by crafted output).
+  const id = spillId === undefined && spill != null ? randomSpillId() : spillId;
+  return { bounder, bytes, spill, spillId: id, hint };
+}
 
-  function checkWriter(spill) {
-    if (spill === undefined || spill === null) return undefined;
-    if (typeof spill !== "function") {
-      throw new TypeError(`spill must be a function (spillId, data) => path | null, got ${describe(spill)}`);
+/**
+ * Calls a synchronous spill writer; what it throws, or a promise it
+ * returned by mistake, becomes the outcome and never escapes.
+ */
+function callSyncWriter(call, asyncName) {
+  try {
+    const value = call();
+    if (value !== null && typeof value === "object" && typeof value.then === "function") {
+      // A promise from a sync call: never leave it unhandled, never await it.
+      Promise.resolve(value).catch(() => {});
+      return { useInstead: asyncName };
     }
-    return spill;
+    return { value };
+  } catch (error) {
+    return { threw: { error } };
   }
+}
 
-  function toPreview(json) {
-    const p = JSON.parse(json);
-    if (p.error) throw toError(p.error);
-    return p;
+/** Awaits a spill writer; a rejection becomes the outcome. */
+async function callAsyncWriter(call) {
+  try {
+    return { value: await call() };
+  } catch (error) {
+    return { threw: { error } };
   }
+}
 
-  /** `Name: message` for what a writer threw (`String(err)` for an Error). */
-  function errorText(err) {
-    try {
-      return String(err);
-    } catch {
-      return typeof err;
+/** `wasm` calls that throw an error-object JSON string, as DoryWireErrors. */
+function core(call) {
+  try {
+    return call();
+  } catch (e) {
+    return rethrow(e);
+  }
+}
+
+/** A random 32-hex spill id (node:crypto in Node, Web Crypto in browsers: never a global Node 18 lacks). */
+function randomSpillId() {
+  const bytes = randomBytes(16);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/**
+ * Bounds `data` (bytes, or text as its UTF-8 bytes) to a head + tail
+ * preview of at most `maxLines` lines and `maxBytes` bytes, notice included.
+ * When the data must be cut and `spill` is given, `spill(spillId, data)` is
+ * called to save the full output and returns its path (or null to save
+ * nothing); the notice then points at that path. Synchronous writer only:
+ * see `boundAsync`.
+ */
+export function bound(data, options) {
+  const { bounder, bytes, spill, spillId, hint } = prepare(data, options, "bound");
+  try {
+    if (spill === undefined) {
+      if (spillId === undefined) return toPreview(core(() => bounder.bound_not_saved(bytes, hint)));
     }
-  }
-
-  /** The type name of what a writer returned instead of a path. */
-  function typeName(value) {
-    if (Array.isArray(value)) return "array";
-    if (typeof value === "object") return value.constructor?.name ?? "object";
-    return typeof value;
-  }
-
-  /** Renders a pending spill from what the writer returned (or threw). */
-  function settle(pending, outcome, hint) {
-    if (outcome.threw !== undefined) return toPreview(pending.render_writer_failed(errorText(outcome.threw.error), hint));
-    if (outcome.useInstead !== undefined) return toPreview(pending.render_asynchronous(outcome.useInstead, hint));
-    const path = outcome.value;
-    if (path === null || path === undefined) return toPreview(pending.render_not_saved(hint));
-    if (typeof path !== "string") return toPreview(pending.render_not_a_path(typeName(path), hint));
-    return toPreview(pending.render_saved(path, hint));
-  }
-
-  const BOUND_OPTIONS = ["maxLines", "maxBytes", "spill", "spillId", "hint"];
-
-  function prepare(data, options, what) {
-    platform.ready();
-    const o = checkOptions(options, BOUND_OPTIONS, `${what} option`);
-    const [maxLines, maxBytes] = checkLimits(o);
-    const spill = checkWriter(o.spill);
-    const spillId = checkOptionalString(o.spillId, "spillId");
-    const hint = checkOptionalString(o.hint, "hint");
-    const bytes = inputBytes(data, `${what}()`);
-    let bounder;
-    try {
-      bounder = new wasm.WasmBounder(maxLines, maxBytes);
-    } catch (e) {
-      rethrow(e);
-    }
-    // docs/preview.md: a binding's default spill id is random (a content-derived
-    // id, the core's default, could be forced to collide by crafted output).
-    const id = spillId === undefined && spill != null ? randomSpillId() : spillId;
-    return { bounder, bytes, spill, spillId: id, hint };
-  }
-
-  /**
-   * Bounds `data` (bytes, or text as its UTF-8 bytes) to a head + tail
-   * preview of at most `maxLines` lines and `maxBytes` bytes, notice included.
-   * When the data must be cut and `spill` is given, `spill(spillId, data)` is
-   * called to save the full output and returns its path (or null to save
-   * nothing); the notice then points at that path. Synchronous writer only:
-   * see `boundAsync`.
-   */
-  /**
-   * Calls a synchronous spill writer; what it throws, or a promise it
-   * returned by mistake, becomes the outcome and never escapes.
-   */
-  function callSyncWriter(call, asyncName) {
-    try {
-      const value = call();
-      if (value !== null && typeof value === "object" && typeof value.then === "function") {
-        // A promise from a sync call: never leave it unhandled, never await it.
-        Promise.resolve(value).catch(() => {});
-        return { useInstead: asyncName };
-      }
-      return { value };
-    } catch (error) {
-      return { threw: { error } };
-    }
-  }
-
-  /** Awaits a spill writer; a rejection becomes the outcome. */
-  async function callAsyncWriter(call) {
-    try {
-      return { value: await call() };
-    } catch (error) {
-      return { threw: { error } };
-    }
-  }
-
-  /** `wasm` calls that throw an error-object JSON string, as DoryWireErrors. */
-  function core(call) {
-    try {
-      return call();
-    } catch (e) {
-      return rethrow(e);
-    }
-  }
-
-  /** A random 32-hex spill id (node:crypto in Node, Web Crypto in browsers: never a global Node 18 lacks). */
-  function randomSpillId() {
-    const bytes = platform.randomBytes(16);
-    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  }
-
-  function bound(data, options) {
-    const { bounder, bytes, spill, spillId, hint } = prepare(data, options, "bound");
-    try {
-      if (spill === undefined) {
-        if (spillId === undefined) return toPreview(core(() => bounder.bound_not_saved(bytes, hint)));
-      }
-      const pending = core(() => bounder.bound(bytes, spillId));
-      try {
-        const id = pending.spill_id();
-        if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
-        const outcome = callSyncWriter(() => spill(id, bytes), "boundAsync()");
-        return settle(pending, outcome, hint);
-      } finally {
-        pending.free();
-      }
-    } finally {
-      bounder.free();
-    }
-  }
-
-  /**
-   * `bound` with a writer that may return a promise of the path (or of null);
-   * a rejected promise is reported in `spillError`, never thrown.
-   */
-  async function boundAsync(data, options) {
-    const { bounder, bytes, spill, spillId, hint } = prepare(data, options, "boundAsync");
-    let pending;
-    try {
-      pending = core(() => bounder.bound(bytes, spillId));
-    } finally {
-      bounder.free();
-    }
+    const pending = core(() => bounder.bound(bytes, spillId));
     try {
       const id = pending.spill_id();
       if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
-      return settle(pending, await callAsyncWriter(() => spill(id, bytes)), hint);
+      const outcome = callSyncWriter(() => spill(id, bytes), "boundAsync()");
+      return settle(pending, outcome, hint);
+    } finally {
+      pending.free();
+    }
+  } finally {
+    bounder.free();
+  }
+}
+
+/**
+ * `bound` with a writer that may return a promise of the path (or of null);
+ * a rejected promise is reported in `spillError`, never thrown.
+ */
+export async function boundAsync(data, options) {
+  const { bounder, bytes, spill, spillId, hint } = prepare(data, options, "boundAsync");
+  let pending;
+  try {
+    pending = core(() => bounder.bound(bytes, spillId));
+  } finally {
+    bounder.free();
+  }
+  try {
+    const id = pending.spill_id();
+    if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
+    return settle(pending, await callAsyncWriter(() => spill(id, bytes)), hint);
+  } finally {
+    pending.free();
+  }
+}
+
+/**
+ * Bounds data given in chunks, in memory proportional to the limits, with
+ * exactly the same result as `bound` over the concatenated chunks. To spill,
+ * write each chunk yourself as you push it, and give the path to `finish`.
+ */
+export class StreamingBounder {
+  #inner;
+  #done = false;
+
+  /** @param {object} options `{maxLines, maxBytes, spillId}` */
+  constructor(options) {
+    ready();
+    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId"], "StreamingBounder option");
+    const [maxLines, maxBytes] = checkLimits(o);
+    const spillId = optionalString(o.spillId, "spillId");
+    try {
+      this.#inner = new wasm.WasmStreamingBounder(maxLines, maxBytes, spillId);
+    } catch (e) {
+      rethrow(e);
+    }
+  }
+
+  #live(what) {
+    if (this.#done) {
+      throw toError({
+        code: "invalid_state",
+        message: `invalid_state: ${what} after this StreamingBounder was finished or freed`,
+        reason: `${what} after finish`,
+      });
+    }
+    return this.#inner;
+  }
+
+  /** Feeds the next chunk (bytes, or text as its UTF-8 bytes). */
+  push(chunk) {
+    this.#live("push()").push(inputBytes(chunk, "StreamingBounder.push()"));
+  }
+
+  /** Bytes pushed so far. */
+  get totalBytes() {
+    return this.#live("totalBytes").total_bytes();
+  }
+
+  /** Bytes of buffer held: bounded by the limits, whatever was pushed. */
+  get retainedBytes() {
+    return this.#live("retainedBytes").retained_bytes();
+  }
+
+  #pending(options, what) {
+    const o = checkOptions(options, ["spill", "hint"], `${what} option`);
+    const spill = checkWriter(o.spill);
+    const hint = optionalString(o.hint, "hint");
+    const inner = this.#live(what);
+    this.#done = true;
+    let pending;
+    try {
+      pending = inner.finish();
+    } catch (e) {
+      rethrow(e);
+    } finally {
+      inner.free();
+      this.#inner = undefined;
+    }
+    return { pending, spill, hint };
+  }
+
+  /**
+   * Ends the input and returns the preview. When it must be cut and `spill`
+   * is given, `spill(spillId)` returns the path where the caller saved the
+   * chunks (or null); the data itself is not passed again.
+   */
+  finish(options) {
+    const { pending, spill, hint } = this.#pending(options, "finish()");
+    try {
+      const id = pending.spill_id();
+      if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
+      const outcome = callSyncWriter(() => spill(id), "finishAsync()");
+      return settle(pending, outcome, hint);
     } finally {
       pending.free();
     }
   }
 
-  /**
-   * Bounds data given in chunks, in memory proportional to the limits, with
-   * exactly the same result as `bound` over the concatenated chunks. To spill,
-   * write each chunk yourself as you push it, and give the path to `finish`.
-   */
-  class StreamingBounder {
-    #inner;
-    #done = false;
-
-    /** @param {object} options `{maxLines, maxBytes, spillId}` */
-    constructor(options) {
-      platform.ready();
-      const o = checkOptions(options, ["maxLines", "maxBytes", "spillId"], "StreamingBounder option");
-      const [maxLines, maxBytes] = checkLimits(o);
-      const spillId = checkOptionalString(o.spillId, "spillId");
-      try {
-        this.#inner = new wasm.WasmStreamingBounder(maxLines, maxBytes, spillId);
-      } catch (e) {
-        rethrow(e);
-      }
+  /** `finish` with a writer that may return a promise. */
+  async finishAsync(options) {
+    const { pending, spill, hint } = this.#pending(options, "finishAsync()");
+    try {
+      const id = pending.spill_id();
+      if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
+      return settle(pending, await callAsyncWriter(() => spill(id)), hint);
+    } finally {
+      pending.free();
     }
+  }
 
-    #live(what) {
-      if (this.#done) {
-        throw toError({
-          code: "invalid_state",
-          message: `invalid_state: ${what} after this StreamingBounder was finished or freed`,
-          reason: `${what} after finish`,
-        });
-      }
-      return this.#inner;
-    }
-
-    /** Feeds the next chunk (bytes, or text as its UTF-8 bytes). */
-    push(chunk) {
-      this.#live("push()").push(inputBytes(chunk, "StreamingBounder.push()"));
-    }
-
-    /** Bytes pushed so far. */
-    get totalBytes() {
-      return this.#live("totalBytes").total_bytes();
-    }
-
-    /** Bytes of buffer held: bounded by the limits, whatever was pushed. */
-    get retainedBytes() {
-      return this.#live("retainedBytes").retained_bytes();
-    }
-
-    #pending(options, what) {
-      const o = checkOptions(options, ["spill", "hint"], `${what} option`);
-      const spill = checkWriter(o.spill);
-      const hint = checkOptionalString(o.hint, "hint");
-      const inner = this.#live(what);
+  /** Releases the WebAssembly memory now (optional; also done on garbage collection). */
+  free() {
+    if (!this.#done) {
       this.#done = true;
-      let pending;
-      try {
-        pending = inner.finish();
-      } catch (e) {
-        rethrow(e);
-      } finally {
-        inner.free();
-        this.#inner = undefined;
-      }
-      return { pending, spill, hint };
-    }
-
-    /**
-     * Ends the input and returns the preview. When it must be cut and `spill`
-     * is given, `spill(spillId)` returns the path where the caller saved the
-     * chunks (or null); the data itself is not passed again.
-     */
-    finish(options) {
-      const { pending, spill, hint } = this.#pending(options, "finish()");
-      try {
-        const id = pending.spill_id();
-        if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
-        const outcome = callSyncWriter(() => spill(id), "finishAsync()");
-        return settle(pending, outcome, hint);
-      } finally {
-        pending.free();
-      }
-    }
-
-    /** `finish` with a writer that may return a promise. */
-    async finishAsync(options) {
-      const { pending, spill, hint } = this.#pending(options, "finishAsync()");
-      try {
-        const id = pending.spill_id();
-        if (id === undefined || spill === undefined) return toPreview(pending.render_not_saved(hint));
-        return settle(pending, await callAsyncWriter(() => spill(id)), hint);
-      } finally {
-        pending.free();
-      }
-    }
-
-    /** Releases the WebAssembly memory now (optional; also done on garbage collection). */
-    free() {
-      if (!this.#done) {
-        this.#done = true;
-        this.#inner.free();
-        this.#inner = undefined;
-      }
+      this.#inner.free();
+      this.#inner = undefined;
     }
   }
-  if (typeof Symbol.dispose === "symbol") {
-    StreamingBounder.prototype[Symbol.dispose] = StreamingBounder.prototype.free;
-  }
-
-  return { bound, boundAsync, StreamingBounder };
+}
+if (typeof Symbol.dispose === "symbol") {
+  StreamingBounder.prototype[Symbol.dispose] = StreamingBounder.prototype.free;
 }

@@ -1,19 +1,10 @@
 //! The JSON shapes that cross the boundary, written by hand so every integer
 //! is checked against `Number.MAX_SAFE_INTEGER` and no number is ever rounded.
 //!
-//! Output events cross as numeric records (see the reader); the other events
-//! are compact arrays, tagged by their first element (the JavaScript layer
-//! turns them into objects and attaches the bytes):
-//!
-//! | event | array |
-//! | --- | --- |
-//! | started | `["started", procId]` |
-//! | skipped | `["skipped", stream, start, end]` |
-//! | heartbeat | `["heartbeat"]` |
-//! | exit | `["exit", exitCode, timedOut]` |
-//! | unknown | `["unknown", frameType]` |
-//! | identity | `["identity", procId, status]` |
-//! | exec_result | `["exec_result", procId, stdoutLen, stderrLen, stdoutTruncated, stderrTruncated, exitCode, timedOut]` |
+//! Output events cross as numeric records; the other events are compact
+//! arrays, tagged by their first element, whose fields are defined by
+//! [`crate::layout`] (the JavaScript layer turns them into objects and
+//! attaches the bytes).
 //!
 //! Errors are objects with `code`, `message` and the core's fields of the
 //! error under their core (snake_case) names (see [`write_error`]); the

@@ -16,7 +16,8 @@
 //! (tag, start, end), and the output bytes of all of them in one buffer (one
 //! copy out of wasm memory per call, whatever the number of events). Only the
 //! rare events that are not output, and errors, cross as a small JSON document
-//! (parsed with one `JSON.parse`). `feed_into` keeps output bytes in a
+//! (parsed with one `JSON.parse`). [`layout`] defines that layout, once; the
+//! JavaScript layer checks its own copy against [`event_layout_hash`]. `feed_into` keeps output bytes in a
 //! [`WasmTranscript`] inside wasm memory: nothing crosses per output frame.
 //!
 //! # One table of errors and constants
@@ -35,6 +36,7 @@
 
 mod follow;
 pub mod json;
+pub mod layout;
 mod preview;
 mod reader;
 mod text;
@@ -46,6 +48,7 @@ pub use follow::{
     request_exec, request_get_process, request_kill, request_output, request_setup_logs,
     request_start, WasmFollowOptions, WasmFollower,
 };
+pub use layout::event_layout_hash;
 pub use preview::{WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::{wasm_memory, WasmReader};
 pub use text::WasmUtf8Decoder;

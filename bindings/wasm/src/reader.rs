@@ -15,17 +15,9 @@ use crate::transcript::WasmTranscript;
 /// line exhaust the 4 GiB address space of a wasm32 module.
 pub(crate) const MAX_FRAME_BYTES_LIMIT: f64 = (1u64 << 30) as f64;
 
-/// The record tag of a stdout output event in the metadata buffer.
-const TAG_STDOUT: f64 = 0.0;
-/// The record tag of a stderr output event.
-const TAG_STDERR: f64 = 1.0;
-/// The record tag of any other event: the next array of the side JSON.
-const TAG_OTHER: f64 = 2.0;
-/// `feed`/`finish` result flag: the call has side JSON (rare events, an error
-/// or an end) to take with [`WasmReader::take_side`].
-pub(crate) const FLAG_SIDE: f64 = 1.0;
-/// The result of `feed`/`finish` is `records * RECORDS + flags`.
-pub(crate) const RECORDS: f64 = 2.0;
+// The event layout (records, tags, the result number): crate::layout.
+pub(crate) use crate::layout::{FLAG_SIDE, RECORDS};
+use crate::layout::{RECORD_F64S, TAG_OTHER, TAG_STDERR, TAG_STDOUT};
 /// A data buffer larger than this is released after the call instead of
 /// being kept for the next one.
 const KEEP_DATA_CAPACITY: usize = 4 << 20;
@@ -46,10 +38,11 @@ pub struct WasmReader {
 }
 
 /// The events of one `feed`/`finish`, in the form that crosses the boundary
-/// without serialization: one record of three numbers per event,
-/// `(tag, start, end)`, in a `Vec<f64>` that JavaScript reads in place; the
-/// output bytes of all events in one buffer; and, for the rare events that
-/// are not output (and an error or an end), one small JSON side document.
+/// without serialization ([`crate::layout`]): one record of three numbers
+/// per event, `(tag, start, end)`, in a `Vec<f64>` that JavaScript reads in
+/// place; the output bytes of all events in one buffer; and, for the rare
+/// events that are not output (and an error or an end), one small JSON side
+/// document.
 #[derive(Debug, Default)]
 pub(crate) struct Batch {
     /// `(tag, start, end)` per event (`start`/`end` are 0 for [`TAG_OTHER`]).
@@ -77,7 +70,7 @@ impl Batch {
     }
 
     pub(crate) fn records(&self) -> f64 {
-        (self.meta.len() / 3) as f64
+        (self.meta.len() / RECORD_F64S) as f64
     }
 }
 
@@ -289,9 +282,10 @@ impl WasmReader {
         }
     }
 
-    /// Feeds body bytes. Returns `records * 2 + flags`: the events are the
-    /// `records` records of [`WasmReader::meta_ptr`] (three `f64` each:
-    /// tag, start, end) with their bytes at [`WasmReader::data_ptr`]; when
+    /// Feeds body bytes. Returns `records * 2 + flags` ([`crate::layout`]):
+    /// the events are the `records` records of [`WasmReader::meta_ptr`]
+    /// (three `f64` each: tag, start, end) with their bytes at
+    /// [`WasmReader::data_ptr`]; when
     /// the flag is set, [`WasmReader::take_side`] returns
     /// `{"events":[…],"error":null|{…}}` with the arrays of the events whose
     /// tag is "other", in order.

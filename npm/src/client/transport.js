@@ -1,0 +1,225 @@
+// What every resource of a client shares (`Transport`): the base URL, the
+// platform's fetch (called with no receiver), the headers and limits, the
+// bound on requests in flight (`Permits`) and the operations that
+// `close()` aborts (`Link`); and the one-document requests.
+
+import { init, Reader } from "dory-wire";
+import { ABORTED } from "./clock.js";
+import { closedError } from "./errors.js";
+
+/**
+ * The bound on requests in flight: a FIFO semaphore. A permit is taken
+ * before a request is sent and given back when its response body ended or
+ * was cancelled (or no response came).
+ */
+export class Permits {
+  #free;
+  #waiting = [];
+
+  constructor(limit) {
+    this.#free = limit;
+  }
+
+  /** A function that gives the permit back (once); rejects with ABORTED when `link` is aborted first. */
+  acquire(link) {
+    if (link.signal.aborted) return Promise.reject(ABORTED);
+    if (this.#free > 0 && this.#waiting.length === 0) {
+      this.#free--;
+      return Promise.resolve(this.#releaser());
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = { resolve, link, aborted: null };
+      waiter.aborted = () => {
+        const i = this.#waiting.indexOf(waiter);
+        if (i >= 0) this.#waiting.splice(i, 1);
+        reject(ABORTED);
+      };
+      link.signal.addEventListener("abort", waiter.aborted, { once: true });
+      this.#waiting.push(waiter);
+    });
+  }
+
+  #releaser() {
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.#waiting.shift();
+      if (next === undefined) {
+        this.#free++;
+      } else {
+        next.link.signal.removeEventListener("abort", next.aborted);
+        next.resolve(this.#releaser());
+      }
+    };
+  }
+}
+
+/**
+ * What one operation (a read, a stream, a request) is cancelled through:
+ * its owner closing it (`closed`: it ends quietly) or the client closing
+ * (its operations reject with an AbortError).
+ */
+export class Link {
+  #controller = new AbortController();
+  closed = false;
+
+  get signal() {
+    return this.#controller.signal;
+  }
+
+  abort() {
+    this.#controller.abort();
+  }
+
+  /** A controller for one request, aborted with the link. */
+  request() {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    if (this.signal.aborted) controller.abort();
+    else this.signal.addEventListener("abort", abort, { once: true });
+    return { controller, done: () => this.signal.removeEventListener("abort", abort) };
+  }
+}
+
+
+/** What every resource shares: the URL, fetch, headers, limits, permits and the operations in flight. */
+export class Transport {
+  #fetch;
+
+  constructor(baseUrl, fetchImpl, headers, follow, maxConnections) {
+    this.baseUrl = baseUrl;
+    this.#fetch = fetchImpl;
+    this.headers = headers;
+    this.livenessTimeoutMs = follow.livenessTimeoutMs;
+    this.maxFrameBytes = follow.maxFrameBytes;
+    this.maxConnections = maxConnections;
+    this.permits = new Permits(maxConnections);
+    this.closed = false;
+    this.links = new Set();
+  }
+
+  /** Where `request` goes: the base URL, then its target. */
+  url(request) {
+    return this.baseUrl + request.target;
+  }
+
+  /**
+   * Sends the core's `request` with fetch (called with no receiver): its
+   * method; its headers, then the client's where it sets none of that
+   * name; its body, as `application/json`.
+   */
+  send(request, url, signal) {
+    const headers = {};
+    for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
+    if (request.body !== null && !Object.prototype.hasOwnProperty.call(headers, "content-type")) headers["content-type"] = "application/json";
+    for (const [name, value] of Object.entries(this.headers)) {
+      if (!Object.prototype.hasOwnProperty.call(headers, name)) headers[name] = value;
+    }
+    const init = { method: request.method, headers, signal };
+    if (request.body !== null) init.body = request.body;
+    return Promise.resolve().then(() => this.#fetch.call(undefined, url, init));
+  }
+
+  async ready() {
+    this.check();
+    await init();
+    this.check();
+  }
+
+  check() {
+    if (this.closed) throw closedError();
+  }
+
+  /** A cancellable operation; `close()` aborts them all. */
+  link() {
+    this.check();
+    const link = new Link();
+    this.links.add(link);
+    return link;
+  }
+
+  unlink(link) {
+    this.links.delete(link);
+  }
+
+  close() {
+    if (this.closed) return;
+    this.closed = true;
+    for (const link of this.links) link.abort();
+    this.links.clear();
+  }
+
+  /**
+   * Sends the request `build()` makes (a core `Request`), answered by one
+   * JSON document decoded by a core `document` Reader: returns its event.
+   * Error answers throw the core's errors; a transport failure rejects
+   * with fetch's own error.
+   */
+  async document(build) {
+    await this.ready();
+    const request = build();
+    const link = this.link();
+    let release;
+    try {
+      release = await this.permits.acquire(link);
+    } catch {
+      this.unlink(link);
+      throw closedError();
+    }
+    const { controller, done } = link.request();
+    const reader = new Reader("document", this.maxFrameBytes === undefined ? {} : { maxFrameBytes: this.maxFrameBytes });
+    let chunks = null;
+    let bodyDone = true;
+    try {
+      let response;
+      try {
+        response = await this.send(request, this.url(request), controller.signal);
+      } catch (error) {
+        if (this.closed) throw closedError();
+        throw error;
+      }
+      reader.open(response.status, response.headers.get("content-type"), response.headers.get("ce-process-id"));
+      const events = [];
+      if (response.body !== null && response.body !== undefined) {
+        chunks = response.body.getReader();
+        bodyDone = false;
+        for (;;) {
+          let step;
+          try {
+            step = await chunks.read();
+          } catch (error) {
+            bodyDone = true;
+            if (this.closed) throw closedError();
+            throw error;
+          }
+          if (step.done) {
+            bodyDone = true;
+            break;
+          }
+          events.push(...reader.feed(step.value));
+        }
+      }
+      const [last] = reader.finish();
+      events.push(...last);
+      const event = events.find((e) => e.type === "identity" || e.type === "exec_result");
+      if (event === undefined) throw new Error(`dory-wire/client: ${request.method} ${request.path} answered no document`);
+      return event;
+    } finally {
+      if (!bodyDone && chunks !== null) chunks.cancel().catch(() => {});
+      controller.abort();
+      done();
+      release();
+      this.unlink(link);
+      reader.free();
+    }
+  }
+
+  async identity(build) {
+    const event = await this.document(build);
+    if (event.type !== "identity") {
+      throw new Error(`dory-wire/client: the answer was ${event.type}, not a process identity`);
+    }
+    return event;
+  }
+}
