@@ -108,7 +108,7 @@ class DoryWire:
 
 
 # The interface of each resource other than those of ``preview``.
-INTERFACES = {"reader": "decode", "follower": "follow"}
+INTERFACES = {"reader": "decode", "follower": "follow", "run-bounder": "run", "run-pending": "run"}
 FOLLOW_OPTIONS = (
     "follow",
     "gap-policy",

@@ -13,7 +13,12 @@ decision compared, then the output of every event delivered. Preview vectors are
 checked against their expectation and the invariants of docs/VECTORS.md
 (the Python package's own checks);
 bounding the preview again must give it back, and the streaming bounder fed
-in random chunks must give the same preview.
+in random chunks must give the same preview. Run vectors are played through
+the exported `run-bounder` whole, byte by byte, at the seeded splits of the
+Rust runner and as the events `feed` takes, the same result every time; each
+view's expected fields are compared, both limits checked, and a view without
+losses or a stderr section must be `bound` of its bytes. Last, wrong
+expectations of each kind must be reported (the runner can fail).
 
     python tests/component/run_vectors.py      (prints "N passed, N failed")
 """
@@ -509,6 +514,226 @@ def check_preview(dw: DoryWire, v: dict[str, Any]) -> None:
         assert got == p, f"seed {seed}: streaming differs:\n  {got}\n  {p}"
 
 
+# -- runs (docs/VECTORS.md, "kind run") ---------------------------------------
+
+VIEWS = ("stdout", "stderr", "combined")
+
+
+def run_items(v: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    """A run vector's input as ``("output", stream, bytes)`` and
+    ``("lost", stream, (from, to))`` items, in arrival order."""
+    items: list[tuple[str, Any, Any]] = []
+    for item in v["input"]:
+        if "lost" in item:
+            items.append(("lost", item["lost"], (item["from"], item["to"])))
+            continue
+        ((key, value),) = item.items()
+        if key.endswith("_b64"):
+            items.append(("output", key[: -len("_b64")], base64.b64decode(value, validate=True)))
+        else:
+            items.append(("output", key, value.encode("utf-8")))
+    return items
+
+
+def run_outcome(v: dict[str, Any], view: str) -> Variant:
+    """The spill outcome of `view` as the Rust runner reads the vector."""
+    spill = (v.get("spill") or {}).get(view)
+    if spill is None:
+        return Variant("not-saved")
+    if spill.get("fails"):
+        return Variant("failed", "the writer failed")
+    return Variant("saved", spill.get("path", ""))
+
+
+def resplit(items: list[tuple[str, Any, Any]], rng: SplitMix64 | None) -> list[tuple[str, Any, Any]]:
+    """The items with each output cut in pieces: one byte each without a
+    generator (outputs over 8 KiB: their first and last 4 KiB), else at the
+    points the Rust runner draws (``1 + below(rest)`` bytes a piece)."""
+    out: list[tuple[str, Any, Any]] = []
+    for kind, stream, data in items:
+        if kind != "output":
+            out.append((kind, stream, data))
+        elif rng is None:
+            out.extend(("output", stream, piece) for piece in bytewise(data))
+        else:
+            while data:
+                n = 1 + rng.below(len(data))
+                out.append(("output", stream, data[:n]))
+                data = data[n:]
+    return out
+
+
+def view_bytes(items: list[tuple[str, Any, Any]], view: str) -> bytes:
+    return b"".join(d for kind, stream, d in items if kind == "output" and view in ("combined", stream))
+
+
+def play_run(dw: DoryWire, v: dict[str, Any], items: list[tuple[str, Any, Any]], as_events: bool = False) -> Any:
+    """Plays `items` through a `run-bounder` (with `push` and `lose`, or as
+    the events `feed` takes) and renders every view; returns the views in the
+    vectors' shape, or the error's code."""
+    max_lines, max_bytes, spill_id = v["max_lines"], v["max_bytes"], v["spill_id"]
+    rb = dw.call("run", "[constructor]run-bounder", max_lines, max_bytes, spill_id)
+    if as_events:
+        events, at = [], {"stdout": 0, "stderr": 0}
+        for kind, stream, data in items:
+            if kind == "lost":
+                events.append(Variant("skipped", record(stream=stream, start=data[0], end=data[1])))
+            else:
+                events.append(
+                    Variant("output", record(stream=stream, data=data, start=at[stream], end=at[stream] + len(data)))
+                )
+                at[stream] += len(data)
+        events.append(Variant("heartbeat"))
+        dw.method("run-bounder", "feed", rb, events)
+    else:
+        for kind, stream, data in items:
+            if kind == "lost":
+                dw.method("run-bounder", "lose", rb, stream, data[0], data[1])
+            else:
+                dw.method("run-bounder", "push", rb, stream, data)
+    for view in VIEWS:
+        assert dw.method("run-bounder", "spill-id", rb, view) == f"{spill_id}-{view}", f"{view}: the bounder's spill id"
+        total = dw.method("run-bounder", "total-bytes", rb, view)
+        assert total == len(view_bytes(items, view)), f"{view}: total-bytes {total} while pushing"
+    retained = dw.method("run-bounder", "retained-bytes", rb)
+    assert retained <= 6 * (2 * max_bytes + 8) + max_bytes // 4 + 4, f"retained-bytes {retained} over the limits' bound"
+    lost_live = {view: dw.method("run-bounder", "lost-bytes", rb, view) for view in VIEWS}
+    ok, pending = result(dw.static("run-bounder", "finish", rb))
+    if not ok:
+        assert is_error(pending) and pending.kind == "limits", f"finish failed with {pending}"
+        return pending.code
+    out: dict[str, Any] = {}
+    for view in VIEWS:
+        p = dw.method("run-pending", "render", pending, view, run_outcome(v, view), v.get("hint"))
+        lost_bytes, lost_ranges = dw.method("run-pending", "lost", pending, view)
+        assert lost_bytes == lost_live[view], f"{view}: lost-bytes {lost_live[view]} before finish, {lost_bytes} after"
+        out[view] = {
+            "preview": p.text,
+            "truncated": p.truncated,
+            "total_bytes": dw.method("run-pending", "total-bytes", pending, view),
+            "lost_bytes": lost_bytes,
+            "lost_ranges": lost_ranges,
+            "needs_spill": dw.method("run-pending", "needs-spill", pending, view),
+            "spill_id": dw.method("run-pending", "spill-id", pending, view),
+            "spill_path": field(p, "spill_path"),
+            "spill_error": field(p, "spill_error") is not None,
+        }
+    pending.drop(dw.store)
+    return out
+
+
+def lines_of(text: str) -> int:
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
+
+
+def check_run(dw: DoryWire, v: dict[str, Any]) -> None:
+    """A run vector: its expectation, both limits, each plain view equal to
+    `bound` of its bytes, and the same result by byte, at the Rust runner's
+    seeded splits and through `feed`."""
+    expect, items = v["expect"], run_items(v)
+    max_lines, max_bytes = v["max_lines"], v["max_bytes"]
+    got = play_run(dw, v, items)
+    checked = dw.call("run", "check-limits", max_lines, max_bytes)
+    if "error" in expect:
+        assert got == expect["error"]["code"], f"expected error {expect['error']}, got {got}"
+        assert checked is not None, "check-limits accepts limits a run fails with"
+    else:
+        assert not isinstance(got, str), f"unexpected error {got}"
+        for view in VIEWS:
+            assert view in expect, f"expect.{view} missing"
+            for key, want in expect[view].items():
+                assert got[view][key] == want, f"{view}.{key}: got {got[view][key]!r}, expected {want!r}"
+            text = got[view]["preview"]
+            size, lines = len(text.encode("utf-8")), lines_of(text)
+            assert size <= max_bytes and lines <= max_lines, (
+                f"{view}: {size} bytes, {lines} lines over {max_lines}/{max_bytes}"
+            )
+            if got[view]["lost_bytes"] == 0 and "[... the last " not in text:
+                whole = bound(
+                    dw,
+                    view_bytes(items, view),
+                    max_lines,
+                    max_bytes,
+                    spill_id=f"{v['spill_id']}-{view}",
+                    spill=(v.get("spill") or {}).get(view),
+                    hint=v.get("hint"),
+                )
+                assert not is_error(whole), f"{view}: bound() failed: {whole}"
+                assert whole["text"] == text, (
+                    f"{view}: differs from bound() of its bytes:\n{whole['text']}\n---\n{text}"
+                )
+    rng = SplitMix64(0x5EED_0000 + len(items))
+    for how, chunks in [("byte by byte", resplit(items, None))] + [
+        (f"split round {r}", resplit(items, rng)) for r in range(1, 7)
+    ]:
+        assert play_run(dw, v, chunks) == got, f"{how} gives another result"
+    assert play_run(dw, v, items, as_events=True) == got, "feed (events) gives another result"
+
+
+def check_run_functions(dw: DoryWire) -> None:
+    """`check-limits` at its edges, `run-spill-id` and the run's defaults."""
+    least = dw.call("run", "min-run-max-bytes")
+    lines, size = dw.call("run", "default-run-max-lines"), dw.call("run", "default-run-max-bytes")
+    assert dw.call("run", "check-limits", lines, size) is None, "the defaults are refused"
+    assert dw.call("run", "check-limits", 2, least) is None, f"check-limits refuses 2 lines and {least} bytes"
+    for bad in ((1, size), (0, 0), (2, least - 1), (lines, least - 1)):
+        err = dw.call("run", "check-limits", *bad)
+        assert is_error(err) and err.code == "invalid_limits" and err.kind == "limits", f"check-limits{bad}: {err}"
+    key = dw.call("run", "run-spill-id", "key-1")
+    assert key == dw.call("run", "run-spill-id", "key-1") != dw.call("run", "run-spill-id", "key-2")
+    assert key.startswith("run-") and len(key) == 36 and all(c in "0123456789abcdef" for c in key[4:]), key
+    rb = dw.call("run", "[constructor]run-bounder", lines, size, None)
+    assert dw.method("run-bounder", "spill-id", rb, "combined") is None, "an unnamed spill id before finish"
+    dw.method("run-bounder", "push", rb, "stdout", b"x")
+    pending = dw.static("run-bounder", "finish", rb)
+    assert len(dw.method("run-pending", "spill-id", pending, "stdout")) == 32, "a content-derived spill id"
+    pending.drop(dw.store)
+
+
+def the_runner_can_fail(dw: DoryWire, vectors: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Wrong expectations of each kind are reported: the problems of a runner
+    that passed one (an empty list when every wrong expectation failed)."""
+
+    def first(kind: str, has: Any) -> dict[str, Any]:
+        return next(v for _, v in vectors if v["kind"] == kind and has(v))
+
+    run = first("run", lambda v: "combined" in v["expect"] and v["expect"]["combined"]["truncated"])
+    dec = first("decode", lambda v: v["expect"].get("events"))
+    pre = first("preview", lambda v: "preview" in v["expect"])
+    conv = first("conversation", lambda v: v["exchanges"][-1]["decision"]["type"] == "done")
+    cases: list[tuple[str, Any, dict[str, Any], Any]] = [
+        ("a wrong combined preview", check_run, run, lambda w: w["expect"]["combined"].update(preview="not this")),
+        ("wrong stdout lost bytes", check_run, run, lambda w: w["expect"]["stdout"].update(lost_bytes=12345)),
+        ("a wrong stderr spill id", check_run, run, lambda w: w["expect"]["stderr"].update(spill_id="x")),
+        (
+            "a wrong spill error",
+            check_run,
+            run,
+            lambda w: w["expect"]["combined"].update(spill_error=not w["expect"]["combined"]["spill_error"]),
+        ),
+        ("an error for a result", check_run, run, lambda w: w.update(expect={"error": {"code": "invalid_limits"}})),
+        ("a decode event too many", check_decode, dec, lambda w: w["expect"]["events"].append({"type": "heartbeat"})),
+        ("a wrong preview", check_preview, pre, lambda w: w["expect"].update(preview="not this")),
+        (
+            "a wrong decision",
+            check_conversation,
+            conv,
+            lambda w: w["exchanges"][-1]["decision"].update(type="continue"),
+        ),
+    ]
+    problems = []
+    for what, check, vector, edit in cases:
+        copy = json.loads(json.dumps(vector))
+        check(dw, copy)  # as it is, the copy passes: the failure below is the edit's
+        edit(copy)
+        try:
+            check(dw, copy)
+        except AssertionError:
+            continue
+        problems.append(f"the runner passed {what} ({vector['name']})")
+    return problems
+
+
 def main() -> int:
     started = time.perf_counter()
     dw = DoryWire()
@@ -517,7 +742,7 @@ def main() -> int:
         for v in json.loads(path.read_text(encoding="utf-8"))["vectors"]:
             vectors.append((f"{path.relative_to(VECTOR_DIR)}::{v['name']}", v))
     kinds = {v.get("kind") for _, v in vectors}
-    assert {"decode", "preview", "conversation"} <= kinds, f"vectors missing: found kinds {kinds}"
+    assert {"decode", "preview", "conversation", "run"} <= kinds, f"vectors missing: found kinds {kinds}"
     passed = failed = 0
     for vid, v in vectors:
         try:
@@ -527,12 +752,23 @@ def main() -> int:
                 check_preview(dw, v)
             elif v["kind"] == "conversation":
                 check_conversation(dw, v)
+            elif v["kind"] == "run":
+                check_run(dw, v)
             else:
                 raise AssertionError(f"unknown kind {v['kind']!r}")
             passed += 1
         except AssertionError as exc:
             failed += 1
             print(f"FAIL {vid}: {exc}", file=sys.stderr)
+    try:
+        check_run_functions(dw)
+        problems = the_runner_can_fail(dw, vectors)
+    except AssertionError as exc:
+        problems = [f"the run functions, or an unchanged vector: {exc}"]
+    for problem in problems:
+        failed += 1
+        print(f"FAIL the runner can fail: {problem}", file=sys.stderr)
+    passed += not problems
     seconds = time.perf_counter() - started
     print(f"component vectors (wasmtime-py, {seconds:.1f} s): {passed} passed, {failed} failed")
     return 1 if failed or not passed else 0
