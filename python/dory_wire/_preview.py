@@ -19,7 +19,7 @@ import secrets
 import tempfile
 from collections.abc import Awaitable
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import BinaryIO, Callable, Optional, Union
 
 from ._core import Bounder, PendingSpill, Preview
 
@@ -176,19 +176,75 @@ async def _afinish(
     return bounded._render_writer(returned=path, hint=hint)
 
 
+class _SpillFile:
+    """One spill being written by :meth:`SpillDirectory.open`: a temporary
+    file (mode 0600) in the directory, renamed to its final name on
+    :meth:`commit`, removed on :meth:`discard`."""
+
+    def __init__(self, directory: Path, path: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        # mkstemp creates the file with mode 0600, readable by its owner only.
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".spill-", suffix=".tmp")
+        self._file: BinaryIO | None = os.fdopen(fd, "wb")
+        self._tmp = Path(tmp)
+        self.path = path
+        """Where :meth:`commit` saves the spill."""
+
+    def _open_file(self) -> BinaryIO:
+        if self._file is None:
+            raise ValueError(f"the spill {self.path.name} was already committed or discarded")
+        return self._file
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        """Appends ``data``."""
+        self._open_file().write(data)
+
+    def commit(self) -> str:
+        """Renames the written file to :attr:`path` (atomically: a reader
+        sees the whole spill or none); returns its absolute path."""
+        file = self._open_file()
+        self._file = None
+        try:
+            file.close()
+            os.replace(self._tmp, self.path)
+        except BaseException:
+            self._tmp.unlink(missing_ok=True)
+            raise
+        return str(self.path.resolve())
+
+    def discard(self) -> None:
+        """Removes the temporary file (nothing is saved). Idempotent."""
+        file, self._file = self._file, None
+        if file is not None:
+            file.close()
+            self._tmp.unlink(missing_ok=True)
+
+    def __repr__(self) -> str:
+        state = "open" if self._file is not None else "closed"
+        return f"<spill file {str(self.path)!r} {state}>"
+
+
 class SpillDirectory:
     """A spill writer that saves each spill as ``<directory>/<spill_id><suffix>``.
 
     The directory is created when needed; the file is written to a temporary
-    name and renamed, so a reader never sees a partial file. Usable with
-    :func:`bound` and :func:`abound`::
+    name (mode 0600) and renamed, so a reader never sees a partial file.
+    Usable with :func:`bound` and :func:`abound` (called with the whole
+    data)::
 
         preview = bound(output, max_lines=200, max_bytes=16_384,
                         spill=SpillDirectory("/workspace/.tool-output"),
                         spill_id=new_spill_id())
 
-    Ids that are not plain file names (e.g. with ``/``) are refused (the
-    writer raises, so the preview reports it in ``spill_error``).
+    and, through :meth:`open`, with ``Computer.run`` (written as the output
+    streams: the client's ``RunSpill``)::
+
+        result = computer.run(["make", "test"],
+                              spill=SpillDirectory("/workspace/.tool-output"))
+
+    Ids that are not plain file names (``[A-Za-z0-9._-]``, not ``.`` or
+    ``..``; e.g. with ``/``) are refused (the writer raises, so the preview
+    reports it in ``spill_error``).
     """
 
     def __init__(self, directory: str | os.PathLike[str], *, suffix: str = ".txt") -> None:
@@ -214,6 +270,13 @@ class SpillDirectory:
             Path(tmp).unlink(missing_ok=True)
             raise
         return str(path.resolve())
+
+    def open(self, spill_id: str) -> _SpillFile:
+        """A new spill file for ``spill_id``: ``write(data)`` as the output
+        streams, then ``commit()`` (renamed to :meth:`path_for`, the absolute
+        path returned) or ``discard()``. Raises ``ValueError`` for an id that
+        is not a plain file name, ``OSError`` when the file cannot be made."""
+        return _SpillFile(self.directory, self.path_for(spill_id))
 
     def __repr__(self) -> str:
         return f"SpillDirectory({str(self.directory)!r}, suffix={self.suffix!r})"

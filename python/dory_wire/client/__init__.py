@@ -16,6 +16,17 @@ sockets, a clock and sleeps, and nothing else::
         transcript = process.read_output()  # reconnects as the core decides
         print(transcript.text("stdout"), transcript.exit)
 
+For an agent, one call runs a command, follows it exactly and hands back
+bounded previews of stdout, stderr and both combined, each view saved in
+full as it streams (docs/run.md)::
+
+    from dory_wire.client import Client, SpillDirectory
+
+    with Client() as client:
+        computer = client.computers.get("c1")
+        result = computer.run(["make", "test"], spill=SpillDirectory("/workspace/.tool-output"))
+        print(result.exit_code, result.combined.text)
+
 Or frame by frame, saving the offsets after each frame, with
 :meth:`Process.iter_output`; a connection that ends before ``exit`` raises
 :class:`StreamDisconnected` carrying the offsets to resume from.
@@ -27,6 +38,9 @@ Names:
   (``Async…`` for the asyncio client);
 - :class:`OutputStream` / :class:`AsyncOutputStream` (one response's
   :class:`Frame` objects);
+- :meth:`Computer.run` / :meth:`AsyncComputer.run`, its :class:`RunResult`,
+  the spill writer's shape :class:`RunSpill` and, re-exported from
+  :mod:`dory_wire`, :class:`SpillDirectory`;
 - :class:`StreamDisconnected` (reconnect) and, re-exported from
   :mod:`dory_wire`, the core's errors (never retried) and values.
 """
@@ -60,7 +74,9 @@ from ._async import (
 )
 from ._errors import DisconnectReason, StreamDisconnected
 from ._frames import Frame, FrameType
+from .._preview import SpillDirectory
 from ._protocol import Command, GapPolicy
+from ._run import RunResult, RunSpill
 from ._sync import Client, Computer, Computers, OutputStream, Process, Processes, Setup
 
 __all__ = [
@@ -93,7 +109,10 @@ __all__ = [
     "Process",
     "Processes",
     "ProtocolError",
+    "RunResult",
+    "RunSpill",
     "Setup",
+    "SpillDirectory",
     "StreamDisconnected",
     "Transcript",
 ]

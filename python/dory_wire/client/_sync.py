@@ -9,7 +9,9 @@ to give up; the client sends, reads, keeps the liveness clock and sleeps."""
 
 from __future__ import annotations
 
+import contextlib
 import random
+import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping
@@ -22,6 +24,8 @@ from .._core import (
     DEFAULT_BACKOFF_SECONDS,
     DEFAULT_MAX_BACKOFF_SECONDS,
     DEFAULT_RETRIES,
+    DEFAULT_RUN_MAX_BYTES,
+    DEFAULT_RUN_MAX_LINES,
     Continue,
     Cursor,
     Done,
@@ -32,8 +36,10 @@ from .._core import (
     Reader,
     Reconnect,
     Request,
+    RunBounder,
     Skipped,
     Transcript,
+    run_spill_id,
 )
 from .._errors import DoryWireError
 from .._stream import End, Event
@@ -57,6 +63,7 @@ from ._protocol import (
     exec_result_of,
     identity_of,
 )
+from ._run import OnOutput, RunResult, RunSpill, Shield, _RunSink, check_spill
 
 __all__ = [
     "Client",
@@ -571,6 +578,131 @@ class Computer:
             ),
         )
         return OutputStream(self._client, follower, reconnect=True, on_reconnect=on_reconnect)
+
+    def run(
+        self,
+        command: Command,
+        *,
+        max_lines: int = DEFAULT_RUN_MAX_LINES,
+        max_bytes: int = DEFAULT_RUN_MAX_BYTES,
+        spill: RunSpill | None = None,
+        idempotency_key: str | None = None,
+        timeout_seconds: float | None = None,
+        hint: str | None = None,
+        on_output: OnOutput | None = None,
+        kill_on_cancel: bool = False,
+        gap_policy: GapPolicy = "fail",
+        retries: int = DEFAULT_RETRIES,
+        backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
+        max_backoff_seconds: float = DEFAULT_MAX_BACKOFF_SECONDS,
+        jitter: bool = True,
+        liveness_timeout_seconds: float | None = None,
+        on_reconnect: Callable[[Reconnect], object] | None = None,
+    ) -> RunResult:
+        """Runs ``command`` and returns what an agent's model should see:
+        bounded previews of stdout, of stderr and of both combined in arrival
+        order (docs/run.md).
+
+        1. Checks everything it can before any request: the limits
+           (:meth:`~dory_wire.RunBounder.check_limits`: ``max_lines >= 2``,
+           ``max_bytes >= MIN_RUN_MAX_BYTES``), the command, the key, the
+           timeout and the follow options (the core's checks, the core's
+           errors), and the shapes of ``spill``, ``hint``, ``on_output`` and
+           ``on_reconnect``. Nothing is started when one fails.
+        2. Starts the command as a background process with
+           ``idempotency_key`` (default: a fresh ``"run-"`` + 32 hex digits),
+           never with the truncating synchronous exec.
+        3. Follows its output from offset 0 with the core's follower through
+           reconnects (like :meth:`Process.read_output`, with the same
+           follow options); each new chunk goes, once, to the core's
+           :class:`~dory_wire.RunBounder`, to the spills of its stream and of
+           the combined view (each opened with ``spill.open(spill_id)`` on
+           the view's first byte), and to ``on_output(stream, data, text)``
+           (``text`` from one streaming UTF-8 decoder per stream; at the end,
+           or at a lost range, a stream holding an incomplete character gets
+           one more call with ``b""`` and its text). Memory stays in
+           proportion to the limits, whatever the output's size.
+        4. At the exit, each view that was cut has its spill committed and
+           its notice names the path (with ``hint``); a view that fits has
+           its spill discarded.
+
+        Calling it again with the same key re-attaches to the same process
+        (the keyed start starts nothing) and returns an equal result: the
+        spill ids are ``run_spill_id(key) + "-<view>"``.
+
+        Spill failures never lose a preview: a writer that raises (``open``,
+        ``write``, ``commit``) or whose ``commit`` returns no path gives that
+        view a ``spill_error`` in the core's words. The writer is called
+        synchronously, also here.
+
+        Lost output raises ``OutputGap`` unless ``gap_policy="skip"``, which
+        goes on and says the loss in each preview it belongs to (and in
+        ``stdout_lost_bytes`` / ``stderr_lost_bytes``). The follower's other
+        errors (``StreamDisconnected`` after ``retries``, ``OutputExpired``,
+        ``ApiError``, …) propagate.
+
+        Cancellation closes the response, discards the spill files and, only
+        with ``kill_on_cancel=True``, kills the process (shielded from the
+        cancellation); the cancellation is re-raised, never a partial result.
+        """
+        RunBounder.check_limits(max_lines, max_bytes)
+        key = "run-" + secrets.token_hex(16) if idempotency_key is None else idempotency_key
+        start = Request.start(self.id, command, timeout_seconds, key)
+        checked_spill = check_spill(spill)
+        if hint is not None and not isinstance(hint, str):
+            raise TypeError(f"hint must be a str, not {type(hint).__name__}")
+        for name, hook in (("on_output", on_output), ("on_reconnect", on_reconnect)):
+            if hook is not None and not callable(hook):
+                raise TypeError(f"{name} must be a callable, not {type(hook).__name__}")
+        if not isinstance(kill_on_cancel, bool):
+            raise TypeError(f"kill_on_cancel must be a bool, not {type(kill_on_cancel).__name__}")
+        options = self._client._options(
+            liveness_timeout_seconds,
+            gap_policy=gap_policy,
+            retries=retries,
+            backoff_seconds=backoff_seconds,
+            max_backoff_seconds=max_backoff_seconds,
+            jitter=jitter,
+        )
+        # The core checks the follow options when it builds a follower: build
+        # one now (for no process yet) so a bad option starts nothing.
+        Follower.process_output(self.id, key, **options)
+        sink = _RunSink(max_lines, max_bytes, run_spill_id(key), checked_spill, on_output, hint)
+
+        try:
+            identity = identity_of(self._client._document(start))
+        except BaseException as exc:
+            if kill_on_cancel and not isinstance(exc, Exception):
+                # Cancelled while starting: the keyed start again (it starts
+                # nothing new) says which process to kill.
+                self._kill_cancelled(start, None)
+            raise
+        proc_id = identity.proc_id
+        follow = Follower.process_output(self.id, proc_id, **options)
+        stream = OutputStream(self._client, follow, reconnect=True, on_reconnect=on_reconnect)
+        try:
+            for frame in stream:
+                sink.feed(frame.event)
+            if sink.exit is None:  # pragma: no cover - a followed read ends at the exit
+                raise RuntimeError(f"the output of {proc_id} ended without its exit")
+        except BaseException as exc:
+            stream.close()
+            sink.discard()
+            if kill_on_cancel and not isinstance(exc, Exception):
+                self._kill_cancelled(start, proc_id)
+            raise
+        exit_code, timed_out = sink.exit
+        return sink.finish(proc_id, key, exit_code, timed_out)
+
+    def _kill_cancelled(self, start: Request, proc_id: str | None) -> None:
+        """Kills the process of a cancelled :meth:`run`, shielded from the
+        cancellation (``proc_id`` ``None``: cancelled while starting, so the
+        keyed start is sent again to learn it). A failure to kill is not
+        raised: the cancellation is."""
+        with Shield(), contextlib.suppress(Exception):
+            if proc_id is None:
+                proc_id = identity_of(self._client._document(start)).proc_id
+            self.processes.kill(proc_id)
 
     def __repr__(self) -> str:
         return f"<Computer {self.id!r}>"
