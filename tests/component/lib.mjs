@@ -10,7 +10,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { chunkings, parseJsonExact, vectorBody } from "../../npm/test/vector-lib.mjs";
+import { chunkings, parseJsonExact, SplitMix64, vectorBody } from "../../npm/test/vector-lib.mjs";
 
 export const here = dirname(fileURLToPath(import.meta.url));
 export const rootDir = join(here, "..", "..");
@@ -577,6 +577,179 @@ export function compareConversationOutput(expect, seen) {
       have = have.toString("base64");
     }
     if (!same(have, want)) problems.push(`expect.${key}: expected ${JSON.stringify(want, big)}, got ${JSON.stringify(have, big)}`);
+  }
+  return problems;
+}
+
+// -- runs (docs/VECTORS.md, "kind run") --------------------------------------
+
+export const VIEWS = ["stdout", "stderr", "combined"];
+
+/** A run vector's input as `{ lost: stream, from, to }` and `{ stream, data }` items, in arrival order. */
+export function runItems(v) {
+  const encoder = new TextEncoder();
+  return v.input.map((item) => {
+    if (item.lost !== undefined) return { lost: item.lost, from: BigInt(item.from), to: BigInt(item.to) };
+    const [[key, value]] = Object.entries(item);
+    if (key.endsWith("_b64")) return { stream: key.slice(0, -4), data: new Uint8Array(Buffer.from(value, "base64")) };
+    return { stream: key, data: encoder.encode(value) };
+  });
+}
+
+/** The spill outcome of `view`, as the Rust runner reads the vector. */
+export function runOutcome(v, view) {
+  const spill = v.spill?.[view];
+  if (spill === undefined || spill === null) return { tag: "not-saved" };
+  if (spill.fails) return { tag: "failed", val: "the writer failed" };
+  return { tag: "saved", val: spill.path ?? "" };
+}
+
+/**
+ * The items with each output cut in pieces: one byte each without a
+ * generator, else at the points the Rust runner draws (`1 + below(rest)`
+ * bytes a piece, one SplitMix64 for every round).
+ */
+export function resplitRun(items, rng) {
+  const out = [];
+  for (const item of items) {
+    if (item.lost !== undefined) {
+      out.push(item);
+      continue;
+    }
+    let rest = item.data;
+    while (rest.length > 0) {
+      const n = rng ? 1 + rng.below(rest.length) : 1;
+      out.push({ stream: item.stream, data: rest.subarray(0, n) });
+      rest = rest.subarray(n);
+    }
+  }
+  return out;
+}
+
+/** The bytes of one view of the items. */
+export function runViewBytes(items, view) {
+  return Buffer.concat(items.filter((i) => i.lost === undefined && (view === "combined" || i.stream === view)).map((i) => i.data));
+}
+
+const textLines = (text) => (text.match(/\n/g)?.length ?? 0) + (text.length > 0 && !text.endsWith("\n") ? 1 : 0);
+
+/**
+ * Plays the items through a `run-bounder` (with `push` and `lose`, or as the
+ * events `feed` takes) and renders every view: `{ ok: views }` in the
+ * vectors' shape, or `{ error: code }`. What can be checked while pushing
+ * (the spill ids, the totals, the memory held) is checked, into `problems`.
+ */
+export function playRun(mod, v, items, { asEvents = false, problems = [] } = {}) {
+  const maxBytes = BigInt(v.max_bytes);
+  const rb = new mod.run.RunBounder(BigInt(v.max_lines), maxBytes, v.spill_id);
+  if (asEvents) {
+    const at = { stdout: 0n, stderr: 0n };
+    const events = items.map((i) => {
+      if (i.lost !== undefined) return { tag: "skipped", val: { stream: i.lost, start: i.from, end: i.to } };
+      const start = at[i.stream];
+      at[i.stream] += BigInt(i.data.length);
+      return { tag: "output", val: { stream: i.stream, data: i.data, start, end: at[i.stream] } };
+    });
+    rb.feed([...events, { tag: "heartbeat" }]);
+  } else {
+    for (const i of items) {
+      if (i.lost !== undefined) rb.lose(i.lost, i.from, i.to);
+      else rb.push(i.stream, i.data);
+    }
+  }
+  const lostLive = {};
+  for (const view of VIEWS) {
+    if (rb.spillId(view) !== `${v.spill_id}-${view}`) problems.push(`${view}: the bounder's spill id is ${rb.spillId(view)}`);
+    const total = rb.totalBytes(view);
+    if (total !== BigInt(runViewBytes(items, view).length)) problems.push(`${view}: total-bytes ${total} while pushing`);
+    lostLive[view] = rb.lostBytes(view);
+  }
+  const retained = rb.retainedBytes();
+  if (retained > 6n * (2n * maxBytes + 8n) + maxBytes / 4n + 4n) problems.push(`retained-bytes ${retained} over the limits' bound`);
+  let pending;
+  try {
+    pending = mod.run.RunBounder.finish(rb);
+  } catch (err) {
+    if (!isWitError(err)) throw err;
+    if (err.kind !== "limits") problems.push(`finish failed with ${err.code}`);
+    return { error: err.code };
+  }
+  const out = {};
+  for (const view of VIEWS) {
+    const p = pending.render(view, runOutcome(v, view), v.hint ?? undefined);
+    const [lostBytes, lostRanges] = pending.lost(view);
+    if (lostBytes !== lostLive[view]) problems.push(`${view}: lost-bytes ${lostLive[view]} before finish, ${lostBytes} after`);
+    out[view] = {
+      preview: p.text,
+      truncated: p.truncated,
+      total_bytes: num(pending.totalBytes(view)),
+      lost_bytes: num(lostBytes),
+      lost_ranges: num(lostRanges),
+      needs_spill: pending.needsSpill(view),
+      spill_id: pending.spillId(view),
+      spill_path: p.spillPath ?? null,
+      spill_error: p.spillError !== undefined,
+    };
+  }
+  pending[Symbol.dispose]();
+  return { ok: out };
+}
+
+/**
+ * The problems of a run vector against `expect` (the vector's own by
+ * default): each view's expected fields, both limits, each view without
+ * losses or a stderr section equal to `preview.bound` of its bytes, and the
+ * same result byte by byte, at the Rust runner's seeded splits and through
+ * `feed`.
+ */
+export function checkRunVector(mod, v, expect = v.expect) {
+  const problems = [];
+  const items = runItems(v);
+  const got = playRun(mod, v, items, { problems });
+  let refused = false;
+  try {
+    mod.run.checkLimits(BigInt(v.max_lines), BigInt(v.max_bytes));
+  } catch (err) {
+    if (!isWitError(err) || err.code !== "invalid_limits") throw err;
+    refused = true;
+  }
+  if (expect.error) {
+    if (got.error !== expect.error.code) problems.push(`expected error ${JSON.stringify(expect.error)}, got ${JSON.stringify(got, big)}`);
+    if (!refused) problems.push("check-limits accepts limits a run fails with");
+  } else if (got.error) {
+    problems.push(`unexpected error ${got.error}`);
+  } else {
+    for (const view of VIEWS) {
+      if (!expect[view]) {
+        problems.push(`expect.${view} missing`);
+        continue;
+      }
+      const have = got.ok[view];
+      for (const [key, want] of Object.entries(expect[view])) {
+        if (!same(have[key], want)) problems.push(`${view}.${key}: got ${JSON.stringify(have[key], big)}, expected ${JSON.stringify(want, big)}`);
+      }
+      const text = have.preview;
+      const size = Buffer.byteLength(text);
+      if (size > v.max_bytes || textLines(text) > v.max_lines) problems.push(`${view}: ${size} bytes, ${textLines(text)} lines over ${v.max_lines}/${v.max_bytes}`);
+      if (have.lost_bytes === 0 && !text.includes("[... the last ")) {
+        const bounded = mod.preview.bound(runViewBytes(items, view), BigInt(v.max_lines), BigInt(v.max_bytes), `${v.spill_id}-${view}`);
+        let whole;
+        if (bounded.tag === "fits") whole = bounded.val.text;
+        else {
+          whole = bounded.val.render(runOutcome(v, view), v.hint ?? undefined).text;
+          bounded.val[Symbol.dispose]();
+        }
+        if (whole !== text) problems.push(`${view}: differs from bound() of its bytes:\n${whole}\n---\n${text}`);
+      }
+    }
+  }
+  const rng = new SplitMix64(0x5eed0000 + items.length);
+  const rounds = [["byte by byte", () => playRun(mod, v, resplitRun(items), { problems })]];
+  for (let r = 1; r < 7; r++) rounds.push([`split round ${r}`, () => playRun(mod, v, resplitRun(items, rng), { problems })]);
+  rounds.push(["feed (events)", () => playRun(mod, v, items, { asEvents: true, problems })]);
+  for (const [how, play] of rounds) {
+    const again = play();
+    if (!same(again, got)) problems.push(`${how} gives another result: ${JSON.stringify(again, big)}`);
   }
   return problems;
 }

@@ -10,27 +10,34 @@
 // and at seeded random splits (the same decisions every time), the stall
 // protocol on the vector's clock, decisions and the output compared. Unlike
 // the npm package, the component holds every u64 exactly (BigInt), so the
-// vectors' expectations apply unchanged.
+// vectors' expectations apply unchanged. Run vectors are played through the
+// exported run-bounder whole, byte by byte, at the seeded splits of the Rust
+// runner and as the events `feed` takes (the same result every time); each
+// view's expected fields are compared, both limits checked, and a view
+// without losses or a stderr section must be `bound` of its bytes. Last,
+// wrong expectations of each kind must be reported (the runner can fail).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { loadVectors } from "../../npm/test/helpers.mjs";
 import { checkPreviewVector } from "../../npm/test/preview-lib.mjs";
 import { chunkings, vectorBody } from "../../npm/test/vector-lib.mjs";
-import { big, CONVERSATION_SPLITS, compareDecode, conversationVector, decodeVector, loadComponent, previewApi, same } from "./lib.mjs";
+import { big, CONVERSATION_SPLITS, checkRunVector, compareDecode, conversationVector, decodeVector, isWitError, loadComponent, previewApi, same } from "./lib.mjs";
 
 const mod = await loadComponent();
 const vectors = loadVectors();
 const decode = vectors.filter((v) => v.kind === "decode");
 const preview = vectors.filter((v) => v.kind === "preview");
 const conversation = vectors.filter((v) => v.kind === "conversation");
+const run = vectors.filter((v) => v.kind === "run");
 
 test("the vectors are found", () => {
   assert.ok(decode.length > 0, "no decode vectors");
   assert.ok(preview.length > 0, "no preview vectors");
   assert.ok(conversation.length > 0, "no conversation vectors");
+  assert.ok(run.length > 0, "no run vectors");
   const kinds = new Set(vectors.map((v) => v.kind));
-  assert.deepEqual([...kinds].sort(), ["conversation", "decode", "preview"], "a kind this runner does not know");
+  assert.deepEqual([...kinds].sort(), ["conversation", "decode", "preview", "run"], "a kind this runner does not know");
 });
 
 for (const file of [...new Set(decode.map((v) => v.file))]) {
@@ -73,6 +80,74 @@ for (const file of [...new Set(preview.map((v) => v.file))]) {
     for (const v of preview.filter((x) => x.file === file)) checkPreviewVector(api, v);
   });
 }
+
+for (const file of [...new Set(run.map((v) => v.file))]) {
+  test(`run vectors of ${file}, whole, byte by byte, at the Rust runner's splits and through feed`, () => {
+    const problems = [];
+    for (const v of run.filter((x) => x.file === file)) for (const p of checkRunVector(mod, v)) problems.push(`${v.name}: ${p}`);
+    assert.deepEqual(problems, []);
+  });
+}
+
+test("check-limits at its edges, run-spill-id and the run's defaults", () => {
+  const { run: r } = mod;
+  const least = r.minRunMaxBytes();
+  const [lines, size] = [r.defaultRunMaxLines(), r.defaultRunMaxBytes()];
+  r.checkLimits(lines, size);
+  r.checkLimits(2n, least);
+  for (const [l, b] of [[1n, size], [0n, 0n], [2n, least - 1n], [lines, least - 1n]]) {
+    assert.throws(
+      () => r.checkLimits(l, b),
+      (err) => isWitError(err) && err.code === "invalid_limits" && err.kind === "limits",
+      `check-limits(${l}, ${b})`,
+    );
+  }
+  const key = r.runSpillId("key-1");
+  assert.match(key, /^run-[0-9a-f]{32}$/);
+  assert.equal(r.runSpillId("key-1"), key);
+  assert.notEqual(r.runSpillId("key-2"), key);
+  const rb = new r.RunBounder(lines, size, undefined);
+  assert.equal(rb.spillId("combined"), undefined, "an unnamed spill id before finish");
+  rb.push("stdout", new Uint8Array([120]));
+  const pending = r.RunBounder.finish(rb);
+  assert.match(pending.spillId("stdout"), /^[0-9a-f]{32}$/, "a content-derived spill id");
+  pending[Symbol.dispose]();
+});
+
+test("the runner can fail: a wrong expectation of each kind is reported", () => {
+  const copy = (v) => structuredClone(v);
+  const v = run.find((x) => x.expect.combined?.truncated);
+  assert.deepEqual(checkRunVector(mod, v), [], "the vector as it is passes");
+  const wrong = [
+    (e) => (e.combined.preview = "not this"),
+    (e) => (e.stdout.lost_bytes = 12345),
+    (e) => (e.stderr.spill_id = "x"),
+    (e) => (e.combined.spill_error = !e.combined.spill_error),
+    (e) => (e.stdout.needs_spill = !e.stdout.needs_spill),
+  ];
+  for (const edit of wrong) {
+    const expect = copy(v.expect);
+    edit(expect);
+    assert.notDeepEqual(checkRunVector(mod, v, expect), [], `passed ${edit}`);
+  }
+  assert.notDeepEqual(checkRunVector(mod, v, { error: { code: "invalid_limits" } }), [], "passed an error for a result");
+
+  const d = copy(decode.find((x) => x.expect.events?.length));
+  assert.deepEqual(compareDecode(d, decodeVector(mod, d, [vectorBody(d)])), []);
+  d.expect.events.push({ type: "heartbeat" });
+  assert.notDeepEqual(compareDecode(d, decodeVector(mod, d, [vectorBody(d)])), [], "passed a decode event too many");
+
+  const p = copy(preview.find((x) => x.expect.preview !== undefined));
+  const api = previewApi(mod);
+  checkPreviewVector(api, p);
+  p.expect.preview = "not this";
+  assert.throws(() => checkPreviewVector(api, p), undefined, "passed a wrong preview");
+
+  const c = copy(conversation.find((x) => x.exchanges.at(-1).decision.type === "done"));
+  assert.deepEqual(conversationVector(mod, c, 0).problems, []);
+  c.exchanges.at(-1).decision.type = "continue";
+  assert.notDeepEqual(conversationVector(mod, c, 0).problems, [], "passed a wrong decision");
+});
 
 test("the error table lists every code with its class, kind and field names", () => {
   const rows = mod.types.errorCodes();
