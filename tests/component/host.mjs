@@ -1,8 +1,9 @@
 // A Node host of the dory-wire component, transpiled to JavaScript by jco
 // (`npx @bytecodealliance/jco transpile dory-wire.wasm -o out/`): follows a
 // process's output across a dropped connection with the exported follower,
-// shows a loss as an error value, and bounds a long output with the spill
-// handshake. It prints the same text as host.py; scripts/test-component.sh
+// shows a loss as an error value, bounds a long output with the spill
+// handshake, and bounds a run's stdout and stderr combined in arrival order
+// with a lost range said. It prints the same text as host.py; scripts/test-component.sh
 // checks both.
 //
 //   node host.mjs [path/to/transpiled/dory-wire.js]
@@ -12,7 +13,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const here = dirname(fileURLToPath(import.meta.url));
 const entry = process.argv[2] ? resolve(process.argv[2]) : join(here, "..", "..", "target", "component", "jco", "dory-wire.js");
 // jco's module instantiates the component with a top-level await.
-const { decode, follow, preview } = await import(pathToFileURL(entry).href);
+const { decode, follow, preview, run } = await import(pathToFileURL(entry).href);
 
 const hex = (bytes) => Buffer.from(bytes).toString("hex");
 const enc = new TextEncoder();
@@ -132,3 +133,25 @@ const p = pending.render({ tag: "saved", val: path }, "read it with sed");
 pending[Symbol.dispose]();
 console.log(`preview: ${p.omittedLines} lines omitted, ${enc.encode(p.text).length} bytes`);
 process.stdout.write(p.text);
+
+// 4. A run: stdout and stderr combined in the order they arrived, bounded to
+//    16 lines and 600 bytes as they stream (a host pushes each chunk as the
+//    follower delivers it, or passes the events to `feed`), with a range
+//    skipped under gap policy `skip` said at the end, and stderr's end kept.
+run.checkLimits(16n, 600n); // throws the error record for limits a run cannot honour
+const bounder = new run.RunBounder(16n, 600n, run.runSpillId("build-42"));
+let offset = 0n;
+for (let i = 1; i <= 300; i++) {
+  const line = enc.encode(`compiling unit ${i}\n`);
+  bounder.push("stdout", line);
+  offset += BigInt(line.length);
+  if (i === 150) bounder.push("stderr", enc.encode("error: unit 150 failed\n"));
+}
+bounder.lose("stdout", offset, offset + 4096n);
+const finished = run.RunBounder.finish(bounder);
+const [lostBytes, lostRanges] = finished.lost("combined");
+const id = finished.spillId("combined");
+const combined = finished.render("combined", { tag: "saved", val: `/tmp/spill/${id}.txt` }, undefined);
+finished[Symbol.dispose]();
+console.log(`run: ${id}, ${lostBytes} bytes lost in ${lostRanges} range, ${enc.encode(combined.text).length} bytes`);
+process.stdout.write(combined.text);

@@ -1,7 +1,8 @@
 """A Python host of the dory-wire component on wasmtime-py (`pip install
 wasmtime`): follows a process's output across a dropped connection with the
-exported follower, shows a loss as an error value, and bounds a long output
-with the spill handshake.
+exported follower, shows a loss as an error value, bounds a long output
+with the spill handshake, and bounds a run's stdout and stderr combined in
+arrival order with a lost range said.
 scripts/test-component.sh checks that it prints host.expected.txt.
 
     python host.py [path/to/dory-wire.wasm]
@@ -47,6 +48,15 @@ follower_resume_state_json = export("follow", "[method]follower.resume-state-jso
 bound = export("preview", "bound")
 render = export("preview", "[method]pending-spill.render")
 spill_id = export("preview", "[method]pending-spill.spill-id")
+check_limits = export("run", "check-limits")
+run_spill_id = export("run", "run-spill-id")
+new_run = export("run", "[constructor]run-bounder")
+run_push = export("run", "[method]run-bounder.push")
+run_lose = export("run", "[method]run-bounder.lose")
+run_finish = export("run", "[static]run-bounder.finish")
+run_lost = export("run", "[method]run-pending.lost")
+run_spill = export("run", "[method]run-pending.spill-id")
+run_render = export("run", "[method]run-pending.render")
 
 
 def options(**fields) -> Record:
@@ -190,3 +200,25 @@ preview = render(pending, Variant("saved", path), "read it with sed")
 pending.drop(store)
 print(f"preview: {getattr(preview, 'omitted-lines')} lines omitted, {len(preview.text.encode())} bytes")
 print(preview.text, end="")
+
+# 4. A run: stdout and stderr combined in the order they arrived, bounded to
+#    16 lines and 600 bytes as they stream (a host pushes each chunk as the
+#    follower delivers it, or passes the events to `feed`), with a range
+#    skipped under gap policy `skip` said at the end, and stderr's end kept.
+assert check_limits(16, 600) is None  # the error record for limits a run cannot honour
+bounder = new_run(16, 600, run_spill_id("build-42"))
+offset = 0
+for i in range(1, 301):
+    line = b"compiling unit %d\n" % i
+    run_push(bounder, "stdout", line)
+    offset += len(line)
+    if i == 150:
+        run_push(bounder, "stderr", b"error: unit 150 failed\n")
+run_lose(bounder, "stdout", offset, offset + 4096)
+finished = run_finish(bounder)  # result<run-pending, error>: the handle
+lost_bytes, lost_ranges = run_lost(finished, "combined")
+run_id = run_spill(finished, "combined")
+combined = run_render(finished, "combined", Variant("saved", f"/tmp/spill/{run_id}.txt"), None)
+finished.drop(store)
+print(f"run: {run_id}, {lost_bytes} bytes lost in {lost_ranges} range, {len(combined.text.encode())} bytes")
+print(combined.text, end="")
