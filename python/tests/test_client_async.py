@@ -7,14 +7,23 @@ offsets, every way a response can end, and the reconnecting read."""
 from __future__ import annotations
 
 import base64
+import dataclasses
+import errno
+import hashlib
 import json
+import re
+import stat
 import time
+import tracemalloc
 from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from run_server import refserver
 from test_client_fakes import (
     BASE,
     EXIT_0,
@@ -28,7 +37,22 @@ from test_client_fakes import (
     out,
 )
 
-from dory_wire import Cursor, Disconnected, Exited, Output, Reconnect, Request
+from dory_wire import (
+    DEFAULT_RUN_MAX_BYTES,
+    DEFAULT_RUN_MAX_LINES,
+    MIN_RUN_MAX_BYTES,
+    Bounder,
+    Cursor,
+    Disconnected,
+    Exited,
+    Output,
+    PendingSpill,
+    Preview,
+    Reconnect,
+    Request,
+    bound,
+    run_spill_id,
+)
 from dory_wire.client import (
     ApiError,
     AsyncClient,
@@ -40,9 +64,12 @@ from dory_wire.client import (
     OffsetBeyondOutput,
     OutputExpired,
     OutputGap,
+    RunResult,
+    SpillDirectory,
     StreamDisconnected,
     Transcript,
 )
+from dory_wire.client._run import _RunSink
 
 HELLO = b"hello\x00\xff"
 
@@ -1190,3 +1217,364 @@ def test_stream_disconnected_messages_are_the_cores() -> None:
         }.get(reason, "")
         ours = disconnected(core.reason, core.cursor, core.proc_id, None, detail)
         assert str(ours) == str(core), reason
+
+
+# -- run (docs/run.md), against the reference server ---------------------------------------
+
+LIMITS = {"max_lines": 40, "max_bytes": 2000}
+# Sleeps between the writes: each arrives alone, in this order.
+INTERLEAVED = (
+    "echo out 1; sleep 0.2; echo err 1 >&2; sleep 0.2; echo out 2; sleep 0.2; echo err 2 >&2"
+)
+# A euro sign split across two writes, 3,000 lines of stdout, then stderr's
+# last line once stdout is done: the same bytes and order every time.
+NOISY = (
+    "printf 'euro \\342'; sleep 0.3; printf '\\202\\254\\n';"
+    " seq -f 'line %05g of the build' 1 3000; sleep 0.3; echo 'error: the end' >&2"
+)
+NOISY_STDOUT = "euro €\n".encode() + b"".join(
+    f"line {i:05d} of the build\n".encode() for i in range(1, 3001)
+)
+NOISY_STDERR = b"error: the end\n"
+ENOSPC = "spill writer failed: OSError: [Errno 28] No space left on device"
+
+
+def whole(data: bytes, spill_id: str, path: str | None = None, **limits: int) -> Preview:
+    """``bound()`` of a view's full bytes with the run's limits and spill id."""
+    limits = limits or LIMITS
+    bounded = Bounder(limits["max_lines"], limits["max_bytes"]).bound(data, spill_id=spill_id)
+    return bounded.render(spill_path=path) if isinstance(bounded, PendingSpill) else bounded
+
+
+class Hook:
+    """An ``on_output`` that records every call."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, bytes, str]] = []
+
+    def __call__(self, stream: str, data: bytes, text: str) -> None:
+        self.calls.append((stream, data, text))
+
+    def data(self, stream: str) -> bytes:
+        return b"".join(d for s, d, _ in self.calls if s == stream)
+
+    def text(self, stream: str) -> str:
+        return "".join(t for s, _, t in self.calls if s == stream)
+
+
+async def run_on(flags: tuple[str, ...], command: str, **options: Any) -> RunResult:
+    """``run(command)`` against a fresh server started with ``flags``."""
+    with refserver(*flags) as server:
+        client = AsyncClient(server.url)
+        try:
+            computer = await client.computers.get("run")
+            return await computer.run(["sh", "-c", command], **options)
+        finally:
+            await client.aclose()
+
+
+async def test_run_shows_both_streams_in_the_order_they_arrived(tmp_path: Path) -> None:
+    hook = Hook()
+    result = await run_on((), INTERLEAVED, on_output=hook, spill=SpillDirectory(tmp_path))
+    assert result.combined.text == "out 1\nerr 1\nout 2\nerr 2\n"
+    assert (result.stdout.text, result.stderr.text) == ("out 1\nout 2\n", "err 1\nerr 2\n")
+    assert (result.exit_code, result.timed_out) == (0, False)
+    assert (result.stdout_lost_bytes, result.stderr_lost_bytes) == (0, 0)
+    assert re.fullmatch(r"run-[0-9a-f]{32}", result.idempotency_key)
+    assert result.proc_id
+    assert [(s, t) for s, _, t in hook.calls] == [
+        ("stdout", "out 1\n"),
+        ("stderr", "err 1\n"),
+        ("stdout", "out 2\n"),
+        ("stderr", "err 2\n"),
+    ]
+    assert list(tmp_path.iterdir()) == []  # every view fits: each spill was discarded
+    spill_id = run_spill_id(result.idempotency_key)
+    assert result.combined == whole(b"out 1\nerr 1\nout 2\nerr 2\n", f"{spill_id}-combined")
+
+
+@pytest.mark.parametrize(
+    "faults",
+    [
+        ("--drop-seed", "11", "--drop-max-bytes", "3000", "--max-chunk-bytes", "1000"),
+        ("--drop-after-bytes", "2500", "--max-chunk-bytes", "1000"),
+    ],
+    ids=["drop-seed", "drop-after-bytes"],
+)
+async def test_run_through_dropped_connections_equals_the_clean_run(
+    tmp_path: Path, faults: tuple[str, ...]
+) -> None:
+    spill = SpillDirectory(tmp_path)
+    options: dict[str, Any] = {"idempotency_key": "noisy-1", "spill": spill, **LIMITS}
+    clean = await run_on((), NOISY, **options)
+    hook = Hook()
+    seen: list[Reconnect] = []
+    during: list[list[str]] = []
+
+    def watch(stream: str, data: bytes, text: str) -> None:
+        if not during:  # the views' spills are being written, under temporary names
+            during.append(sorted(p.name for p in tmp_path.iterdir()))
+            during.append([hashlib.sha256(p.read_bytes()).hexdigest() for p in final_files()])
+        hook(stream, data, text)
+
+    def final_files() -> list[Path]:
+        return sorted(p for p in tmp_path.iterdir() if not p.name.startswith("."))
+
+    before = [hashlib.sha256(p.read_bytes()).hexdigest() for p in final_files()]
+    cut = await run_on(
+        faults, NOISY, on_output=watch, on_reconnect=seen.append, backoff_seconds=0, **options
+    )
+    assert len(seen) >= 3, "the server was to cut the responses"
+    assert dataclasses.replace(cut, proc_id=clean.proc_id) == clean
+    # Each byte reached on_output once, the euro sign decoded whole.
+    assert (hook.data("stdout"), hook.data("stderr")) == (NOISY_STDOUT, NOISY_STDERR)
+    assert hook.text("stdout") == NOISY_STDOUT.decode()
+    assert "\ufffd" not in hook.text("stdout")
+    assert hook.calls[0] == ("stdout", b"euro \xe2", "euro ")
+    # Each preview is bound() of its view's full bytes; the cut ones name their spill.
+    spill_id = run_spill_id("noisy-1")
+    paths = {v: str((tmp_path / f"{spill_id}-{v}.txt").resolve()) for v in ("stdout", "combined")}
+    assert cut.stdout == whole(NOISY_STDOUT, f"{spill_id}-stdout", paths["stdout"])
+    assert cut.stderr == whole(NOISY_STDERR, f"{spill_id}-stderr")
+    everything = NOISY_STDOUT + NOISY_STDERR
+    assert cut.combined == whole(everything, f"{spill_id}-combined", paths["combined"])
+    assert "error: the end" in cut.combined.text
+    # The spills: the full bytes, mode 0600, renamed into place at the end.
+    temporary = [n for n in during[0] if n.startswith(".")]
+    assert len(temporary) == 2
+    assert all(re.fullmatch(r"\.spill-.*\.tmp", n) for n in temporary)
+    # Meanwhile the clean run's files stayed whole: the new ones replace them at the end.
+    assert len(before) == 2
+    assert during[1] == before
+    names = sorted(Path(p).name for p in paths.values())
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+    for view, data in (("stdout", NOISY_STDOUT), ("combined", everything)):
+        file = Path(paths[view])
+        assert hashlib.sha256(file.read_bytes()).digest() == hashlib.sha256(data).digest()
+        assert stat.S_IMODE(file.stat().st_mode) == 0o600
+
+
+async def test_a_gap_is_said_under_skip_and_raised_under_fail(tmp_path: Path) -> None:
+    command = ["sh", "-c", "head -c 5000 /dev/zero | tr '\\0' a; echo; echo e >&2"]
+    with refserver("--retention-bytes", "1000") as server:
+        client = AsyncClient(server.url)
+        try:
+            computer = await client.computers.get("run")
+            # Started and done before run reads: its first bytes are gone.
+            started = await computer.processes.start(command, idempotency_key="gap-1")
+            server.wait_exited(started.proc_id)
+            process = await computer.processes.get(started.proc_id)
+            lost = (await process.read_output(gap_policy="skip")).skipped("stdout")
+            assert len(lost) == 1
+            assert lost[0][0] == 0
+            skip: dict[str, Any] = {"gap_policy": "skip", **LIMITS}
+            skipped = await computer.run(command, idempotency_key="gap-1", **skip)
+            with pytest.raises(OutputGap):
+                await computer.run(
+                    command, idempotency_key="gap-1", spill=SpillDirectory(tmp_path), **LIMITS
+                )
+        finally:
+            await client.aclose()
+    count = lost[0][1]
+    assert skipped.proc_id == started.proc_id
+    assert (skipped.stdout_lost_bytes, skipped.stderr_lost_bytes) == (count, 0)
+    line = f"[... {count} bytes lost: stdout offsets 0-{count} were not retained ...]\n"
+    assert skipped.stdout.text.endswith(line)
+    assert skipped.combined.text.endswith(line)
+    assert "lost" not in skipped.stderr.text
+    assert skipped.stdout.total_bytes == 5001 - count
+    assert list(tmp_path.iterdir()) == []  # the failed call's spills were discarded
+
+
+async def test_the_same_key_reattaches_to_the_same_process(tmp_path: Path) -> None:
+    marks = tmp_path / "started"
+    command = ["sh", "-c", f"echo started >> {marks}; seq 1 500; sleep 0.2; echo bye >&2"]
+    spill = SpillDirectory(tmp_path / "spill")
+    with refserver() as server:
+        client = AsyncClient(server.url)
+        try:
+            computer = await client.computers.get("run")
+            first = await computer.run(command, idempotency_key="again-1", spill=spill, **LIMITS)
+            second = await computer.run(command, idempotency_key="again-1", spill=spill, **LIMITS)
+            fresh = [(await computer.run("true")).idempotency_key for _ in range(2)]
+        finally:
+            await client.aclose()
+    assert second == first
+    assert first.idempotency_key == "again-1"
+    assert marks.read_text() == "started\n"  # the command ran once
+    assert first.stdout.spill_path is not None
+    assert Path(first.stdout.spill_path).read_bytes() == b"".join(
+        b"%d\n" % i for i in range(1, 501)
+    )
+    assert fresh[0] != fresh[1]
+
+
+@pytest.mark.parametrize("kill", [True, False], ids=["kill_on_cancel", "keep_running"])
+async def test_a_cancelled_run_returns_nothing_and_kills_only_when_asked(
+    tmp_path: Path, kill: bool
+) -> None:
+    command = ["sh", "-c", "echo ready; sleep 30"]
+
+    def interrupt(stream: str, data: bytes, text: str) -> None:
+        raise KeyboardInterrupt
+
+    with refserver() as server:
+        client = AsyncClient(server.url)
+        try:
+            computer = await client.computers.get("run")
+            with pytest.raises(KeyboardInterrupt):
+                await computer.run(
+                    command,
+                    idempotency_key="cancel-1",
+                    on_output=interrupt,
+                    kill_on_cancel=kill,
+                    spill=SpillDirectory(tmp_path),
+                )
+            # The keyed start again starts nothing: it names the process.
+            proc_id = (await computer.processes.start(command, idempotency_key="cancel-1")).proc_id
+            if kill:
+                server.wait_exited(proc_id, timeout=10)
+            else:
+                assert (await computer.processes.get(proc_id)).status == "running"
+                await computer.processes.kill(proc_id)
+        finally:
+            await client.aclose()
+    assert list(tmp_path.iterdir()) == []  # the spill files were discarded
+
+
+async def test_ten_megabytes_in_memory_bounded_by_the_limits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    size = 10_000_000
+    line = b"the same line of output, again and again\n"
+    data = (line * (size // len(line) + 1))[:size]
+    retained: list[int] = []
+    feed = _RunSink.feed
+
+    def counting(sink: _RunSink, event: Any) -> None:
+        feed(sink, event)
+        retained.append(sink.bounder.retained_bytes)
+
+    monkeypatch.setattr(_RunSink, "feed", counting)
+    command = f"yes '{line.decode().strip()}' | head -c {size}"
+    tracemalloc.start()
+    try:
+        result = await run_on((), command, spill=SpillDirectory(tmp_path))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    max_bytes = DEFAULT_RUN_MAX_BYTES
+    assert max(retained) <= 6 * (2 * max_bytes + 8) + max_bytes // 4 + 4
+    assert peak < size // 4, f"{peak} bytes allocated at the peak"
+    path = result.combined.spill_path
+    assert path is not None
+    assert hashlib.sha256(Path(path).read_bytes()).digest() == hashlib.sha256(data).digest()
+    spill_id = run_spill_id(result.idempotency_key)
+    limits = {"max_lines": DEFAULT_RUN_MAX_LINES, "max_bytes": max_bytes}
+    assert result.combined == whole(data, f"{spill_id}-combined", path, **limits)
+    assert result.stdout == whole(data, f"{spill_id}-stdout", result.stdout.spill_path, **limits)
+    assert result.combined.total_bytes == size
+
+
+class BrokenSpill:
+    """A run spill writer that fails at ``where`` (its files are a
+    SpillDirectory's until then)."""
+
+    def __init__(self, directory: Path, where: str) -> None:
+        self.inner = SpillDirectory(directory)
+        self.where = where
+
+    def open(self, spill_id: str) -> Any:
+        if self.where == "open":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return BrokenFile(self.inner.open(spill_id), self.where)
+
+
+class BrokenFile:
+    def __init__(self, inner: Any, where: str) -> None:
+        self.inner = inner
+        self.where = where
+
+    def write(self, data: bytes) -> None:
+        if self.where == "write":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        self.inner.write(data)
+
+    def commit(self) -> object:
+        if self.where == "commit":
+            raise OSError(errno.ENOSPC, "No space left on device")
+        path = self.inner.commit()
+        return 42 if self.where == "returns" else path
+
+    def discard(self) -> None:
+        self.inner.discard()
+
+
+async def test_a_failing_spill_writer_never_loses_the_preview(tmp_path: Path) -> None:
+    data = b"".join(b"%d\n" % i for i in range(1, 3001))
+
+    def returns_int(spill_id: str, data: bytes) -> object:
+        return 42
+
+    not_a_path = bound(data, spill=returns_int, **LIMITS).spill_error
+    assert not_a_path == "spill writer returned int instead of a path string"
+    with refserver() as server:
+        client = AsyncClient(server.url)
+        try:
+            computer = await client.computers.get("run")
+            for where, error in (
+                ("open", ENOSPC),
+                ("write", ENOSPC),
+                ("commit", ENOSPC),
+                ("returns", not_a_path),
+            ):
+                directory = tmp_path / where
+                result = await computer.run(
+                    ["seq", "1", "3000"], spill=BrokenSpill(directory, where), **LIMITS
+                )
+                spill_id = run_spill_id(result.idempotency_key)
+                for preview, view in ((result.stdout, "stdout"), (result.combined, "combined")):
+                    assert (preview.spill_error, preview.spill_path) == (error, None), where
+                    assert preview.text == whole(data, f"{spill_id}-{view}").text, where
+                assert result.stderr.text == ""
+                if where in ("open", "write"):
+                    assert not directory.exists() or list(directory.iterdir()) == []
+        finally:
+            await client.aclose()
+
+
+async def test_run_checks_arguments_before_any_request(client: AsyncClient, api: FakeApi) -> None:
+    from dory_wire import InvalidArgument, InvalidLimits
+
+    computer = await client.computers.get("c1")
+    with pytest.raises(InvalidLimits):
+        await computer.run("ls", max_lines=1)
+    with pytest.raises(InvalidLimits):
+        await computer.run("ls", max_bytes=MIN_RUN_MAX_BYTES - 1)
+    with pytest.raises(TypeError, match="max_lines"):
+        await computer.run("ls", max_lines="40")  # type: ignore[arg-type]
+    for key in ("", "a\nb", "é", "k" * 256):
+        with pytest.raises(InvalidArgument) as bad_key:
+            await computer.run("ls", idempotency_key=key)
+        assert bad_key.value.argument == "idempotency_key"
+    with pytest.raises(InvalidArgument, match="command"):
+        await computer.run([])
+    with pytest.raises(TypeError, match=r"^command must be a str or a sequence of str, not int$"):
+        await computer.run(5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^command\[1\] must be a str, not int$"):
+        await computer.run(["ls", 1])  # type: ignore[list-item]
+    with pytest.raises(TypeError, match="open"):
+        await computer.run("ls", spill=lambda spill_id, data: "/tmp/x")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgument, match="timeout_seconds"):
+        await computer.run("ls", timeout_seconds=0)
+    with pytest.raises(InvalidArgument) as retries:
+        await computer.run("ls", retries=-1)
+    assert retries.value.argument == "retries"
+    with pytest.raises(InvalidArgument) as policy:
+        await computer.run("ls", gap_policy="ignore")  # type: ignore[arg-type]
+    assert policy.value.argument == "gap_policy"
+    with pytest.raises(TypeError, match="on_output"):
+        await computer.run("ls", on_output=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="hint"):
+        await computer.run("ls", hint=5)  # type: ignore[arg-type]
+    assert api.requests == []  # nothing was sent, nothing started
