@@ -28,6 +28,28 @@
 //! # Ok(()) }
 //! ```
 //!
+//! ## One call for agents
+//!
+//! [`Computer::run`] starts a command as a keyed background process,
+//! follows it exactly, and returns a [`RunResult`]: the exit and bounded
+//! previews of stdout, stderr and both combined in arrival order, with the
+//! full output of each cut view saved as it streamed by a [`RunSpill`]
+//! such as [`SpillDirectory`] (`docs/run.md`).
+//!
+//! ```no_run
+//! use dory_wire_client::{Client, RunOptions, SpillDirectory};
+//!
+//! # async fn run() -> Result<(), dory_wire::Error> {
+//! let computer = Client::new(None)?.computers().get("c1");
+//! let options = RunOptions::new()
+//!     .max_bytes(4096) // model-sized
+//!     .spill(SpillDirectory::new("/workspace/.tool-output"))
+//!     .on_output(|stream, _bytes, text| eprint!("[{}] {text}", stream.as_str()));
+//! let result = computer.run("cargo test", options).await?;
+//! println!("exit {:?}\n{}", result.exit_code, result.combined.text);
+//! # Ok(()) }
+//! ```
+//!
 //! ## Errors
 //!
 //! Every error is a [`dory_wire::Error`]. A connection refused or reset, a
