@@ -1,9 +1,10 @@
 """The public names against tests/api/surface.json (the table of docs/api.md):
 a listed Python name missing from the package or its stub, or a public name
 that the table does not list, fails here; the same for the HTTP client's
-module (`client_concepts`), and for the options of its reads
+module (`client_concepts`), for the options of its reads
 (`client_options`: each a keyword of the read calls, with the core's
-default)."""
+default), and for the options of run (`run_options` and the follow options:
+exactly the keywords of `Computer.run` and `AsyncComputer.run`)."""
 
 from __future__ import annotations
 
@@ -282,4 +283,98 @@ def test_the_option_check_can_fail() -> None:
         "P.read_output has no keyword on_reconnect",
         "P.read_output: keywords not in client_options: ['extra']",
         "P.iter_output: jitter=1, listed True",
+    ]
+
+
+# ---- the options of run (run_options, and the follow options of client_options)
+
+# The read options run does not take: it always follows to the exit.
+NOT_RUN_OPTIONS = {"follow"}
+
+
+def run_options() -> list[dict[str, Any]]:
+    options: list[dict[str, Any]] = json.loads(SURFACE.read_text(encoding="utf-8"))["run_options"]
+    return options
+
+
+def run_option_problems(
+    options: list[dict[str, Any]],
+    follow: list[dict[str, Any]],
+    calls: dict[str, inspect.Signature],
+) -> list[str]:
+    """What is wrong with the run calls' keywords and defaults: exactly the
+    `options` (their listed defaults) and the follow options of `follow`
+    (the read calls' defaults, checked against the core's elsewhere)."""
+    problems = []
+    wanted: dict[str, Any] = {}
+    for option in options:
+        if option["python"] is None:
+            if not option.get("note"):
+                problems.append(f"{option['option']}: no Python name and no note")
+            continue
+        wanted[option["python"]] = option["default"]
+    for option in follow:
+        name = option["python"]
+        if name is not None and name not in NOT_RUN_OPTIONS:
+            wanted.setdefault(name, option["default"])
+    for call, signature in calls.items():
+        params = signature.parameters
+        for name, default in wanted.items():
+            param = params.get(name)
+            if param is None:
+                problems.append(f"{call} has no keyword {name}")
+            elif param.kind is not inspect.Parameter.KEYWORD_ONLY:
+                problems.append(f"{call}: {name} is not keyword-only")
+            elif param.default is None and default is not None and name in LIVENESS:
+                continue  # the client's option of that name gives the core's default
+            elif param.default != default or type(param.default) is not type(default):
+                problems.append(f"{call}: {name}={param.default!r}, listed {default!r}")
+        extra = sorted(
+            p.name
+            for p in params.values()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY and p.name not in wanted
+        )
+        if extra:
+            problems.append(f"{call}: keywords not in run_options or client_options: {extra}")
+    return problems
+
+
+# None in the call means the client's own setting, whose default is the core's.
+LIVENESS = {"liveness_timeout_seconds"}
+
+
+def test_run_takes_the_run_options_and_the_follow_options() -> None:
+    client = client_module()
+    calls = {
+        f"{cls.__name__}.run": inspect.signature(cls.run)
+        for cls in (client.Computer, client.AsyncComputer)
+    }
+    problems = run_option_problems(run_options(), client_options(), calls)
+    assert not problems, "\n".join(problems)
+    listed = {o["python"]: o["default"] for o in run_options()}
+    assert (listed["max_lines"], listed["max_bytes"]) == (
+        dw.DEFAULT_RUN_MAX_LINES,
+        dw.DEFAULT_RUN_MAX_BYTES,
+    )
+    for signature in calls.values():
+        assert list(signature.parameters)[:2] == ["self", "command"]
+
+
+def test_the_run_option_check_can_fail() -> None:
+    def run(command: str, *, max_lines: int = 40, retries: int = 5, extra: int = 0) -> None: ...
+
+    options = [
+        {"option": "l", "python": "max_lines", "js": "maxLines", "rust": "x", "default": 400},
+        {"option": "k", "python": "kill_on_cancel", "js": "k", "rust": "k", "default": False},
+        {"option": "n", "python": None, "js": "n", "rust": "n", "default": None},
+    ]
+    follow = [
+        {"option": "f", "python": "follow", "js": "follow", "rust": "f", "default": True},
+        {"option": "r", "python": "retries", "js": "retries", "rust": "r", "default": 5},
+    ]
+    assert run_option_problems(options, follow, {"C.run": inspect.signature(run)}) == [
+        "n: no Python name and no note",
+        "C.run: max_lines=40, listed 400",
+        "C.run has no keyword kill_on_cancel",
+        "C.run: keywords not in run_options or client_options: ['extra']",
     ]

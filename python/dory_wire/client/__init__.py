@@ -63,6 +63,7 @@ from .._errors import (
     OutputGap,
     ProtocolError,
 )
+from .._preview import SpillDirectory
 from ._async import (
     AsyncClient,
     AsyncComputer,
@@ -74,7 +75,6 @@ from ._async import (
 )
 from ._errors import DisconnectReason, StreamDisconnected
 from ._frames import Frame, FrameType
-from .._preview import SpillDirectory
 from ._protocol import Command, GapPolicy
 from ._run import RunResult, RunSpill
 from ._sync import Client, Computer, Computers, OutputStream, Process, Processes, Setup

@@ -13,7 +13,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Literal, Protocol
+from typing import Literal, Protocol, Union
 
 import anyio
 
@@ -30,8 +30,9 @@ __all__ = [
     "check_spill",
 ]
 
-_Stream = Literal["stdout", "stderr"]
-_View = Literal["stdout", "stderr", "combined"]
+# Unions of single literals, read alike by type checkers and mypy.stubtest.
+_Stream = Union[Literal["stdout"], Literal["stderr"]]
+_View = Union[Literal["stdout"], Literal["stderr"], Literal["combined"]]
 _VIEWS: tuple[_View, ...] = ("stdout", "stderr", "combined")
 
 OnOutput = Callable[[_Stream, bytes, str], object]
