@@ -65,7 +65,12 @@ start_server clean
 CLEAN_URL="$URL"
 start_server cutting --drop-after-bytes 80
 CUTTING_URL="$URL"
+start_server seeded --drop-seed 5 --drop-max-bytes 20000 --max-chunk-bytes 4096
+SEEDED_URL="$URL"
 export CE_COMPUTER_ID="${CE_COMPUTER_ID:-demo}"
+
+step "One call for agents: python/examples/agent_run.py (a 20,000-line build log, 60 lines / 4 KiB for the model, responses cut at seeded points)"
+DORY_URL="$SEEDED_URL" "$E2E_PY" "$ROOT/python/examples/agent_run.py" "$WORK/agent-spill"
 
 step "Python client: python/examples/retained_output.py (frame by frame, offsets saved after each frame)"
 DORY_URL="$CLEAN_URL" "$E2E_PY" "$ROOT/python/examples/retained_output.py"
