@@ -248,10 +248,12 @@ impl Computer {
     ///
     /// **Cancellation** is dropping the future: the response is closed,
     /// every spill not committed is discarded, and no result exists. With
-    /// [`kill_on_cancel`](RunOptions::kill_on_cancel), once the process is
-    /// started, the kill request is sent by a task spawned on the runtime
-    /// the call was polled on (`Drop` cannot wait for it; a runtime shut
-    /// down first never sends it). A call that fails (an error is returned)
+    /// [`kill_on_cancel`](RunOptions::kill_on_cancel), the kill request is
+    /// sent by a task spawned on the runtime the call was polled on (`Drop`
+    /// cannot wait for it; a runtime shut down first never sends it); a call
+    /// dropped while its start was in flight sends the keyed start once
+    /// more first (a replay: it starts nothing new) to learn the process.
+    /// A failed kill is not reported. A call that fails (an error is returned)
     /// kills nothing: the error says where the process is.
     ///
     /// A spill writer that fails never loses a preview: that view's
@@ -325,15 +327,26 @@ impl Computer {
             .with_spill_id(&run_spill_id(&key));
         let mut sink = RunSink::new(bounder, options.spill.take(), options.on_output.take());
 
-        let started = identity(self.client.inner.document(start).await?)?;
-        let proc_id = started.proc_id;
+        // Armed from here: a call dropped while the start is in flight
+        // sends the keyed start again to learn the process, then kills it.
         let mut guard = KillGuard {
             armed: options.kill_on_cancel,
+            client: self.client.clone(),
             processes: self.processes(),
-            proc_id: proc_id.clone(),
+            target: Target::Starting(start.clone()),
             runtime: tokio::runtime::Handle::try_current().ok(),
             slot,
         };
+        let started = self.client.inner.document(start).await.and_then(identity);
+        let started = match started {
+            Ok(started) => started,
+            Err(e) => {
+                guard.armed = false;
+                return Err(e);
+            }
+        };
+        let proc_id = started.proc_id;
+        guard.target = Target::Started(proc_id.clone());
         let followed = async {
             let mut follower =
                 Follower::process_output(&self.id, &proc_id, Cursor::default(), policy)?;
@@ -373,11 +386,21 @@ fn fresh_key() -> Result<String> {
     Ok(format!("run-{hex}"))
 }
 
+/// Which process a cancelled run kills.
+enum Target {
+    /// The start is in flight: its keyed request, sent again to learn the
+    /// process (a keyed replay starts nothing).
+    Starting(Request),
+    /// The process.
+    Started(String),
+}
+
 /// Kills the process when the call is dropped while armed.
 struct KillGuard {
     armed: bool,
+    client: crate::Client,
     processes: Processes,
-    proc_id: String,
+    target: Target,
     runtime: Option<tokio::runtime::Handle>,
     slot: Option<KillSlot>,
 }
@@ -390,9 +413,19 @@ impl Drop for KillGuard {
         let Some(runtime) = self.runtime.take() else {
             return;
         };
+        let client = self.client.clone();
         let processes = self.processes.clone();
-        let proc_id = std::mem::take(&mut self.proc_id);
+        let target = std::mem::replace(&mut self.target, Target::Started(String::new()));
         let task = runtime.spawn(async move {
+            let proc_id = match target {
+                Target::Started(proc_id) => proc_id,
+                Target::Starting(start) => match client.inner.document(start).await {
+                    Ok(Event::Identity(identity)) => identity.proc_id,
+                    // Nothing to kill, or nothing known: a failed kill never
+                    // hides the cancellation.
+                    _ => return,
+                },
+            };
             let _ = processes.kill(&proc_id).await;
         });
         if let Some(slot) = &self.slot {

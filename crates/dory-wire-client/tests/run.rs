@@ -701,3 +701,43 @@ async fn bad_input_fails_before_any_request() {
     );
     assert_eq!(script.requests().len(), 0, "no request was sent");
 }
+
+#[tokio::test]
+async fn cancelling_while_the_start_is_in_flight_replays_the_keyed_start_then_kills() {
+    let stalled = Reply {
+        ending: Ending::Stall,
+        ..json(201, "")
+    };
+    let script = serve(vec![
+        stalled,
+        json(200, IDENTITY),
+        json(200, r#"{"proc_id":"p1","status":"exited"}"#),
+    ])
+    .await;
+    let computer = Client::new(Some(&script.url))
+        .expect("client")
+        .computers()
+        .get("c1");
+    let run = computer.run(
+        "sleepy",
+        RunOptions::new()
+            .idempotency_key("in-flight")
+            .kill_on_cancel(true),
+    );
+    let cancelled = tokio::time::timeout(Duration::from_millis(200), run).await;
+    assert!(cancelled.is_err(), "the start never answers: {cancelled:?}");
+    let kill = "POST /computers/c1/processes/p1/kill".to_owned();
+    for _ in 0..200 {
+        if script.targets().contains(&kill) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(
+        script.targets(),
+        vec![START.to_owned(), START.to_owned(), kill]
+    );
+    let requests = script.requests();
+    assert_eq!(requests[1].header("idempotency-key"), Some("in-flight"));
+    assert_eq!(requests[1].body, requests[0].body, "the same keyed start");
+}
