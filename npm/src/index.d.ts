@@ -868,3 +868,106 @@ export class StreamingBounder {
   /** Releases the WebAssembly memory now (optional). */
   free(): void;
 }
+
+// ---------------------------------------------------------------------- run
+
+/** One of a run's three views: each stream alone, or both in the order they arrived (what `2>&1` gives). */
+export type View = "stdout" | "stderr" | "combined";
+
+/** The default `maxLines` of a run's previews (every client's `run` uses it): 400. */
+export const DEFAULT_RUN_MAX_LINES: number;
+/** The default `maxBytes` of a run's previews: 16384, a model-sized result. */
+export const DEFAULT_RUN_MAX_BYTES: number;
+/** The least `maxBytes` a run accepts (`RunBounder.checkLimits`): 80. */
+export const MIN_RUN_MAX_BYTES: number;
+
+/**
+ * The spill id a run keyed by `idempotencyKey` uses: `run-` and 32 hex
+ * digits derived from the key, so a second call with the same key names the
+ * same files and renders the same previews. Each view's spill is
+ * `<id>-stdout`, `<id>-stderr` and `<id>-combined`.
+ */
+export function runSpillId(idempotencyKey: string): string;
+
+/**
+ * Bounds a run's output as it arrives (docs/preview.md, "A run's three
+ * views"): a preview of stdout, of stderr and of both combined in arrival
+ * order, each within `maxLines` and `maxBytes`, in memory proportional to
+ * the limits whatever the output's size.
+ *
+ * - Streaming equals whole: without losses, each view's preview is exactly
+ *   `bound()` of that view's bytes with the same limits and spill id,
+ *   however the output was split.
+ * - Lost output is said: a range given to `lose` (a `skipped` event under
+ *   gap policy `"skip"`) ends the preview of every view it belongs to with a
+ *   line `[... N bytes lost: stdout offsets A-B were not retained ...]`.
+ * - The end of stderr is never lost to stdout: when the combined cut would
+ *   hide stderr's last byte, a quarter of the budget shows stderr's last lines.
+ *
+ * Write each chunk to the spills of its stream and of `"combined"` as you
+ * push it, then render each view of the `RunPending` with what saving did.
+ */
+export class RunBounder {
+  /**
+   * `spillId` names the views' spills `<spillId>-<view>` (default: derived
+   * from each view's content, known at `finish`). Any integer limits are
+   * accepted here; `RunBounder.checkLimits` says whether they suit any run.
+   * @throws {RangeError}/{TypeError} a negative or non-integer limit, a wrong argument type
+   */
+  constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null });
+  /**
+   * Whether these limits can be honoured for any output of a run.
+   * @throws {InvalidLimits} when `maxLines < 2` or `maxBytes < MIN_RUN_MAX_BYTES`
+   */
+  static checkLimits(maxLines: number, maxBytes: number): void;
+  /** Feeds the next bytes of `stream` (text as its UTF-8 bytes), in arrival order. @throws {InvalidState} after `finish` */
+  push(stream: Stream, data: Uint8Array | string): void;
+  /** Records that `stream` lost offsets `[start, end)` (safe integers or bigints); an empty or inverted range records nothing. */
+  lose(stream: Stream, start: number | bigint, end: number | bigint): void;
+  /** The id `view`'s spill is saved under, or null when no `spillId` was given. */
+  spillId(view: View): string | null;
+  /** Bytes of `view` pushed so far. */
+  totalBytes(view: View): number;
+  /** Bytes of `view` recorded as lost so far. */
+  lostBytes(view: View): number;
+  /** Bytes of buffer held: bounded by the limits, whatever was pushed; 0 once finished. */
+  readonly retainedBytes: number;
+  /**
+   * Ends the output. @throws {InvalidState} when called twice; {InvalidLimits}
+   * when a view must be cut, or a loss said, and the limits leave no room for it
+   */
+  finish(): RunPending;
+  /** Releases the WebAssembly memory now (optional). */
+  free(): void;
+}
+
+/** A finished run, waiting for each view's spill outcome (`RunBounder.finish()` makes it). */
+export class RunPending {
+  private constructor();
+  /** The id to save `view`'s full bytes under. */
+  spillId(view: View): string;
+  /** Whether `view` is cut, so that its preview points at a spill (else its spill can be discarded). */
+  needsSpill(view: View): boolean;
+  /** Bytes of `view` (lost bytes not included). */
+  totalBytes(view: View): number;
+  /** Bytes of `view` that were lost, and in how many ranges. */
+  lost(view: View): { bytes: number; ranges: number };
+  /**
+   * Renders `view` (the outcome is ignored when the view is not cut):
+   * `spillPath` when its bytes were saved there (the notice names it, then
+   * `hint`), `spillError` when saving failed (your reason, in
+   * `Preview.spillError`; the notice names no file), neither when nothing
+   * was saved. The text is the view bounded as by `bound()`, then (combined)
+   * the stderr section, then the loss line.
+   */
+  render(view: View, options?: { spillPath?: string | null; spillError?: string | null; hint?: string | null }): Preview;
+  /**
+   * Renders `view` for what a spill writer did, with the core's texts as
+   * `bound()` reports them: `returned` (a path string; null or undefined:
+   * nothing saved; anything else: `spill writer returned X instead of a
+   * path string`) or `threw` (`spill writer failed: Error: …`).
+   */
+  renderWriter(view: View, outcome: { returned?: unknown; threw?: unknown; hint?: string | null }): Preview;
+  /** Releases the WebAssembly memory now (optional). */
+  free(): void;
+}

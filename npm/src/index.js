@@ -9,6 +9,7 @@ export { Follower } from "./follow.js";
 export { Request } from "./request.js";
 export { Transcript, Utf8Decoder } from "./transcript.js";
 export { bound, boundAsync, StreamingBounder } from "./preview.js";
+export { DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES, MIN_RUN_MAX_BYTES, RunBounder, RunPending, runSpillId } from "./run.js";
 export { memoryBytes } from "./memory.js";
 export {
   DEFAULT_BACKOFF_MS,

@@ -14,11 +14,11 @@ import { rethrow, toError } from "./errors.js";
 const LIMIT_MAX = 0xffffffff;
 const encoder = new TextEncoder();
 
-function inputBytes(data, what) {
+export function inputBytes(data, what) {
   return typeof data === "string" ? encoder.encode(data) : toBytes(data, what);
 }
 
-function checkLimits(o) {
+export function checkLimits(o) {
   if (o.maxLines === undefined) throw new TypeError("maxLines is required");
   if (o.maxBytes === undefined) throw new TypeError("maxBytes is required");
   return [checkInteger(o.maxLines, "maxLines", 0, LIMIT_MAX), checkInteger(o.maxBytes, "maxBytes", 0, LIMIT_MAX)];
@@ -32,7 +32,7 @@ function checkWriter(spill) {
   return spill;
 }
 
-function toPreview(json) {
+export function toPreview(json) {
   const p = JSON.parse(json);
   if (p.error) throw toError(p.error);
   return p;
@@ -54,8 +54,12 @@ function typeName(value) {
   return typeof value;
 }
 
-/** Renders a pending spill from what the writer returned (or threw). */
-function settle(pending, outcome, hint) {
+/**
+ * Renders a pending spill from what the writer returned (or threw):
+ * `pending` has the `render_*` methods of a WasmBounded (a run's view has
+ * them too, see run.js).
+ */
+export function settle(pending, outcome, hint) {
   if (outcome.threw !== undefined) return toPreview(pending.render_writer_failed(errorText(outcome.threw.error), hint));
   if (outcome.useInstead !== undefined) return toPreview(pending.render_asynchronous(outcome.useInstead, hint));
   const path = outcome.value;
@@ -105,7 +109,7 @@ function callSyncWriter(call, asyncName) {
 }
 
 /** Awaits a spill writer; a rejection becomes the outcome. */
-async function callAsyncWriter(call) {
+export async function callAsyncWriter(call) {
   try {
     return { value: await call() };
   } catch (error) {

@@ -1,25 +1,29 @@
 // Runs in Chromium (served by browser.test.mjs): loads the browser build,
 // decodes every decode vector (whole and at seeded splits), plays every
 // conversation vector through a Follower (whole, byte by byte and at two
-// seeded splits), follows a body
+// seeded splits), checks every run vector through a RunBounder (whole, byte
+// by byte and at the Rust runner's splits), follows a body
 // through a real fetch ReadableStream, bounds every preview input, and leaves
 // the results in window.__doryResult for the test to read back.
 import * as api from "/dist/web/index.js";
 import {
   checkConversation,
+  checkRun,
   chunkings,
   compareJs,
   conversationSplits,
   decodeJs,
   parseJsonExact,
   playConversation,
+  playRun,
+  runItems,
   vectorBody,
   vectorInput,
 } from "/test/vector-lib.mjs";
 import { vectorWriter } from "/test/preview-lib.mjs";
 
 async function run() {
-  const result = { decodePassed: 0, conversationsPassed: 0, failures: [], previews: {}, fetched: null, beforeInit: null };
+  const result = { decodePassed: 0, conversationsPassed: 0, runsPassed: 0, failures: [], previews: {}, runs: {}, fetched: null, beforeInit: null };
   try {
     new api.Reader("exec");
   } catch (e) {
@@ -52,6 +56,11 @@ async function run() {
       }
       if (problems.length) result.failures.push(...problems);
       else result.conversationsPassed++;
+    } else if (v.kind === "run") {
+      const problems = checkRun(api, v);
+      if (problems.length) result.failures.push(...problems.map((p) => `${v.name}: ${p}`));
+      else result.runsPassed++;
+      result.runs[v.name] = playRun(api, v, runItems(v));
     } else if (v.kind === "preview") {
       try {
         const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined, spillId: v.spill_id ?? "0123456789abcdef0123456789abcdef" };

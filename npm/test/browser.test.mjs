@@ -1,7 +1,7 @@
 // A real browser: Debian's headless Chromium, driven by playwright-core, loads
 // the browser build (dist/web) from a page served on localhost, decodes every
-// decode vector, plays every conversation vector and decodes a streamed fetch
-// body, and the test reads the results back.
+// decode vector, plays every conversation vector, checks every run vector
+// and decodes a streamed fetch body, and the test reads the results back.
 // Skipped, with the reason printed, only where Chromium is not installed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import * as api from "dory-wire";
 import { loadVectors, npmDir, vectorFiles } from "./helpers.mjs";
-import { vectorInput } from "./vector-lib.mjs";
+import { playRun, runItems, vectorInput } from "./vector-lib.mjs";
 import { vectorWriter } from "./preview-lib.mjs";
 
 const CHROMIUM = process.env.DORY_CHROMIUM ?? "/usr/bin/chromium";
@@ -116,6 +116,11 @@ test("the browser build decodes in headless Chromium", async (t) => {
   assert.deepEqual(result.failures, []);
   assert.equal(result.decodePassed, decodeCount);
   assert.equal(result.conversationsPassed, vectors.filter((v) => v.kind === "conversation").length);
+  const runVectors = vectors.filter((v) => v.kind === "run");
+  assert.ok(runVectors.length > 0);
+  assert.equal(result.runsPassed, runVectors.length);
+  // The browser's run previews are byte for byte those of Node.
+  for (const v of runVectors) assert.deepEqual(result.runs[v.name], playRun(api, v, runItems(v)), v.name);
 
   // The browser's previews are byte for byte those of Node.
   for (const v of vectors.filter((x) => x.kind === "preview")) {

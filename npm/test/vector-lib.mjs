@@ -704,3 +704,148 @@ export function conversationSplits(name, { seeds = 6 } = {}) {
   }
   return out;
 }
+
+// --------------------------------------------------------------------- run
+
+const RUN_VIEWS = ["stdout", "stderr", "combined"];
+
+/** The items of a run vector: `{output: stream, data}` and `{lost: stream, from, to}`, in order. */
+export function runItems(v) {
+  return v.input.map((item) => {
+    if (item.lost !== undefined) return { lost: item.lost, from: Number(item.from), to: Number(item.to) };
+    const [key, value] = Object.entries(item)[0];
+    const b64 = key.endsWith("_b64");
+    return { output: b64 ? key.slice(0, -4) : key, data: b64 ? fromB64(value) : new TextEncoder().encode(value) };
+  });
+}
+
+/** The error a vector's failing spill writer throws (the same for the run and for bound()). */
+const RUN_WRITER_ERROR = new Error("disk full (vector writer)");
+
+/** Renders one view of a pending run for the vector's spill spec of it. */
+function renderRunView(pending, view, spill, hint) {
+  if (spill === undefined || spill === null) return pending.render(view, { hint });
+  if (spill.fails) return pending.renderWriter(view, { threw: RUN_WRITER_ERROR, hint });
+  return pending.render(view, { spillPath: spill.path, hint });
+}
+
+/** A run vector's items through a RunBounder: each view as the vectors write it (plus its Preview), or `{error: code}`. */
+export function playRun(api, v, items) {
+  const run = new api.RunBounder({ maxLines: v.max_lines, maxBytes: v.max_bytes, spillId: v.spill_id });
+  for (const item of items) {
+    if (item.lost !== undefined) run.lose(item.lost, item.from, item.to);
+    else run.push(item.output, item.data);
+  }
+  let pending;
+  try {
+    pending = run.finish();
+  } catch (e) {
+    if (!(e instanceof api.DoryWireError)) throw e;
+    return { error: e.code };
+  }
+  try {
+    const out = {};
+    for (const view of RUN_VIEWS) {
+      const p = renderRunView(pending, view, v.spill?.[view], v.hint ?? undefined);
+      const lost = pending.lost(view);
+      out[view] = {
+        preview: p.text,
+        truncated: p.truncated,
+        total_bytes: pending.totalBytes(view),
+        lost_bytes: lost.bytes,
+        lost_ranges: lost.ranges,
+        needs_spill: pending.needsSpill(view),
+        spill_id: pending.spillId(view),
+        spill_path: p.spillPath,
+        spill_error: p.spillError !== null,
+        whole: p,
+      };
+    }
+    return out;
+  } finally {
+    pending.free();
+  }
+}
+
+/** The same items with every output split at seeded points (the Rust runner's `resplit`): byte by byte, or 1 + below(rest) bytes a piece. */
+export function resplitRun(items, rng, byteByByte) {
+  const out = [];
+  for (const item of items) {
+    if (item.lost !== undefined) {
+      out.push(item);
+      continue;
+    }
+    let at = 0;
+    while (at < item.data.length) {
+      const n = byteByByte ? 1 : 1 + rng.below(item.data.length - at);
+      out.push({ output: item.output, data: item.data.subarray(at, at + n) });
+      at += n;
+    }
+  }
+  return out;
+}
+
+/** The bytes of `view` among the items. */
+export function runViewBytes(items, view) {
+  return concatBytes(items.filter((i) => i.lost === undefined && (view === "combined" || i.output === view)).map((i) => i.data));
+}
+
+/** The result without the Previews, for comparing splits. */
+const runShape = (r) => JSON.stringify(r.error !== undefined ? r : Object.fromEntries(RUN_VIEWS.map((view) => [view, { ...r[view], whole: undefined }])));
+
+/**
+ * Checks a run vector against `expect` (default its own): each view's
+ * expected keys, both limits, each view without losses or a stderr section
+ * equal to `bound()` of its bytes with spill id `<spill_id>-<view>` (the
+ * whole Preview), and the same result whole, byte by byte and at the Rust
+ * runner's seeded splits. Returns the problems.
+ */
+export function checkRun(api, v, expect = v.expect) {
+  const items = runItems(v);
+  const got = playRun(api, v, items);
+  const show = (x) => JSON.stringify(x);
+  if (got.error !== undefined || expect.error !== undefined) {
+    if (got.error === undefined) return [`expected error ${show(expect.error)}, got a result`];
+    if (expect.error === undefined) return [`unexpected error ${got.error}`];
+    return got.error === expect.error.code ? [] : [`error ${got.error}, expected ${expect.error.code}`];
+  }
+  const problems = [];
+  const encoder = new TextEncoder();
+  for (const view of RUN_VIEWS) {
+    const want = expect[view];
+    if (want === undefined || want === null) {
+      problems.push(`expect.${view} missing`);
+      continue;
+    }
+    const have = got[view];
+    for (const [key, value] of Object.entries(want)) {
+      if (!equal(have[key], value)) problems.push(`${view}.${key}: got ${show(have[key])} expected ${show(value)}`);
+    }
+    const text = have.preview;
+    const bytes = encoder.encode(text);
+    let lines = 0;
+    for (const b of bytes) if (b === 10) lines++;
+    if (bytes.length > 0 && bytes[bytes.length - 1] !== 10) lines++;
+    if (bytes.length > v.max_bytes || lines > v.max_lines) problems.push(`${view}: ${bytes.length} bytes, ${lines} lines over the limits`);
+    if (have.lost_bytes === 0 && !text.includes("[... the last ")) {
+      const spill = v.spill?.[view];
+      const writer = spill === undefined || spill === null ? undefined : spill.fails ? () => {
+        throw RUN_WRITER_ERROR;
+      } : () => spill.path;
+      let whole;
+      try {
+        whole = api.bound(runViewBytes(items, view), { maxLines: v.max_lines, maxBytes: v.max_bytes, spillId: `${v.spill_id}-${view}`, spill: writer, hint: v.hint ?? undefined });
+      } catch (e) {
+        problems.push(`${view}: bound() failed: ${e}`);
+        continue;
+      }
+      if (!equal(whole, have.whole)) problems.push(`${view}: differs from bound() of its bytes:\n    ${show(whole)}\n    ${show(have.whole)}`);
+    }
+  }
+  const rng = new SplitMix64(0x5eed0000 + items.length);
+  for (let round = 0; round < 7; round++) {
+    const again = playRun(api, v, resplitRun(items, rng, round === 0));
+    if (runShape(again) !== runShape(got)) problems.push(`split round ${round}${round === 0 ? " (byte by byte)" : ""} gives another result`);
+  }
+  return problems;
+}

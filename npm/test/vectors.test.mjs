@@ -4,7 +4,10 @@
 // against its expectation and the preview invariants; every conversation
 // vector is played through a Follower, its bodies fed whole, byte by byte and
 // at seeded random splits (the same requests, decisions and events each
-// time), and once more through feedInto and a Transcript.
+// time), and once more through feedInto and a Transcript; every run vector
+// goes through a RunBounder whole, byte by byte and at the Rust runner's
+// seeded splits, each view checked against its expectation, both limits and
+// (without losses or a stderr section) bound() of that view's bytes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as api from "dory-wire";
@@ -12,6 +15,7 @@ import { loadVectors } from "./helpers.mjs";
 import {
   SplitMix64,
   checkConversation,
+  checkRun,
   chunkings,
   compareJs,
   conversationSplits,
@@ -29,6 +33,7 @@ const vectors = loadVectors();
 const decodeVectors = vectors.filter((v) => v.kind === "decode");
 const previewVectors = vectors.filter((v) => v.kind === "preview");
 const conversationVectors = vectors.filter((v) => v.kind === "conversation");
+const runVectors = vectors.filter((v) => v.kind === "run");
 
 test("vectors are found", () => {
   assert.ok(vectors.length > 0, "no vector found below tests/vectors");
@@ -37,10 +42,12 @@ test("vectors are found", () => {
   for (const v of vectors) {
     assert.ok(!names.has(v.name), `duplicate vector name ${v.name}`);
     names.add(v.name);
-    assert.ok(["decode", "preview", "conversation"].includes(v.kind), `${v.name}: unknown kind ${v.kind}`);
+    assert.ok(["decode", "preview", "conversation", "run"].includes(v.kind), `${v.name}: unknown kind ${v.kind}`);
   }
   // docs/VECTORS.md: every runner fails with fewer than 40 conversations.
   assert.ok(conversationVectors.length >= 40, `at least 40 conversation vectors, found ${conversationVectors.length}`);
+  // docs/VECTORS.md: at least 15 run vectors.
+  assert.ok(runVectors.length >= 15, `at least 15 run vectors, found ${runVectors.length}`);
 });
 
 for (const v of decodeVectors) {
@@ -95,6 +102,38 @@ for (const v of conversationVectors) {
     assert.deepEqual(failures, [], `${v.name}:\n${failures.join("\n")}`);
   });
 }
+
+for (const v of runVectors) {
+  test(`run ${v.file} ${v.name}`, () => {
+    const problems = checkRun(api, v);
+    assert.deepEqual(problems, [], `${v.name}:\n  ${problems.join("\n  ")}`);
+  });
+}
+
+test("the run runner can fail: a wrong preview, count or error expectation is reported", () => {
+  const v = runVectors.find((x) => x.expect.combined !== undefined && x.expect.combined.truncated && x.spill?.combined?.path);
+  assert.ok(v, "a run vector whose combined view is cut and saved");
+  assert.deepEqual(checkRun(api, v), []);
+  const expect = () => JSON.parse(JSON.stringify(v.expect));
+  const text = expect();
+  text.combined.preview = "not this";
+  assert.match(checkRun(api, v, text).join("\n"), /^combined\.preview: got /);
+  const lost = expect();
+  lost.stdout.lost_bytes = 12345;
+  assert.match(checkRun(api, v, lost).join("\n"), /^stdout\.lost_bytes: got 0 expected 12345/);
+  const path = expect();
+  path.combined.spill_path = "/elsewhere.txt";
+  assert.match(checkRun(api, v, path).join("\n"), /combined\.spill_path/);
+  assert.deepEqual(checkRun(api, v, { error: { code: "invalid_limits" } }), ["expected error {\"code\":\"invalid_limits\"}, got a result"]);
+  const failing = runVectors.find((x) => x.expect.error !== undefined);
+  assert.ok(failing, "a run vector that expects an error");
+  assert.deepEqual(checkRun(api, failing), []);
+  assert.match(checkRun(api, failing, JSON.parse(JSON.stringify(v.expect)))[0], /^unexpected error invalid_limits/);
+  // The bound() comparison and the limits are checked too: a vector whose
+  // limits are tighter than its expected preview is reported.
+  const tight = { ...v, max_bytes: 100, expect: v.expect };
+  assert.ok(checkRun(api, tight).length > 0);
+});
 
 test("the conversation runner can fail: a wrong request, decision, delay, output or stall is caught", () => {
   const v = conversationVectors.find((x) => x.exchanges.some((e) => e.decision.type === "reconnect" && e.decision.delay_ms > 0) && x.expect.stdout);

@@ -39,6 +39,7 @@ pub mod json;
 pub mod layout;
 mod preview;
 mod reader;
+mod run;
 mod text;
 mod transcript;
 
@@ -51,6 +52,7 @@ pub use follow::{
 pub use layout::event_layout_hash;
 pub use preview::{WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::{wasm_memory, WasmReader};
+pub use run::{run_spill_id, WasmRunBounder, WasmRunPending};
 pub use text::WasmUtf8Decoder;
 pub use transcript::WasmTranscript;
 
@@ -116,7 +118,8 @@ fn push_code(out: &mut String, code: &str, class: &str, kind: &str, fields: &[&s
 /// - `bindingErrorCodes`: the codes only this binding raises
 ///   (`integer_out_of_range`), in the same shape;
 /// - `constants`: `DEFAULT_MAX_FRAME_BYTES`, `DEFAULT_LIVENESS_TIMEOUT_MS`,
-///   `MAX_FRAME_BYTES_LIMIT` and `MIN_MAX_BYTES`;
+///   `MAX_FRAME_BYTES_LIMIT`, `MIN_MAX_BYTES`, and a run's
+///   `DEFAULT_RUN_MAX_LINES`, `DEFAULT_RUN_MAX_BYTES` and `MIN_RUN_MAX_BYTES`;
 /// - `followDefaults`: the core's [`dory_wire::FollowOptions::default`] in
 ///   the JavaScript names and units of the `Follower` options (its keys and
 ///   the types of its values are the options the JavaScript layer accepts).
@@ -164,11 +167,14 @@ pub fn core_tables_json() -> String {
     );
     let _ = write!(
         out,
-        "],\"constants\":{{\"DEFAULT_MAX_FRAME_BYTES\":{},\"DEFAULT_LIVENESS_TIMEOUT_MS\":{},\"MAX_FRAME_BYTES_LIMIT\":{},\"MIN_MAX_BYTES\":{}}},\"followDefaults\":{}}}",
+        "],\"constants\":{{\"DEFAULT_MAX_FRAME_BYTES\":{},\"DEFAULT_LIVENESS_TIMEOUT_MS\":{},\"MAX_FRAME_BYTES_LIMIT\":{},\"MIN_MAX_BYTES\":{},\"DEFAULT_RUN_MAX_LINES\":{},\"DEFAULT_RUN_MAX_BYTES\":{},\"MIN_RUN_MAX_BYTES\":{}}},\"followDefaults\":{}}}",
         dory_wire::DEFAULT_MAX_FRAME_BYTES,
         dory_wire::DEFAULT_LIVENESS_TIMEOUT.as_millis(),
         reader::MAX_FRAME_BYTES_LIMIT,
         dory_wire::preview::MIN_MAX_BYTES,
+        dory_wire::preview::DEFAULT_RUN_MAX_LINES,
+        dory_wire::preview::DEFAULT_RUN_MAX_BYTES,
+        dory_wire::preview::MIN_RUN_MAX_BYTES,
         follow::options_json(&dory_wire::FollowOptions::default()),
     );
     out
@@ -192,6 +198,14 @@ mod tests {
         assert_eq!(
             v["constants"]["DEFAULT_MAX_FRAME_BYTES"],
             dory_wire::DEFAULT_MAX_FRAME_BYTES
+        );
+        assert_eq!(
+            v["constants"]["DEFAULT_RUN_MAX_BYTES"],
+            dory_wire::preview::DEFAULT_RUN_MAX_BYTES
+        );
+        assert_eq!(
+            v["constants"]["MIN_RUN_MAX_BYTES"],
+            dory_wire::preview::MIN_RUN_MAX_BYTES
         );
         assert_eq!(v["bindingErrorCodes"][0]["code"], "integer_out_of_range");
         assert_eq!(v["followDefaults"]["retries"], dory_wire::DEFAULT_RETRIES);

@@ -13,7 +13,7 @@ use crate::json::{self, OutOfRange};
 /// The largest `maxLines`/`maxBytes` accepted: 2^32 − 1 (the wasm32 `usize`).
 const MAX_LIMIT: f64 = u32::MAX as f64;
 
-fn limit(value: f64, what: &str) -> Result<usize, String> {
+pub(crate) fn limit(value: f64, what: &str) -> Result<usize, String> {
     if (0.0..=MAX_LIMIT).contains(&value) && value.fract() == 0.0 {
         Ok(value as usize)
     } else {
@@ -37,7 +37,7 @@ fn bounder(max_lines: f64, max_bytes: f64) -> Result<Bounder, String> {
 }
 
 /// The preview as a JSON object with camelCase keys.
-fn preview_json(p: &Preview<'_>) -> String {
+pub(crate) fn preview_json(p: &Preview<'_>) -> String {
     let mut out = String::with_capacity(p.text.len() + 256);
     let result: Result<(), OutOfRange> = (|| {
         out.push_str("{\"text\":");
