@@ -128,6 +128,7 @@ clients_bench() {
     cutting="$(start cutting --max-processes 1200 --max-connections 2048 --drop-seed 7 \
         --drop-probability 0.5 --drop-max-bytes 20000)" || return 1
     clean="$(start clean --retention-bytes 120000000)" || return 1
+    live="$(start live)" || return 1  # the default 10 MB retention
     local ok=0
     DORY_URL="$cutting" "$bench" scale 1000 >> "$CLIENTS" || ok=1
     DORY_URL="$clean" "$bench" throughput 50 "$RUNS" >> "$CLIENTS" || ok=1
@@ -140,6 +141,15 @@ clients_bench() {
             DORY_URL="$cutting" node "$ROOT/npm/bench/client-scale.mjs" "$n" >> "$CLIENTS" || ok=1
         fi
     done
+    # The agent call against read_output + bound, and exec + bound.
+    if [[ -n "${PYBENCH:-}" ]]; then
+        local mb
+        for mb in 10 200; do
+            DORY_URL="$live" "$PYBENCH" "$ROOT/python/bench/run_call.py" rss "$mb" >> "$CLIENTS" || ok=1
+        done
+        DORY_URL="$live" "$PYBENCH" "$ROOT/python/bench/run_call.py" overhead 50 >> "$CLIENTS" || ok=1
+        DORY_URL="$cutting" "$PYBENCH" "$ROOT/python/bench/run_call.py" identity 20 >> "$CLIENTS" || ok=1
+    fi
     kill "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
     rm -rf "$work"
@@ -194,6 +204,26 @@ for r in rows:
         print(f"Rust `read_output` of {r['mb']:.0f} MB of retained output: {r['read_output_mb_per_s']:.0f} MB/s; "
               f"a plain reqwest + serde_json + base64 loop doing the same work: {r['plain_loop_mb_per_s']:.0f} MB/s "
               f"(ours ÷ plain time ratio {r['ratio']:.2f}×, medians of {r['runs']} interleaved runs, same server).")
+runs = [r for r in rows if r["bench"].startswith("run_")]
+if runs:
+    print("### The agent call (`run`, Python client, release wheel)")
+    print()
+    print("| what | `run` | the other way | |")
+    print("|---|---|---|---|")
+    for r in runs:
+        if r["bench"] == "run_rss":
+            a, b = r["run"], r["read_output+bound"]
+            print(f"| peak RSS over the baseline, a command writing {r['mb']} MB in 1 MB bursts "
+                  f"(default 10 MB retention, followed live) | {(a['peak_kib'] - a['base_kib']) / 1024:.1f} MiB "
+                  f"({a['bytes']:,} bytes, {a['lost']:,} lost) | `read_output` + `bound`: "
+                  f"{(b['peak_kib'] - b['base_kib']) / 1024:.1f} MiB ({b['bytes']:,} bytes, {b['lost']:,} lost) | |")
+        elif r["bench"] == "run_overhead":
+            print(f"| per call on a 2 KB output (median of {r['calls']}, interleaved) | {r['run_ms']:.1f} ms | "
+                  f"`exec` + `bound`: {r['exec_bound_ms']:.1f} ms | {r['ratio']:.2f}× |")
+        elif r["bench"] == "run_identity":
+            print(f"| seeded commands through cut responses: spill sha256 and previews equal to `bound()` of "
+                  f"the full bytes | {r['exact']}/{r['seeds']} exact | | |")
+    print()
 print()
 PY
     fi

@@ -60,7 +60,7 @@ start_server() {
     echo "$name: listening on $URL (dory-refserver --port 0 $*)"
 }
 
-step "starting dory-refserver twice on free loopback ports"
+step "starting dory-refserver three times on free loopback ports"
 start_server clean
 CLEAN_URL="$URL"
 start_server cutting --drop-after-bytes 80
