@@ -7,7 +7,7 @@
 // means, when to reconnect, how long to wait, when to give up); the client
 // sends, feeds the answers back, runs the follower's clock and sleeps.
 
-import type { Cursor, End, GapPolicy, Reconnect, Stream, Transcript } from "./index.js";
+import type { Cursor, End, GapPolicy, Preview, Reconnect, Stream, Transcript } from "./index.js";
 
 export {
   Transcript,
@@ -209,6 +209,131 @@ export interface Computer {
    * frame, then the first run's output.
    */
   execStream(command: Command, options?: ExecStreamOptions): OutputStream;
+  /**
+   * Runs `command` and returns what an agent's model should see
+   * (docs/run.md): bounded previews of stdout, of stderr and of both
+   * combined in the order they arrived, with exact counts and notices that
+   * point at the full output, saved as it streamed.
+   *
+   * 1. Checks everything before any request: the limits
+   *    (`RunBounder.checkLimits`), the command, the key, the timeout and the
+   *    follow options (the core's checks and errors), and the shapes of
+   *    `spill`, `hint`, `onOutput`, `onReconnect`, `killOnCancel` and
+   *    `signal`. Nothing is started when one fails.
+   * 2. Starts the command as a background process with `idempotencyKey`
+   *    (default: a fresh `"run-"` + 32 hex digits), never with the
+   *    truncating synchronous exec.
+   * 3. Follows its output from offset 0 with the core's follower through
+   *    reconnects (as `readOutput`); each new chunk goes, once, to the core's
+   *    `RunBounder`, to the spills of its stream and of the combined view
+   *    (each opened with `await spill.open(spillId)` on the view's first
+   *    byte), and to `onOutput`.
+   * 4. At the exit, each view that was cut has its spill committed and its
+   *    notice names the path (then `hint`); a view that fits has its spill
+   *    discarded.
+   *
+   * Calling it again with the same key re-attaches to the same process and
+   * resolves to an equal result. A spill writer that throws (open, write,
+   * commit) or whose commit returns no path string never loses a preview:
+   * that view's `spillError` says why, in the core's words. Lost output
+   * rejects with `OutputGap` unless `gapPolicy: "skip"`, which says the loss
+   * in each preview it belongs to. Aborting `signal` closes the response,
+   * discards the spills, kills the process only with `killOnCancel`, and
+   * rejects with the signal's reason: never a partial result.
+   */
+  run(command: Command, options?: RunOptions): Promise<RunResult>;
+}
+
+// --------------------------------------------------------------------- run
+
+/**
+ * The options of `computer.run` (tests/api/surface.json, "run_options"),
+ * the cancellation signal, and the read options of `readOutput` (but
+ * `follow`: a run follows to the exit).
+ */
+export interface RunOptions extends ReconnectOptions {
+  /** The most lines of each preview (default `DEFAULT_RUN_MAX_LINES`, 400; at least 2). */
+  maxLines?: number;
+  /** The most bytes of each preview (default `DEFAULT_RUN_MAX_BYTES`, 16384; at least `MIN_RUN_MAX_BYTES`, 80). */
+  maxBytes?: number;
+  /** Where each view is saved as it streams (e.g. a `SpillDirectory`); default none. */
+  spill?: RunSpill | null;
+  /** The key the start is sent with: the same key, the same process, never started twice (default a fresh `run-` key). */
+  idempotencyKey?: string | null;
+  /** The process's deadline in seconds (the exit is then `exitCode: null, timedOut: true`). */
+  timeoutSeconds?: number | null;
+  /** One line added to a notice after its path (e.g. which tool reads it). */
+  hint?: string | null;
+  /**
+   * The live output: each chunk once (never twice after a reconnect, never
+   * missing), as its exact bytes and as text from a streaming UTF-8 decoder
+   * per stream (a character split across frames is decoded whole). A stream
+   * whose bytes end (or reach a lost range) in an incomplete character gets
+   * one more call with empty `data` and `"\uFFFD"`. A returned promise is
+   * awaited; what it throws ends the call.
+   */
+  onOutput?: ((chunk: { stream: Stream; data: Uint8Array; text: string }) => void | Promise<void>) | null;
+  /** Kill the process when `signal` aborts the call (default false: it keeps running). */
+  killOnCancel?: boolean;
+  /** Cancels the call: the promise rejects with the signal's reason. */
+  signal?: AbortSignal | null;
+  /** `"fail"` (default): lost output rejects with `OutputGap`; `"skip"`: the previews say the exact loss. */
+  gapPolicy?: GapPolicy;
+  /** Overrides the client's `livenessTimeoutMs`. */
+  livenessTimeoutMs?: number;
+}
+
+/** The result of `computer.run` (docs/run.md, "The result"). */
+export interface RunResult {
+  /** The process that ran (the same one for every call with this key). */
+  procId: string;
+  /** The key the start was sent with: the caller's, or a fresh `run-` one. */
+  idempotencyKey: string;
+  /** The exit status; null when killed or timed out. */
+  exitCode: number | null;
+  /** Whether the process was killed at its `timeoutSeconds`. */
+  timedOut: boolean;
+  /** The preview of stdout alone. */
+  stdout: Preview;
+  /** The preview of stderr alone. */
+  stderr: Preview;
+  /** The preview of both in arrival order (what `2>&1` gives): the one to show a model. */
+  combined: Preview;
+  /** Bytes of stdout that were not retained (skipped under `gapPolicy: "skip"`). */
+  stdoutLostBytes: number;
+  /** Bytes of stderr that were not retained. */
+  stderrLostBytes: number;
+}
+
+/**
+ * What `run` saves each view's full output with, as it streams:
+ * `open(spillId)` gives a file with `write(data)` (the view's bytes, in
+ * order), `commit()` (saves them: the path the notice names) and
+ * `discard()`. Each method may return a promise. `SpillDirectory` is one.
+ */
+export interface RunSpill {
+  open(spillId: string):
+    | { write(data: Uint8Array): unknown; commit(): string | Promise<string>; discard(): unknown }
+    | Promise<{ write(data: Uint8Array): unknown; commit(): string | Promise<string>; discard(): unknown }>;
+}
+
+/**
+ * A spill writer for `run` that saves each view as
+ * `<directory>/<spillId><suffix>` (Node, Deno and Bun: it imports
+ * `node:fs/promises` when a file is opened, so the module still loads in
+ * browsers and Workers). Each view is written to a temporary file in the
+ * directory, created with mode 0600, and renamed on commit, so no reader
+ * sees a partial file. A spill id that is not a plain file name
+ * (`[A-Za-z0-9._-]`, not `.` or `..`) is refused (the view's `spillError`
+ * says so).
+ */
+export class SpillDirectory implements RunSpill {
+  /** @param options `suffix`: the file name's ending (default ".txt"; `[A-Za-z0-9._-]` only) */
+  constructor(directory: string, options?: { suffix?: string });
+  readonly directory: string;
+  readonly suffix: string;
+  /** A new spill file: `write` as the output streams, then `commit()` (the absolute path) or `discard()`. */
+  open(spillId: string): Promise<{ readonly path: string; write(data: Uint8Array): Promise<void>; commit(): Promise<string>; discard(): Promise<void> }>;
 }
 
 /** The background processes of a computer. */

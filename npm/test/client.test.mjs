@@ -43,7 +43,7 @@ const concat = (parts) => Buffer.concat(parts.map((p) => Buffer.from(p)));
 
 // ------------------------------------------------------------------ surface
 
-test("the module exports the client, StreamDisconnected and the core's classes (one copy)", () => {
+test("the module exports the client, SpillDirectory, StreamDisconnected and the core's classes (one copy)", () => {
   assert.deepEqual(Object.keys(clientApi).filter((k) => k !== "default").sort(), [
     "AnswerError",
     "ApiError",
@@ -54,6 +54,7 @@ test("the module exports the client, StreamDisconnected and the core's classes (
     "OutputExpired",
     "OutputGap",
     "ProtocolError",
+    "SpillDirectory",
     "StreamDisconnected",
     "Transcript",
   ]);

@@ -215,3 +215,46 @@ test("client_options: the JS names are the client's read options (and new Client
     assert.deepEqual(t.exit, { exitCode: 0, timedOut: false }, o.js);
   }
 });
+
+// ---------------------------------------------------------- run_options
+
+test("run_options: the JS names are computer.run's options, with the core's defaults", async () => {
+  const { bound, runSpillId, DEFAULT_RUN_MAX_LINES, DEFAULT_RUN_MAX_BYTES } = esm;
+  const { Client } = clientEsm;
+  const options = surface.run_options;
+  assert.ok(Array.isArray(options) && options.length > 0);
+  for (const o of options) assert.ok(typeof o.js === "string" && o.js.length > 0, `"${o.option}" has no JS name`);
+  const lines = "x\n".repeat(DEFAULT_RUN_MAX_LINES + 1);
+  /** A service whose keyed start answers p1 and whose output is `lines` then the exit. */
+  const fetch = async (url, init) => {
+    if (init.method === "POST") return { status: 200, headers: new Headers({ "content-type": "application/json" }), body: new Response('{"proc_id":"p1","status":"running"}').body };
+    const frames = `${JSON.stringify({ type: "stdout", data: lines, offset: lines.length })}\n{"type":"exit","exit_code":0,"timed_out":false}\n`;
+    return { status: 200, headers: new Headers({ "content-type": "application/x-ndjson" }), body: new Response(frames).body };
+  };
+  const computer = new Client({ baseUrl: "http://dory.test", fetch }).computers.get("c1");
+  let error;
+  try {
+    await computer.run("true", { "no such option": 1 });
+  } catch (e) {
+    error = e;
+  }
+  assert.ok(error instanceof TypeError, String(error));
+  const accepted = /\(expected ([^)]*)\)/.exec(error.message)[1].split(", ");
+  // Exactly the run options, the signal and the read options of every read but `follow`.
+  const reads = surface.client_options.map((o) => o.js).filter((n) => n !== null && n !== "follow" && n !== "maxConnections");
+  assert.deepEqual([...accepted].sort(), [...options.map((o) => o.js), "signal", ...reads].sort());
+  const defaults = { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, killOnCancel: false };
+  for (const o of options) {
+    assert.equal(o.default, o.js in defaults ? defaults[o.js] : null, `${o.js}: the listed default is the core's`);
+    // The real call takes the option with its listed default.
+    const result = await computer.run("true", { [o.js]: o.default });
+    assert.equal(result.exitCode, 0, o.js);
+  }
+  // The defaults are the ones used: the combined view is bound() of the
+  // bytes at the core's default limits (one line too many: cut).
+  const result = await computer.run("true");
+  const expected = bound(lines, { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, spillId: `${runSpillId(result.idempotencyKey)}-combined` });
+  assert.equal(expected.truncated, true);
+  assert.deepEqual(result.combined, expected);
+  assert.match(result.idempotencyKey, /^run-[0-9a-f]{32}$/, "the default key is a fresh run- key");
+});

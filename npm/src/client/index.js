@@ -21,6 +21,7 @@
 // `stderr_offset` and `proc_id`; `cause` is the transport's error.
 
 export { Client } from "./client.js";
+export { SpillDirectory } from "./spill.js";
 export {
   AnswerError,
   ApiError,

@@ -23,6 +23,7 @@ import {
   transcriptArg,
   whenLoaded,
 } from "./options.js";
+import { run } from "./run.js";
 import { OutputStream } from "./stream.js";
 
 /** One process: read its retained output, kill it. */
@@ -143,7 +144,7 @@ class Setup {
   }
 }
 
-/** One computer: its processes, its setup logs, exec. */
+/** One computer: its processes, its setup logs, exec, run. */
 class Computer {
   #client;
 
@@ -184,6 +185,20 @@ class Computer {
     const args = { timeoutSeconds, idempotencyKey, ...followArgs(this.#client, o, FOLLOW_OPTIONS) };
     const make = () => built(() => Follower.execStream(this.id, command, args));
     return new OutputStream(this.#client, make, { stdout: 0, stderr: 0 }, null, { reconnect: true, onReconnect });
+  }
+
+  /**
+   * Runs `command` and returns what an agent's model should see
+   * (docs/run.md): bounded previews of stdout, of stderr and of both
+   * combined in arrival order, each view saved as it streams by `spill`.
+   * Checks everything before any request; starts the command as a keyed
+   * background process (the same key re-attaches, never starts twice);
+   * follows its output through reconnects; `signal` cancels (the process is
+   * killed only with `killOnCancel`; the promise rejects with the signal's
+   * reason, never a partial result).
+   */
+  run(command, runOptions) {
+    return run(this.#client, this, command, runOptions);
   }
 }
 

@@ -154,17 +154,24 @@ export class Transport {
    * Sends the request `build()` makes (a core `Request`), answered by one
    * JSON document decoded by a core `document` Reader: returns its event.
    * Error answers throw the core's errors; a transport failure rejects
-   * with fetch's own error.
+   * with fetch's own error. An optional `signal` aborts it (then it
+   * rejects with an AbortError; the caller knows why).
    */
-  async document(build) {
+  async document(build, signal) {
     await this.ready();
     const request = build();
     const link = this.link();
+    const abort = () => link.abort();
+    if (signal !== undefined) {
+      if (signal.aborted) abort();
+      else signal.addEventListener("abort", abort, { once: true });
+    }
     let release;
     try {
       release = await this.permits.acquire(link);
     } catch {
       this.unlink(link);
+      signal?.removeEventListener("abort", abort);
       throw closedError();
     }
     const { controller, done } = link.request();
@@ -212,11 +219,12 @@ export class Transport {
       release();
       this.unlink(link);
       reader.free();
+      signal?.removeEventListener("abort", abort);
     }
   }
 
-  async identity(build) {
-    const event = await this.document(build);
+  async identity(build, signal) {
+    const event = await this.document(build, signal);
     if (event.type !== "identity") {
       throw new Error(`dory-wire/client: the answer was ${event.type}, not a process identity`);
     }

@@ -13,7 +13,11 @@ import {
   OffsetBeyondOutput,
   OutputGap,
   OutputExpired,
+  SpillDirectory,
   type Computer,
+  type RunOptions,
+  type RunResult,
+  type RunSpill,
   type DisconnectReason,
   type ExecResult,
   type Fetch,
@@ -171,6 +175,41 @@ async function main(): Promise<void> {
     void setup.text("stdout");
     const killed: ProcessIdentity = await handle.kill();
     void killed;
+    const controller = new AbortController();
+    const runOptions: RunOptions = {
+      maxLines: 200,
+      maxBytes: 8192,
+      spill: new SpillDirectory("/tmp/dory-spill", { suffix: ".log" }),
+      idempotencyKey: "tool-call-7",
+      timeoutSeconds: 600,
+      hint: "read it with exec_command",
+      onOutput: ({ stream, data, text }) => void [stream, data.length, text],
+      killOnCancel: true,
+      signal: controller.signal,
+      gapPolicy: "skip",
+      retries: 3,
+      backoffMs: 100,
+      onReconnect: hook,
+    };
+    const ran: RunResult = await computer.run(["make", "test"], runOptions);
+    const shown: string = ran.combined.text;
+    const code: number | null = ran.exitCode;
+    const lostBytes: number = ran.stdoutLostBytes + ran.stderrLostBytes;
+    void [shown, code, lostBytes, ran.procId, ran.idempotencyKey, ran.timedOut, ran.stdout.spillPath, ran.stderr.spillError];
+    const mine: RunSpill = {
+      open: async (spillId: string) => ({ write: (data: Uint8Array) => void [spillId, data], commit: () => `/tmp/${spillId}`, discard: () => undefined }),
+    };
+    await computer.run("true", { spill: mine, onOutput: async () => {} });
+    const file = await new SpillDirectory("/tmp/x").open("run-1-stdout");
+    await file.write(new Uint8Array(1));
+    const saved: string = await file.commit();
+    void saved;
+    // @ts-expect-error: run follows to the exit
+    await computer.run("true", { follow: false });
+    // @ts-expect-error: the run options are camelCase
+    await computer.run("true", { idempotency_key: "k" });
+    // @ts-expect-error: a spill writer for run has open(), not a (spillId, data) function
+    await computer.run("true", { spill: (id: string) => id });
     // @ts-expect-error: commands are a string or strings
     await computer.processes.start([1, 2]);
     // @ts-expect-error: timeout_seconds is a number

@@ -38,6 +38,13 @@ import {
   bound,
   boundAsync,
   StreamingBounder,
+  RunBounder,
+  RunPending,
+  runSpillId,
+  DEFAULT_RUN_MAX_LINES,
+  DEFAULT_RUN_MAX_BYTES,
+  MIN_RUN_MAX_BYTES,
+  type View,
   type Cursor,
   type Disconnected,
   type End,
@@ -322,6 +329,29 @@ export function conversations(): void {
       void [cursor, procId, offsets, reason, e.proc_id];
     }
   }
+
+  RunBounder.checkLimits(DEFAULT_RUN_MAX_LINES, Math.max(DEFAULT_RUN_MAX_BYTES, MIN_RUN_MAX_BYTES));
+  const runBounder = new RunBounder({ maxLines: 40, maxBytes: 2000, spillId: runSpillId("key-1") });
+  runBounder.push("stdout", "compiling\n");
+  runBounder.push("stderr", new Uint8Array([101, 10]));
+  runBounder.lose("stdout", 10, 20n);
+  const runIds: Array<string | null> = (["stdout", "stderr", "combined"] as const).map((v) => runBounder.spillId(v));
+  void [runIds, runBounder.totalBytes("combined"), runBounder.lostBytes("stdout"), runBounder.retainedBytes];
+  const pendingRun: RunPending = runBounder.finish();
+  const views: View[] = ["stdout", "stderr", "combined"];
+  for (const view of views) {
+    const shown: Preview = pendingRun.needsSpill(view) ? pendingRun.render(view, { spillPath: `/w/${pendingRun.spillId(view)}.txt`, hint: null }) : pendingRun.render(view);
+    const { bytes, ranges }: { bytes: number; ranges: number } = pendingRun.lost(view);
+    void [shown.text, bytes, ranges, pendingRun.totalBytes(view)];
+  }
+  void pendingRun.renderWriter("combined", { threw: new Error("disk full") });
+  void pendingRun.renderWriter("combined", { returned: 42, hint: "cat it" });
+  // @ts-expect-error: a view is stdout, stderr or combined
+  pendingRun.render("both");
+  // @ts-expect-error: a RunPending comes from RunBounder.finish()
+  new RunPending();
+  // @ts-expect-error: only the streams are pushed to
+  runBounder.push("combined", "x");
 
   // @ts-expect-error: followers are built by the static constructors
   new Follower();
