@@ -424,3 +424,10 @@ test("aborted while starting: rejects with the reason; with killOnCancel the key
     );
   }
 });
+
+test("the browser build of the client imports no node: module and has no dynamic import (Workers bundlers and Miniflare refuse both)", () => {
+  const web = readFileSync(join(rootDir, "npm", "dist", "web", "client.js"), "utf8");
+  assert.doesNotMatch(web, /\bimport\s*\(/);
+  assert.doesNotMatch(web, /from\s*["']node:/);
+  assert.match(web, /getBuiltinModule/, "SpillDirectory gets node:fs/promises when a file is opened");
+});

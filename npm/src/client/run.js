@@ -56,8 +56,8 @@ function signalArg(signal) {
 }
 
 /** A fresh idempotency key: `run-` and 32 random hex digits. */
-async function freshKey() {
-  const bytes = await randomBytes(16);
+function freshKey() {
+  const bytes = randomBytes(16);
   return `run-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
@@ -215,7 +215,7 @@ export async function run(client, computer, command, runOptions) {
   if (typeof killOnCancel !== "boolean") throw new TypeError(`killOnCancel must be a boolean, got ${describe(killOnCancel)}`);
   const timeoutSeconds = numberArg(o.timeoutSeconds, "timeoutSeconds");
   const idempotencyKey = stringArg(o.idempotencyKey, "idempotencyKey");
-  const key = idempotencyKey ?? (await freshKey());
+  const key = idempotencyKey ?? freshKey();
   const start = built(() => Request.start(computer.id, command, { timeoutSeconds, idempotencyKey: key }), START_NAMES);
   const args = followArgs(client, o, RUN_FOLLOW_OPTIONS);
   // The core checks the follow options when it builds a follower: one now

@@ -2,11 +2,12 @@
 // (docs/run.md, "Spilling as it streams"). Each view is written to a
 // temporary file in the directory, created with mode 0600, and renamed to
 // `<spillId><suffix>` on commit, so no reader ever sees a partial file.
-// node:fs/promises and node:path are imported when a file is opened, so the
-// client module still loads in browsers and Workers.
+// node:fs/promises and node:path are got when a file is opened (never
+// imported: see random.js), so the client module still loads, and bundles,
+// for browsers and Workers.
 
 import { describe } from "../args.js";
-import { nodeModule, randomBytes } from "./random.js";
+import { builtin, randomBytes } from "./random.js";
 
 /** A plain file name: `[A-Za-z0-9._-]`, not `.` or `..`. */
 const PLAIN = /^[A-Za-z0-9._-]+$/;
@@ -113,10 +114,11 @@ export class SpillDirectory {
    */
   async open(spillId) {
     const name = plainName(spillId) + this.suffix;
-    const [fs, path] = await Promise.all([nodeModule("node:fs/promises"), nodeModule("node:path")]);
+    const fs = builtin("node:fs/promises");
+    const path = builtin("node:path");
     const directory = path.resolve(this.directory);
     await fs.mkdir(directory, { recursive: true });
-    const random = Array.from(await randomBytes(8), (b) => b.toString(16).padStart(2, "0")).join("");
+    const random = Array.from(randomBytes(8), (b) => b.toString(16).padStart(2, "0")).join("");
     const tmp = path.join(directory, `.spill-${random}.tmp`);
     const handle = await fs.open(tmp, "wx", 0o600);
     return new SpillFile(fs, handle, tmp, path.join(directory, name));
