@@ -431,3 +431,23 @@ test("the browser build of the client imports no node: module and has no dynamic
   assert.doesNotMatch(web, /from\s*["']node:/);
   assert.match(web, /getBuiltinModule/, "SpillDirectory gets node:fs/promises when a file is opened");
 });
+
+test("npm/examples/agent-run.mjs through seeded drops: the combined view, then the hidden line recovered from the spill", async (t) => {
+  const dir = tempDir(t);
+  const server = await new RefServer(["--drop-seed", "5", "--drop-max-bytes", "20000", "--max-chunk-bytes", "4096"]).start();
+  try {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [join(rootDir, "npm", "examples", "agent-run.mjs"), dir], { env: { ...process.env, DORY_URL: server.url }, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    const code = await new Promise((resolve) => child.once("exit", resolve));
+    assert.equal(code, 0, `${out}\n${err}`);
+    assert.match(out, /followed through [1-9]\d* reconnects/);
+    assert.match(out, /error: 1 module failed to build/);
+    assert.match(out, /recovered from .*run-[0-9a-f]{32}-combined\.txt \(lines \d+-\d+\):\n {2}FATAL: checksum mismatch in shard 7431/);
+  } finally {
+    await server.stop();
+  }
+});
