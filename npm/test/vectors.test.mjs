@@ -48,6 +48,10 @@ test("vectors are found", () => {
   assert.ok(conversationVectors.length >= 40, `at least 40 conversation vectors, found ${conversationVectors.length}`);
   // docs/VECTORS.md: at least 15 run vectors.
   assert.ok(runVectors.length >= 15, `at least 15 run vectors, found ${runVectors.length}`);
+  const shown = (f) => runVectors.some((v) => v.expect.combined !== undefined && f(v));
+  assert.ok(shown((v) => v.input.some((i) => i.stdout !== undefined) && v.input.some((i) => i.stderr !== undefined)), "a run vector with both streams");
+  assert.ok(shown((v) => v.expect.combined.lost_bytes > 0), "a run vector with a loss");
+  assert.ok(shown((v) => v.expect.combined.preview.includes("[... the last ")), "a run vector with a stderr section");
 });
 
 for (const v of decodeVectors) {
