@@ -72,6 +72,9 @@ export CE_COMPUTER_ID="${CE_COMPUTER_ID:-demo}"
 step "One call for agents: python/examples/agent_run.py (a 20,000-line build log, 60 lines / 4 KiB for the model, responses cut at seeded points)"
 DORY_URL="$SEEDED_URL" "$E2E_PY" "$ROOT/python/examples/agent_run.py" "$WORK/agent-spill"
 
+step "One call for agents in Node: npm/examples/agent-run.mjs (responses cut at seeded points)"
+DORY_URL="$SEEDED_URL" node "$ROOT/npm/examples/agent-run.mjs" "$WORK/agent-spill-node"
+
 step "One call for agents in Rust: crates/dory-wire-client/examples/run.rs (responses cut at seeded points)"
 cargo build --quiet -p dory-wire-client --example run
 DORY_URL="$SEEDED_URL" DORY_SPILL_DIR="$WORK/run-spill" "${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/run"
