@@ -38,10 +38,8 @@ def noisy(mb: int) -> str:
     """A command writing `mb` MB to stdout in 1 MB bursts 0.1 s apart (so a
     follower keeps up and 200 MB passes through the 10 MB retention live),
     and a line to stderr after each burst."""
-    burst = (
-        "awk 'BEGIN { for (j = 1; j <= 10000; j++) printf \"%08d %090d\\n\", j, j }'"
-    )
-    return f"for i in $(seq 1 {mb}); do {burst}; echo \"burst $i\" >&2; sleep 0.1; done"
+    burst = "awk 'BEGIN { for (j = 1; j <= 10000; j++) printf \"%08d %090d\\n\", j, j }'"
+    return f'for i in $(seq 1 {mb}); do {burst}; echo "burst $i" >&2; sleep 0.1; done'
 
 
 def peak_rss_kib() -> int:
@@ -56,7 +54,9 @@ def child(how: str, mb: int) -> None:
         t0 = time.monotonic()
         if how == "run":
             with tempfile.TemporaryDirectory() as spill:
-                result = computer.run(noisy(mb), spill=SpillDirectory(spill), gap_policy="skip", **LIMITS)
+                result = computer.run(
+                    noisy(mb), spill=SpillDirectory(spill), gap_policy="skip", **LIMITS
+                )
                 lost = result.stdout_lost_bytes + result.stderr_lost_bytes
                 total = result.stdout.total_bytes + result.stderr.total_bytes
         else:
@@ -71,17 +71,31 @@ def child(how: str, mb: int) -> None:
             )
             total = len(out) + len(err)
         wall = time.monotonic() - t0
-    print(json.dumps({"how": how, "base_kib": base, "peak_kib": peak_rss_kib(), "bytes": total,
-                      "lost": lost, "wall_s": wall}))
+    print(
+        json.dumps(
+            {
+                "how": how,
+                "base_kib": base,
+                "peak_kib": peak_rss_kib(),
+                "bytes": total,
+                "lost": lost,
+                "wall_s": wall,
+            }
+        )
+    )
 
 
 def rss(mb: int) -> dict:
     rows = {}
     for how in ("run", "read_output+bound"):
-        out = subprocess.run([sys.executable, __file__, "child", how, str(mb)], check=True,
-                             capture_output=True, text=True).stdout
+        out = subprocess.run(
+            [sys.executable, __file__, "child", how, str(mb)],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
         rows[how] = json.loads(out.strip().splitlines()[-1])
-    return {"bench": "run_rss", "mb": mb, **{k: v for k, v in rows.items()}}
+    return {"bench": "run_rss", "mb": mb, **rows}
 
 
 def overhead(n: int) -> dict:
@@ -90,7 +104,7 @@ def overhead(n: int) -> dict:
     with Client() as client:
         computer = client.computers.get("bench")
         for i in range(n):
-            for how in (("run", "exec+bound") if i % 2 == 0 else ("exec+bound", "run")):
+            for how in ("run", "exec+bound") if i % 2 == 0 else ("exec+bound", "run"):
                 t0 = time.perf_counter()
                 if how == "run":
                     computer.run(command, **LIMITS)
@@ -100,8 +114,13 @@ def overhead(n: int) -> dict:
                     bound(answer.stderr, **LIMITS)
                 times[how].append(time.perf_counter() - t0)
     run, base = statistics.median(times["run"]), statistics.median(times["exec+bound"])
-    return {"bench": "run_overhead", "calls": n, "run_ms": run * 1000, "exec_bound_ms": base * 1000,
-            "ratio": run / base}
+    return {
+        "bench": "run_overhead",
+        "calls": n,
+        "run_ms": run * 1000,
+        "exec_bound_ms": base * 1000,
+        "ratio": run / base,
+    }
 
 
 def identity(seeds: int) -> dict:
@@ -111,18 +130,37 @@ def identity(seeds: int) -> dict:
         for seed in range(seeds):
             rng = random.Random(seed)
             lines = rng.randrange(100, 20000)
-            command = (f"awk 'BEGIN {{ srand({seed}); for (i = 1; i <= {lines}; i++) "
-                       '{ if (rand() < 0.1) print "err " i > "/dev/stderr"; else print "out " i } }\'')
-            result = computer.run(command, spill=SpillDirectory(spill), max_lines=60, max_bytes=4000)
+            command = (
+                f"awk 'BEGIN {{ srand({seed}); for (i = 1; i <= {lines}; i++) "
+                '{ if (rand() < 0.1) print "err " i > "/dev/stderr"; else print "out " i } }\''
+            )
+            result = computer.run(
+                command, spill=SpillDirectory(spill), max_lines=60, max_bytes=4000
+            )
             process = computer.processes.get(result.proc_id)
             transcript = process.read_output()
             ok = True
-            for view, data in (("stdout", transcript.bytes("stdout")), ("stderr", transcript.bytes("stderr"))):
+            for view, data in (
+                ("stdout", transcript.bytes("stdout")),
+                ("stderr", transcript.bytes("stderr")),
+            ):
                 preview = getattr(result, view)
                 if preview.spill_path is not None:
-                    ok &= hashlib.sha256(Path(preview.spill_path).read_bytes()).digest() == hashlib.sha256(data).digest()
-                again = bound(data, max_lines=60, max_bytes=4000, spill=lambda _id, _d, p=preview.spill_path: p,
-                              spill_id=preview.spill_id) if preview.truncated else bound(data, max_lines=60, max_bytes=4000)
+                    ok &= (
+                        hashlib.sha256(Path(preview.spill_path).read_bytes()).digest()
+                        == hashlib.sha256(data).digest()
+                    )
+                again = (
+                    bound(
+                        data,
+                        max_lines=60,
+                        max_bytes=4000,
+                        spill=lambda _id, _d, p=preview.spill_path: p,
+                        spill_id=preview.spill_id,
+                    )
+                    if preview.truncated
+                    else bound(data, max_lines=60, max_bytes=4000)
+                )
                 ok &= again.text == preview.text
             exact += ok
     return {"bench": "run_identity", "seeds": seeds, "exact": exact}

@@ -23,7 +23,8 @@ from dory_wire.client import Client, SpillDirectory
 COMMAND = r"""awk 'BEGIN {
   for (i = 1; i <= 20000; i++) {
     printf "[%05d] compiling module_%d.c ... ok\n", i, i
-    if (i % 2500 == 0 && i < 15000) printf "warning: module_%d.c: unused variable\n", i > "/dev/stderr"
+    if (i % 2500 == 0 && i < 15000)
+      printf "warning: module_%d.c: unused variable\n", i > "/dev/stderr"
     if (i == 12345) print "FATAL: checksum mismatch in shard 7431 (expected 9f2c, got 11e0)"
     if (i == 15000) printf "error: 1 module failed to build\n" > "/dev/stderr"
   }
@@ -31,7 +32,9 @@ COMMAND = r"""awk 'BEGIN {
 
 
 def main() -> int:
-    spill_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="dory-spill-"))
+    spill_dir = (
+        Path(sys.argv[1]) if len(sys.argv) > 1 else Path(tempfile.mkdtemp(prefix="dory-spill-"))
+    )
     reconnects = 0
 
     def on_reconnect(record: object) -> None:
@@ -49,17 +52,27 @@ def main() -> int:
             on_reconnect=on_reconnect,
         )
     combined = result.combined
-    print(f"exit {result.exit_code}, {combined.total_bytes} bytes in {combined.total_lines} lines, "
-          f"followed through {reconnects} reconnects; the model sees {len(combined.text.encode())} bytes:")
+    print(
+        f"exit {result.exit_code}, {combined.total_bytes} bytes in {combined.total_lines} lines, "
+        f"followed through {reconnects} reconnects; "
+        f"the model sees {len(combined.text.encode())} bytes:"
+    )
     print("-" * 72)
     print(combined.text, end="")
     print("-" * 72)
-    assert len(combined.text.encode()) <= 4096 and combined.truncated
-    assert "error: 1 module failed to build" in combined.text, "stderr's end is kept in the combined view"
+    assert len(combined.text.encode()) <= 4096
+    assert combined.truncated
+    assert "error: 1 module failed to build" in combined.text, (
+        "stderr's end is kept in the combined view"
+    )
     assert "FATAL" not in combined.text, "the line that matters is hidden in the middle"
 
     # The notice names the spill and the lines hidden: recover the line from it.
-    notice = next(line for line in combined.text.splitlines() if line.startswith("[... ") and "omitted" in line)
+    notice = next(
+        line
+        for line in combined.text.splitlines()
+        if line.startswith("[... ") and "omitted" in line
+    )
     first, last = map(int, re.search(r"sed -n '(\d+),(\d+)p'", notice).groups())
     lines = Path(combined.spill_path).read_bytes().splitlines()[first - 1 : last]
     hidden = [line.decode() for line in lines if line.startswith(b"FATAL")]

@@ -110,8 +110,15 @@ DECODE_OPTIONAL = {"process_id_header", "cursor", "gap_policy", "max_frame_bytes
 RUN_KEYS = {"name", "kind", "max_lines", "max_bytes", "spill_id", "input", "spill", "hint", "expect"}
 RUN_DATA_KEYS = {"stdout", "stderr", "stdout_b64", "stderr_b64"}
 RUN_VIEW_KEYS = {
-    "preview", "truncated", "total_bytes", "lost_bytes", "lost_ranges",
-    "needs_spill", "spill_id", "spill_path", "spill_error",
+    "preview",
+    "truncated",
+    "total_bytes",
+    "lost_bytes",
+    "lost_ranges",
+    "needs_spill",
+    "spill_id",
+    "spill_path",
+    "spill_error",
 }
 PREVIEW_KEYS = {"name", "kind", "input", "input_b64", "max_lines", "max_bytes", "spill", "hint", "expect"}
 

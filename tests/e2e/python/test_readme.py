@@ -92,7 +92,10 @@ def test_the_javascript_client_program(drop: str, tmp_path: Path) -> None:
 
 
 AGENT = "For agents: one call"
-AGENT_DROPS = {"clean": [], "seeded-cuts": ["--drop-seed", "5", "--drop-max-bytes", "20000", "--max-chunk-bytes", "4096"]}
+AGENT_DROPS = {
+    "clean": [],
+    "seeded-cuts": ["--drop-seed", "5", "--drop-max-bytes", "20000", "--max-chunk-bytes", "4096"],
+}
 
 
 def agent_program(language: str, tmp_path: Path) -> str:
@@ -138,7 +141,8 @@ def test_the_agent_call_in_typescript(drop: str, tmp_path: Path) -> None:
     if not client.exists() or not esbuild.exists():
         pytest.skip("the npm package is not built (npm/dist) or its dev dependencies are missing")
     source = tmp_path / "readme_run.ts"
-    source.write_text(agent_program("ts", tmp_path).replace('"dory-wire/client"', json_str(client.as_uri())), encoding="utf-8")
+    code = agent_program("ts", tmp_path).replace('"dory-wire/client"', json_str(client.as_uri()))
+    source.write_text(code, encoding="utf-8")
     program = tmp_path / "readme_run.mjs"
     # Types stripped by the npm package's pinned esbuild, as a TypeScript user's build would.
     strip = (
