@@ -1461,7 +1461,7 @@ def test_ten_megabytes_in_memory_bounded_by_the_limits(
     finally:
         tracemalloc.stop()
     max_bytes = DEFAULT_RUN_MAX_BYTES
-    assert max(retained) <= 6 * (2 * max_bytes + 8) + max_bytes // 4 + 4
+    assert max(retained) <= 6 * (2 * max_bytes + 8) + max_bytes // 4 + 4 + 32 * (max_bytes // 4 + 5)
     assert peak < size // 4, f"{peak} bytes allocated at the peak"
     path = result.combined.spill_path
     assert path is not None

@@ -665,7 +665,7 @@ export function playRun(mod, v, items, { asEvents = false, problems = [] } = {})
     lostLive[view] = rb.lostBytes(view);
   }
   const retained = rb.retainedBytes();
-  if (retained > 6n * (2n * maxBytes + 8n) + maxBytes / 4n + 4n) problems.push(`retained-bytes ${retained} over the limits' bound`);
+  if (retained > 6n * (2n * maxBytes + 8n) + maxBytes / 4n + 4n + 32n * (maxBytes / 4n + 5n)) problems.push(`retained-bytes ${retained} over the limits' bound`);
   let pending;
   try {
     pending = mod.run.RunBounder.finish(rb);

@@ -393,7 +393,7 @@ fn memory_is_bounded_by_the_limits() {
             },
             &chunk,
         );
-        assert!(run.retained_bytes() <= 6 * (2 * bytes + 8) + bytes / 4 + 4);
+        assert!(run.retained_bytes() <= 6 * (2 * bytes + 8) + bytes / 4 + 4 + 32 * (bytes / 4 + 5));
     }
     assert_eq!(run.total_bytes(View::Combined), 400 * 65536);
     let pending = run.finish().unwrap();

@@ -2,6 +2,7 @@
 //! they arrived, in memory bounded by the limits, with lost ranges said.
 
 use std::borrow::Cow;
+use std::collections::VecDeque;
 
 use crate::error::Error;
 use crate::sink::Sink;
@@ -143,7 +144,7 @@ impl Losses {
 ///   `[... N bytes lost: stdout offsets A-B were not retained ...]`, and the
 ///   rest of the view is bounded within the limits less that line.
 /// - **The end of stderr is never lost to stdout.** When the combined cut
-///   would hide stderr's last byte, a quarter of the budget goes to a
+///   would hide a byte of stderr's last lines, a quarter of the budget goes to a
 ///   section showing stderr's last lines (`[... the last N of T bytes of
 ///   stderr ...]` and the bytes). The rules are in `docs/preview.md`.
 ///
@@ -174,8 +175,11 @@ pub struct RunBounder {
     views: [StreamingBounder; 3],
     /// The last bytes of stderr, for the combined view's stderr section.
     stderr_tail: Ring,
-    /// Offset in the combined view just past stderr's last byte.
-    stderr_end: u64,
+    /// Where stderr's last bytes sit in the combined view: `(start, len)`
+    /// runs, at least the ring's worth, oldest first.
+    stderr_spans: VecDeque<(u64, u64)>,
+    /// Bytes the runs in `stderr_spans` cover.
+    spans_cover: u64,
     losses: [Losses; 2],
     seq: u64,
 }
@@ -218,7 +222,8 @@ impl RunBounder {
                 StreamingBounder::with_limits(limits),
             ],
             stderr_tail: Ring::new((limits.max_bytes() / 4).saturating_add(4)),
-            stderr_end: 0,
+            stderr_spans: VecDeque::new(),
+            spans_cover: 0,
             losses: [Losses::default(); 2],
             seq: 0,
         }
@@ -262,7 +267,22 @@ impl RunBounder {
         self.views[View::Combined.index()].push(data);
         if stream == Stream::Stderr {
             self.stderr_tail.push(data);
-            self.stderr_end = self.views[View::Combined.index()].total_bytes();
+            let len = data.len() as u64;
+            let start = self.views[View::Combined.index()].total_bytes() - len;
+            match self.stderr_spans.back_mut() {
+                Some(last) if last.0 + last.1 == start => last.1 += len,
+                _ => self.stderr_spans.push_back((start, len)),
+            }
+            self.spans_cover += len;
+            // Keep the runs covering the ring's bytes, no more.
+            let cap = self.stderr_tail.cap() as u64;
+            while let Some(&(_, first)) = self.stderr_spans.front() {
+                if self.spans_cover - first < cap {
+                    break;
+                }
+                self.stderr_spans.pop_front();
+                self.spans_cover -= first;
+            }
         }
         self.seq += 1;
     }
@@ -288,14 +308,17 @@ impl RunBounder {
         self.losses(view).bytes
     }
 
-    /// Bytes of buffer held: at most `6 × (2 × max_bytes + 8)` plus a
-    /// quarter of `max_bytes`, whatever was pushed.
+    /// Bytes of buffer held: at most `6 × (2 × max_bytes + 8)`, plus a
+    /// quarter of `max_bytes` of stderr's end and 16 bytes for each run of it
+    /// between stdout's (at most as many runs as those bytes), whatever was
+    /// pushed.
     pub fn retained_bytes(&self) -> usize {
         self.views
             .iter()
             .map(StreamingBounder::retained_bytes)
             .sum::<usize>()
             + self.stderr_tail.capacity()
+            + self.stderr_spans.capacity() * std::mem::size_of::<(u64, u64)>()
     }
 
     fn losses(&self, view: View) -> Losses {
@@ -363,7 +386,7 @@ impl RunBounder {
             spill_ids,
             stderr_tail: self.stderr_tail.into_vec(),
             stderr_total,
-            stderr_end: self.stderr_end,
+            stderr_spans: self.stderr_spans.into(),
         })
     }
 }
@@ -404,7 +427,7 @@ pub struct RunPending {
     spill_ids: [String; 3],
     stderr_tail: Vec<u8>,
     stderr_total: u64,
-    stderr_end: u64,
+    stderr_spans: Vec<(u64, u64)>,
 }
 
 impl RunPending {
@@ -449,8 +472,12 @@ impl RunPending {
             Bounded::Fits(p) => p.clone(),
             Bounded::NeedsSpill(p) => p.render(outcome.clone(), hint),
         };
-        if view == View::Combined && self.hides_stderr_end(&preview) {
-            if let Some((section, lines)) = self.stderr_section(v.content) {
+        let section = match view {
+            View::Combined if preview.truncated => self.stderr_section(v.content),
+            _ => None,
+        };
+        if let Some((section, lines, taken)) = section {
+            if self.hides_stderr_end(&preview, taken) {
                 let rest = Limits::new(
                     v.content.max_lines() - lines,
                     v.content.max_bytes() - section.len() - 1,
@@ -480,19 +507,29 @@ impl RunPending {
         preview
     }
 
-    /// Whether the combined preview hides stderr's last byte.
-    fn hides_stderr_end(&self, p: &Preview<'_>) -> bool {
-        if self.stderr_total == 0 || !p.truncated {
-            return false;
+    /// Whether the combined preview hides a byte of stderr's last `taken`
+    /// (the ones its section would show).
+    fn hides_stderr_end(&self, p: &Preview<'_>, taken: u64) -> bool {
+        let (hidden_from, hidden_to) = (p.head_bytes, p.total_bytes - p.tail_bytes);
+        let mut rest = taken;
+        for &(start, len) in self.stderr_spans.iter().rev() {
+            if rest == 0 {
+                break;
+            }
+            let take = len.min(rest);
+            let (from, to) = (start + len - take, start + len);
+            if from < hidden_to && hidden_from < to {
+                return true;
+            }
+            rest -= take;
         }
-        let last = self.stderr_end - 1;
-        p.head_bytes <= last && last < p.total_bytes - p.tail_bytes
+        rest > 0
     }
 
     /// The stderr section for a combined view bounded at `content`: its
     /// text (ending with `\n`) and lines, when a quarter of the budget holds
     /// it and leaves the rest room for a cut.
-    fn stderr_section(&self, content: Limits) -> Option<(String, usize)> {
+    fn stderr_section(&self, content: Limits) -> Option<(String, usize, u64)> {
         let r_lines = content.max_lines() / 4;
         let r_bytes = content.max_bytes() / 4;
         if r_lines < 2 || content.max_bytes() - r_bytes < MIN_MAX_BYTES + 1 {
@@ -516,7 +553,7 @@ impl RunPending {
             text.push('\n');
         }
         let lines = 1 + shown.matches('\n').count() + usize::from(!shown.ends_with('\n'));
-        Some((text, lines))
+        Some((text, lines, taken))
     }
 }
 

@@ -303,6 +303,11 @@ impl Ring {
         self.buf.capacity()
     }
 
+    /// The most bytes it keeps.
+    pub(crate) fn cap(&self) -> usize {
+        self.cap
+    }
+
     pub(crate) fn push(&mut self, mut chunk: &[u8]) {
         if chunk.len() >= self.cap {
             // Only the chunk's own last `cap` bytes survive.
