@@ -1,6 +1,8 @@
 //! `Computer::run` on 10 MB of output: memory stays in proportion to the
-//! limits, each spill is the output (sha256), and each preview is
-//! `Bounder::bound` of its view's full bytes with the same spill id.
+//! limits, each spill is the output (sha256), stdout's and stderr's
+//! previews are `Bounder::bound` of their full bytes with the same spill id,
+//! and the combined one is what a `RunBounder` given the whole output gives
+//! (it holds a stderr section: the warnings before the last line are hidden).
 //!
 //! The only test of this binary: it counts the heap with a global
 //! allocator, which other tests running beside it would disturb.
@@ -11,7 +13,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{exit, json, ndjson, serve, Ending};
-use dory_wire::preview::{run_spill_id, Bounder, SpillOutcome, View};
+use dory_wire::preview::{run_spill_id, Bounder, RunBounder, SpillOutcome, View};
 use dory_wire::Stream;
 use dory_wire_client::{Client, ReadOptions, RunOptions, SpillDirectory};
 use peak_alloc::PeakAlloc;
@@ -134,13 +136,17 @@ async fn ten_megabytes_through_a_drop_in_bounded_memory() {
 
     let key = "ten-megabytes";
     let bounder = Bounder::new(400, 16 * 1024);
+    let mut whole = RunBounder::new(400, 16 * 1024).with_spill_id(&run_spill_id(key));
+    for (stream, data) in &chunks {
+        whole.push(*stream, data);
+    }
+    let whole = whole.finish().expect("the whole run");
     for (view, bytes, preview) in [
         (View::Stdout, &out, &result.stdout),
         (View::Stderr, &err, &result.stderr),
         (View::Combined, &both, &result.combined),
     ] {
         let id = format!("{}-{}", run_spill_id(key), view.as_str());
-        let bound = bounder.bound_with_spill_id(bytes, &id).expect("bound");
         let outcome = match &preview.spill_path {
             Some(path) => {
                 let saved = std::fs::read(path).expect("the spill");
@@ -149,13 +155,26 @@ async fn ten_megabytes_through_a_drop_in_bounded_memory() {
             }
             None => SpillOutcome::NotSaved,
         };
+        let expected = match view {
+            // A stderr section is added: the run bounder's own rule.
+            View::Combined => whole.render(view, outcome, None),
+            _ => bounder
+                .bound_with_spill_id(bytes, &id)
+                .expect("bound")
+                .render(outcome, None)
+                .into_owned(),
+        };
         assert_eq!(
             preview,
-            &bound.render(outcome, None).into_owned(),
-            "{}: bound() of the full bytes",
+            &expected,
+            "{}: the whole output's preview",
             view.as_str()
         );
     }
+    assert!(result
+        .combined
+        .text
+        .contains("[... the last 307 of 307 bytes of stderr ...]\nwarning: step 22426 was slow\n"));
     assert!(result.stdout.truncated && result.combined.truncated && !result.stderr.truncated);
     assert!(result
         .combined
