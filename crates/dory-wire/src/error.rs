@@ -165,6 +165,12 @@ const INVALID_ARGUMENT: ErrorCode = ErrorCode {
     kind: ErrorKind::Misuse,
     fields: &["argument", "reason"],
 };
+const NO_ANSWER: ErrorCode = ErrorCode {
+    code: "no_answer",
+    class: "NoAnswer",
+    kind: ErrorKind::Transport,
+    fields: &["reason", "method", "target", "attempts", "detail"],
+};
 const STREAM_DISCONNECTED: ErrorCode = ErrorCode {
     code: "stream_disconnected",
     class: "StreamDisconnected",
@@ -196,6 +202,7 @@ pub const ERROR_CODES: &[ErrorCode] = &[
     INVALID_STATE,
     INVALID_ARGUMENT,
     STREAM_DISCONNECTED,
+    NO_ANSWER,
 ];
 
 /// The value of one field of an error, as [`Error::fields`] lists them.
@@ -323,6 +330,25 @@ pub enum Error {
         /// What the transport said, if anything (empty when nothing).
         detail: String,
     },
+    /// A one-answer call (a start, a get, a kill, a synchronous exec) got
+    /// no answer: the connection was refused, reset or cut, or no answer
+    /// came within the liveness timeout, and the request may not be sent
+    /// again (it has no idempotency key) or its budget is spent. A call
+    /// that was sent may have taken effect: a keyed start or exec can be
+    /// sent again with the same key to learn its process; an unkeyed one
+    /// must not be sent again blindly.
+    NoAnswer {
+        /// Why the last attempt ended (see [`DisconnectReason`](crate::DisconnectReason)).
+        reason: crate::DisconnectReason,
+        /// The request's method: `GET` or `POST`.
+        method: String,
+        /// The request's path and query.
+        target: String,
+        /// How many times the request was sent.
+        attempts: u32,
+        /// What the transport said, if anything (empty when nothing).
+        detail: String,
+    },
 }
 
 impl Error {
@@ -343,6 +369,7 @@ impl Error {
             Error::InvalidState { .. } => &INVALID_STATE,
             Error::InvalidArgument { .. } => &INVALID_ARGUMENT,
             Error::StreamDisconnected { .. } => &STREAM_DISCONNECTED,
+            Error::NoAnswer { .. } => &NO_ANSWER,
         }
     }
 
@@ -350,7 +377,7 @@ impl Error {
     /// `offset_beyond_output`, `api_error`, `unsupported_content_type`,
     /// `malformed_frame`, `unexpected_frame`, `identity_mismatch`,
     /// `frame_too_large`, `invalid_limits`, `invalid_state`,
-    /// `invalid_argument` or `stream_disconnected`.
+    /// `invalid_argument`, `stream_disconnected` or `no_answer`.
     pub fn code(&self) -> &'static str {
         self.entry().code
     }
@@ -444,6 +471,19 @@ impl Error {
                 ("proc_id", V::OptStr(proc_id.as_deref())),
                 ("detail", V::Str(detail)),
             ],
+            Error::NoAnswer {
+                reason,
+                method,
+                target,
+                attempts,
+                detail,
+            } => vec![
+                ("reason", V::Str(reason.as_str())),
+                ("method", V::Str(method)),
+                ("target", V::Str(target)),
+                ("attempts", V::U64(u64::from(*attempts))),
+                ("detail", V::Str(detail)),
+            ],
         }
     }
 
@@ -520,6 +560,30 @@ impl fmt::Display for Error {
                     cursor.stdout, cursor.stderr
                 )
             }
+            Error::NoAnswer {
+                reason,
+                method,
+                target,
+                attempts,
+                detail,
+            } => {
+                use crate::DisconnectReason as R;
+                let why = match reason {
+                    R::EndOfBody | R::Gap => "the answer was cut short",
+                    R::Stalled => "no answer within the liveness timeout",
+                    R::NoResponse => "no response",
+                    R::Unavailable => "the service was unavailable",
+                };
+                write!(f, "no_answer: {method} {target}: {why}")?;
+                if !detail.is_empty() {
+                    write!(f, " ({detail})")?;
+                }
+                match attempts {
+                    1 => f.write_str("; sent once")?,
+                    n => write!(f, "; sent {n} times")?,
+                }
+                f.write_str("; it may have taken effect")
+            }
         }
     }
 }
@@ -579,6 +643,13 @@ mod tests {
                 proc_id: None,
                 detail: s(),
             },
+            Error::NoAnswer {
+                reason: crate::DisconnectReason::NoResponse,
+                method: "POST".to_owned(),
+                target: s(),
+                attempts: 1,
+                detail: s(),
+            },
         ];
         for e in &all {
             match e {
@@ -594,7 +665,8 @@ mod tests {
                 | Error::InvalidLimits { .. }
                 | Error::InvalidState { .. }
                 | Error::InvalidArgument { .. }
-                | Error::StreamDisconnected { .. } => {}
+                | Error::StreamDisconnected { .. }
+                | Error::NoAnswer { .. } => {}
             }
         }
         all
@@ -643,6 +715,7 @@ mod tests {
         assert_eq!(kind("invalid_limits"), Some(ErrorKind::Limits));
         assert_eq!(kind("invalid_argument"), Some(ErrorKind::Misuse));
         assert_eq!(kind("stream_disconnected"), Some(ErrorKind::Transport));
+        assert_eq!(kind("no_answer"), Some(ErrorKind::Transport));
         let protocol: Vec<_> = ERROR_CODES
             .iter()
             .filter(|c| c.kind == ErrorKind::Protocol)

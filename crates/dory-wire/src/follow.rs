@@ -39,7 +39,8 @@
 
 use std::time::Duration;
 
-use crate::request::{invalid, Command, Request};
+use crate::reader::liveness::Liveness;
+use crate::request::{invalid, Command, Request, Wait};
 use crate::sink::Sink;
 use crate::{
     Cursor, DisconnectReason, End, Endpoint, Error, GapPolicy, Reader, ReaderOptions, ReaderState,
@@ -284,18 +285,26 @@ enum Source {
         computer_id: String,
         request: Request,
     },
+    /// A one-answer call: a start, a get, a kill, a synchronous exec.
+    Call {
+        request: Request,
+    },
 }
 
 #[derive(Debug)]
 enum Phase {
     Ready,
+    /// `clock` bounds the wait for the headers (`None`: unbounded).
     Sent {
-        since: Option<Duration>,
-        stalled: bool,
+        clock: Option<Liveness>,
     },
+    /// `clock` bounds each wait for body bytes where the reader's own
+    /// liveness clock does not apply (a document, an error answer, a
+    /// refusal, the rest of a stream after `exit`); `None`: unbounded.
     Body {
         status: u16,
         body: Body,
+        clock: Option<Liveness>,
     },
     Done,
     Failed(Error),
@@ -366,6 +375,9 @@ pub struct Follower {
     exit: Option<(Option<i64>, bool)>,
     attempts: u32,
     failures: u32,
+    /// The wait clock of [`Follower::waited`]: the time spent waiting for
+    /// the service, summed over the read; time between waits never counts.
+    clock: Duration,
     phase: Phase,
 }
 
@@ -450,6 +462,33 @@ impl Follower {
         ))
     }
 
+    /// Drives a one-answer call — [`Request::start`], [`Request::get_process`],
+    /// [`Request::kill`] or a synchronous [`Request::exec`] — to its answer:
+    /// the document is delivered to the sink as one event, and the call
+    /// ends with [`Decision::Done`]. A transport failure (no response, a cut
+    /// answer, no answer within the liveness timeout) and a 503 or 429 are
+    /// sent again, with the read's budget and backoff, only when the request
+    /// is idempotent (a get, a kill, a start or exec with an idempotency
+    /// key); otherwise, and once the budget is spent, the call fails with
+    /// [`Error::NoAnswer`]. Errors answered by the service are returned as
+    /// they are. A request that reads a frame stream is refused
+    /// (`invalid_argument`): follow it with the other constructors.
+    pub fn call(request: Request, options: FollowOptions) -> Result<Follower, Error> {
+        if request.wait == Wait::Stream {
+            return Err(invalid(
+                "request",
+                "a call is answered by one document; an output stream is read with a follower of its output",
+            ));
+        }
+        options.check()?;
+        Ok(Follower::new(
+            Source::Call { request },
+            Cursor::default(),
+            None,
+            options,
+        ))
+    }
+
     fn new(
         source: Source,
         cursor: Cursor,
@@ -465,6 +504,7 @@ impl Follower {
             exit: None,
             attempts: 0,
             failures: 0,
+            clock: Duration::ZERO,
             phase: Phase::Ready,
         }
     }
@@ -484,12 +524,13 @@ impl Follower {
                 Source::Setup { computer_id } => {
                     Request::setup_logs(computer_id, f.cursor.stdout, f.options.follow)?
                 }
-                Source::Exec { request, .. } => request.clone(),
+                Source::Exec { request, .. } | Source::Call { request } => request.clone(),
             };
             f.sent_from = f.cursor;
             f.phase = Phase::Sent {
-                since: None,
-                stalled: false,
+                clock: f
+                    .bounded()
+                    .then(|| Liveness::new(f.options.liveness_timeout)),
             };
             Ok(request)
         })
@@ -512,14 +553,15 @@ impl Follower {
     /// `events` (a `Vec<Event>`, a [`Transcript`](crate::Transcript), any [`Sink`]).
     pub fn feed(&mut self, data: &[u8], events: &mut impl Sink) -> Result<(), Error> {
         self.guard(|f| match &mut f.phase {
-            Phase::Body {
-                body: Body::Frames(reader),
-                ..
-            } => reader.feed(data, events),
-            Phase::Body {
-                body: Body::Refused { .. },
-                ..
-            } => Ok(()),
+            Phase::Body { body, clock, .. } => {
+                if let (Some(clock), false) = (clock, data.is_empty()) {
+                    clock.frame_arrived();
+                }
+                match body {
+                    Body::Frames(reader) => reader.feed(data, events),
+                    Body::Refused { .. } => Ok(()),
+                }
+            }
             _ => Err(state_error(f.state(), "feed")),
         })
     }
@@ -542,9 +584,10 @@ impl Follower {
     /// the transport said.
     pub fn no_response(&mut self, detail: &str, jitter: f64) -> Result<Decision, Error> {
         self.guard(|f| {
-            let Phase::Sent { stalled, .. } = f.phase else {
+            let Phase::Sent { clock } = &f.phase else {
                 return Err(state_error(f.state(), "no_response"));
             };
+            let stalled = clock.as_ref().is_some_and(Liveness::stalled);
             let detail = if detail.is_empty() && stalled {
                 "no headers within the liveness timeout"
             } else {
@@ -555,46 +598,89 @@ impl Follower {
     }
 
     /// The deadline on the caller's monotonic clock by which the headers,
-    /// then each complete frame, must arrive; `None` when none applies yet
-    /// (call [`handle_timeout`](Follower::handle_timeout) once to arm it).
+    /// then each complete frame (or, for a document, each piece of it),
+    /// must arrive; `None` when none applies yet (call
+    /// [`handle_timeout`](Follower::handle_timeout) once to arm it) or the
+    /// wait is unbounded (the headers of a synchronous exec).
+    ///
+    /// The clock must be a wait clock: time the caller spends away from the
+    /// network (handling events, awaiting its own work) must not advance
+    /// it. [`wait_limit`](Follower::wait_limit) and
+    /// [`waited`](Follower::waited) keep that clock for you; use them, not
+    /// these two, unless your platform already has one.
     pub fn poll_timeout(&self) -> Option<Duration> {
         match &self.phase {
-            Phase::Sent {
-                since: Some(since),
-                stalled: false,
-            } => Some(since.saturating_add(self.options.liveness_timeout)),
-            Phase::Body {
-                body: Body::Frames(reader),
-                ..
-            } => reader.poll_timeout(),
+            Phase::Sent { clock: Some(clock) } => clock.deadline(),
+            Phase::Body { body, clock, .. } => {
+                let stream = match body {
+                    Body::Frames(reader) => reader.poll_timeout(),
+                    Body::Refused { .. } => None,
+                };
+                stream.or_else(|| {
+                    if self.reader_clock_applies() {
+                        None
+                    } else {
+                        clock.as_ref().and_then(Liveness::deadline)
+                    }
+                })
+            }
             _ => None,
         }
     }
 
-    /// The caller's time is `now` (any monotonic origin): arms the clock on
-    /// the first call after a request or a response opened; returns true
-    /// when the wait is over — abort the request and call
+    /// The caller's wait clock reads `now` (any origin; see
+    /// [`poll_timeout`](Follower::poll_timeout)): arms the clock on the
+    /// first call after a request or a response opened, restarts it after a
+    /// complete frame (a document: after any bytes); returns true when the
+    /// wait is over — abort the request and call
     /// [`no_response`](Follower::no_response) (no headers yet) or
-    /// [`finish`](Follower::finish) (a body: it ends `stalled`).
+    /// [`finish`](Follower::finish) with no transport error (a body: it
+    /// ends stalled).
     pub fn handle_timeout(&mut self, now: Duration) -> bool {
-        let timeout = self.options.liveness_timeout;
+        let reader_applies = self.reader_clock_applies();
         match &mut self.phase {
-            Phase::Sent { since, stalled } => {
-                if !*stalled {
-                    match since {
-                        None => *since = Some(now),
-                        Some(t) if now >= t.saturating_add(timeout) => *stalled = true,
-                        Some(_) => {}
-                    }
+            Phase::Sent { clock: Some(clock) } => clock.tick(now),
+            Phase::Body { body, clock, .. } => {
+                // Both clocks run, so that the fallback is armed when the
+                // reader's stops applying (after `exit`).
+                let fallback = clock.as_mut().is_some_and(|c| c.tick(now));
+                match body {
+                    Body::Frames(reader) if reader_applies => reader.handle_timeout(now),
+                    _ => fallback,
                 }
-                *stalled
             }
-            Phase::Body {
-                body: Body::Frames(reader),
-                ..
-            } => reader.handle_timeout(now),
             _ => false,
         }
+    }
+
+    /// The longest the next wait for the service may last: for the
+    /// headers, then for more of the body. Wait at most this long (`None`:
+    /// no limit), then report how long the wait took with
+    /// [`waited`](Follower::waited).
+    ///
+    /// This is the liveness rule of `docs/PROTOCOL.md` held by the API: the
+    /// follower keeps its own clock, advanced only by the waits you report,
+    /// so a consumer that takes its time between reads never makes the
+    /// service look stalled, and a trickle that never completes a frame
+    /// still runs the clock out.
+    pub fn wait_limit(&mut self) -> Option<Duration> {
+        let now = self.clock;
+        self.handle_timeout(now);
+        self.poll_timeout().map(|at| at.saturating_sub(now))
+    }
+
+    /// One wait for the service (for the headers, or for more of the body)
+    /// took `elapsed`, whether or not anything came. Returns true when the
+    /// liveness timeout is spent: abort the request and call
+    /// [`no_response`](Follower::no_response) (no headers yet) or
+    /// [`finish`](Follower::finish) with no transport error (a body).
+    pub fn waited(&mut self, elapsed: Duration) -> bool {
+        let before = self.clock;
+        // Arms the clock, or restarts it after a frame, at the wait's start.
+        self.handle_timeout(before);
+        self.clock = before.saturating_add(elapsed);
+        let now = self.clock;
+        self.handle_timeout(now)
     }
 
     /// The consumed offsets: where the read resumes from.
@@ -688,15 +774,39 @@ impl Follower {
             Source::Output { .. } => Endpoint::ProcessOutput,
             Source::Setup { .. } => Endpoint::SetupLogs,
             Source::Exec { .. } => Endpoint::Exec,
+            Source::Call { .. } => Endpoint::Document,
         }
     }
 
     /// Whether the request just sent may be sent again.
     fn resendable(&self) -> bool {
         match &self.source {
-            Source::Exec { request, .. } => request.idempotent,
+            Source::Exec { request, .. } | Source::Call { request } => request.idempotent,
             Source::Output { .. } | Source::Setup { .. } => true,
         }
+    }
+
+    /// Whether waits are bounded at all: all but a synchronous exec's
+    /// (it answers when the process exits).
+    fn bounded(&self) -> bool {
+        !matches!(&self.source, Source::Call { request } if request.wait == Wait::Unbounded)
+    }
+
+    /// Whether the open body is a frame stream whose reader keeps the
+    /// liveness clock (until it ends).
+    fn reader_clock_applies(&self) -> bool {
+        match &self.phase {
+            Phase::Body {
+                body: Body::Frames(reader),
+                ..
+            } => reader.liveness_applies(),
+            _ => false,
+        }
+    }
+
+    fn body_clock(&self) -> Option<Liveness> {
+        self.bounded()
+            .then(|| Liveness::new(self.options.liveness_timeout))
     }
 
     fn open_phase(
@@ -715,6 +825,7 @@ impl Follower {
                 body: Body::Refused {
                     retry_after: retry_after.and_then(parse_retry_after),
                 },
+                clock: self.body_clock(),
             };
             return Ok(());
         }
@@ -727,7 +838,7 @@ impl Follower {
         let endpoint = self.endpoint();
         if (200..300).contains(&status)
             && media == crate::request::JSON
-            && endpoint != Endpoint::Exec
+            && !matches!(endpoint, Endpoint::Exec | Endpoint::Document)
         {
             return Err(Error::UnexpectedFrame {
                 line: 0,
@@ -751,6 +862,7 @@ impl Follower {
         self.phase = Phase::Body {
             status,
             body: Body::Frames(Box::new(reader)),
+            clock: self.body_clock(),
         };
         Ok(())
     }
@@ -761,9 +873,21 @@ impl Follower {
         jitter: f64,
         events: &mut impl Sink,
     ) -> Result<Decision, Error> {
-        let Phase::Body { status, body } = std::mem::replace(&mut self.phase, Phase::Ready) else {
+        let reader_applies = self.reader_clock_applies();
+        let Phase::Body {
+            status,
+            body,
+            clock,
+        } = std::mem::replace(&mut self.phase, Phase::Ready)
+        else {
             let state = self.state();
             return Err(state_error(state, "finish"));
+        };
+        // A body the fallback clock ran out on is a cut, not a clean end.
+        let timed_out = !reader_applies && clock.as_ref().is_some_and(Liveness::stalled);
+        let transport_error = match transport_error {
+            None if timed_out => Some("no bytes within the liveness timeout"),
+            other => other,
         };
         let detail = transport_error.unwrap_or_default();
         let mut reader = match body {
@@ -808,6 +932,16 @@ impl Follower {
             } => {
                 self.exit = Some((exit_code, timed_out));
                 Ok(self.done(true))
+            }
+            End::Document if matches!(self.source, Source::Call { .. }) => {
+                self.phase = Phase::Done;
+                Ok(Decision::Done(Done {
+                    exited: false,
+                    exit_code: None,
+                    timed_out: false,
+                    cursor: self.cursor,
+                    proc_id: self.proc_id.clone(),
+                }))
             }
             End::Document => {
                 // Only an exec gets here (a read of output refuses documents
@@ -890,6 +1024,40 @@ impl Follower {
             proc_id: self.proc_id.clone(),
             detail: detail.to_owned(),
         };
+        if let Source::Call { request } = &self.source {
+            let no_answer = Error::NoAnswer {
+                reason,
+                method: request.method.as_str().to_owned(),
+                target: request.target(),
+                attempts: self.attempts + 1,
+                detail: detail.to_owned(),
+            };
+            if !request.idempotent {
+                // A start or exec without a key: sending it again could
+                // run the command twice.
+                return Err(no_answer);
+            }
+            self.failures += 1;
+            if self.failures > self.options.retries {
+                return Err(no_answer);
+            }
+            let backoff = self.backoff(self.failures, jitter);
+            let delay = match retry_after {
+                Some(wait) => backoff.max(wait).min(self.options.max_backoff),
+                None => backoff,
+            };
+            self.attempts += 1;
+            self.phase = Phase::Ready;
+            return Ok(Decision::Reconnect(Reconnect {
+                attempt: self.attempts,
+                failures: self.failures,
+                reason,
+                cursor: self.cursor,
+                delay,
+                proc_id: None,
+                detail: detail.to_owned(),
+            }));
+        }
         if matches!(self.source, Source::Exec { .. }) && !self.resendable() {
             // An exec without a key that broke before naming its process:
             // sending it again could run the command twice.
@@ -975,7 +1143,7 @@ fn state_error(state: FollowerState, call: &str) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Event, Transcript};
+    use crate::{Event, FieldValue, Transcript};
 
     const NDJSON: &str = "application/x-ndjson";
 
@@ -1081,6 +1249,223 @@ mod tests {
             Decision::Reconnect(r) => assert_eq!(r.reason, DisconnectReason::Stalled),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn the_wait_clock_counts_waits_not_the_consumer() {
+        // A frame every 0.25 s of waiting, a consumer that takes 1.5 s over
+        // each (never reported: it is not a wait), a 1 s liveness timeout.
+        let ms = Duration::from_millis;
+        let options = FollowOptions::default().liveness_timeout(ms(1000));
+        let mut f = Follower::process_output("c", "p", Cursor::default(), options).unwrap();
+        f.request().unwrap();
+        assert_eq!(f.wait_limit(), Some(ms(1000)), "the headers' wait");
+        assert!(!f.waited(ms(100)));
+        f.open(200, NDJSON, Some("p"), None).unwrap();
+        let mut t = Transcript::new();
+        for i in 1..=13u64 {
+            assert_eq!(f.wait_limit(), Some(ms(1000)), "frame {i}: a full budget");
+            assert!(!f.waited(ms(250)));
+            let frame = format!("{{\"type\":\"stdout\",\"data\":\"x\",\"offset\":{i}}}\n");
+            f.feed(frame.as_bytes(), &mut t).unwrap();
+            // The consumer's 1.5 s: no call at all.
+        }
+        f.feed(
+            b"{\"type\":\"exit\",\"exit_code\":0,\"timed_out\":false}\n",
+            &mut t,
+        )
+        .unwrap();
+        assert!(matches!(
+            f.finish(None, 0.0, &mut t).unwrap(),
+            Decision::Done(_)
+        ));
+        assert_eq!(t.stream(crate::Stream::Stdout).bytes(), &[b'x'; 13][..]);
+    }
+
+    #[test]
+    fn the_wait_clock_still_stalls_a_trickle_and_a_silent_server() {
+        let ms = Duration::from_millis;
+        let options = FollowOptions::default().liveness_timeout(ms(1000));
+        let mut f = Follower::process_output("c", "p", Cursor::default(), options.clone()).unwrap();
+        f.request().unwrap();
+        f.open(200, NDJSON, Some("p"), None).unwrap();
+        let mut t = Transcript::new();
+        let mut waits = 0;
+        for byte in b"{\"type\":\"stdout\",\"data\":\"x\",\"offset\":1}" {
+            assert!(f.wait_limit().is_some());
+            waits += 1;
+            if f.waited(ms(300)) {
+                break;
+            }
+            f.feed(&[*byte], &mut t).unwrap();
+        }
+        assert_eq!(waits, 4, "300 ms waits: the fourth ends the 1 s");
+        match f.finish(None, 0.0, &mut t).unwrap() {
+            Decision::Reconnect(r) => assert_eq!(r.reason, DisconnectReason::Stalled),
+            other => panic!("{other:?}"),
+        }
+        // No headers: the wait for them runs out the same way.
+        f.request().unwrap();
+        assert!(!f.waited(ms(999)));
+        assert_eq!(f.wait_limit(), Some(ms(1)));
+        assert!(f.waited(ms(1)));
+        match f.no_response("", 0.0).unwrap() {
+            Decision::Reconnect(r) => {
+                assert_eq!(r.reason, DisconnectReason::NoResponse);
+                assert_eq!(r.detail, "no headers within the liveness timeout");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn start(key: Option<&str>) -> Follower {
+        let request =
+            Request::start("c1", &Command::shell("make"), None, key).expect("a valid start");
+        Follower::call(request, FollowOptions::default().jitter(false)).unwrap()
+    }
+
+    const IDENTITY: &[u8] =
+        br#"{"proc_id":"p1","status":"running","exit_code":null,"timed_out":false}"#;
+
+    #[test]
+    fn a_keyed_start_whose_answer_was_lost_is_sent_again() {
+        let mut f = start(Some("k1"));
+        let first = f.request().unwrap();
+        assert_eq!(first.header("Idempotency-Key"), Some("k1"));
+        f.open(200, "application/json", None, None).unwrap();
+        f.feed(&IDENTITY[..10], &mut Vec::new()).unwrap();
+        match f
+            .finish(Some("connection closed"), 0.0, &mut Vec::new())
+            .unwrap()
+        {
+            Decision::Reconnect(r) => {
+                assert_eq!(
+                    (r.attempt, r.failures, r.delay),
+                    (1, 1, Duration::from_millis(250))
+                );
+                assert_eq!(r.reason, DisconnectReason::EndOfBody);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(f.request().unwrap(), first, "the same keyed start");
+        f.open(200, "application/json", None, None).unwrap();
+        let mut events = Vec::new();
+        f.feed(IDENTITY, &mut events).unwrap();
+        assert!(matches!(
+            f.finish(None, 0.0, &mut events).unwrap(),
+            Decision::Done(_)
+        ));
+        assert!(matches!(&events[..], [Event::Identity(i)] if i.proc_id == "p1"));
+        assert_eq!(f.state(), FollowerState::Done);
+    }
+
+    #[test]
+    fn an_unkeyed_start_is_never_sent_twice() {
+        let mut f = start(None);
+        f.request().unwrap();
+        let err = f.no_response("connection refused", 0.0).unwrap_err();
+        assert_eq!(err.code(), "no_answer");
+        assert_eq!(
+            err.to_string(),
+            "no_answer: POST /computers/c1/processes: no response (connection refused); sent once; it may have taken effect"
+        );
+        assert_eq!(f.request().unwrap_err(), err, "sticky");
+        // A 503 is the service's answer, not a refusal to retry.
+        let mut f = start(None);
+        f.request().unwrap();
+        f.open(503, "application/json", None, Some("1")).unwrap();
+        f.feed(br#"{"error":"busy","message":"later"}"#, &mut Vec::new())
+            .unwrap();
+        let err = f.finish(None, 0.0, &mut Vec::new()).unwrap_err();
+        assert_eq!(
+            (err.code(), err.fields()[0].1),
+            ("api_error", FieldValue::U64(503))
+        );
+    }
+
+    #[test]
+    fn a_get_is_sent_again_after_a_refusal_until_the_budget_is_spent() {
+        let request = Request::get_process("c1", "p1").unwrap();
+        let options = FollowOptions::default().jitter(false).retries(2);
+        let mut f = Follower::call(request, options).unwrap();
+        f.request().unwrap();
+        f.open(503, "application/json", None, Some("2")).unwrap();
+        match f.finish(None, 0.0, &mut Vec::new()).unwrap() {
+            Decision::Reconnect(r) => {
+                assert_eq!(r.reason, DisconnectReason::Unavailable);
+                assert_eq!(r.delay, Duration::from_secs(2), "Retry-After");
+            }
+            other => panic!("{other:?}"),
+        }
+        f.request().unwrap();
+        assert!(matches!(
+            f.no_response("reset", 0.0),
+            Ok(Decision::Reconnect(_))
+        ));
+        f.request().unwrap();
+        match f.no_response("reset", 0.0).unwrap_err() {
+            Error::NoAnswer {
+                attempts, target, ..
+            } => {
+                assert_eq!(
+                    (attempts, target.as_str()),
+                    (3, "/computers/c1/processes/p1")
+                );
+            }
+            other => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn a_call_bounds_its_wait_except_a_synchronous_exec() {
+        let ms = Duration::from_millis;
+        let options = FollowOptions::default()
+            .liveness_timeout(ms(500))
+            .jitter(false);
+        let mut f = Follower::call(Request::kill("c1", "p1").unwrap(), options.clone()).unwrap();
+        f.request().unwrap();
+        f.open(200, "application/json", None, None).unwrap();
+        f.feed(&IDENTITY[..5], &mut Vec::new()).unwrap();
+        assert!(!f.waited(ms(499)));
+        assert!(f.waited(ms(1)), "no more of the answer within the timeout");
+        match f.finish(None, 0.0, &mut Vec::new()).unwrap() {
+            Decision::Reconnect(r) => {
+                assert_eq!(r.detail, "no bytes within the liveness timeout");
+            }
+            other => panic!("{other:?}"),
+        }
+        let exec = Request::exec("c1", &Command::shell("sleep 60"), None, None, false).unwrap();
+        let mut f = Follower::call(exec, options.clone()).unwrap();
+        f.request().unwrap();
+        assert_eq!(f.wait_limit(), None);
+        assert!(!f.waited(Duration::from_secs(3600)));
+        let stream = Request::exec("c1", &Command::shell("ls"), None, None, true).unwrap();
+        assert_eq!(
+            Follower::call(stream, options).unwrap_err().code(),
+            "invalid_argument"
+        );
+    }
+
+    #[test]
+    fn a_redirect_is_not_followed() {
+        let mut f = Follower::call(
+            Request::get_process("c1", "p1").unwrap(),
+            FollowOptions::default(),
+        )
+        .unwrap();
+        f.request().unwrap();
+        f.open(302, "text/html", None, None).unwrap();
+        f.feed(b"<a href=https://elsewhere/>moved</a>", &mut Vec::new())
+            .unwrap();
+        let err = f.finish(None, 0.0, &mut Vec::new()).unwrap_err();
+        assert_eq!(
+            (err.code(), err.fields()[0].1),
+            ("api_error", FieldValue::U64(302))
+        );
+        assert!(
+            err.to_string().contains("redirects are not followed"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -49,6 +49,7 @@ use dory_wire::Error::InvalidArgument;
 use dory_wire::Error::InvalidLimits;
 use dory_wire::Error::InvalidState;
 use dory_wire::Error::MalformedFrame;
+use dory_wire::Error::NoAnswer;
 use dory_wire::Error::OffsetBeyondOutput;
 use dory_wire::Error::OutputExpired;
 use dory_wire::Error::OutputGap;
@@ -256,6 +257,7 @@ fn error_variants(error: &Error) -> &'static str {
         FrameTooLarge { .. } => "frame_too_large",
         InvalidState { .. } => "invalid_state",
         InvalidLimits { .. } => "invalid_limits",
+        NoAnswer { .. } => "no_answer",
         _ => "",
     }
 }

@@ -81,6 +81,18 @@ fn error_answer(
     cursor: &mut Cursor,
     events: &mut dyn Sink,
 ) -> Result<(), Error> {
+    if (300..400).contains(&status) {
+        // One rule in every client: a redirect is an answer, never followed,
+        // so that credentials never go to another origin.
+        return Err(Error::Api {
+            status,
+            api_code: None,
+            server_message: "the service answered with a redirect; redirects are not followed \
+                (credentials never go to another origin): set the client's base URL to the \
+                service's own address"
+                .to_owned(),
+        });
+    }
     let doc = if json {
         parse_error_document(body)
     } else {

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 /// When the last frame-less period started, and whether it was broken.
 #[derive(Debug)]
-pub(super) struct Liveness {
+pub(crate) struct Liveness {
     timeout: Duration,
     /// When the clock last (re)started; `None` until armed.
     since: Option<Duration>,
@@ -24,7 +24,7 @@ pub(super) struct Liveness {
 }
 
 impl Liveness {
-    pub(super) fn new(timeout: Duration) -> Self {
+    pub(crate) fn new(timeout: Duration) -> Self {
         Liveness {
             timeout,
             since: None,
@@ -35,17 +35,17 @@ impl Liveness {
 
     /// A complete frame (line) arrived.
     #[inline]
-    pub(super) fn frame_arrived(&mut self) {
+    pub(crate) fn frame_arrived(&mut self) {
         self.active = true;
     }
 
     /// Whether no frame came for the timeout (final).
-    pub(super) fn stalled(&self) -> bool {
+    pub(crate) fn stalled(&self) -> bool {
         self.stalled
     }
 
     /// The time by which the next frame must arrive, once armed and not stalled.
-    pub(super) fn deadline(&self) -> Option<Duration> {
+    pub(crate) fn deadline(&self) -> Option<Duration> {
         if self.stalled {
             return None;
         }
@@ -54,7 +54,7 @@ impl Liveness {
 
     /// The caller's time is `now`: arms or restarts the clock, or finds the
     /// stream stalled. Returns whether it is stalled.
-    pub(super) fn tick(&mut self, now: Duration) -> bool {
+    pub(crate) fn tick(&mut self, now: Duration) -> bool {
         if self.stalled {
             return true;
         }

@@ -25,7 +25,7 @@
 
 mod answer;
 mod lines;
-mod liveness;
+pub(crate) mod liveness;
 mod stream;
 
 use std::time::Duration;
@@ -421,7 +421,7 @@ impl Reader {
         Ok(End::Document)
     }
 
-    fn liveness_applies(&self) -> bool {
+    pub(crate) fn liveness_applies(&self) -> bool {
         matches!(&self.phase, Phase::Frames(stream) if stream.terminal().is_none())
     }
 
