@@ -109,55 +109,91 @@ fi
 # and the Rust client's read_output against a plain reqwest loop.
 CLIENTS="$RESULTS_DIR/clients-$STAMP.jsonl"
 : > "$CLIENTS"
+# Any step that fails says why on stderr and in CLIENTS_WHY (the "Skipped:" line).
+CLIENTS_WHY=""
+clients_fail() { CLIENTS_WHY="$*"; echo "bench: clients: $*" >&2; return 1; }
 clients_bench() {
-    cargo build --release --quiet -p dory-refserver -p dory-wire-client --example client_bench || return 1
+    # Two builds: `--example` with `-p` builds the example only, not the
+    # server's binary, so the server is built on its own.
+    cargo build --release --quiet -p dory-refserver --bin dory-refserver \
+        || clients_fail "could not build the reference server (cargo build --release -p dory-refserver --bin dory-refserver)" || return 1
+    cargo build --release --quiet -p dory-wire-client --example client_bench \
+        || clients_fail "could not build the client bench (cargo build --release -p dory-wire-client --example client_bench)" || return 1
     local server="$ROOT/target/release/dory-refserver" bench="$ROOT/target/release/examples/client_bench"
-    local work pids=() url cutting clean
+    [[ -x "$server" ]] || clients_fail "$server is missing after its build" || return 1
+    [[ -x "$bench" ]] || clients_fail "$bench is missing after its build" || return 1
+    local work pids=() url cutting clean live
     work="$(mktemp -d)"
-    start() {  # start NAME ARGS...: a server; prints its URL
+    # start NAME ARGS...: a server; sets url to its URL. Not called in $(...):
+    # a subshell would lose the pid, and the server would outlive the bench.
+    start() {
         local name="$1"; shift
+        url=""
         "$server" --port 0 "$@" >"$work/$name.out" 2>"$work/$name.err" &
         pids+=("$!")
         for _ in $(seq 1 100); do
             url="$(sed -n 's/^listening on //p' "$work/$name.out")"
-            [[ -n "$url" ]] && { echo "$url"; return 0; }
+            [[ -n "$url" ]] && return 0
             sleep 0.1
         done
+        echo "bench: clients: server $name did not print its URL within 10 s; its stderr:" >&2
+        cat "$work/$name.err" >&2
         return 1
     }
-    cutting="$(start cutting --max-processes 1200 --max-connections 2048 --drop-seed 7 \
-        --drop-probability 0.5 --drop-max-bytes 20000)" || return 1
-    clean="$(start clean --retention-bytes 120000000)" || return 1
-    live="$(start live)" || return 1  # the default 10 MB retention
-    local ok=0
-    DORY_URL="$cutting" "$bench" scale 1000 >> "$CLIENTS" || ok=1
-    DORY_URL="$clean" "$bench" throughput 50 "$RUNS" >> "$CLIENTS" || ok=1
+    stop_servers() {
+        if [[ ${#pids[@]} -gt 0 ]]; then
+            kill "${pids[@]}" 2>/dev/null || true
+            wait "${pids[@]}" 2>/dev/null || true
+        fi
+        rm -rf "$work"
+    }
+    start cutting --max-processes 1200 --max-connections 2048 --drop-seed 7 \
+        --drop-probability 0.5 --drop-max-bytes 20000 \
+        || { stop_servers; clients_fail "the cutting reference server did not start"; return 1; }
+    cutting="$url"
+    start clean --retention-bytes 120000000 \
+        || { stop_servers; clients_fail "the clean reference server did not start"; return 1; }
+    clean="$url"
+    start live || { stop_servers; clients_fail "the live reference server did not start"; return 1; }
+    live="$url"  # the default 10 MB retention
+    local ok=0 failed=()
+    # run NAME CMD...: one client benchmark; a failure is named, the others still run.
+    run() {
+        local name="$1"; shift
+        if ! "$@" >> "$CLIENTS"; then
+            echo "bench: clients: $name failed (exit status above)" >&2
+            failed+=("$name")
+            ok=1
+        fi
+    }
+    run "rust scale 1000" env DORY_URL="$cutting" "$bench" scale 1000
+    run "rust throughput" env DORY_URL="$clean" "$bench" throughput 50 "$RUNS"
     local n
     for n in 256 1000; do
         if [[ -n "${PYBENCH:-}" ]]; then
-            DORY_URL="$cutting" "$PYBENCH" "$ROOT/python/bench/client_scale.py" "$n" >> "$CLIENTS" || ok=1
+            run "python scale $n" env DORY_URL="$cutting" "$PYBENCH" "$ROOT/python/bench/client_scale.py" "$n"
         fi
         if wants node && [[ -f "$ROOT/npm/dist/node/client.mjs" ]]; then
-            DORY_URL="$cutting" node "$ROOT/npm/bench/client-scale.mjs" "$n" >> "$CLIENTS" || ok=1
+            run "node scale $n" env DORY_URL="$cutting" node "$ROOT/npm/bench/client-scale.mjs" "$n"
         fi
     done
+    [[ -n "${PYBENCH:-}" ]] || echo "bench: clients: no Python rows (the Python wheel was not built in this run)" >&2
     # The agent call against read_output + bound, and exec + bound.
     if [[ -n "${PYBENCH:-}" ]]; then
         local mb
         for mb in 10 200; do
-            DORY_URL="$live" "$PYBENCH" "$ROOT/python/bench/run_call.py" rss "$mb" >> "$CLIENTS" || ok=1
+            run "python run rss $mb" env DORY_URL="$live" "$PYBENCH" "$ROOT/python/bench/run_call.py" rss "$mb"
         done
-        DORY_URL="$live" "$PYBENCH" "$ROOT/python/bench/run_call.py" overhead 50 >> "$CLIENTS" || ok=1
-        DORY_URL="$cutting" "$PYBENCH" "$ROOT/python/bench/run_call.py" identity 20 >> "$CLIENTS" || ok=1
+        run "python run overhead" env DORY_URL="$live" "$PYBENCH" "$ROOT/python/bench/run_call.py" overhead 50
+        run "python run identity" env DORY_URL="$cutting" "$PYBENCH" "$ROOT/python/bench/run_call.py" identity 20
     fi
-    kill "${pids[@]}" 2>/dev/null || true
-    wait "${pids[@]}" 2>/dev/null || true
-    rm -rf "$work"
+    stop_servers
+    [[ "$ok" == 0 ]] || CLIENTS_WHY="failed: ${failed[*]}; the rows of the others are shown"
     return "$ok"
 }
 if wants rust; then
     log "clients: followers at scale, and read_output against a plain reqwest loop"
-    clients_bench || skipped+=("clients (a client benchmark failed, see above)")
+    clients_bench || skipped+=("clients (${CLIENTS_WHY:-a step failed without saying why})")
 fi
 
 log "report"
