@@ -20,6 +20,7 @@ export {
   OutputGap,
   OutputExpired,
   StreamDisconnected,
+  NoAnswer,
 } from "./index.js";
 
 // ------------------------------------------------------------------ client
@@ -28,17 +29,21 @@ export {
  * Init of a request, as far as the client fills it: the core's request's
  * method, its headers (lower-case names), then the client's `headers` where
  * it sets none of that name, and its JSON body (`content-type:
- * application/json`) when it has one.
+ * application/json`) when it has one, and `redirect: "manual"`: a redirect
+ * is an answer, never followed.
  */
 export interface FetchInit {
   method: string;
   headers: Record<string, string>;
   body?: Uint8Array<ArrayBuffer>;
   signal: AbortSignal;
+  redirect: "manual";
 }
 
 /** A fetch response, as far as the client reads it. */
 export interface FetchResponse {
+  /** `"opaqueredirect"` in a browser for a redirect not followed (status 0). */
+  type?: string;
   status: number;
   headers: { get(name: string): string | null };
   body: ReadableStream<Uint8Array> | null;

@@ -196,6 +196,7 @@ const NAMES = [
   "InvalidState",
   "InvalidArgument",
   "StreamDisconnected",
+  "NoAnswer",
   "IntegerOutOfRange",
 ];
 const BUILT = { ...BASES, ...CLASSES };
@@ -224,5 +225,6 @@ export const {
   InvalidState,
   InvalidArgument,
   StreamDisconnected,
+  NoAnswer,
   IntegerOutOfRange,
 } = BUILT;

@@ -20,7 +20,7 @@ import {
 import { FOLLOW_DEFAULTS } from "./constants.js";
 import { misuse, rethrow, toError } from "./errors.js";
 import { buildEvents } from "./events.js";
-import { built } from "./request.js";
+import { built, callOf } from "./request.js";
 import { Transcript, transcriptInner } from "./transcript.js";
 
 /** A decision that crossed as JSON (its keys already the JS ones). */
@@ -150,6 +150,26 @@ export class Follower {
     return Follower.#build((opts) => wasm.WasmFollower.exec_stream(computerId, cmd, timeout, key, opts), o);
   }
 
+  /**
+   * Drives a one-answer call — a request of `Request.start`,
+   * `Request.exec` (without `stream`), `Request.getProcess` or
+   * `Request.kill` — to its answer: its one event, then `done`. No
+   * response, a cut answer, no answer within the liveness timeout, a 503
+   * or 429: sent again within the budget only when the request is
+   * idempotent (a get, a kill, a keyed start or exec); otherwise, and once
+   * the budget is spent, `NoAnswer`.
+   */
+  static call(request, options) {
+    ready();
+    const how = callOf(request);
+    if (how === undefined) {
+      throw new TypeError(`Follower.call() takes a request of Request.start(), Request.exec() (without stream), Request.getProcess() or Request.kill(), got ${describe(request)}`);
+    }
+    const o = checkOptions(options, FOLLOW_OPTIONS, "Follower option");
+    const [name, ...args] = how;
+    return Follower.#build((opts) => wasm.WasmFollower[name](...args, opts), o);
+  }
+
   #live() {
     if (this.#freed) throw misuse("this Follower was freed");
     return this.#inner;
@@ -238,6 +258,33 @@ export class Follower {
       rethrow(e);
     }
     return decisionObject(JSON.parse(json));
+  }
+
+  /**
+   * The longest the next wait for the service (for the headers, then for
+   * more of the body) may last, in ms; null: no limit. Wait at most this
+   * long, then report the wait with `waitedMs`. The follower keeps its own
+   * wait clock, so time spent between reads (the consumer's) never counts
+   * as a stall.
+   */
+  waitLimitMs() {
+    return this.#live().wait_limit_ms() ?? null;
+  }
+
+  /**
+   * One wait for the service took `elapsedMs`, whether or not anything
+   * came. True when the liveness timeout is spent: abort, then
+   * `noResponse()` (no headers yet) or `finish()` without a transport
+   * error (a body).
+   */
+  waitedMs(elapsedMs) {
+    const inner = this.#live();
+    const elapsed = checkNumber(elapsedMs, "elapsedMs");
+    try {
+      return inner.waited(elapsed);
+    } catch (e) {
+      rethrow(e);
+    }
   }
 
   /**

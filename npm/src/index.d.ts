@@ -479,6 +479,16 @@ export class Follower {
     command: Command,
     options?: FollowOptions & { timeoutSeconds?: number | null; idempotencyKey?: string | null },
   ): Follower;
+  /**
+   * Drives a one-answer call — a request of `Request.start`, `Request.exec`
+   * (without `stream`), `Request.getProcess` or `Request.kill` — to its
+   * answer: its one event, then `done`. No response, a cut answer, no answer
+   * within the liveness timeout, a 503 or 429: sent again within the budget
+   * only when the request is idempotent (a get, a kill, a keyed start or
+   * exec); otherwise, and once the budget is spent, `NoAnswer`.
+   * @throws {TypeError} a request not built by `Request` (or an exec stream)
+   */
+  static call(request: Request, options?: FollowOptions): Follower;
   /** The next request to send: first, and after each `reconnect` (once its delay passed) or `continue`. */
   request(): Request;
   /**
@@ -503,6 +513,19 @@ export class Follower {
    * `detail` is what the transport said. Returns the decision.
    */
   noResponse(detail?: string | Error | null, jitter?: number): Decision;
+  /**
+   * The longest the next wait for the service (for the headers, then for
+   * more of the body) may last, in ms; null: no limit. Wait at most this
+   * long, then report the wait with `waitedMs`: the follower keeps its own
+   * wait clock, so the consumer's time between reads never counts.
+   */
+  waitLimitMs(): number | null;
+  /**
+   * One wait for the service took `elapsedMs`, whether or not anything came.
+   * True when the liveness timeout is spent: abort, then `noResponse()` (no
+   * headers yet) or `finish()` without a transport error (a body).
+   */
+  waitedMs(elapsedMs: number): boolean;
   /**
    * The time (ms on the clock given to `handleTimeoutMs`) by which the
    * headers, then each complete frame, must arrive; null until armed.
@@ -726,6 +749,31 @@ export class InvalidArgument extends DoryWireError {
   argument: string;
   /** What is wrong with it. */
   reason: string;
+}
+/**
+ * A one-answer call (a start, a get, a kill, a synchronous exec) got no
+ * answer — the connection was refused, reset or cut, or nothing came within
+ * the liveness timeout — and the request may not be sent again (a start or
+ * exec without an idempotency key: a second send could run the command
+ * twice) or its reconnect budget is spent. A request that was sent may have
+ * taken effect: send a keyed start again with the same key to learn its
+ * process. `dory-wire/client` raises the same class.
+ */
+export class NoAnswer extends DoryWireError {
+  code: "no_answer";
+  kind: "transport";
+  /** Why the last attempt ended (`end_of_body`: the answer was cut short; `stalled`: nothing within the liveness timeout). */
+  reason: "end_of_body" | "stalled" | "no_response" | "unavailable";
+  /** `"GET"` or `"POST"`. */
+  method: string;
+  /** The request's path and query. */
+  target: string;
+  /** How many times the request was sent. */
+  attempts: number;
+  /** What the transport said; `""` when nothing. */
+  detail: string;
+  /** The transport's error, when the HTTP client had one. */
+  cause?: unknown;
 }
 /**
  * A read gave up: the connection ended before the output did and the

@@ -38,6 +38,7 @@ export {
   OutputGap,
   ProtocolError,
   StreamDisconnected,
+  NoAnswer,
   UnexpectedFrame,
   UnsupportedContentType,
 } from "./errors.js";

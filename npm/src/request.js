@@ -20,15 +20,28 @@ function requestObject(json) {
   });
 }
 
+/**
+ * The one-answer requests built here, each with how to build its call
+ * (`Follower.call`): the name of the wasm constructor and its arguments.
+ */
+const CALLS = new WeakMap();
+
+/** How to build the one-answer call of `request`, or undefined when it is not one built by `Request`. */
+export function callOf(request) {
+  return typeof request === "object" && request !== null ? CALLS.get(request) : undefined;
+}
+
 /** Calls a wasm export that returns request JSON or throws an error-object JSON string. */
-export function built(call) {
+export function built(call, asCall) {
   let json;
   try {
     json = call();
   } catch (e) {
     rethrow(e);
   }
-  return requestObject(json);
+  const request = requestObject(json);
+  if (asCall !== undefined) CALLS.set(request, asCall);
+  return request;
 }
 
 /**
@@ -46,7 +59,7 @@ export const Request = Object.freeze({
     const o = checkOptions(options, ["timeoutSeconds", "idempotencyKey"], "Request.start option");
     const timeout = optionalNumber(o.timeoutSeconds, "timeoutSeconds");
     const key = optionalString(o.idempotencyKey, "idempotencyKey");
-    return built(() => wasm.request_start(computerId, cmd, timeout, key));
+    return built(() => wasm.request_start(computerId, cmd, timeout, key), ["call_start", computerId, cmd, timeout, key]);
   },
   /** `POST /computers/{id}/exec`: runs `command`; `stream: true` asks for its frames, else its result. */
   exec(computerId, command, options) {
@@ -57,21 +70,21 @@ export const Request = Object.freeze({
     const timeout = optionalNumber(o.timeoutSeconds, "timeoutSeconds");
     const key = optionalString(o.idempotencyKey, "idempotencyKey");
     const stream = o.stream === undefined ? false : checkBoolean(o.stream, "stream");
-    return built(() => wasm.request_exec(computerId, cmd, timeout, key, stream));
+    return built(() => wasm.request_exec(computerId, cmd, timeout, key, stream), stream ? undefined : ["call_exec", computerId, cmd, timeout, key]);
   },
   /** `GET /computers/{id}/processes/{procId}`: the process's identity. */
   getProcess(computerId, procId) {
     ready();
     checkString(computerId, "computerId");
     checkString(procId, "procId");
-    return built(() => wasm.request_get_process(computerId, procId));
+    return built(() => wasm.request_get_process(computerId, procId), ["call_get_process", computerId, procId]);
   },
   /** `POST /computers/{id}/processes/{procId}/kill`. */
   kill(computerId, procId) {
     ready();
     checkString(computerId, "computerId");
     checkString(procId, "procId");
-    return built(() => wasm.request_kill(computerId, procId));
+    return built(() => wasm.request_kill(computerId, procId), ["call_kill", computerId, procId]);
   },
   /** `GET …/processes/{procId}/output` from `cursor` (default zeros), followed until exit when `follow` (default the core's). */
   output(computerId, procId, cursor, follow) {

@@ -12,6 +12,7 @@ import { scriptedFetch, drain, line, enc, sleep, NDJSON, JSON_TYPE, PROGRAM_FRAM
 const {
   Client,
   StreamDisconnected,
+  NoAnswer,
   Transcript,
   DoryWireError,
   AnswerError,
@@ -415,7 +416,7 @@ describe("documents", () => {
     assert.deepEqual(await computer.exec("printf hi", { idempotency_key: "k" }), { type: "identity", proc_id: P, status: "exited" });
   });
 
-  test("error answers throw the core's errors; a transport failure rejects with fetch's own error", async () => {
+  test("error answers throw the core's errors; a transport failure is NoAnswer, fetch's error its cause", async () => {
     const refused = new TypeError("fetch failed");
     const { client } = clientWith([
       { status: 404, type: JSON_TYPE, chunks: [JSON.stringify({ error: "not_found", message: "no such process" })] },
@@ -430,7 +431,10 @@ describe("documents", () => {
     const gateway = await computer.processes.kill(P).catch((e) => e);
     assert.ok(gateway instanceof ApiError);
     assert.deepEqual([gateway.status, gateway.apiCode], [502, null]);
-    assert.equal(await computer.processes.start("true").catch((e) => e), refused);
+    const lost = await computer.processes.start("true").catch((e) => e);
+    assert.ok(lost instanceof NoAnswer, `${lost}`);
+    assert.deepEqual([lost.reason, lost.method, lost.target, lost.attempts], ["no_response", "POST", "/computers/c1/processes", 1]);
+    assert.equal(lost.cause, refused);
     const html = await computer.processes.start("true").catch((e) => e);
     assert.ok(html instanceof ProtocolError && html.code === "unsupported_content_type");
   });

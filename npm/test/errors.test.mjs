@@ -52,6 +52,7 @@ test("ERROR_CODES is the core's table, then integer_out_of_range", () => {
       "invalid_limits",
       "invalid_state",
       "malformed_frame",
+      "no_answer",
       "offset_beyond_output",
       "output_expired",
       "output_gap",
@@ -133,6 +134,11 @@ function raise(code) {
       return api.Request.start("", "true");
     case "stream_disconnected": {
       const f = api.Follower.processOutput("c1", "p1", { retries: 0 });
+      f.request();
+      return f.noResponse("connection refused", 0);
+    }
+    case "no_answer": {
+      const f = api.Follower.call(api.Request.start("c1", "make"));
       f.request();
       return f.noResponse("connection refused", 0);
     }

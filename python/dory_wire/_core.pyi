@@ -484,6 +484,20 @@ class Follower:
         max_frame_bytes: int | None = None,
         strict: bool = False,
     ) -> Follower: ...
+    @staticmethod
+    def call(
+        request: Request,
+        *,
+        follow: bool = True,
+        gap_policy: _GapPolicyName = "fail",
+        retries: int = 5,
+        backoff_seconds: float = 0.25,
+        max_backoff_seconds: float = 5.0,
+        jitter: bool = True,
+        liveness_timeout_seconds: float = 30.0,
+        max_frame_bytes: int | None = None,
+        strict: bool = False,
+    ) -> Follower: ...
     def request(self) -> Request: ...
     def open(
         self,
@@ -498,6 +512,8 @@ class Follower:
         self, transport_error: str | None = None, jitter: float = 0.0
     ) -> tuple[list[_Event], _Decision]: ...
     def no_response(self, detail: str = "", jitter: float = 0.0) -> _Decision: ...
+    def wait_limit_seconds(self) -> float | None: ...
+    def waited_seconds(self, elapsed: float) -> bool: ...
     def poll_timeout_seconds(self) -> float | None: ...
     def handle_timeout_seconds(self, now: float) -> bool: ...
     @property

@@ -26,8 +26,10 @@ Hierarchy::
     ├── InvalidState (also ValueError)      code "invalid_state", kind "misuse"
     ├── InvalidArgument (also ValueError)   code "invalid_argument", kind "misuse"
     ├── InvalidLimits (also ValueError)     code "invalid_limits", kind "limits"
-    └── StreamDisconnected                  code "stream_disconnected", kind "transport":
-                                            reconnect from its offsets
+    ├── StreamDisconnected                  code "stream_disconnected", kind "transport":
+    │                                       reconnect from its offsets
+    └── NoAnswer                            code "no_answer", kind "transport": a start,
+                                            get, kill or exec got no answer
 
 ``str(error)`` is the core's message, the same text in every language.
 """
@@ -52,6 +54,7 @@ __all__ = [
     "InvalidState",
     "LossError",
     "MalformedFrame",
+    "NoAnswer",
     "OffsetBeyondOutput",
     "OutputExpired",
     "OutputGap",
@@ -339,6 +342,36 @@ class StreamDisconnected(DoryWireError):
     def stderr_offset(self) -> int:
         """The consumed stderr offset (``cursor.stderr``)."""
         return self.cursor.stderr
+
+
+class NoAnswer(DoryWireError):
+    """A one-answer call (a start, a get, a kill, a synchronous exec) got no
+    answer: the connection was refused, reset or cut, or nothing came within
+    the liveness timeout; and the request may not be sent again (a start or
+    exec without an idempotency key: a second send could run the command
+    twice) or its reconnect budget is spent.
+
+    A request that was sent may have taken effect: send a keyed start or
+    exec again with the same key to learn its process; look an unkeyed one
+    up before starting it again. Code ``"no_answer"``, kind
+    ``"transport"``; the transport's own exception, when the HTTP client
+    raised one, is the ``__cause__``.
+
+    Attributes:
+        reason: why the last attempt ended: ``"no_response"``,
+            ``"end_of_body"`` (the answer was cut short), ``"stalled"`` (no
+            answer within the liveness timeout) or ``"unavailable"``.
+        method: ``"GET"`` or ``"POST"``.
+        target: the request's path and query.
+        attempts: how many times the request was sent.
+        detail: what the transport said; ``""`` when nothing.
+    """
+
+    reason: DisconnectReason
+    method: str
+    target: str
+    attempts: int
+    detail: str
 
 
 def _from_the_table() -> None:

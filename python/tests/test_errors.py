@@ -46,6 +46,7 @@ def test_the_table_has_the_codes_of_docs_api() -> None:
         "invalid_limits": ("InvalidLimits", "limits"),
         "invalid_argument": ("InvalidArgument", "misuse"),
         "stream_disconnected": ("StreamDisconnected", "transport"),
+        "no_answer": ("NoAnswer", "transport"),
     }
 
 

@@ -361,6 +361,43 @@ impl PyFollower {
         )
     }
 
+    /// Drives a one-answer call — a :class:`Request` from
+    /// :meth:`Request.start`, :meth:`Request.get_process`,
+    /// :meth:`Request.kill` or :meth:`Request.exec` without ``stream`` — to
+    /// its answer, delivered to the sink as one event, then :class:`Done`.
+    /// No response, a cut answer, no answer within the liveness timeout, a
+    /// 503 or 429: sent again within the budget only when the request is
+    /// idempotent (a get, a kill, a keyed start or exec); otherwise, and
+    /// once the budget is spent, :class:`NoAnswer`.
+    #[staticmethod]
+    #[pyo3(signature = (request, **options))]
+    fn call(
+        py: Python<'_>,
+        request: PyRef<'_, PyRequest>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let options = follow_options("call", options)?;
+        Self::built(py, Follower::call(request.0.clone(), options))
+    }
+
+    /// The longest the next wait for the service (for the headers, then for
+    /// more of the body) may last, in float seconds; ``None``: no limit.
+    /// Wait at most this long, then report the wait with
+    /// :meth:`waited_seconds`. The follower keeps its own wait clock, so
+    /// time spent between reads (the consumer's) never counts as a stall.
+    fn wait_limit_seconds(&mut self) -> Option<f64> {
+        self.inner.wait_limit().map(|d| d.as_secs_f64())
+    }
+
+    /// One wait for the service took ``elapsed`` float seconds, whether or
+    /// not anything came. Returns ``True`` when the liveness timeout is
+    /// spent: abort the request and call :meth:`no_response` (no headers
+    /// yet) or :meth:`finish` without a transport error (a body).
+    fn waited_seconds(&mut self, elapsed: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let elapsed = args::seconds(elapsed, "elapsed", false)?;
+        Ok(self.inner.waited(elapsed))
+    }
+
     /// The next request to send (a :class:`Request`). Call when
     /// ``state == "ready"``: first, and after each :class:`Reconnect` (once
     /// its delay passed) or :class:`Continue`.

@@ -335,6 +335,18 @@ pub struct WasmFollower {
     side: Option<String>,
 }
 
+impl WasmFollower {
+    fn call(
+        request: Result<Request, dory_wire::Error>,
+        options: WasmFollowOptions,
+    ) -> Result<WasmFollower, String> {
+        request
+            .and_then(|request| Follower::call(request, options.inner))
+            .map(WasmFollower::wrap)
+            .map_err(|e| json::write_error(&e))
+    }
+}
+
 #[wasm_bindgen]
 impl WasmFollower {
     /// Follows the output of process `proc_id` from the cursor. Throws an
@@ -399,6 +411,86 @@ impl WasmFollower {
         )
         .map(WasmFollower::wrap)
         .map_err(|e| json::write_error(&e))
+    }
+
+    /// A one-answer call of [`Request::start`] (see [`Follower::call`]).
+    /// Throws an error-object JSON string.
+    pub fn call_start(
+        computer_id: &str,
+        command_json: &str,
+        timeout_seconds: Option<f64>,
+        idempotency_key: Option<String>,
+        options: WasmFollowOptions,
+    ) -> Result<WasmFollower, String> {
+        let command = command(command_json)?;
+        Self::call(
+            Request::start(
+                computer_id,
+                &command,
+                timeout_seconds,
+                idempotency_key.as_deref(),
+            ),
+            options,
+        )
+    }
+
+    /// A one-answer call of a synchronous [`Request::exec`]. Throws an
+    /// error-object JSON string.
+    pub fn call_exec(
+        computer_id: &str,
+        command_json: &str,
+        timeout_seconds: Option<f64>,
+        idempotency_key: Option<String>,
+        options: WasmFollowOptions,
+    ) -> Result<WasmFollower, String> {
+        let command = command(command_json)?;
+        Self::call(
+            Request::exec(
+                computer_id,
+                &command,
+                timeout_seconds,
+                idempotency_key.as_deref(),
+                false,
+            ),
+            options,
+        )
+    }
+
+    /// A one-answer call of [`Request::get_process`]. Throws an
+    /// error-object JSON string.
+    pub fn call_get_process(
+        computer_id: &str,
+        proc_id: &str,
+        options: WasmFollowOptions,
+    ) -> Result<WasmFollower, String> {
+        Self::call(Request::get_process(computer_id, proc_id), options)
+    }
+
+    /// A one-answer call of [`Request::kill`]. Throws an error-object JSON
+    /// string.
+    pub fn call_kill(
+        computer_id: &str,
+        proc_id: &str,
+        options: WasmFollowOptions,
+    ) -> Result<WasmFollower, String> {
+        Self::call(Request::kill(computer_id, proc_id), options)
+    }
+
+    /// The longest the next wait for the service may last, in ms (`None`:
+    /// no limit); see [`Follower::wait_limit`].
+    pub fn wait_limit_ms(&mut self) -> Option<f64> {
+        self.inner
+            .wait_limit()
+            .map(|d| d.as_nanos() as f64 / 1_000_000.0)
+    }
+
+    /// One wait for the service took `elapsed_ms`; true when the liveness
+    /// timeout is spent (see [`Follower::waited`]). Throws an error-object
+    /// JSON string (`invalid_argument`) for a time that is not a number of
+    /// ms `>= 0`.
+    pub fn waited(&mut self, elapsed_ms: f64) -> Result<bool, String> {
+        let elapsed = millis("elapsedMs", elapsed_ms).map_err(|e| json::write_error(&e))?;
+        Ok(self.inner.waited(elapsed))
     }
 
     /// The next request, as the JSON of [`request_json`]. Throws an

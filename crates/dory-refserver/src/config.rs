@@ -97,6 +97,16 @@ pub(crate) struct Config {
     #[arg(long, env = "DORY_DROP_MAX_BYTES", default_value_t = 65_536,
           value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) drop_max_bytes: u64,
+
+    /// Fault injection: the first N starts (`POST …/processes`) start their
+    /// process, then lose the answer (the connection closes mid-body).
+    #[arg(long, env = "DORY_LOSE_START_ANSWERS", default_value_t = 0)]
+    pub(crate) lose_start_answers: u64,
+
+    /// Fault injection: answer every request `302 Found` to this URL (the
+    /// request's path and query appended).
+    #[arg(long, env = "DORY_REDIRECT_TO")]
+    pub(crate) redirect_to: Option<String>,
 }
 
 fn parse_probability(s: &str) -> Result<f64, String> {

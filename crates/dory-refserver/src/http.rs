@@ -163,6 +163,16 @@ fn method_not_allowed(allow: &'static str) -> ApiError {
 }
 
 async fn route(reg: &Arc<Registry>, req: Request<Incoming>) -> Result<Response<Body>, ApiError> {
+    if let Some(to) = &reg.cfg.redirect_to {
+        let target = req.uri().path_and_query().map_or("/", |p| p.as_str());
+        let location = format!("{}{target}", to.trim_end_matches('/'));
+        let mut resp = Response::new(full(b"moved\n".to_vec()));
+        *resp.status_mut() = StatusCode::FOUND;
+        if let Ok(value) = HeaderValue::from_str(&location) {
+            resp.headers_mut().insert("location", value);
+        }
+        return Ok(resp);
+    }
     let path = req.uri().path().to_owned();
     let segs: Vec<&str> = path.strip_prefix('/').unwrap_or(&path).split('/').collect();
     let (computer, rest) = match segs.as_slice() {
@@ -380,10 +390,15 @@ async fn read_start(reg: &Registry, req: Request<Incoming>) -> Result<StartReque
             let s = v
                 .to_str()
                 .ok()
-                .filter(|s| !s.is_empty() && s.len() <= MAX_KEY_LEN)
+                .filter(|s| {
+                    !s.is_empty()
+                        && s.len() <= MAX_KEY_LEN
+                        && s.bytes().all(|b| b == b' ' || b.is_ascii_graphic())
+                })
                 .ok_or_else(|| {
                     ApiError::bad_request(format!(
-                        "Idempotency-Key must be 1..={MAX_KEY_LEN} visible ASCII characters"
+                        "Idempotency-Key must be 1..={MAX_KEY_LEN} printable ASCII characters \
+                         (visible characters and spaces)"
                     ))
                 })?;
             Some(s.to_owned())
@@ -463,6 +478,22 @@ async fn start(reg: &Arc<Registry>, req: Request<Incoming>) -> Result<Response<B
         .start(&r.spec, r.timeout, r.key.as_deref(), None)
         .map_err(start_error)?
     {
+        Started::New(p) | Started::Replay(p) if reg.lose_start_answer() => {
+            // Started, and the answer is lost: the headers, a piece of the
+            // document, then the connection closes.
+            let doc = format!("{{\"proc_id\":\"{}\"", p.id);
+            let pieces: Vec<std::io::Result<Bytes>> = vec![
+                Ok(Bytes::from(doc)),
+                Err(std::io::Error::other("--lose-start-answers")),
+            ];
+            let body = BodyExt::boxed_unsync(StreamBody::new(
+                futures_util::stream::iter(pieces).map(|r| r.map(Frame::data)),
+            ));
+            let mut resp = Response::new(body);
+            resp.headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static(JSON));
+            Ok(resp)
+        }
         Started::New(p) | Started::Replay(p) => Ok(identity(&p)),
     }
 }

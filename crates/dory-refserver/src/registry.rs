@@ -48,6 +48,8 @@ pub(crate) struct Registry {
     next_id: AtomicU64,
     ids: RandomState,
     responses: AtomicU64,
+    /// Start answers lost so far (`--lose-start-answers`).
+    lost_starts: AtomicU64,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -55,6 +57,12 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Registry {
+    /// Whether this start's answer is to be lost (`--lose-start-answers`).
+    pub(crate) fn lose_start_answer(&self) -> bool {
+        let n = self.cfg.lose_start_answers;
+        n > 0 && self.lost_starts.fetch_add(1, Ordering::Relaxed) < n
+    }
+
     /// Builds the registry and starts the setup command.
     pub(crate) fn new(cfg: Config) -> std::io::Result<Arc<Self>> {
         let opts = SpawnOptions {
@@ -82,6 +90,7 @@ impl Registry {
             next_id: AtomicU64::new(0),
             ids: RandomState::new(),
             responses: AtomicU64::new(0),
+            lost_starts: AtomicU64::new(0),
         });
         reg.track(fut);
         Ok(reg)

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dory_wire::{
-    Decision, DisconnectReason, End, Endpoint, Error, Event, Follower, Method, Reader,
-    ReaderOptions, Request, Sink, Wait, DEFAULT_LIVENESS_TIMEOUT, DEFAULT_MAX_FRAME_BYTES,
+    Decision, Error, Event, FollowOptions, Follower, Method, Request, Sink, Wait,
+    DEFAULT_LIVENESS_TIMEOUT, DEFAULT_MAX_FRAME_BYTES,
 };
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 use tokio::time::Instant;
@@ -39,8 +39,6 @@ pub(crate) struct Inner {
     timeout: Duration,
     pub(crate) liveness_timeout: Duration,
     pub(crate) max_frame_bytes: usize,
-    /// The origin of the core's clock.
-    origin: Instant,
     jitter_counter: AtomicU64,
 }
 
@@ -125,7 +123,9 @@ impl ClientBuilder {
         }
         let http = match self.http_client {
             Some(http) => http,
+            // Redirects are answers, never followed (docs/api.md, "Redirects").
             None => reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .map_err(|e| invalid("http_client", &describe(&e)))?,
         };
@@ -137,7 +137,6 @@ impl ClientBuilder {
                 timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
                 liveness_timeout: self.liveness_timeout.unwrap_or(DEFAULT_LIVENESS_TIMEOUT),
                 max_frame_bytes: self.max_frame_bytes.unwrap_or(DEFAULT_MAX_FRAME_BYTES),
-                origin: Instant::now(),
                 jitter_counter: AtomicU64::new(0),
             }),
         })
@@ -205,11 +204,6 @@ pub(crate) enum Pumped {
 }
 
 impl Inner {
-    /// The core's clock: time since the client was made.
-    pub(crate) fn now(&self) -> Duration {
-        self.origin.elapsed()
-    }
-
     /// A random value in `[0, 1)` for the follower's jitter.
     pub(crate) fn jitter(&self) -> f64 {
         let mut hasher = RandomState::new().build_hasher();
@@ -245,43 +239,30 @@ impl Inner {
         builder
     }
 
-    /// Sends a request answered by one JSON document; its event.
+    /// Sends a request answered by one JSON document — the core's
+    /// one-answer conversation decides what is sent again, and when — and
+    /// returns its event.
     pub(crate) async fn document(&self, request: Request) -> Result<Event> {
-        let disconnected = |reason, detail: String| Error::StreamDisconnected {
-            reason,
-            cursor: Default::default(),
-            proc_id: None,
-            detail,
-        };
-        let mut response = self
-            .builder(&request)
-            .send()
-            .await
-            .map_err(|e| disconnected(DisconnectReason::NoResponse, describe(&e)))?;
-        let options = ReaderOptions::default().max_frame_bytes(self.max_frame_bytes);
-        let mut reader = Reader::new(Endpoint::Document, Default::default(), options);
-        let (content_type, proc_id) = head(&response);
-        reader.open(
-            response.status().as_u16(),
-            content_type.as_deref().unwrap_or(""),
-            proc_id.as_deref(),
-        )?;
-        let mut events = Vec::new();
+        // The client's answer timeout bounds each wait of a call.
+        let options = FollowOptions::default()
+            .liveness_timeout(self.timeout)
+            .max_frame_bytes(self.max_frame_bytes);
+        let mut follower = Follower::call(request, options)?;
+        let mut events: Vec<Event> = Vec::new();
         loop {
-            match response.chunk().await {
-                Ok(Some(chunk)) => reader.feed(&chunk, &mut events)?,
-                Ok(None) => break,
-                Err(e) => return Err(disconnected(DisconnectReason::EndOfBody, describe(&e))),
-            }
-        }
-        match reader.finish(&mut events)? {
-            End::Document => {}
-            other => {
-                return Err(Error::UnexpectedFrame {
-                    line: 0,
-                    frame_type: "stream".to_owned(),
-                    reason: format!("a JSON document was expected, the answer ended {other:?}"),
-                })
+            let decision = match self.open(&mut follower).await? {
+                Err(decision) => decision,
+                Ok(mut response) => loop {
+                    match self.pump(&mut follower, &mut response, &mut events).await? {
+                        Pumped::More => {}
+                        Pumped::Ended(decision) => break decision,
+                    }
+                },
+            };
+            match decision {
+                Decision::Done(_) => break,
+                Decision::Reconnect(record) => tokio::time::sleep(record.delay).await,
+                Decision::Continue => {}
             }
         }
         events.pop().ok_or_else(|| Error::UnexpectedFrame {
@@ -292,20 +273,25 @@ impl Inner {
     }
 
     /// Sends the follower's next request and opens its response; or the
-    /// follower's decision when no response came.
+    /// follower's decision when no response came. Only the wait for the
+    /// headers counts on the follower's clock.
     pub(crate) async fn open(
         &self,
         follower: &mut Follower,
     ) -> Result<std::result::Result<reqwest::Response, Decision>> {
         let request = follower.request()?;
-        follower.handle_timeout(self.now());
-        let deadline = self.deadline(follower);
-        let sent = tokio::time::timeout_at(deadline, self.builder(&request).send()).await;
+        let limit = follower.wait_limit();
+        let began = Instant::now();
+        let sent = within(limit, self.builder(&request).send()).await;
         let response = match sent {
-            Ok(Ok(response)) => response,
-            Ok(Err(e)) => return Ok(Err(follower.no_response(&describe(&e), self.jitter())?)),
-            Err(_elapsed) => {
-                follower.handle_timeout(self.now().max(self.offset(deadline)));
+            Some(Ok(response)) => response,
+            Some(Err(e)) => {
+                follower.waited(began.elapsed());
+                return Ok(Err(follower.no_response(&describe(&e), self.jitter())?));
+            }
+            None => {
+                // The timer waited the whole limit (it may fire a little early).
+                follower.waited(began.elapsed().max(limit.unwrap_or_default()));
                 return Ok(Err(follower.no_response("", self.jitter())?));
             }
         };
@@ -325,30 +311,30 @@ impl Inner {
     }
 
     /// Reads one more piece of `response` into the follower (and `sink`),
-    /// within the follower's deadline.
+    /// within the follower's wait limit. Only this wait counts on the
+    /// follower's clock: the caller's time between pulls never does.
     pub(crate) async fn pump(
         &self,
         follower: &mut Follower,
         response: &mut reqwest::Response,
         sink: &mut impl Sink,
     ) -> Result<Pumped> {
-        if follower.handle_timeout(self.now()) {
-            return self.end(follower, None, sink);
-        }
-        let deadline = self.deadline(follower);
-        match tokio::time::timeout_at(deadline, response.chunk()).await {
-            Ok(Ok(Some(chunk))) => {
-                follower.feed(&chunk, sink)?;
-                // A complete frame restarts the clock; a trickle runs it out.
-                if follower.handle_timeout(self.now()) {
+        let limit = follower.wait_limit();
+        let began = Instant::now();
+        match within(limit, response.chunk()).await {
+            Some(Ok(Some(chunk))) => {
+                if follower.waited(began.elapsed()) {
+                    // A trickle ran the clock out: this piece is read again
+                    // from the cursor by the next request, if one is sent.
                     return self.end(follower, None, sink);
                 }
+                follower.feed(&chunk, sink)?;
                 Ok(Pumped::More)
             }
-            Ok(Ok(None)) => self.end(follower, None, sink),
-            Ok(Err(e)) => self.end(follower, Some(&describe(&e)), sink),
-            Err(_elapsed) => {
-                if follower.handle_timeout(self.now().max(self.offset(deadline))) {
+            Some(Ok(None)) => self.end(follower, None, sink),
+            Some(Err(e)) => self.end(follower, Some(&describe(&e)), sink),
+            None => {
+                if follower.waited(began.elapsed().max(limit.unwrap_or_default())) {
                     self.end(follower, None, sink)
                 } else {
                     Ok(Pumped::More)
@@ -369,18 +355,16 @@ impl Inner {
             sink,
         )?))
     }
+}
 
-    /// The follower's deadline as an instant (the liveness timeout from now
-    /// when it has none: a refused answer's body is not worth waiting for).
-    fn deadline(&self, follower: &Follower) -> Instant {
-        match follower.poll_timeout() {
-            Some(at) => self.origin + at,
-            None => Instant::now() + self.liveness_timeout,
-        }
-    }
-
-    fn offset(&self, instant: Instant) -> Duration {
-        instant.saturating_duration_since(self.origin)
+/// `future` within `limit` (`None`: no limit); `None` when the time ran out.
+async fn within<T>(
+    limit: Option<Duration>,
+    future: impl std::future::Future<Output = T>,
+) -> Option<T> {
+    match limit {
+        Some(limit) => tokio::time::timeout(limit, future).await.ok(),
+        None => Some(future.await),
     }
 }
 

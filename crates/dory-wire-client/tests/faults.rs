@@ -141,7 +141,7 @@ async fn refused_connections_spend_the_budget_and_name_the_address() {
         .start("true", StartOptions::new())
         .await
         .unwrap_err();
-    assert_eq!(err.code(), "stream_disconnected");
+    assert_eq!(err.code(), "no_answer");
     let port = url.rsplit(':').next().expect("a port");
     assert!(err.to_string().contains(port), "{err}");
     // A read reconnects until its budget is spent.

@@ -366,7 +366,9 @@ fn segment(name: &str, value: &str) -> Result<String, Error> {
     Ok(out)
 }
 
-/// A header value: non-empty visible ASCII and spaces, at most 255 bytes.
+/// A header value: 1–255 printable ASCII characters (visible characters
+/// and the space), not beginning or ending with a space (HTTP strips it, so
+/// the service would see another key).
 fn check_header_value(name: &str, value: &str) -> Result<(), Error> {
     if value.is_empty() {
         return Err(invalid(name, "must not be empty"));
@@ -378,6 +380,12 @@ fn check_header_value(name: &str, value: &str) -> Result<(), Error> {
         return Err(invalid(
             name,
             "must be printable ASCII (it is sent as a header value)",
+        ));
+    }
+    if value.starts_with(' ') || value.ends_with(' ') {
+        return Err(invalid(
+            name,
+            "must not begin or end with a space (HTTP strips it)",
         ));
     }
     Ok(())
@@ -429,6 +437,40 @@ mod tests {
             code(Request::exec("c", &cmd, None, Some(""), true)),
             "idempotency_key"
         );
+    }
+
+    #[test]
+    fn a_key_is_printable_ascii_without_outer_spaces() {
+        let start = |key: &str| Request::start("c", &Command::shell("x"), None, Some(key));
+        assert!(start("tool call 17").is_ok(), "an inner space is printable");
+        assert!(start(&"k".repeat(255)).is_ok());
+        for (key, reason) in [
+            ("", "must not be empty"),
+            (" k", "must not begin or end with a space (HTTP strips it)"),
+            ("k ", "must not begin or end with a space (HTTP strips it)"),
+            (
+                "a\tb",
+                "must be printable ASCII (it is sent as a header value)",
+            ),
+            (
+                "é",
+                "must be printable ASCII (it is sent as a header value)",
+            ),
+        ] {
+            match start(key).unwrap_err() {
+                Error::InvalidArgument {
+                    argument,
+                    reason: got,
+                } => {
+                    assert_eq!(
+                        (argument.as_str(), got.as_str()),
+                        ("idempotency_key", reason)
+                    );
+                }
+                other => panic!("{other}"),
+            }
+        }
+        assert!(start(&"k".repeat(256)).is_err());
     }
 
     #[test]

@@ -10,23 +10,22 @@ function now() {
 }
 
 /**
- * The follower's clock for one request: the time spent waiting for the
- * network (its headers, then its body), in ms from the request. A consumer
- * that takes long over its frames is not waiting for the network: its time
- * never counts as a stall.
+ * The follower's wait clock, on the platform's timers: each wait for the
+ * network (the headers, then each piece of the body) is bounded by
+ * `follower.waitLimitMs()` and reported with `follower.waitedMs()`. Only
+ * those waits count: a consumer that takes long over its frames is not
+ * waiting for the network, so its time never counts as a stall (the core
+ * keeps the clock; docs/PROTOCOL.md, "The liveness clock").
  */
-export class WaitClock {
-  ms = 0;
-
+export const WaitClock = Object.freeze({
   /**
-   * Waits for `promise` unless the follower's deadline (`pollTimeoutMs()`)
-   * passes first or `link` is aborted. Resolves `{value}`, STALLED (the
-   * follower said the wait is over), or rejects with what `promise` did, or
-   * with ABORTED.
+   * Waits for `promise` within the follower's limit, unless `link` is
+   * aborted first. Resolves `{value, over}` (`over`: the wait spent the
+   * liveness timeout), STALLED (the limit passed first), or rejects with
+   * what `promise` did, or with ABORTED.
    */
   within(promise, follower, link) {
-    const began = now();
-    const at = () => this.ms + (now() - began);
+    let began = now();
     return new Promise((resolve, reject) => {
       let timer = null;
       let settled = false;
@@ -35,21 +34,22 @@ export class WaitClock {
         settled = true;
         clearTimeout(timer);
         link.signal.removeEventListener("abort", aborted);
-        this.ms = at();
         how(value);
       };
       const aborted = () => settle(reject, ABORTED);
       const arm = () => {
-        const deadline = follower.pollTimeoutMs();
-        if (deadline === null) return;
+        const limit = follower.waitLimitMs();
+        if (limit === null) return;
         timer = setTimeout(
           () => {
             if (settled) return;
-            // The timer may fire a little early on this clock: the deadline counts as reached.
-            if (follower.handleTimeoutMs(Math.max(at(), deadline))) settle(resolve, STALLED);
+            // The timer may fire a little early: it waited the whole limit.
+            const over = follower.waitedMs(Math.max(now() - began, limit));
+            began = now();
+            if (over) settle(resolve, STALLED);
             else arm();
           },
-          Math.max(0, Math.ceil(deadline - at())),
+          Math.max(0, Math.ceil(limit)),
         );
       };
       if (link.signal.aborted) {
@@ -59,12 +59,17 @@ export class WaitClock {
       link.signal.addEventListener("abort", aborted);
       arm();
       promise.then(
-        (value) => settle(resolve, { value }),
-        (error) => settle(reject, error),
+        (value) => {
+          if (!settled) settle(resolve, { value, over: follower.waitedMs(now() - began) });
+        },
+        (error) => {
+          if (!settled) follower.waitedMs(now() - began);
+          settle(reject, error);
+        },
       );
     });
-  }
-}
+  },
+});
 
 /** Sleeps `ms`; rejects with ABORTED when `link` is aborted first. */
 export function sleep(ms, link) {

@@ -48,12 +48,11 @@ export async function* drive(client, follower, link, { transcript, reconnect, on
     const { controller, done } = link.request();
     try {
       const request = follower.request();
-      const clock = new WaitClock();
-      follower.handleTimeoutMs(clock.ms); // arms the wait for the headers
       const url = client.url(request);
       let response;
       try {
-        const got = await clock.within(client.send(request, url, controller.signal), follower, link);
+        // Headers that came are taken, however long they took.
+        const got = await WaitClock.within(client.send(request, url, controller.signal), follower, link);
         if (got === STALLED) {
           controller.abort(); // no headers in time
         } else {
@@ -68,16 +67,18 @@ export async function* drive(client, follower, link, { transcript, reconnect, on
       } else {
         const h = (name) => response.headers.get(name);
         body = response.body === null || response.body === undefined ? null : response.body;
-        follower.open(response.status, h("content-type"), h("ce-process-id"), h("retry-after"));
+        // A browser hides a redirect it did not follow (status 0): it is one.
+        const status = response.type === "opaqueredirect" ? 302 : response.status;
+        follower.open(status, h("content-type"), h("ce-process-id"), h("retry-after"));
         const chunks = body === null ? null : body.getReader();
         body = chunks;
         bodyDone = chunks === null;
         let broken;
-        let stalled = follower.handleTimeoutMs(clock.ms); // arms the wait for the first frame
+        let stalled = false;
         while (!bodyDone && !stalled) {
           let got;
           try {
-            got = await clock.within(chunks.read(), follower, link);
+            got = await WaitClock.within(chunks.read(), follower, link);
           } catch (error) {
             if (abandoned(error)) return null;
             broken = error;
@@ -93,9 +94,13 @@ export async function* drive(client, follower, link, { transcript, reconnect, on
             bodyDone = true;
             break;
           }
+          if (got.over) {
+            // A trickle ran the clock out: this piece is read again from the
+            // cursor by the next request, if the follower sends one.
+            stalled = true;
+            break;
+          }
           const events = transcript === undefined ? follower.feed(step.value) : follower.feedInto(step.value, transcript);
-          // A complete frame restarts the clock; a trickle runs it out.
-          stalled = follower.handleTimeoutMs(clock.ms);
           if (events.length > 0 && transcript === undefined) yield events;
           if (stopped()) return null;
         }

@@ -29,6 +29,7 @@ export {
   LossError,
   OffsetBeyondOutput,
   OutputExpired,
+  NoAnswer,
   OutputGap,
   ProtocolError,
   StreamDisconnected,

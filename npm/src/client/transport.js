@@ -3,8 +3,9 @@
 // bound on requests in flight (`Permits`) and the operations that
 // `close()` aborts (`Link`); and the one-document requests.
 
-import { init, Reader } from "dory-wire";
+import { Follower, init } from "dory-wire";
 import { ABORTED } from "./clock.js";
+import { drive } from "./drive.js";
 import { closedError } from "./errors.js";
 
 /**
@@ -116,7 +117,9 @@ export class Transport {
     for (const [name, value] of Object.entries(this.headers)) {
       if (!Object.prototype.hasOwnProperty.call(headers, name)) headers[name] = value;
     }
-    const init = { method: request.method, headers, signal };
+    // Redirects are answers, never followed (docs/api.md, "Redirects"): in
+    // a browser a redirect reads as status 0, `opaqueredirect`.
+    const init = { method: request.method, headers, signal, redirect: "manual" };
     if (request.body !== null) init.body = request.body;
     return Promise.resolve().then(() => this.#fetch.call(undefined, url, init));
   }
@@ -152,75 +155,48 @@ export class Transport {
 
   /**
    * Sends the request `build()` makes (a core `Request`), answered by one
-   * JSON document decoded by a core `document` Reader: returns its event.
-   * Error answers throw the core's errors; a transport failure rejects
-   * with fetch's own error. An optional `signal` aborts it (then it
-   * rejects with an AbortError; the caller knows why).
+   * JSON document: the core's one-answer conversation (`Follower.call`)
+   * decides what is sent again and when. Returns its event. Error answers
+   * throw the core's errors; no answer throws `NoAnswer` (its `cause`,
+   * fetch's own error). An optional `signal` aborts it (then it rejects
+   * with an AbortError; the caller knows why).
    */
   async document(build, signal) {
     await this.ready();
-    const request = build();
+    const follower = Follower.call(build(), this.#callOptions());
     const link = this.link();
     const abort = () => link.abort();
     if (signal !== undefined) {
       if (signal.aborted) abort();
       else signal.addEventListener("abort", abort, { once: true });
     }
-    let release;
     try {
-      release = await this.permits.acquire(link);
-    } catch {
-      this.unlink(link);
-      signal?.removeEventListener("abort", abort);
-      throw closedError();
-    }
-    const { controller, done } = link.request();
-    const reader = new Reader("document", this.maxFrameBytes === undefined ? {} : { maxFrameBytes: this.maxFrameBytes });
-    let chunks = null;
-    let bodyDone = true;
-    try {
-      let response;
-      try {
-        response = await this.send(request, this.url(request), controller.signal);
-      } catch (error) {
-        if (this.closed) throw closedError();
-        throw error;
-      }
-      reader.open(response.status, response.headers.get("content-type"), response.headers.get("ce-process-id"));
       const events = [];
-      if (response.body !== null && response.body !== undefined) {
-        chunks = response.body.getReader();
-        bodyDone = false;
-        for (;;) {
-          let step;
-          try {
-            step = await chunks.read();
-          } catch (error) {
-            bodyDone = true;
-            if (this.closed) throw closedError();
-            throw error;
-          }
-          if (step.done) {
-            bodyDone = true;
-            break;
-          }
-          events.push(...reader.feed(step.value));
+      const run = drive(this, follower, link, { reconnect: true });
+      for (;;) {
+        const step = await run.next();
+        if (step.done) {
+          if (step.value === null) throw closedError();
+          break;
         }
+        events.push(...step.value);
       }
-      const [last] = reader.finish();
-      events.push(...last);
       const event = events.find((e) => e.type === "identity" || e.type === "exec_result");
-      if (event === undefined) throw new Error(`dory-wire/client: ${request.method} ${request.path} answered no document`);
+      if (event === undefined) throw new Error("dory-wire/client: the answer held no document");
       return event;
     } finally {
-      if (!bodyDone && chunks !== null) chunks.cancel().catch(() => {});
-      controller.abort();
-      done();
-      release();
       this.unlink(link);
-      reader.free();
+      follower.free();
       signal?.removeEventListener("abort", abort);
     }
+  }
+
+  /** The options of a call's follower: the client's liveness timeout bounds each of its waits. */
+  #callOptions() {
+    const options = {};
+    if (this.livenessTimeoutMs !== undefined) options.livenessTimeoutMs = this.livenessTimeoutMs;
+    if (this.maxFrameBytes !== undefined) options.maxFrameBytes = this.maxFrameBytes;
+    return options;
   }
 
   async identity(build, signal) {

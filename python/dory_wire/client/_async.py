@@ -37,7 +37,6 @@ from .._core import (
     Follower,
     Identity,
     Output,
-    Reader,
     Reconnect,
     Request,
     RunBounder,
@@ -45,7 +44,7 @@ from .._core import (
     Transcript,
     run_spill_id,
 )
-from .._errors import DoryWireError
+from .._errors import DoryWireError, NoAnswer
 from .._stream import End, Event
 from ._errors import StreamDisconnected, from_reconnect
 from ._frames import Frame
@@ -196,7 +195,7 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         except DoryWireError as error:
             self._done = True
             await self._close_response()
-            if isinstance(error, StreamDisconnected) and error.__cause__ is None:
+            if isinstance(error, (StreamDisconnected, NoAnswer)) and error.__cause__ is None:
                 error.__cause__ = self._cause
             self._error = error
         except BaseException:
@@ -216,13 +215,21 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         follower = self._follower
         request = self._client._build(follower.request(), self._liveness)
         self._cause = None
+        limit = follower.wait_limit_seconds()
+        began = time.monotonic()
         try:
             response = await self._client._http.send(request, stream=True)
         except Exception as exc:
             if not _is_transport_error(exc):
                 raise
             self._cause = exc
-            return follower.no_response(describe(exc, request), random.random())
+            # A timeout of the transport waited its whole limit.
+            waited = time.monotonic() - began
+            if limit is not None and isinstance(exc, httpx.TimeoutException):
+                waited = max(waited, limit)
+            stalled = follower.waited_seconds(waited)
+            detail = "" if stalled else describe(exc, request)
+            return follower.no_response(detail, random.random())
         self._response = response
         headers = response.headers
         follower.open(
@@ -232,9 +239,6 @@ class AsyncOutputStream(AsyncIterator[Frame]):
             headers.get("retry-after"),
         )
         self._chunks = response.aiter_bytes()
-        # Arms the liveness clock of the body.
-        if follower.handle_timeout_seconds(time.monotonic()):
-            return await self._finish(None)
         return None
 
     async def _pump(self) -> _Decision | None:
@@ -242,32 +246,36 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         chunks = self._chunks
         if chunks is None:  # pragma: no cover - a response always has its chunks
             raise ValueError(_CLOSED)
+        # The core's wait clock: only this wait counts, never the consumer's
+        # time between pulls (docs/PROTOCOL.md, "The liveness clock").
+        limit = follower.wait_limit_seconds()
+        began = time.monotonic()
         try:
             chunk = await chunks.__anext__()
         except StopAsyncIteration:
             return await self._finish(None)
         except httpx.ReadTimeout as exc:
-            # The socket waited the liveness timeout: the core decides. Its
-            # deadline counts as reached (the transport's timer may fire a
-            # little early on this clock).
-            now = time.monotonic()
-            deadline = follower.poll_timeout_seconds()
-            stalled = follower.handle_timeout_seconds(
-                now if deadline is None else max(now, deadline)
-            )
+            # The socket waited at least the limit (its timer may fire a
+            # little early on this clock): the core decides.
+            waited = time.monotonic() - began
+            stalled = follower.waited_seconds(waited if limit is None else max(waited, limit))
             return await self._finish(None if stalled else exc, cause=exc)
         except Exception as exc:
             if not _is_transport_error(exc):
                 raise
             return await self._finish(exc)
-        if self._transcript is not None:
-            follower.feed_into(chunk, self._transcript)
-        else:
-            self._pending.extend(follower.feed(chunk))
-        # A complete frame restarts the clock; a trickle runs it out.
-        if follower.handle_timeout_seconds(time.monotonic()):
+        if follower.waited_seconds(time.monotonic() - began):
+            # A trickle ran the clock out: this piece is read again from the
+            # cursor by the next request, if the follower sends one.
             return await self._finish(None)
+        self._feed(chunk)
         return None
+
+    def _feed(self, chunk: bytes) -> None:
+        if self._transcript is not None:
+            self._follower.feed_into(chunk, self._transcript)
+        else:
+            self._pending.extend(self._follower.feed(chunk))
 
     async def _finish(
         self, transport_error: BaseException | None, *, cause: BaseException | None = None
@@ -442,20 +450,18 @@ class AsyncClient:
         return options
 
     async def _document(self, request: Request) -> list[Event]:
-        """Sends a request answered by one JSON document; its events."""
-        reader = Reader("document", max_frame_bytes=self._max_frame_bytes)
-        response = await self._http.send(self._build(request), stream=True)
+        """Sends a request answered by one JSON document (the core's one-answer
+        conversation: what is sent again, and when); its events."""
+        # The client's answer timeout bounds each wait of a call.
+        follower = Follower.call(request, **self._options(self._timeout.read))
+        stream = AsyncOutputStream(self, follower, reconnect=True)
+        events: list[Event] = []
         try:
-            reader.open(
-                response.status_code,
-                response.headers.get("content-type"),
-                response.headers.get("ce-process-id"),
-            )
-            async for chunk in response.aiter_bytes():
-                reader.feed(chunk)
+            while await stream._pull():
+                events.extend(stream._pending)
+                stream._pending.clear()
         finally:
-            await response.aclose()
-        events, _end = reader.finish()
+            await stream.aclose()
         return events
 
     async def _read(
