@@ -79,6 +79,20 @@ for tool in rustdoc pdoc typedoc; do
 done
 [[ $failed -eq 0 ]]
 
+# rustdoc of two crates has no page of its own at its root (its help and
+# settings pages link there): one naming both.
+cat >"$API/rust/index.html" <<'HTML'
+<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>dory-wire: Rust API reference</title></head>
+<body>
+<h1>Rust API reference</h1>
+<ul>
+<li><a href="dory_wire/index.html">dory-wire</a>: the sans-IO core</li>
+<li><a href="dory_wire_client/index.html">dory-wire-client</a>: the HTTP client (reqwest + tokio, and <code>blocking</code>)</li>
+</ul>
+<p><a href="../../reference.html">All the API references</a></p>
+</body></html>
+HTML
 python3 "$ROOT/scripts/site/backlink.py" "$API"
 
 step "mkdocs build --strict (scripts/site/mkdocs.yml)"

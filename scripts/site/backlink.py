@@ -26,8 +26,8 @@ def main(folder: Path) -> int:
     pages = 0
     for page in sorted(folder.rglob("*.html")):
         html = page.read_text(encoding="utf-8")
-        if MARK in html:
-            continue
+        if MARK in html or 'http-equiv="refresh"' in html:
+            continue  # done, or a redirect (rustdoc's re-exports)
         body = BODY.search(html)
         if body is None:
             continue  # a fragment, not a page
