@@ -44,13 +44,14 @@ const concat = (parts) => Buffer.concat(parts.map((p) => Buffer.from(p)));
 
 // ------------------------------------------------------------------ surface
 
-test("the module exports the client, SpillDirectory, StreamDisconnected and the core's classes (one copy)", () => {
+test("the module exports the client, SpillDirectory, StreamDisconnected, NoAnswer and the core's classes (one copy)", () => {
   assert.deepEqual(Object.keys(clientApi).filter((k) => k !== "default").sort(), [
     "AnswerError",
     "ApiError",
     "Client",
     "DoryWireError",
     "LossError",
+    "NoAnswer",
     "OffsetBeyondOutput",
     "OutputExpired",
     "OutputGap",

@@ -1,7 +1,7 @@
 // What the client raises besides the core's errors (AbortError once closed),
 // and how it words a transport's failure for the core.
 
-import { StreamDisconnected } from "dory-wire";
+import { NoAnswer, StreamDisconnected } from "dory-wire";
 
 /**
  * A read ended before `exit` and may not go on by itself: the core's class
@@ -19,7 +19,7 @@ export function fromRecord(record, cause) {
 
 /** Gives a StreamDisconnected thrown by the core the transport's error as its `cause`. */
 export function withCause(error, cause) {
-  if (error instanceof StreamDisconnected && error.cause === undefined && cause !== undefined) {
+  if ((error instanceof StreamDisconnected || error instanceof NoAnswer) && error.cause === undefined && cause !== undefined) {
     Object.defineProperty(error, "cause", { value: cause, configurable: true, writable: true });
   }
   return error;

@@ -41,7 +41,8 @@ Names:
 - :meth:`Computer.run` / :meth:`AsyncComputer.run`, its :class:`RunResult`,
   the spill writer's shape :class:`RunSpill` and, re-exported from
   :mod:`dory_wire`, :class:`SpillDirectory`;
-- :class:`StreamDisconnected` (reconnect) and, re-exported from
+- :class:`StreamDisconnected` (reconnect), :class:`NoAnswer` (a start, get,
+  kill or exec that got no answer) and, re-exported from
   :mod:`dory_wire`, the core's errors (never retried) and values.
 """
 
@@ -58,6 +59,7 @@ from .._errors import (
     ApiError,
     DoryWireError,
     LossError,
+    NoAnswer,
     OffsetBeyondOutput,
     OutputExpired,
     OutputGap,
@@ -102,6 +104,7 @@ __all__ = [
     "GapPolicy",
     "Identity",
     "LossError",
+    "NoAnswer",
     "OffsetBeyondOutput",
     "OutputExpired",
     "OutputGap",
