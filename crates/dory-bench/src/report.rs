@@ -388,6 +388,16 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
         mbps,
     ));
     v.push(bounded_verdict(
+        "Rust: decoding alone ≥ 0.4× the memchr floor on A and B, ≥ 0.25× on D",
+        &rust_speedups(rows, "reader-decode", "memchr"),
+        |c| match c {
+            "A" | "B" => Some(0.4),
+            "D" => Some(0.25),
+            _ => None,
+        },
+        times,
+    ));
+    v.push(bounded_verdict(
         "Rust (moonshot): decoding alone ≥ half the memchr floor on A and B",
         &rust_speedups(rows, "reader-decode", "memchr"),
         |c| matches!(c, "A" | "B").then_some(0.5),
@@ -417,6 +427,12 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
         rows,
         "json",
         json_need,
+    ));
+    v.push(bounded_verdict(
+        "Python: the recommended path ≥ plain `Reader.feed`, every corpus",
+        &ratios_of(rows, "python", "reader", recommended, "reader"),
+        |_| Some(1.0),
+        times,
     ));
     v.push(documented_paths_verdict(rows));
     v.push(bounded_verdict(
@@ -682,6 +698,17 @@ mod tests {
         assert_eq!(decode.met, Some(false)); // D at 1000 MB/s, C at 5000
         assert_eq!(decode.measured, "C 5000 MB/s, D 1000 MB/s");
         assert_eq!(by("Node").met, None);
+        // D decodes at 0.1 s against a memchr floor of 0.02 s: 0.2×, under 0.25×.
+        let mut floor = records.clone();
+        floor.push(rec("rust", "reader", "D", "memchr", "floor", 0.02));
+        let floor_rows = super::rows(&floor);
+        let v = verdicts(&floor_rows);
+        let memchr = v
+            .iter()
+            .find(|x| x.target.contains("0.4× the memchr floor"))
+            .unwrap();
+        assert_eq!(memchr.measured, "D 0.20×");
+        assert_eq!(memchr.met, Some(false));
         let t = table(&rows);
         assert!(t.contains("| 3.00× |"), "{t}");
     }
