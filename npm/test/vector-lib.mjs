@@ -472,6 +472,17 @@ export function conversationFollower(api, v) {
       return api.Follower.resume(read.computer_id, JSON.stringify(read.state), options);
     case "setup_logs":
       return api.Follower.setupLogs(read.computer_id, { ...options, offset: read.offset });
+    // The one-answer calls (PROTOCOL.md, "One-answer calls").
+    case "start":
+    case "exec": {
+      const build = read.type === "start" ? api.Request.start : api.Request.exec;
+      const request = build(read.computer_id, read.command, { timeoutSeconds: read.timeout_seconds, idempotencyKey: read.idempotency_key });
+      return api.Follower.call(request, options);
+    }
+    case "get_process":
+      return api.Follower.call(api.Request.getProcess(read.computer_id, read.proc_id), options);
+    case "kill":
+      return api.Follower.call(api.Request.kill(read.computer_id, read.proc_id), options);
     case "exec_stream":
       return api.Follower.execStream(read.computer_id, read.command, {
         ...options,
@@ -671,6 +682,9 @@ export function checkConversation(v, run) {
   }
   if (exp.proc_id !== undefined && !equal(exp.proc_id, run.procId)) {
     problems.push(`proc_id\n    expected ${show(exp.proc_id)}\n    got      ${show(run.procId)}`);
+  }
+  if (exp.events !== undefined && !equal(exp.events, run.events)) {
+    problems.push(`events\n    expected ${show(exp.events)}\n    got      ${show(run.events)}`);
   }
   return problems;
 }

@@ -186,6 +186,22 @@ def follower_of(vector: dict[str, Any]) -> dw.Follower:
         return dw.Follower.resume(read["computer_id"], state, **options)
     if kind == "setup_logs":
         return dw.Follower.setup_logs(read["computer_id"], read.get("offset", 0), **options)
+    # The one-answer calls (PROTOCOL.md, "One-answer calls").
+    if kind in ("start", "exec"):
+        build = dw.Request.start if kind == "start" else dw.Request.exec
+        request = build(
+            read["computer_id"],
+            read["command"],
+            timeout_seconds=read.get("timeout_seconds"),
+            idempotency_key=read.get("idempotency_key"),
+        )
+        return dw.Follower.call(request, **options)
+    if kind == "get_process":
+        return dw.Follower.call(
+            dw.Request.get_process(read["computer_id"], read["proc_id"]), **options
+        )
+    if kind == "kill":
+        return dw.Follower.call(dw.Request.kill(read["computer_id"], read["proc_id"]), **options)
     if kind == "exec_stream":
         return dw.Follower.exec_stream(
             read["computer_id"],
@@ -425,6 +441,8 @@ def conversation_problems(vector: dict[str, Any], run: dict[str, Any]) -> list[s
     for key in ("cursor", "proc_id"):
         if key in expect and expect[key] != run[key]:
             problems.append(f"{key}: expected {expect[key]}, got {run[key]}")
+    if "events" in expect and expect["events"] != run["events"]:
+        problems.append(f"events: expected {expect['events']}, got {run['events']}")
     return problems
 
 

@@ -849,6 +849,17 @@ impl Follower {
                 ),
             });
         }
+        if (200..300).contains(&status)
+            && media == crate::request::NDJSON
+            && endpoint == Endpoint::Document
+        {
+            return Err(Error::UnexpectedFrame {
+                line: 0,
+                frame_type: "stream".to_owned(),
+                reason: "a frame stream answered a one-answer call, which is answered by one JSON document"
+                    .to_owned(),
+            });
+        }
         let state = ResumeState {
             version: RESUME_STATE_VERSION,
             proc_id: self.proc_id.clone(),

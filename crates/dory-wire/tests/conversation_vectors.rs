@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use common::{cursor_json, error_json, event_json, subset_matches, vectors, Rng};
+use common::{cursor_json, event_json, subset_matches, vectors, Rng};
 use dory_wire::{
-    Command, Cursor, Decision, Error, Event, FollowOptions, Follower, GapPolicy, Request,
-    ResumeState, Stream,
+    Command, Cursor, Decision, Error, Event, FieldValue, FollowOptions, Follower, GapPolicy,
+    Request, ResumeState, Stream,
 };
 use serde_json::{json, Map, Value};
 
@@ -84,12 +84,25 @@ fn follower_of(v: &Value) -> Result<Follower, Error> {
             read.get("offset").and_then(Value::as_u64).unwrap_or(0),
             options,
         ),
-        "exec_stream" => {
-            let command = match &read["command"] {
-                Value::String(line) => Command::shell(line.clone()),
-                Value::Array(args) => Command::argv(args.iter().map(|a| a.as_str().expect("str"))),
-                other => panic!("command {other}"),
+        // The one-answer calls (docs/PROTOCOL.md, "One-answer calls").
+        "start" | "exec" => {
+            let command = command_of(&read["command"]);
+            let timeout = read.get("timeout_seconds").and_then(Value::as_f64);
+            let key = read.get("idempotency_key").and_then(Value::as_str);
+            let request = if s("type") == "start" {
+                Request::start(s("computer_id"), &command, timeout, key)?
+            } else {
+                Request::exec(s("computer_id"), &command, timeout, key, false)?
             };
+            Follower::call(request, options)
+        }
+        "get_process" => Follower::call(
+            Request::get_process(s("computer_id"), s("proc_id"))?,
+            options,
+        ),
+        "kill" => Follower::call(Request::kill(s("computer_id"), s("proc_id"))?, options),
+        "exec_stream" => {
+            let command = command_of(&read["command"]);
             Follower::exec_stream(
                 s("computer_id"),
                 &command,
@@ -99,6 +112,33 @@ fn follower_of(v: &Value) -> Result<Follower, Error> {
             )
         }
         other => panic!("unknown read type {other}"),
+    }
+}
+
+/// An error decision: its code and every field of its code, named as the
+/// core's table names them (as every other runner does).
+fn error_json(e: &Error) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), json!("error"));
+    m.insert("code".into(), json!(e.code()));
+    for (name, value) in e.fields() {
+        let value = match value {
+            FieldValue::Str(s) => json!(s),
+            FieldValue::OptStr(s) => json!(s),
+            FieldValue::U64(n) => json!(n),
+            FieldValue::Stream(s) => json!(s.as_str()),
+            FieldValue::Cursor(c) => cursor_json(&c),
+        };
+        m.insert(name.into(), value);
+    }
+    Value::Object(m)
+}
+
+fn command_of(value: &Value) -> Command {
+    match value {
+        Value::String(line) => Command::shell(line.clone()),
+        Value::Array(args) => Command::argv(args.iter().map(|a| a.as_str().expect("str"))),
+        other => panic!("command {other}"),
     }
 }
 
@@ -359,6 +399,15 @@ fn check(v: &Value, run: &Run) -> Vec<String> {
             .unwrap_or(Value::Null);
         if &got != exit {
             problems.push(format!("exit\n    expected {exit}\n    got      {got}"));
+        }
+    }
+    if let Some(events) = expect.get("events") {
+        let got: Vec<Value> = run.events.iter().map(event_json).collect();
+        if events != &json!(got) {
+            problems.push(format!(
+                "events\n    expected {events}\n    got      {}",
+                json!(got)
+            ));
         }
     }
     if let Some(cursor) = expect.get("cursor") {
