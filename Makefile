@@ -5,7 +5,7 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
-SUITES := repo rust python component npm runtimes release e2e fuzz-smoke
+SUITES := repo rust python component npm runtimes release docs e2e fuzz-smoke
 SUMMARY := $(CURDIR)/target/test-summary.txt
 
 .PHONY: test $(addprefix test-,$(SUITES)) component demo bench fuzz setup-python setup-wasm docs dist release-check
@@ -41,6 +41,10 @@ test-runtimes:
 # Needs npm/dist, which test-npm builds.
 test-release:
 	@bash scripts/suite.sh run release bash scripts/test-release.sh
+
+# The documentation site: make docs, its links, its code blocks, its search in Chromium.
+test-docs:
+	@bash scripts/suite.sh run docs bash scripts/test-docs.sh
 
 test-e2e:
 	@bash scripts/suite.sh run e2e bash scripts/test-e2e.sh
