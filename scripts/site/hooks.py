@@ -9,11 +9,16 @@
 - A guide's relative link to a file of the repository outside docs/ (a test,
   a source file) points at that file on GitHub, where it is readable; one to
   a file that does not exist is left alone, so --strict reports it.
+- A link to the published site itself (site_url, e.g. a guide's link into
+  an API reference, which exists only in the built site: on GitHub it takes
+  the reader to the published page) becomes a relative link, `X.html` of a
+  guide `X.md`, so --strict and tests/docs/check_links.py check it.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 from pathlib import Path
 
@@ -71,20 +76,30 @@ def _github(target: Path) -> str:
 
 def on_page_markdown(markdown, page, config, files):
     source = Path(page.file.abs_src_path or "")
-    if not source.is_file() or DOCS not in source.parents:
+    if not source.is_file():
         return markdown
+    here = posixpath.dirname(page.file.src_uri)
     out, fenced = [], False
     for line in markdown.split("\n"):
         if FENCE.match(line.lstrip()):
             fenced = not fenced
         if not fenced:
-            line = LINK.sub(lambda m: _rewrite(m, source.parent), line)
+            line = LINK.sub(lambda m: _rewrite(m, source.parent, here, config, files), line)
         out.append(line)
     return "\n".join(out)
 
 
-def _rewrite(match: re.Match, folder: Path) -> str:
+def _rewrite(match: re.Match, folder: Path, here: str, config, files) -> str:
     href = match.group(2)
+    site = config.site_url or ""
+    if site and href.startswith(site):
+        path = href[len(site) :]
+        if path.endswith(".html") and files.get_file_from_path(path[: -len(".html")] + ".md"):
+            path = path[: -len(".html")] + ".md"
+        relative = posixpath.relpath(path, here or ".")
+        return f"{match.group(1)}{relative}{match.group(3) or ''}{match.group(4)}"
+    if DOCS not in folder.parents and folder != DOCS:
+        return match.group(0)
     if re.match(r"^[a-z][a-z0-9+.-]*:", href) or href.startswith("/"):
         return match.group(0)
     target = (folder / href).resolve()
