@@ -11,6 +11,7 @@
 #   - headless Chromium searches the site for "run", follows the result to the
 #     agent call, with no console error (tests/docs/search.test.mjs); skipped,
 #     saying so, only where Chromium could not be installed.
+# Its own Python is linted with ruff (tests/ruff.toml).
 # Installs what it needs (scripts/setup-wasm.sh: Chromium where apt-get is,
 # npm's typescript and playwright-core; scripts/docs.sh: its venv).
 set -euo pipefail
@@ -23,6 +24,11 @@ cd "$ROOT"
 source "$ROOT/scripts/suite.sh"
 
 bash scripts/setup-wasm.sh >/dev/null
+
+step "ruff (tests/docs, scripts/site)"
+bash scripts/setup-python.sh >/dev/null
+"$ROOT/.venv/bin/ruff" check --quiet --config tests/ruff.toml tests/docs scripts/site
+"$ROOT/.venv/bin/ruff" format --quiet --check --config tests/ruff.toml tests/docs scripts/site
 
 step "make docs (mkdocs build --strict, rustdoc, pdoc, typedoc)"
 start=$SECONDS

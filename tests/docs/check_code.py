@@ -14,15 +14,16 @@ fail: nothing is skipped silently.
 from __future__ import annotations
 
 import json
-import shutil
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import textwrap
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -67,7 +68,10 @@ def main() -> int:
             if entry:
                 used.add(key)
                 if code.split("\n", 1)[0] != entry["first_line"]:
-                    failures.append(f"{path.name}:{line}: code.toml's {language} block {index} should start with {entry['first_line']!r}, the block starts with {code.splitlines()[0]!r}")
+                    failures.append(
+                        f"{path.name}:{line}: code.toml's {language} block {index} should start with"
+                        f" {entry['first_line']!r}, the block starts with {code.splitlines()[0]!r}"
+                    )
                     continue
             todo[language].append((f"{path.name}:{line}", code, entry))
     for key in sorted(set(entries) - used):
@@ -89,7 +93,9 @@ def main() -> int:
     for failure in failures:
         print(f"FAIL {failure}", file=sys.stderr)
     total = sum(len(v) for v in todo.values())
-    print(f"check_code: {total} blocks ({', '.join(f'{len(v)} {k}' for k, v in todo.items())}), {len(failures)} failures")
+    print(
+        f"check_code: {total} blocks ({', '.join(f'{len(v)} {k}' for k, v in todo.items())}), {len(failures)} failures"
+    )
     return 1 if failures else 0
 
 
@@ -107,12 +113,17 @@ def run_python(name: str, code: str, entry: dict, work: Path) -> list[str]:
         url = line.removeprefix("listening on ").strip()
         if not url.startswith("http"):
             return [f"python {name}: the reference server printed {line!r}"]
-        done = subprocess.run([python, str(program)], env={**os.environ, "DORY_URL": url}, capture_output=True, text=True, timeout=180)
+        done = subprocess.run(
+            [python, str(program)], env={**os.environ, "DORY_URL": url}, capture_output=True, text=True, timeout=180
+        )
     finally:
         refserver.kill()
         refserver.wait()
     if done.returncode != 0 or not done.stdout.startswith(entry["expect"]):
-        return [f"python {name}: ran with exit {done.returncode}, printed {done.stdout[:200]!r}, expected it to start with {entry['expect']!r}\n{done.stderr[-2000:]}"]
+        return [
+            f"python {name}: ran with exit {done.returncode}, printed {done.stdout[:200]!r},"
+            f" expected it to start with {entry['expect']!r}\n{done.stderr[-2000:]}"
+        ]
     print(f"python {name}: runs against the reference server, prints {done.stdout.splitlines()[0]!r}, ...")
     return []
 
@@ -138,7 +149,10 @@ def check_typescript(items: list[tuple[str, str, dict]], work: Path) -> list[str
             "typeRoots": [str(npm / "node_modules" / "@types")],
             "strict": True,
             "noEmit": True,
-            "paths": {"dory-wire": [str(npm / "src" / "index.d.ts")], "dory-wire/client": [str(npm / "src" / "client.d.ts")]},
+            "paths": {
+                "dory-wire": [str(npm / "src" / "index.d.ts")],
+                "dory-wire/client": [str(npm / "src" / "client.d.ts")],
+            },
         },
         "files": files,
     }
@@ -149,7 +163,9 @@ def check_typescript(items: list[tuple[str, str, dict]], work: Path) -> list[str
     done = subprocess.run(["node", str(tsc), "-p", str(folder)], capture_output=True, text=True)
     if done.returncode != 0:
         names = {f"block{i}.mts": name for i, (name, _, _) in enumerate(items)}
-        out = re.sub(r"block\d+\.mts", lambda m: f"{m.group(0)} ({names.get(m.group(0), '?')})", done.stdout + done.stderr)
+        out = re.sub(
+            r"block\d+\.mts", lambda m: f"{m.group(0)} ({names.get(m.group(0), '?')})", done.stdout + done.stderr
+        )
         return [f"typescript: tsc --strict failed:\n{out}"]
     for name, _, _ in items:
         print(f"typescript {name}: type-checks against npm/src/*.d.ts")
@@ -177,7 +193,18 @@ def check_rust(items: list[tuple[str, str, dict]], work: Path) -> list[str]:
             )
         file = work / f"block{i}.rs"
         file.write_text(source, encoding="utf-8")
-        command = ["rustc", "--edition", "2021", "--crate-type", "bin", "--emit=metadata", "-o", str(work / f"block{i}.rmeta"), "-L", f"dependency={deps}"]
+        command = [
+            "rustc",
+            "--edition",
+            "2021",
+            "--crate-type",
+            "bin",
+            "--emit=metadata",
+            "-o",
+            str(work / f"block{i}.rmeta"),
+            "-L",
+            f"dependency={deps}",
+        ]
         for crate, rlib in sorted(externs.items()):
             command += ["--extern", f"{crate}={rlib}"]
         done = subprocess.run([*command, str(file)], capture_output=True, text=True)

@@ -27,20 +27,26 @@ What is not a broken link:
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import defaultdict
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
-import re
 
 ROOT = Path(__file__).resolve().parents[2]
 FOREIGN = {"dispatcher#setting-the-default-subscriber", "futures_core::stream::Stream"}
 # (page, href): why it is broken, and where it is fixed.
 KNOWN = {
-    ("api/python/dory_wire.html", "#ProtocolError.code"): "pdoc autolinks the docstring's `code` to the subclass, which documents only `kind` (code is DoryWireError's): python/dory_wire/_errors.py",
+    ("api/python/dory_wire.html", "#ProtocolError.code"): (
+        "pdoc autolinks the docstring's `code` to the subclass, which documents only `kind`"
+        " (code is DoryWireError's): python/dory_wire/_errors.py"
+    ),
     ("api/python/dory_wire/client.html", "#ProtocolError.code"): "the same docstring, re-exported by dory_wire.client",
-    ("api/python/dory_wire.html", "#EventIterator.end"): "`end` is not a documented member of EventIterator (an attribute without annotation): python/dory_wire/_stream.py",
+    ("api/python/dory_wire.html", "#EventIterator.end"): (
+        "`end` is not a documented member of EventIterator (an attribute without annotation):"
+        " python/dory_wire/_stream.py"
+    ),
     ("api/python/dory_wire.html", "#AsyncEventIterator.end"): "the same, on AsyncEventIterator",
 }
 LINES = re.compile(r"^(\d+)-\d+$")
@@ -122,12 +128,16 @@ def main(site: Path) -> int:
                     if known in KNOWN:
                         seen.add(known)
                         continue
-                    broken[path].append(f"{attribute}={url!r}: no id {fragment!r} in {target.relative_to(site.resolve())}")
+                    broken[path].append(
+                        f"{attribute}={url!r}: no id {fragment!r} in {target.relative_to(site.resolve())}"
+                    )
     for path, problems in sorted(broken.items()):
         for problem in sorted(set(problems)):
             print(f"{path.relative_to(site.resolve())}: {problem}", file=sys.stderr)
     for page, href in sorted(set(KNOWN) - seen):
-        broken[site.resolve() / page].append(f"href={href!r} is listed as KNOWN but is no longer broken: remove it from KNOWN")
+        broken[site.resolve() / page].append(
+            f"href={href!r} is listed as KNOWN but is no longer broken: remove it from KNOWN"
+        )
     for page, href in sorted(seen):
         print(f"check_links: known broken link {page} {href}: {KNOWN[(page, href)]}")
     total = sum(len(set(p)) for p in broken.values())
