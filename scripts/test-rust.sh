@@ -13,6 +13,12 @@ echo "== cargo clippy -p dory-wire-client --all-features (the blocking client)"
 cargo clippy -p dory-wire-client --all-targets --all-features -- -D warnings
 echo "== cargo test (crates/*: dory-wire, dory-wire-client, dory-refserver, dory-bench)"
 cargo test
+echo "== every fuzz target's checks, replayed as tests (crates/dory-wire/fuzz/tests/replay.rs; no nightly needed)"
+# The fuzz crate is its own workspace. Release with debug assertions and
+# overflow checks, as cargo-fuzz builds its targets (-O -a).
+CARGO_TARGET_DIR="$PWD/target/fuzz-replay" CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true \
+    CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true \
+    cargo test --release --quiet --manifest-path crates/dory-wire/fuzz/Cargo.toml --test replay
 echo "== cargo test -p dory-wire-client --all-features (the blocking client)"
 cargo test -p dory-wire-client --all-features --quiet
 echo "== the README's Rust program, as written, against the reference server"

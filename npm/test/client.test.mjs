@@ -814,7 +814,7 @@ describe("close", () => {
   });
 
   test("client.close() aborts streams, follows and requests in flight (AbortError) and rejects later calls", async () => {
-    const { client, handle } = await handleOf([{ chunks: [], end: "hang" }, "hang", { chunks: [], end: "hang" }]);
+    const { client, handle } = await handleOf([{ chunks: [], end: "hang" }, "hang", { type: JSON_TYPE, chunks: [], end: "hang" }]);
     const computer = await client.computers.get("c1");
     const stream = handle.iterOutput();
     const iterating = drain(stream);

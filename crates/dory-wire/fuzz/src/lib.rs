@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod conversation;
 pub mod differential;
 pub mod document;
 pub mod preview;
