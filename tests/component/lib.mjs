@@ -380,6 +380,18 @@ export function readFollower(mod, v) {
       return attempt(() => Follower.resumeJson(id, toJsonExact(read.state), options));
     case "setup_logs":
       return attempt(() => Follower.setupLogs(id, read.offset === undefined ? undefined : BigInt(read.offset), options));
+    // The one-answer calls (PROTOCOL.md, "One-answer calls").
+    case "start":
+    case "exec": {
+      const command = typeof read.command === "string" ? { tag: "shell", val: read.command } : { tag: "argv", val: read.command };
+      const timeout = read.timeout_seconds === undefined ? undefined : Number(read.timeout_seconds);
+      const make = read.type === "start" ? Follower.callStart : Follower.callExec;
+      return attempt(() => make(id, command, timeout, read.idempotency_key, options));
+    }
+    case "get_process":
+      return attempt(() => Follower.callGetProcess(id, read.proc_id, options));
+    case "kill":
+      return attempt(() => Follower.callKill(id, read.proc_id, options));
     case "exec_stream": {
       const command = typeof read.command === "string" ? { tag: "shell", val: read.command } : { tag: "argv", val: read.command };
       const timeout = read.timeout_seconds === undefined ? undefined : Number(read.timeout_seconds);
@@ -577,6 +589,10 @@ export function compareConversationOutput(expect, seen) {
       have = have.toString("base64");
     }
     if (!same(have, want)) problems.push(`expect.${key}: expected ${JSON.stringify(want, big)}, got ${JSON.stringify(have, big)}`);
+  }
+  if (Object.hasOwn(expect, "events")) {
+    const others = events.filter((e) => e.type !== "stdout" && e.type !== "stderr");
+    if (!same(others, expect.events)) problems.push(`expect.events: expected ${JSON.stringify(expect.events, big)}, got ${JSON.stringify(others, big)}`);
   }
   return problems;
 }

@@ -221,6 +221,21 @@ def read_follower(dw: DoryWire, v: dict[str, Any]) -> Any:
         return dw.static("follower", "resume-json", computer, json.dumps(read["state"]), options)
     if kind == "setup_logs":
         return dw.static("follower", "setup-logs", computer, read.get("offset"), options)
+    # The one-answer calls (PROTOCOL.md, "One-answer calls").
+    if kind in ("start", "exec"):
+        timeout = read.get("timeout_seconds")
+        return dw.static(
+            "follower",
+            "call-start" if kind == "start" else "call-exec",
+            computer,
+            read["command"],
+            None if timeout is None else float(timeout),
+            read.get("idempotency_key"),
+            options,
+        )
+    if kind in ("get_process", "kill"):
+        name = "call-get-process" if kind == "get_process" else "call-kill"
+        return dw.static("follower", name, computer, read["proc_id"], options)
     if kind == "exec_stream":
         # `command` is shell(string) or argv(list<string>): cases of different
         # Python types, so wasmtime-py takes the bare str or list.
@@ -413,6 +428,10 @@ def compare_conversation_output(expect: dict[str, Any], seen: dict[str, Any]) ->
             want = want.encode("utf-8")
         if got[key] != want:
             problems.append(f"expect.{key}: expected {want!r}, got {got[key]!r}")
+    if "events" in expect:
+        others = [e for e in events if e["type"] not in ("stdout", "stderr")]
+        if others != expect["events"]:
+            problems.append(f"expect.events: expected {expect['events']!r}, got {others!r}")
     return problems
 
 

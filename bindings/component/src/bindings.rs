@@ -208,7 +208,7 @@ pub mod exports {
                     /// `offset_beyond_output`, `api_error`, `unsupported_content_type`,
                     /// `malformed_frame`, `unexpected_frame`, `identity_mismatch`,
                     /// `frame_too_large`, `invalid_limits`, `invalid_state`,
-                    /// `invalid_argument` or `stream_disconnected`.
+                    /// `invalid_argument`, `stream_disconnected` or `no_answer`.
                     pub code: _rt::String,
                     /// The class name the Python and JavaScript packages raise for this
                     /// code (`OutputGap`, `ApiError`, …).
@@ -7858,12 +7858,13 @@ pub mod exports {
             /// a random value in for the jitter. Call order:
             ///
             /// 1. build a `follower` (`process-output`, `resume`, `resume-json`,
-            ///    `setup-logs` or `exec-stream`);
+            ///    `setup-logs` or `exec-stream`; or, for a one-answer call, `call-start`,
+            ///    `call-exec`, `call-get-process` or `call-kill`);
             /// 2. `request`, and send it;
-            /// 3. no answer (refused, reset, or `handle-timeout-ns` said the headers are
-            ///    late): `no-response`; else `open` with the status and headers, `feed`
-            ///    each piece of the body (`poll-timeout-ns` / `handle-timeout-ns`
-            ///    between reads), and `finish` when it ended or broke;
+            /// 3. no answer (refused, reset, or `waited-ns` said the headers are late):
+            ///    `no-response`; else `open` with the status and headers, `feed` each
+            ///    piece of the body (each wait bounded by `wait-limit-ns` and reported
+            ///    with `waited-ns`), and `finish` when it ended or broke;
             /// 4. on `reconnect`, wait `delay-ns` and go to 2; on `continue`, go to 2
             ///    now; on `done`, the read is complete.
             ///
@@ -10921,6 +10922,2098 @@ pub mod exports {
                 }
                 #[doc(hidden)]
                 #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_follower_call_start_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result38 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = i32::from(
+                                *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            use super::super::super::super::exports::dory::wire::request::Command as V13;
+                            let v13 = match l3 {
+                                0 => {
+                                    let e13 = {
+                                        let l4 = *arg0
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l5 = *arg0
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let len6 = l5;
+                                        let bytes6 = _rt::Vec::from_raw_parts(
+                                            l4.cast(),
+                                            len6,
+                                            len6,
+                                        );
+                                        _rt::string_lift(bytes6)
+                                    };
+                                    V13::Shell(e13)
+                                }
+                                n => {
+                                    debug_assert_eq!(n, 1, "invalid enum discriminant");
+                                    let e13 = {
+                                        let l7 = *arg0
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *arg0
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base12 = l7;
+                                        let len12 = l8;
+                                        let mut result12 = _rt::Vec::with_capacity(len12);
+                                        for i in 0..len12 {
+                                            let base = base12
+                                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                            let e12 = {
+                                                let l9 = *base.add(0).cast::<*mut u8>();
+                                                let l10 = *base
+                                                    .add(::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len11 = l10;
+                                                let bytes11 = _rt::Vec::from_raw_parts(
+                                                    l9.cast(),
+                                                    len11,
+                                                    len11,
+                                                );
+                                                _rt::string_lift(bytes11)
+                                            };
+                                            result12.push(e12);
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base12,
+                                            len12 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            ::core::mem::size_of::<*const u8>(),
+                                        );
+                                        result12
+                                    };
+                                    V13::Argv(e13)
+                                }
+                            };
+                            let l14 = i32::from(
+                                *arg0
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l16 = i32::from(
+                                *arg0
+                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l20 = i32::from(
+                                *arg0
+                                    .add(32 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l22 = i32::from(
+                                *arg0
+                                    .add(34 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l24 = i32::from(
+                                *arg0
+                                    .add(36 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l26 = i32::from(
+                                *arg0
+                                    .add(48 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l28 = i32::from(
+                                *arg0
+                                    .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l30 = i32::from(
+                                *arg0
+                                    .add(80 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l32 = i32::from(
+                                *arg0
+                                    .add(88 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l34 = i32::from(
+                                *arg0
+                                    .add(104 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l36 = i32::from(
+                                *arg0
+                                    .add(120 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            T_::call_start(
+                                _rt::string_lift(bytes2),
+                                v13,
+                                match l14 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l15 = *arg0
+                                                .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<f64>();
+                                            l15
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                match l16 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l17 = *arg0
+                                                .add(24 + 5 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<*mut u8>();
+                                            let l18 = *arg0
+                                                .add(24 + 6 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<usize>();
+                                            let len19 = l18;
+                                            let bytes19 = _rt::Vec::from_raw_parts(
+                                                l17.cast(),
+                                                len19,
+                                                len19,
+                                            );
+                                            _rt::string_lift(bytes19)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                FollowOptions {
+                                    follow: match l20 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l21 = i32::from(
+                                                    *arg0
+                                                        .add(33 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l21 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    gap_policy: match l22 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l23 = i32::from(
+                                                    *arg0
+                                                        .add(35 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                    l23 as u8,
+                                                )
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    retries: match l24 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l25 = *arg0
+                                                    .add(40 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l25 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    backoff_ns: match l26 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l27 = *arg0
+                                                    .add(56 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l27 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_backoff_ns: match l28 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l29 = *arg0
+                                                    .add(72 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l29 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    jitter: match l30 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l31 = i32::from(
+                                                    *arg0
+                                                        .add(81 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l31 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    liveness_timeout_ns: match l32 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l33 = *arg0
+                                                    .add(96 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l33 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_frame_bytes: match l34 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l35 = *arg0
+                                                    .add(112 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l35 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    strict: match l36 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l37 = i32::from(
+                                                    *arg0
+                                                        .add(121 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l37 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                },
+                            )
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            128 + 6 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr39 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result38 {
+                            Ok(e) => {
+                                *ptr39.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr39
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr39.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code40,
+                                    class_name: class_name40,
+                                    kind: kind40,
+                                    message: message40,
+                                    fields: fields40,
+                                } = e;
+                                let vec41 = (code40.into_bytes()).into_boxed_slice();
+                                let ptr41 = vec41.as_ptr().cast::<u8>();
+                                let len41 = vec41.len();
+                                ::core::mem::forget(vec41);
+                                *ptr39
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len41;
+                                *ptr39
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr41.cast_mut();
+                                let vec42 = (class_name40.into_bytes()).into_boxed_slice();
+                                let ptr42 = vec42.as_ptr().cast::<u8>();
+                                let len42 = vec42.len();
+                                ::core::mem::forget(vec42);
+                                *ptr39
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len42;
+                                *ptr39
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr42.cast_mut();
+                                *ptr39
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind40.clone() as i32) as u8;
+                                let vec43 = (message40.into_bytes()).into_boxed_slice();
+                                let ptr43 = vec43.as_ptr().cast::<u8>();
+                                let len43 = vec43.len();
+                                ::core::mem::forget(vec43);
+                                *ptr39
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len43;
+                                *ptr39
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr43.cast_mut();
+                                let vec50 = fields40;
+                                let len50 = vec50.len();
+                                let layout50 = _rt::alloc::Layout::from_size_align(
+                                        vec50.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result50, _cleanup50) = wit_bindgen::rt::Cleanup::new(
+                                    layout50,
+                                );
+                                if let Some(cleanup) = _cleanup50 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec50.into_iter().enumerate() {
+                                    let base = result50
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name44,
+                                            value: value44,
+                                        } = e;
+                                        let vec45 = (name44.into_bytes()).into_boxed_slice();
+                                        let ptr45 = vec45.as_ptr().cast::<u8>();
+                                        let len45 = vec45.len();
+                                        ::core::mem::forget(vec45);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len45;
+                                        *base.add(0).cast::<*mut u8>() = ptr45.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V49;
+                                        match value44 {
+                                            V49::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec46 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr46 = vec46.as_ptr().cast::<u8>();
+                                                let len46 = vec46.len();
+                                                ::core::mem::forget(vec46);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len46;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr46.cast_mut();
+                                            }
+                                            V49::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec47 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr47 = vec47.as_ptr().cast::<u8>();
+                                                        let len47 = vec47.len();
+                                                        ::core::mem::forget(vec47);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len47;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr47.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V49::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V49::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V49::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout48,
+                                                    stderr: stderr48,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout48);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr48);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr39
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len50;
+                                *ptr39
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result50;
+                            }
+                        };
+                        ptr39
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_follower_call_start<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_follower_call_exec_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result38 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = i32::from(
+                                *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            use super::super::super::super::exports::dory::wire::request::Command as V13;
+                            let v13 = match l3 {
+                                0 => {
+                                    let e13 = {
+                                        let l4 = *arg0
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l5 = *arg0
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let len6 = l5;
+                                        let bytes6 = _rt::Vec::from_raw_parts(
+                                            l4.cast(),
+                                            len6,
+                                            len6,
+                                        );
+                                        _rt::string_lift(bytes6)
+                                    };
+                                    V13::Shell(e13)
+                                }
+                                n => {
+                                    debug_assert_eq!(n, 1, "invalid enum discriminant");
+                                    let e13 = {
+                                        let l7 = *arg0
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *arg0
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base12 = l7;
+                                        let len12 = l8;
+                                        let mut result12 = _rt::Vec::with_capacity(len12);
+                                        for i in 0..len12 {
+                                            let base = base12
+                                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                            let e12 = {
+                                                let l9 = *base.add(0).cast::<*mut u8>();
+                                                let l10 = *base
+                                                    .add(::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len11 = l10;
+                                                let bytes11 = _rt::Vec::from_raw_parts(
+                                                    l9.cast(),
+                                                    len11,
+                                                    len11,
+                                                );
+                                                _rt::string_lift(bytes11)
+                                            };
+                                            result12.push(e12);
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base12,
+                                            len12 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            ::core::mem::size_of::<*const u8>(),
+                                        );
+                                        result12
+                                    };
+                                    V13::Argv(e13)
+                                }
+                            };
+                            let l14 = i32::from(
+                                *arg0
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l16 = i32::from(
+                                *arg0
+                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l20 = i32::from(
+                                *arg0
+                                    .add(32 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l22 = i32::from(
+                                *arg0
+                                    .add(34 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l24 = i32::from(
+                                *arg0
+                                    .add(36 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l26 = i32::from(
+                                *arg0
+                                    .add(48 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l28 = i32::from(
+                                *arg0
+                                    .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l30 = i32::from(
+                                *arg0
+                                    .add(80 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l32 = i32::from(
+                                *arg0
+                                    .add(88 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l34 = i32::from(
+                                *arg0
+                                    .add(104 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l36 = i32::from(
+                                *arg0
+                                    .add(120 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            T_::call_exec(
+                                _rt::string_lift(bytes2),
+                                v13,
+                                match l14 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l15 = *arg0
+                                                .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<f64>();
+                                            l15
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                match l16 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l17 = *arg0
+                                                .add(24 + 5 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<*mut u8>();
+                                            let l18 = *arg0
+                                                .add(24 + 6 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<usize>();
+                                            let len19 = l18;
+                                            let bytes19 = _rt::Vec::from_raw_parts(
+                                                l17.cast(),
+                                                len19,
+                                                len19,
+                                            );
+                                            _rt::string_lift(bytes19)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                FollowOptions {
+                                    follow: match l20 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l21 = i32::from(
+                                                    *arg0
+                                                        .add(33 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l21 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    gap_policy: match l22 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l23 = i32::from(
+                                                    *arg0
+                                                        .add(35 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                    l23 as u8,
+                                                )
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    retries: match l24 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l25 = *arg0
+                                                    .add(40 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l25 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    backoff_ns: match l26 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l27 = *arg0
+                                                    .add(56 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l27 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_backoff_ns: match l28 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l29 = *arg0
+                                                    .add(72 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l29 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    jitter: match l30 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l31 = i32::from(
+                                                    *arg0
+                                                        .add(81 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l31 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    liveness_timeout_ns: match l32 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l33 = *arg0
+                                                    .add(96 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l33 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_frame_bytes: match l34 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l35 = *arg0
+                                                    .add(112 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l35 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    strict: match l36 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l37 = i32::from(
+                                                    *arg0
+                                                        .add(121 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l37 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                },
+                            )
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            128 + 6 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr39 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result38 {
+                            Ok(e) => {
+                                *ptr39.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr39
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr39.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code40,
+                                    class_name: class_name40,
+                                    kind: kind40,
+                                    message: message40,
+                                    fields: fields40,
+                                } = e;
+                                let vec41 = (code40.into_bytes()).into_boxed_slice();
+                                let ptr41 = vec41.as_ptr().cast::<u8>();
+                                let len41 = vec41.len();
+                                ::core::mem::forget(vec41);
+                                *ptr39
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len41;
+                                *ptr39
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr41.cast_mut();
+                                let vec42 = (class_name40.into_bytes()).into_boxed_slice();
+                                let ptr42 = vec42.as_ptr().cast::<u8>();
+                                let len42 = vec42.len();
+                                ::core::mem::forget(vec42);
+                                *ptr39
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len42;
+                                *ptr39
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr42.cast_mut();
+                                *ptr39
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind40.clone() as i32) as u8;
+                                let vec43 = (message40.into_bytes()).into_boxed_slice();
+                                let ptr43 = vec43.as_ptr().cast::<u8>();
+                                let len43 = vec43.len();
+                                ::core::mem::forget(vec43);
+                                *ptr39
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len43;
+                                *ptr39
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr43.cast_mut();
+                                let vec50 = fields40;
+                                let len50 = vec50.len();
+                                let layout50 = _rt::alloc::Layout::from_size_align(
+                                        vec50.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result50, _cleanup50) = wit_bindgen::rt::Cleanup::new(
+                                    layout50,
+                                );
+                                if let Some(cleanup) = _cleanup50 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec50.into_iter().enumerate() {
+                                    let base = result50
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name44,
+                                            value: value44,
+                                        } = e;
+                                        let vec45 = (name44.into_bytes()).into_boxed_slice();
+                                        let ptr45 = vec45.as_ptr().cast::<u8>();
+                                        let len45 = vec45.len();
+                                        ::core::mem::forget(vec45);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len45;
+                                        *base.add(0).cast::<*mut u8>() = ptr45.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V49;
+                                        match value44 {
+                                            V49::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec46 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr46 = vec46.as_ptr().cast::<u8>();
+                                                let len46 = vec46.len();
+                                                ::core::mem::forget(vec46);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len46;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr46.cast_mut();
+                                            }
+                                            V49::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec47 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr47 = vec47.as_ptr().cast::<u8>();
+                                                        let len47 = vec47.len();
+                                                        ::core::mem::forget(vec47);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len47;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr47.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V49::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V49::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V49::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout48,
+                                                    stderr: stderr48,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout48);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr48);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr39
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len50;
+                                *ptr39
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result50;
+                            }
+                        };
+                        ptr39
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_follower_call_exec<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_follower_call_get_process_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result24 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l4 = *arg0
+                                .add(3 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len5 = l4;
+                            let bytes5 = _rt::Vec::from_raw_parts(l3.cast(), len5, len5);
+                            let l6 = i32::from(
+                                *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l8 = i32::from(
+                                *arg0
+                                    .add(2 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l10 = i32::from(
+                                *arg0
+                                    .add(4 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l12 = i32::from(
+                                *arg0
+                                    .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l14 = i32::from(
+                                *arg0
+                                    .add(32 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l16 = i32::from(
+                                *arg0
+                                    .add(48 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l18 = i32::from(
+                                *arg0
+                                    .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l20 = i32::from(
+                                *arg0
+                                    .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l22 = i32::from(
+                                *arg0
+                                    .add(88 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            T_::call_get_process(
+                                _rt::string_lift(bytes2),
+                                _rt::string_lift(bytes5),
+                                FollowOptions {
+                                    follow: match l6 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l7 = i32::from(
+                                                    *arg0
+                                                        .add(1 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l7 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    gap_policy: match l8 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l9 = i32::from(
+                                                    *arg0
+                                                        .add(3 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                    l9 as u8,
+                                                )
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    retries: match l10 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l11 = *arg0
+                                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l11 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    backoff_ns: match l12 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l13 = *arg0
+                                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l13 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_backoff_ns: match l14 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l15 = *arg0
+                                                    .add(40 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l15 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    jitter: match l16 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l17 = i32::from(
+                                                    *arg0
+                                                        .add(49 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l17 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    liveness_timeout_ns: match l18 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l19 = *arg0
+                                                    .add(64 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l19 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_frame_bytes: match l20 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l21 = *arg0
+                                                    .add(80 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l21 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    strict: match l22 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l23 = i32::from(
+                                                    *arg0
+                                                        .add(89 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l23 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                },
+                            )
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            96 + 4 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr25 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result24 {
+                            Ok(e) => {
+                                *ptr25.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr25
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr25.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code26,
+                                    class_name: class_name26,
+                                    kind: kind26,
+                                    message: message26,
+                                    fields: fields26,
+                                } = e;
+                                let vec27 = (code26.into_bytes()).into_boxed_slice();
+                                let ptr27 = vec27.as_ptr().cast::<u8>();
+                                let len27 = vec27.len();
+                                ::core::mem::forget(vec27);
+                                *ptr25
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len27;
+                                *ptr25
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr27.cast_mut();
+                                let vec28 = (class_name26.into_bytes()).into_boxed_slice();
+                                let ptr28 = vec28.as_ptr().cast::<u8>();
+                                let len28 = vec28.len();
+                                ::core::mem::forget(vec28);
+                                *ptr25
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len28;
+                                *ptr25
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr28.cast_mut();
+                                *ptr25
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind26.clone() as i32) as u8;
+                                let vec29 = (message26.into_bytes()).into_boxed_slice();
+                                let ptr29 = vec29.as_ptr().cast::<u8>();
+                                let len29 = vec29.len();
+                                ::core::mem::forget(vec29);
+                                *ptr25
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len29;
+                                *ptr25
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr29.cast_mut();
+                                let vec36 = fields26;
+                                let len36 = vec36.len();
+                                let layout36 = _rt::alloc::Layout::from_size_align(
+                                        vec36.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result36, _cleanup36) = wit_bindgen::rt::Cleanup::new(
+                                    layout36,
+                                );
+                                if let Some(cleanup) = _cleanup36 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec36.into_iter().enumerate() {
+                                    let base = result36
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name30,
+                                            value: value30,
+                                        } = e;
+                                        let vec31 = (name30.into_bytes()).into_boxed_slice();
+                                        let ptr31 = vec31.as_ptr().cast::<u8>();
+                                        let len31 = vec31.len();
+                                        ::core::mem::forget(vec31);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len31;
+                                        *base.add(0).cast::<*mut u8>() = ptr31.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V35;
+                                        match value30 {
+                                            V35::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec32 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr32 = vec32.as_ptr().cast::<u8>();
+                                                let len32 = vec32.len();
+                                                ::core::mem::forget(vec32);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len32;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr32.cast_mut();
+                                            }
+                                            V35::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec33 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr33 = vec33.as_ptr().cast::<u8>();
+                                                        let len33 = vec33.len();
+                                                        ::core::mem::forget(vec33);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len33;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr33.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V35::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V35::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V35::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout34,
+                                                    stderr: stderr34,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout34);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr34);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr25
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len36;
+                                *ptr25
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result36;
+                            }
+                        };
+                        ptr25
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_follower_call_get_process<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_follower_call_kill_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result24 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l4 = *arg0
+                                .add(3 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len5 = l4;
+                            let bytes5 = _rt::Vec::from_raw_parts(l3.cast(), len5, len5);
+                            let l6 = i32::from(
+                                *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l8 = i32::from(
+                                *arg0
+                                    .add(2 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l10 = i32::from(
+                                *arg0
+                                    .add(4 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l12 = i32::from(
+                                *arg0
+                                    .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l14 = i32::from(
+                                *arg0
+                                    .add(32 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l16 = i32::from(
+                                *arg0
+                                    .add(48 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l18 = i32::from(
+                                *arg0
+                                    .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l20 = i32::from(
+                                *arg0
+                                    .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l22 = i32::from(
+                                *arg0
+                                    .add(88 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            T_::call_kill(
+                                _rt::string_lift(bytes2),
+                                _rt::string_lift(bytes5),
+                                FollowOptions {
+                                    follow: match l6 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l7 = i32::from(
+                                                    *arg0
+                                                        .add(1 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l7 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    gap_policy: match l8 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l9 = i32::from(
+                                                    *arg0
+                                                        .add(3 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                    l9 as u8,
+                                                )
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    retries: match l10 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l11 = *arg0
+                                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l11 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    backoff_ns: match l12 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l13 = *arg0
+                                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l13 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_backoff_ns: match l14 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l15 = *arg0
+                                                    .add(40 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l15 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    jitter: match l16 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l17 = i32::from(
+                                                    *arg0
+                                                        .add(49 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l17 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    liveness_timeout_ns: match l18 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l19 = *arg0
+                                                    .add(64 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l19 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    max_frame_bytes: match l20 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l21 = *arg0
+                                                    .add(80 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l21 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    strict: match l22 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l23 = i32::from(
+                                                    *arg0
+                                                        .add(89 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                _rt::bool_lift(l23 as u8)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                },
+                            )
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            96 + 4 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr25 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result24 {
+                            Ok(e) => {
+                                *ptr25.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr25
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr25.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code26,
+                                    class_name: class_name26,
+                                    kind: kind26,
+                                    message: message26,
+                                    fields: fields26,
+                                } = e;
+                                let vec27 = (code26.into_bytes()).into_boxed_slice();
+                                let ptr27 = vec27.as_ptr().cast::<u8>();
+                                let len27 = vec27.len();
+                                ::core::mem::forget(vec27);
+                                *ptr25
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len27;
+                                *ptr25
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr27.cast_mut();
+                                let vec28 = (class_name26.into_bytes()).into_boxed_slice();
+                                let ptr28 = vec28.as_ptr().cast::<u8>();
+                                let len28 = vec28.len();
+                                ::core::mem::forget(vec28);
+                                *ptr25
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len28;
+                                *ptr25
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr28.cast_mut();
+                                *ptr25
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind26.clone() as i32) as u8;
+                                let vec29 = (message26.into_bytes()).into_boxed_slice();
+                                let ptr29 = vec29.as_ptr().cast::<u8>();
+                                let len29 = vec29.len();
+                                ::core::mem::forget(vec29);
+                                *ptr25
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len29;
+                                *ptr25
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr29.cast_mut();
+                                let vec36 = fields26;
+                                let len36 = vec36.len();
+                                let layout36 = _rt::alloc::Layout::from_size_align(
+                                        vec36.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result36, _cleanup36) = wit_bindgen::rt::Cleanup::new(
+                                    layout36,
+                                );
+                                if let Some(cleanup) = _cleanup36 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec36.into_iter().enumerate() {
+                                    let base = result36
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name30,
+                                            value: value30,
+                                        } = e;
+                                        let vec31 = (name30.into_bytes()).into_boxed_slice();
+                                        let ptr31 = vec31.as_ptr().cast::<u8>();
+                                        let len31 = vec31.len();
+                                        ::core::mem::forget(vec31);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len31;
+                                        *base.add(0).cast::<*mut u8>() = ptr31.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V35;
+                                        match value30 {
+                                            V35::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec32 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr32 = vec32.as_ptr().cast::<u8>();
+                                                let len32 = vec32.len();
+                                                ::core::mem::forget(vec32);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len32;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr32.cast_mut();
+                                            }
+                                            V35::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec33 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr33 = vec33.as_ptr().cast::<u8>();
+                                                        let len33 = vec33.len();
+                                                        ::core::mem::forget(vec33);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len33;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr33.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V35::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V35::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V35::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout34,
+                                                    stderr: stderr34,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout34);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr34);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr25
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len36;
+                                *ptr25
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result36;
+                            }
+                        };
+                        ptr25
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_follower_call_kill<T_: GuestFollower>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
                 pub unsafe fn _export_method_follower_request_cabi<T_: GuestFollower>(
                     arg0: *mut u8,
                 ) -> *mut u8 {
@@ -13583,6 +15676,57 @@ pub mod exports {
                 }
                 #[doc(hidden)]
                 #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_wait_limit_ns_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::wait_limit_ns(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Some(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(8).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_waited_ns_cabi<T_: GuestFollower>(
+                    arg0: *mut u8,
+                    arg1: i64,
+                ) -> i32 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::waited_ns(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                arg1 as u64,
+                            )
+                        };
+                        match result0 {
+                            true => 1,
+                            false => 0,
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
                 pub unsafe fn _export_method_follower_poll_timeout_ns_cabi<
                     T_: GuestFollower,
                 >(arg0: *mut u8) -> *mut u8 {
@@ -14146,6 +16290,49 @@ pub mod exports {
                         idempotency_key: ::core::option::Option<_rt::String>,
                         options: FollowOptions,
                     ) -> ::core::result::Result<Follower, Error>;
+                    /// A one-answer call: `POST /computers/{id}/processes` (see
+                    /// `docs/PROTOCOL.md`, "One-answer calls"). Its answer is one event
+                    /// (the identity), then `done`. No response, a cut answer, no answer
+                    /// within the liveness timeout, a 503 or 429: sent again within the
+                    /// budget only with an `idempotency-key`; otherwise, and once the
+                    /// budget is spent, the error `no_answer`. Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn call_start(
+                        computer_id: _rt::String,
+                        command: Command,
+                        timeout_seconds: ::core::option::Option<f64>,
+                        idempotency_key: ::core::option::Option<_rt::String>,
+                        options: FollowOptions,
+                    ) -> ::core::result::Result<Follower, Error>;
+                    /// A one-answer call: a synchronous `POST /computers/{id}/exec`
+                    /// (its answer: the result, or a keyed replay's identity; its waits
+                    /// are unbounded). Sent again only with an `idempotency-key`.
+                    /// Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn call_exec(
+                        computer_id: _rt::String,
+                        command: Command,
+                        timeout_seconds: ::core::option::Option<f64>,
+                        idempotency_key: ::core::option::Option<_rt::String>,
+                        options: FollowOptions,
+                    ) -> ::core::result::Result<Follower, Error>;
+                    /// A one-answer call: `GET /computers/{id}/processes/{proc_id}`
+                    /// (sent again freely). Errors: `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn call_get_process(
+                        computer_id: _rt::String,
+                        proc_id: _rt::String,
+                        options: FollowOptions,
+                    ) -> ::core::result::Result<Follower, Error>;
+                    /// A one-answer call: `POST /computers/{id}/processes/{proc_id}/kill`
+                    /// (sent again freely: a second kill changes nothing). Errors:
+                    /// `invalid_argument`.
+                    #[allow(async_fn_in_trait)]
+                    fn call_kill(
+                        computer_id: _rt::String,
+                        proc_id: _rt::String,
+                        options: FollowOptions,
+                    ) -> ::core::result::Result<Follower, Error>;
                     /// The next request to send: first, and after each `reconnect` (once
                     /// its delay passed) or `continue`. Errors: `invalid_state` while a
                     /// request is outstanding or after `done`.
@@ -14187,6 +16374,22 @@ pub mod exports {
                         detail: _rt::String,
                         jitter: f64,
                     ) -> ::core::result::Result<Decision, Error>;
+                    /// The longest the next wait for the service (for the headers, then
+                    /// for more of the body) may last, in nanoseconds; none: no limit.
+                    /// Wait at most this long, then report the wait with `waited-ns`.
+                    /// The follower keeps its own wait clock, so the host's time
+                    /// between reads (the consumer's) never counts as a stall
+                    /// (`docs/PROTOCOL.md`, "The liveness clock"). Prefer these two to
+                    /// `poll-timeout-ns` / `handle-timeout-ns`.
+                    #[allow(async_fn_in_trait)]
+                    fn wait_limit_ns(&self) -> ::core::option::Option<u64>;
+                    /// One wait for the service took `elapsed-ns`, whether or not
+                    /// anything came. True when the liveness timeout is spent: abort
+                    /// the request and call `no-response` (no headers yet) or `finish`
+                    /// without a transport error (a body); do not feed what the last
+                    /// wait brought.
+                    #[allow(async_fn_in_trait)]
+                    fn waited_ns(&self, elapsed_ns: u64) -> bool;
                     /// The deadline, in nanoseconds on the host's monotonic clock, by
                     /// which the headers, then each complete frame, must arrive; none
                     /// when none applies yet (call `handle-timeout-ns` once to arm it).
@@ -14293,6 +16496,55 @@ pub mod exports {
                         __post_return_static_follower_exec_stream::<<$ty as
                         $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
                         (export_name =
+                        "dory:wire/follow@0.1.0#[static]follower.call-start")] unsafe
+                        extern "C" fn export_static_follower_call_start(arg0 : * mut u8,)
+                        -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_follower_call_start_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[static]follower.call-start")]
+                        unsafe extern "C" fn _post_return_static_follower_call_start(arg0
+                        : * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_static_follower_call_start::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[static]follower.call-exec")] unsafe
+                        extern "C" fn export_static_follower_call_exec(arg0 : * mut u8,)
+                        -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_follower_call_exec_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[static]follower.call-exec")]
+                        unsafe extern "C" fn _post_return_static_follower_call_exec(arg0
+                        : * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_static_follower_call_exec::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[static]follower.call-get-process")]
+                        unsafe extern "C" fn export_static_follower_call_get_process(arg0
+                        : * mut u8,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_follower_call_get_process_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[static]follower.call-get-process")]
+                        unsafe extern "C" fn
+                        _post_return_static_follower_call_get_process(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_static_follower_call_get_process::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[static]follower.call-kill")] unsafe
+                        extern "C" fn export_static_follower_call_kill(arg0 : * mut u8,)
+                        -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_static_follower_call_kill_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[static]follower.call-kill")]
+                        unsafe extern "C" fn _post_return_static_follower_call_kill(arg0
+                        : * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_static_follower_call_kill::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
                         "dory:wire/follow@0.1.0#[method]follower.request")] unsafe extern
                         "C" fn export_method_follower_request(arg0 : * mut u8,) -> * mut
                         u8 { unsafe { $($path_to_types)*::
@@ -14353,6 +16605,18 @@ pub mod exports {
                         __post_return_method_follower_no_response::<<$ty as
                         $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
                         (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.wait-limit-ns")] unsafe
+                        extern "C" fn export_method_follower_wait_limit_ns(arg0 : * mut
+                        u8,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_follower_wait_limit_ns_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.waited-ns")] unsafe
+                        extern "C" fn export_method_follower_waited_ns(arg0 : * mut u8,
+                        arg1 : i64,) -> i32 { unsafe { $($path_to_types)*::
+                        _export_method_follower_waited_ns_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0, arg1) } }
+                        #[unsafe (export_name =
                         "dory:wire/follow@0.1.0#[method]follower.poll-timeout-ns")]
                         unsafe extern "C" fn export_method_follower_poll_timeout_ns(arg0
                         : * mut u8,) -> * mut u8 { unsafe { $($path_to_types)*::
@@ -19025,8 +21289,8 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 6796] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x8c4\x01A\x02\x01A\x18\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 7053] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x8d6\x01A\x02\x01A\x18\
 \x01B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdou\
 tw\x06stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06\
 misuse\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03st\
@@ -19088,7 +21352,7 @@ cursor\x01\x06follow\x7f\0\x13\x04\0\x06output\x01\x17\x01@\x03\x0bcomputer-ids\
 offsetw\x06follow\x7f\0\x13\x04\0\x0asetup-logs\x01\x18\x04\0\x17dory:wire/reque\
 st@0.1.0\x05\x05\x02\x03\0\x01\x05event\x02\x03\0\x01\x03fed\x02\x03\0\x01\x0aga\
 p-policy\x02\x03\0\x01\x11disconnect-reason\x02\x03\0\x01\x0cresume-state\x02\x03\
-\0\x02\x07request\x02\x03\0\x02\x07command\x01BW\x02\x03\x02\x01\x02\x04\0\x06cu\
+\0\x02\x07request\x02\x03\0\x02\x07command\x01B_\x02\x03\x02\x01\x02\x04\0\x06cu\
 rsor\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\x01\x06\x04\
 \0\x05event\x03\0\x04\x02\x03\x02\x01\x07\x04\0\x03fed\x03\0\x06\x02\x03\x02\x01\
 \x08\x04\0\x0agap-policy\x03\0\x08\x02\x03\x02\x01\x09\x04\0\x11disconnect-reaso\
@@ -19111,65 +21375,70 @@ tate-jsons\x07options\x17\0)\x04\0\x1c[static]follower.resume-json\x01,\x01@\x03
 \x0bcomputer-ids\x06offset\x15\x07options\x17\0)\x04\0\x1b[static]follower.setup\
 -logs\x01-\x01ku\x01@\x05\x0bcomputer-ids\x07command\x11\x0ftimeout-seconds.\x0f\
 idempotency-key\x18\x07options\x17\0)\x04\0\x1c[static]follower.exec-stream\x01/\
-\x01h&\x01j\x01\x0f\x01\x03\x01@\x01\x04self0\01\x04\0\x18[method]follower.reque\
-st\x012\x01j\0\x01\x03\x01@\x05\x04self0\x06status{\x0ccontent-types\x07proc-id\x18\
-\x0bretry-after\x18\03\x04\0\x15[method]follower.open\x014\x01p}\x01@\x02\x04sel\
-f0\x04data5\0\x07\x04\0\x15[method]follower.feed\x016\x01@\x03\x04self0\x0ftrans\
-port-error\x18\x06jitteru\0#\x04\0\x17[method]follower.finish\x017\x01@\x03\x04s\
-elf0\x06details\x06jitteru\0!\x04\0\x1c[method]follower.no-response\x018\x01@\x01\
-\x04self0\0\x15\x04\0\x20[method]follower.poll-timeout-ns\x019\x01@\x02\x04self0\
-\x06now-nsw\0\x7f\x04\0\"[method]follower.handle-timeout-ns\x01:\x01@\x01\x04sel\
-f0\0\x01\x04\0\x17[method]follower.cursor\x01;\x01@\x01\x04self0\0\x18\x04\0\x18\
-[method]follower.proc-id\x01<\x01@\x01\x04self0\0%\x04\0\x16[method]follower.sta\
-te\x01=\x01@\x01\x04self0\0y\x04\0\x19[method]follower.attempts\x01>\x01@\x01\x04\
-self0\0\x17\x04\0\x18[method]follower.options\x01?\x01@\x01\x04self0\0\x0d\x04\0\
-\x1d[method]follower.resume-state\x01@\x01@\x01\x04self0\0s\x04\0\"[method]follo\
-wer.resume-state-json\x01A\x01@\0\0\x17\x04\0\x0ffollow-defaults\x01B\x04\0\x16d\
-ory:wire/follow@0.1.0\x05\x0d\x01B%\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\0\x01\
-r\x02\x05firstw\x04lastw\x04\0\x0aline-range\x03\0\x02\x01k\x03\x01ks\x01r\x0c\x04\
-texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0ahead-bytesw\x0atail-by\
-tesw\x0domitted-linesw\x0domitted-bytesw\x0domitted-range\x04\x08spill-id\x05\x0a\
-spill-path\x05\x0bspill-error\x05\x04\0\x07preview\x03\0\x06\x01q\x03\x05saved\x01\
-s\0\x06failed\x01s\0\x09not-saved\0\0\x04\0\x0dspill-outcome\x03\0\x08\x04\0\x0d\
-pending-spill\x03\x01\x01i\x0a\x01q\x02\x04fits\x01\x07\0\x0bneeds-spill\x01\x0b\
-\0\x04\0\x07bounded\x03\0\x0c\x04\0\x11streaming-bounder\x03\x01\x01h\x0a\x01@\x01\
-\x04self\x0f\0s\x04\0\x1e[method]pending-spill.spill-id\x01\x10\x01@\x01\x04self\
-\x0f\0w\x04\0![method]pending-spill.total-bytes\x01\x11\x04\0![method]pending-sp\
-ill.total-lines\x01\x11\x01@\x03\x04self\x0f\x07outcome\x09\x04hint\x05\0\x07\x04\
-\0\x1c[method]pending-spill.render\x01\x12\x01i\x0e\x01@\x03\x09max-linesw\x09ma\
-x-bytesw\x08spill-id\x05\0\x13\x04\0\x1e[constructor]streaming-bounder\x01\x14\x01\
-h\x0e\x01p}\x01@\x02\x04self\x15\x05chunk\x16\x01\0\x04\0\x1e[method]streaming-b\
-ounder.push\x01\x17\x01@\x01\x04self\x15\0w\x04\0%[method]streaming-bounder.tota\
-l-bytes\x01\x18\x01j\x01\x0d\x01\x01\x01@\x01\x07bounder\x13\0\x19\x04\0\x20[sta\
-tic]streaming-bounder.finish\x01\x1a\x01@\x04\x04data\x16\x09max-linesw\x09max-b\
-ytesw\x08spill-id\x05\0\x19\x04\0\x05bound\x01\x1b\x04\0\x17dory:wire/preview@0.\
-1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\0\x04\x0dspill-outcome\x01B;\x02\x03\
-\x02\x01\x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\
-\x02\x03\x02\x01\x06\x04\0\x05event\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07previ\
-ew\x03\0\x06\x02\x03\x02\x01\x10\x04\0\x0dspill-outcome\x03\0\x08\x01m\x03\x06st\
-dout\x06stderr\x08combined\x04\0\x04view\x03\0\x0a\x04\0\x0brun-bounder\x03\x01\x04\
-\0\x0brun-pending\x03\x01\x01ks\x01i\x0c\x01@\x03\x09max-linesw\x09max-bytesw\x08\
-spill-id\x0e\0\x0f\x04\0\x18[constructor]run-bounder\x01\x10\x01h\x0c\x01p}\x01@\
-\x03\x04self\x11\x06stream\x01\x04data\x12\x01\0\x04\0\x18[method]run-bounder.pu\
-sh\x01\x13\x01@\x04\x04self\x11\x06stream\x01\x05startw\x03endw\x01\0\x04\0\x18[\
-method]run-bounder.lose\x01\x14\x01p\x05\x01@\x02\x04self\x11\x06events\x15\x01\0\
-\x04\0\x18[method]run-bounder.feed\x01\x16\x01@\x02\x04self\x11\x04view\x0b\0\x0e\
-\x04\0\x1c[method]run-bounder.spill-id\x01\x17\x01@\x02\x04self\x11\x04view\x0b\0\
-w\x04\0\x1f[method]run-bounder.total-bytes\x01\x18\x04\0\x1e[method]run-bounder.\
-lost-bytes\x01\x18\x01@\x01\x04self\x11\0w\x04\0\"[method]run-bounder.retained-b\
-ytes\x01\x19\x01i\x0d\x01j\x01\x1a\x01\x03\x01@\x01\x07bounder\x0f\0\x1b\x04\0\x1a\
-[static]run-bounder.finish\x01\x1c\x01h\x0d\x01@\x02\x04self\x1d\x04view\x0b\0s\x04\
-\0\x1c[method]run-pending.spill-id\x01\x1e\x01@\x02\x04self\x1d\x04view\x0b\0\x7f\
-\x04\0\x1f[method]run-pending.needs-spill\x01\x1f\x01@\x02\x04self\x1d\x04view\x0b\
-\0w\x04\0\x1f[method]run-pending.total-bytes\x01\x20\x01o\x02ww\x01@\x02\x04self\
-\x1d\x04view\x0b\0!\x04\0\x18[method]run-pending.lost\x01\"\x01@\x04\x04self\x1d\
-\x04view\x0b\x07outcome\x09\x04hint\x0e\0\x07\x04\0\x1a[method]run-pending.rende\
-r\x01#\x01j\0\x01\x03\x01@\x02\x09max-linesw\x09max-bytesw\0$\x04\0\x0ccheck-lim\
-its\x01%\x01@\x01\x0fidempotency-keys\0s\x04\0\x0crun-spill-id\x01&\x01@\0\0w\x04\
-\0\x15default-run-max-lines\x01'\x04\0\x15default-run-max-bytes\x01'\x04\0\x11mi\
-n-run-max-bytes\x01'\x04\0\x13dory:wire/run@0.1.0\x05\x11\x04\0\x19dory:wire/dor\
-y-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\0\0\0G\x09producers\x01\x0cpro\
-cessed-by\x02\x0dwit-component\x070.262.0\x10wit-bindgen-rust\x060.63.0";
+\x04\0\x1b[static]follower.call-start\x01/\x04\0\x1a[static]follower.call-exec\x01\
+/\x01@\x03\x0bcomputer-ids\x07proc-ids\x07options\x17\0)\x04\0![static]follower.\
+call-get-process\x010\x04\0\x1a[static]follower.call-kill\x010\x01h&\x01j\x01\x0f\
+\x01\x03\x01@\x01\x04self1\02\x04\0\x18[method]follower.request\x013\x01j\0\x01\x03\
+\x01@\x05\x04self1\x06status{\x0ccontent-types\x07proc-id\x18\x0bretry-after\x18\
+\04\x04\0\x15[method]follower.open\x015\x01p}\x01@\x02\x04self1\x04data6\0\x07\x04\
+\0\x15[method]follower.feed\x017\x01@\x03\x04self1\x0ftransport-error\x18\x06jit\
+teru\0#\x04\0\x17[method]follower.finish\x018\x01@\x03\x04self1\x06details\x06ji\
+tteru\0!\x04\0\x1c[method]follower.no-response\x019\x01@\x01\x04self1\0\x15\x04\0\
+\x1e[method]follower.wait-limit-ns\x01:\x01@\x02\x04self1\x0aelapsed-nsw\0\x7f\x04\
+\0\x1a[method]follower.waited-ns\x01;\x04\0\x20[method]follower.poll-timeout-ns\x01\
+:\x01@\x02\x04self1\x06now-nsw\0\x7f\x04\0\"[method]follower.handle-timeout-ns\x01\
+<\x01@\x01\x04self1\0\x01\x04\0\x17[method]follower.cursor\x01=\x01@\x01\x04self\
+1\0\x18\x04\0\x18[method]follower.proc-id\x01>\x01@\x01\x04self1\0%\x04\0\x16[me\
+thod]follower.state\x01?\x01@\x01\x04self1\0y\x04\0\x19[method]follower.attempts\
+\x01@\x01@\x01\x04self1\0\x17\x04\0\x18[method]follower.options\x01A\x01@\x01\x04\
+self1\0\x0d\x04\0\x1d[method]follower.resume-state\x01B\x01@\x01\x04self1\0s\x04\
+\0\"[method]follower.resume-state-json\x01C\x01@\0\0\x17\x04\0\x0ffollow-default\
+s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B%\x02\x03\x02\x01\x03\x04\0\x05\
+error\x03\0\0\x01r\x02\x05firstw\x04lastw\x04\0\x0aline-range\x03\0\x02\x01k\x03\
+\x01ks\x01r\x0c\x04texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0ahea\
+d-bytesw\x0atail-bytesw\x0domitted-linesw\x0domitted-bytesw\x0domitted-range\x04\
+\x08spill-id\x05\x0aspill-path\x05\x0bspill-error\x05\x04\0\x07preview\x03\0\x06\
+\x01q\x03\x05saved\x01s\0\x06failed\x01s\0\x09not-saved\0\0\x04\0\x0dspill-outco\
+me\x03\0\x08\x04\0\x0dpending-spill\x03\x01\x01i\x0a\x01q\x02\x04fits\x01\x07\0\x0b\
+needs-spill\x01\x0b\0\x04\0\x07bounded\x03\0\x0c\x04\0\x11streaming-bounder\x03\x01\
+\x01h\x0a\x01@\x01\x04self\x0f\0s\x04\0\x1e[method]pending-spill.spill-id\x01\x10\
+\x01@\x01\x04self\x0f\0w\x04\0![method]pending-spill.total-bytes\x01\x11\x04\0![\
+method]pending-spill.total-lines\x01\x11\x01@\x03\x04self\x0f\x07outcome\x09\x04\
+hint\x05\0\x07\x04\0\x1c[method]pending-spill.render\x01\x12\x01i\x0e\x01@\x03\x09\
+max-linesw\x09max-bytesw\x08spill-id\x05\0\x13\x04\0\x1e[constructor]streaming-b\
+ounder\x01\x14\x01h\x0e\x01p}\x01@\x02\x04self\x15\x05chunk\x16\x01\0\x04\0\x1e[\
+method]streaming-bounder.push\x01\x17\x01@\x01\x04self\x15\0w\x04\0%[method]stre\
+aming-bounder.total-bytes\x01\x18\x01j\x01\x0d\x01\x01\x01@\x01\x07bounder\x13\0\
+\x19\x04\0\x20[static]streaming-bounder.finish\x01\x1a\x01@\x04\x04data\x16\x09m\
+ax-linesw\x09max-bytesw\x08spill-id\x05\0\x19\x04\0\x05bound\x01\x1b\x04\0\x17do\
+ry:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\0\x04\x0dspill-ou\
+tcome\x01B;\x02\x03\x02\x01\x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\
+\x05error\x03\0\x02\x02\x03\x02\x01\x06\x04\0\x05event\x03\0\x04\x02\x03\x02\x01\
+\x0f\x04\0\x07preview\x03\0\x06\x02\x03\x02\x01\x10\x04\0\x0dspill-outcome\x03\0\
+\x08\x01m\x03\x06stdout\x06stderr\x08combined\x04\0\x04view\x03\0\x0a\x04\0\x0br\
+un-bounder\x03\x01\x04\0\x0brun-pending\x03\x01\x01ks\x01i\x0c\x01@\x03\x09max-l\
+inesw\x09max-bytesw\x08spill-id\x0e\0\x0f\x04\0\x18[constructor]run-bounder\x01\x10\
+\x01h\x0c\x01p}\x01@\x03\x04self\x11\x06stream\x01\x04data\x12\x01\0\x04\0\x18[m\
+ethod]run-bounder.push\x01\x13\x01@\x04\x04self\x11\x06stream\x01\x05startw\x03e\
+ndw\x01\0\x04\0\x18[method]run-bounder.lose\x01\x14\x01p\x05\x01@\x02\x04self\x11\
+\x06events\x15\x01\0\x04\0\x18[method]run-bounder.feed\x01\x16\x01@\x02\x04self\x11\
+\x04view\x0b\0\x0e\x04\0\x1c[method]run-bounder.spill-id\x01\x17\x01@\x02\x04sel\
+f\x11\x04view\x0b\0w\x04\0\x1f[method]run-bounder.total-bytes\x01\x18\x04\0\x1e[\
+method]run-bounder.lost-bytes\x01\x18\x01@\x01\x04self\x11\0w\x04\0\"[method]run\
+-bounder.retained-bytes\x01\x19\x01i\x0d\x01j\x01\x1a\x01\x03\x01@\x01\x07bounde\
+r\x0f\0\x1b\x04\0\x1a[static]run-bounder.finish\x01\x1c\x01h\x0d\x01@\x02\x04sel\
+f\x1d\x04view\x0b\0s\x04\0\x1c[method]run-pending.spill-id\x01\x1e\x01@\x02\x04s\
+elf\x1d\x04view\x0b\0\x7f\x04\0\x1f[method]run-pending.needs-spill\x01\x1f\x01@\x02\
+\x04self\x1d\x04view\x0b\0w\x04\0\x1f[method]run-pending.total-bytes\x01\x20\x01\
+o\x02ww\x01@\x02\x04self\x1d\x04view\x0b\0!\x04\0\x18[method]run-pending.lost\x01\
+\"\x01@\x04\x04self\x1d\x04view\x0b\x07outcome\x09\x04hint\x0e\0\x07\x04\0\x1a[m\
+ethod]run-pending.render\x01#\x01j\0\x01\x03\x01@\x02\x09max-linesw\x09max-bytes\
+w\0$\x04\0\x0ccheck-limits\x01%\x01@\x01\x0fidempotency-keys\0s\x04\0\x0crun-spi\
+ll-id\x01&\x01@\0\0w\x04\0\x15default-run-max-lines\x01'\x04\0\x15default-run-ma\
+x-bytes\x01'\x04\0\x11min-run-max-bytes\x01'\x04\0\x13dory:wire/run@0.1.0\x05\x11\
+\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\0\0\0G\x09\
+producers\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10wit-bindgen-rus\
+t\x060.63.0";
 #[inline(never)]
 #[doc(hidden)]
 pub fn __link_custom_section_describing_imports() {

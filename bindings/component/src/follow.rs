@@ -119,6 +119,14 @@ fn built(result: Result<Follower, dory_wire::Error>) -> Result<wit::Follower, Wi
         .map_err(|e| convert::error(&e))
 }
 
+/// A one-answer call's follower.
+fn call(
+    request: Result<dory_wire::Request, dory_wire::Error>,
+    opts: &wit::FollowOptions,
+) -> Result<wit::Follower, WitError> {
+    built(request.and_then(|request| Follower::call(request, options(opts))))
+}
+
 fn resumed(
     computer_id: &str,
     state: &ResumeState,
@@ -194,6 +202,72 @@ impl wit::GuestFollower for FollowerResource {
             idempotency_key.as_deref(),
             options(&opts),
         ))
+    }
+
+    fn call_start(
+        computer_id: String,
+        command: Command,
+        timeout_seconds: Option<f64>,
+        idempotency_key: Option<String>,
+        opts: wit::FollowOptions,
+    ) -> Result<wit::Follower, WitError> {
+        call(
+            dory_wire::Request::start(
+                &computer_id,
+                &request::command(command),
+                timeout_seconds,
+                idempotency_key.as_deref(),
+            ),
+            &opts,
+        )
+    }
+
+    fn call_exec(
+        computer_id: String,
+        command: Command,
+        timeout_seconds: Option<f64>,
+        idempotency_key: Option<String>,
+        opts: wit::FollowOptions,
+    ) -> Result<wit::Follower, WitError> {
+        call(
+            dory_wire::Request::exec(
+                &computer_id,
+                &request::command(command),
+                timeout_seconds,
+                idempotency_key.as_deref(),
+                false,
+            ),
+            &opts,
+        )
+    }
+
+    fn call_get_process(
+        computer_id: String,
+        proc_id: String,
+        opts: wit::FollowOptions,
+    ) -> Result<wit::Follower, WitError> {
+        call(
+            dory_wire::Request::get_process(&computer_id, &proc_id),
+            &opts,
+        )
+    }
+
+    fn call_kill(
+        computer_id: String,
+        proc_id: String,
+        opts: wit::FollowOptions,
+    ) -> Result<wit::Follower, WitError> {
+        call(dory_wire::Request::kill(&computer_id, &proc_id), &opts)
+    }
+
+    fn wait_limit_ns(&self) -> Option<u64> {
+        self.inner.borrow_mut().wait_limit().map(decode::nanos)
+    }
+
+    fn waited_ns(&self, elapsed_ns: u64) -> bool {
+        self.inner
+            .borrow_mut()
+            .waited(Duration::from_nanos(elapsed_ns))
     }
 
     fn request(&self) -> Result<Request, WitError> {
