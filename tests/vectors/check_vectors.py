@@ -54,7 +54,7 @@ UNCOVERABLE_REASONS = {"stalled": "liveness needs a clock; decode vectors have n
 # The reasons a follower reports: every one must appear in a conversation vector.
 FOLLOW_REASONS = {"end_of_body", "gap", "stalled", "no_response", "unavailable"}
 DECISIONS = {"done", "reconnect", "continue", "error"}
-READS = {"process_output", "resume", "setup_logs", "exec_stream"}
+READS = {"process_output", "resume", "setup_logs", "exec_stream", "start", "exec", "get_process", "kill"}
 OPTION_KEYS = {
     "follow",
     "gap_policy",
