@@ -217,6 +217,11 @@ function raisers(decodeAll) {
     follower.request();
     follower.noResponse("connection refused", 0);
   });
+  out.set("no_answer", (api) => {
+    const follower = api.Follower.call(api.Request.start("c1", "make"));
+    follower.request();
+    follower.noResponse("connection refused", 0);
+  });
   return out;
 }
 
