@@ -24,6 +24,7 @@ from dory_wire import Cursor, Disconnected, Reconnect
 from dory_wire.client import (
     ApiError,
     Client,
+    NoAnswer,
     OffsetBeyondOutput,
     OutputExpired,
     OutputGap,
@@ -89,8 +90,11 @@ def free_port() -> int:
 def test_refused_connection_first_and_on_reconnect() -> None:
     with Client(f"http://127.0.0.1:{free_port()}") as client:
         computer = client.computers.get("c1")
-        with pytest.raises(httpx.ConnectError):  # one-shot calls raise httpx's errors
+        # A get may be sent again (the core's one-answer rule): then NoAnswer.
+        with pytest.raises(NoAnswer) as lost:
             computer.processes.get("p_1")
+        assert (lost.value.reason, lost.value.attempts) == ("no_response", 6)
+        assert isinstance(lost.value.__cause__, httpx.ConnectError)
     with RefServer("--drop-after-bytes", "20") as server:
         url = server.url
         with Client(url) as client:
