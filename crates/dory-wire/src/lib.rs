@@ -157,6 +157,7 @@ mod offsets;
 pub mod preview;
 mod reader;
 mod request;
+mod run;
 mod sink;
 mod transcript;
 mod types;
@@ -168,6 +169,10 @@ pub use follow::{
 };
 pub use reader::{Reader, ReaderState};
 pub use request::{Command, Method, Request, Wait};
+pub use run::{
+    fresh_run_key, Run, RunAction, RunActionBuf, RunOptions, RunResult, RunSink, RunState,
+    RunStep, DEFAULT_ANSWER_TIMEOUT,
+};
 pub use sink::Sink;
 pub use transcript::{Piece, StreamTranscript, Transcript, Utf8Decoder};
 pub use types::*;
