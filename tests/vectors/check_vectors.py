@@ -28,7 +28,9 @@ error code of the core's table (`ERROR_CODES` in
 express: the `stalled` reason needs a clock (only conversation vectors, whose
 runners tick one, have it), and `invalid_state` needs the API called out of
 order, which runners never do. `conversation` vectors must together show
-every decision, every reconnect reason and every kind of read.
+every decision, every reconnect reason and every kind of read; there are at
+least 25 `run-conversation` vectors, showing every step and a cancel both
+before a request and during one.
 
 Exits 1 and lists the problems if any check fails.
 """
@@ -107,6 +109,13 @@ PREVIEW_ERROR_CODES = {c for c, k in ERROR_KINDS.items() if k in PREVIEW_KINDS}
 
 DECODE_REQUIRED = {"name", "kind", "endpoint", "status", "content_type", "expect"}
 DECODE_OPTIONAL = {"process_id_header", "cursor", "gap_policy", "max_frame_bytes", "strict", "body", "body_b64"}
+RUN_CONVERSATION_KEYS = {
+    "computer_id", "command", "idempotency_key", "random_hex", "timeout_seconds", "max_lines",
+    "max_bytes", "hint", "kill_on_cancel", "spill", "on_output", "answer_timeout_ms",
+}
+RUN_STEPS = {"send", "wait", "done", "cancelled", "error"}
+RUN_STATES = {"finished", "cancelled", "failed"}
+VIEWS = {"stdout", "stderr", "combined"}
 RUN_KEYS = {"name", "kind", "max_lines", "max_bytes", "spill_id", "input", "spill", "hint", "expect"}
 RUN_DATA_KEYS = {"stdout", "stderr", "stdout_b64", "stderr_b64"}
 RUN_VIEW_KEYS = {
@@ -186,8 +195,11 @@ class Checker:
             "follow_reason": set(),
             "read": set(),
             "run": set(),
+            "run_step": set(),
+            "run_cancel": set(),
         }
         self.runs = 0
+        self.run_conversations = 0
 
     def err(self, where, msg):
         self.problems.append(f"{where}: {msg}")
@@ -238,6 +250,8 @@ class Checker:
                 self.check_conversation(where, v)
             elif kind == "run":
                 self.check_run(where, v)
+            elif kind == "run-conversation":
+                self.check_run_conversation(where, v)
             else:
                 self.err(where, f"unknown kind {kind!r}")
 
@@ -567,6 +581,72 @@ class Checker:
         if not isinstance(expect, dict):
             self.err(where, "expect must be an object")
 
+    def check_run_conversation(self, where, v):
+        """The format of kind "run-conversation" (VECTORS.md)."""
+        self.run_conversations += 1
+        extra = set(v) - {"name", "kind", "run", "options", "exchanges", "expect", "spill_writer"}
+        if extra:
+            self.err(where, f"unknown keys {sorted(extra)}")
+        run = v.get("run")
+        if not isinstance(run, dict) or set(run) - RUN_CONVERSATION_KEYS:
+            self.err(where, f"run may only hold {sorted(RUN_CONVERSATION_KEYS)}")
+        elif not isinstance(run.get("computer_id"), str) or "command" not in run:
+            self.err(where, "run needs computer_id and command")
+        elif "random_hex" in run and not re.fullmatch(r"[0-9a-f]{32}", str(run["random_hex"])):
+            self.err(where, "random_hex must be 32 lowercase hex digits")
+        options = v.get("options", {})
+        if not isinstance(options, dict) or set(options) - OPTION_KEYS:
+            self.err(where, f"options may only hold {sorted(OPTION_KEYS)}")
+        writer = v.get("spill_writer")
+        if writer is not None and (
+            not isinstance(writer, dict)
+            or writer.get("view") not in VIEWS
+            or writer.get("at") not in ("open", "write", "commit")
+        ):
+            self.err(where, "spill_writer needs a view and at: open, write or commit")
+        exchanges = v.get("exchanges")
+        if not isinstance(exchanges, list) or not exchanges:
+            self.err(where, "exchanges must be a non-empty list")
+            return
+        for i, e in enumerate(exchanges):
+            at = f"{where}: exchange {i}"
+            step = e.get("step") if isinstance(e, dict) else None
+            if not isinstance(step, dict) or step.get("type") not in RUN_STEPS:
+                self.err(at, f"step.type must be one of {sorted(RUN_STEPS)}")
+                continue
+            self.seen["run_step"].add(step["type"])
+            if step["type"] == "error":
+                if step.get("code") not in ERROR_KINDS:
+                    self.err(at, f"unknown error code {step.get('code')!r}")
+                if i != len(exchanges) - 1:
+                    self.err(at, "an error ends a run conversation")
+            if step["type"] == "wait" and (
+                not isinstance(step.get("delay_ms"), (int, float)) or "reconnect" not in step
+            ):
+                self.err(at, "a wait step has delay_ms and reconnect (a record or null)")
+            if e.get("cancel"):
+                self.seen["run_cancel"].add("with_request" if "request" in e else "before_request")
+            if "request" in e:
+                response = e.get("response")
+                if response is not None and (
+                    not isinstance(response, dict) or set(response) - RESPONSE_KEYS - {"pieces"}
+                ):
+                    self.err(at, f"response may only hold {sorted(RESPONSE_KEYS | {'pieces'})}")
+                if response is None and not e.get("cancel"):
+                    self.err(at, "an exchange without a response cancels")
+            elif not e.get("cancel") and not (i == 0 and step["type"] == "error"):
+                self.err(at, "an exchange without a request cancels, or is the error of a run not built")
+        expect = v.get("expect")
+        if not isinstance(expect, dict) or expect.get("state") not in RUN_STATES:
+            self.err(where, f"expect.state must be one of {sorted(RUN_STATES)}")
+        else:
+            for view in expect.get("spills", {}):
+                if view not in VIEWS:
+                    self.err(where, f"unknown spill view {view!r}")
+            for end in (f.get("end") for f in expect.get("spills", {}).values()):
+                if end not in ("commit", "discard", "failed", "open"):
+                    self.err(where, f"a spill ends commit, discard, failed or open, not {end!r}")
+
     def check_coverage(self):
         """At least one vector for every event, end, reason and error code."""
         wanted = {
@@ -578,7 +658,11 @@ class Checker:
             "follow_reason": FOLLOW_REASONS,
             "read": READS,
             "run": {"stdout", "stderr", "lost", "stderr_section"},
+            "run_step": RUN_STEPS,
+            "run_cancel": {"with_request", "before_request"},
         }
+        if self.run_conversations < 25:
+            self.err("coverage", f"only {self.run_conversations} run-conversation vectors (at least 25)")
         if self.runs < 15:
             self.err("coverage", f"only {self.runs} run vectors (at least 15)")
         unknown_kinds = (

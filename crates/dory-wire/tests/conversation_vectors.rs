@@ -9,59 +9,10 @@ use std::time::Duration;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use common::conversation::{body_bytes, command_of, cursor_of, error_json, options_of, reconnect_json, request_json};
 use common::{cursor_json, event_json, subset_matches, vectors, Rng};
-use dory_wire::{
-    Command, Cursor, Decision, Error, Event, FieldValue, FollowOptions, Follower, GapPolicy,
-    Request, ResumeState, Stream,
-};
-use serde_json::{json, Map, Value};
-
-fn cursor_of(v: &Value) -> Cursor {
-    Cursor::new(
-        v["stdout"].as_u64().unwrap_or(0),
-        v["stderr"].as_u64().unwrap_or(0),
-    )
-}
-
-fn options_of(v: &Value) -> FollowOptions {
-    let mut o = FollowOptions::default();
-    let Some(opts) = v.get("options") else {
-        return o;
-    };
-    let ms = |k: &str| {
-        opts.get(k)
-            .and_then(Value::as_u64)
-            .map(Duration::from_millis)
-    };
-    if let Some(f) = opts.get("follow").and_then(Value::as_bool) {
-        o = o.follow(f);
-    }
-    if let Some(p) = opts.get("gap_policy").and_then(Value::as_str) {
-        o = o.gap_policy(GapPolicy::from_name(p).expect("known gap policy"));
-    }
-    if let Some(r) = opts.get("retries").and_then(Value::as_u64) {
-        o = o.retries(r as u32);
-    }
-    if let Some(d) = ms("backoff_ms") {
-        o = o.backoff(d);
-    }
-    if let Some(d) = ms("max_backoff_ms") {
-        o = o.max_backoff(d);
-    }
-    if let Some(j) = opts.get("jitter").and_then(Value::as_bool) {
-        o = o.jitter(j);
-    }
-    if let Some(d) = ms("liveness_timeout_ms") {
-        o = o.liveness_timeout(d);
-    }
-    if let Some(m) = opts.get("max_frame_bytes").and_then(Value::as_u64) {
-        o = o.max_frame_bytes(m as usize);
-    }
-    if let Some(s) = opts.get("strict").and_then(Value::as_bool) {
-        o = o.strict(s);
-    }
-    o
-}
+use dory_wire::{Decision, Error, Event, Follower, Request, ResumeState, Stream};
+use serde_json::{json, Value};
 
 fn follower_of(v: &Value) -> Result<Follower, Error> {
     let read = &v["read"];
@@ -115,71 +66,18 @@ fn follower_of(v: &Value) -> Result<Follower, Error> {
     }
 }
 
-/// An error decision: its code and every field of its code, named as the
-/// core's table names them (as every other runner does).
-fn error_json(e: &Error) -> Value {
-    let mut m = Map::new();
-    m.insert("type".into(), json!("error"));
-    m.insert("code".into(), json!(e.code()));
-    for (name, value) in e.fields() {
-        let value = match value {
-            FieldValue::Str(s) => json!(s),
-            FieldValue::OptStr(s) => json!(s),
-            FieldValue::U64(n) => json!(n),
-            FieldValue::Stream(s) => json!(s.as_str()),
-            FieldValue::Cursor(c) => cursor_json(&c),
-        };
-        m.insert(name.into(), value);
-    }
-    Value::Object(m)
-}
-
-fn command_of(value: &Value) -> Command {
-    match value {
-        Value::String(line) => Command::shell(line.clone()),
-        Value::Array(args) => Command::argv(args.iter().map(|a| a.as_str().expect("str"))),
-        other => panic!("command {other}"),
-    }
-}
-
-fn request_json(r: &Request) -> Value {
-    let headers: Map<String, Value> = r
-        .headers
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), json!(v)))
-        .collect();
-    let body = match &r.body {
-        Some(b) => serde_json::from_slice(b).expect("a JSON body"),
-        None => Value::Null,
-    };
-    json!({"method": r.method.as_str(), "target": r.target(), "headers": headers, "body": body})
-}
-
 fn decision_json(d: &Decision) -> Value {
     match d {
         Decision::Done(done) => json!({
             "type": "done", "exited": done.exited, "exit_code": done.exit_code,
             "timed_out": done.timed_out, "cursor": cursor_json(&done.cursor), "proc_id": done.proc_id,
         }),
-        Decision::Reconnect(r) => json!({
-            "type": "reconnect", "attempt": r.attempt, "failures": r.failures,
-            "reason": r.reason.as_str(), "cursor": cursor_json(&r.cursor),
-            "delay_ms": r.delay.as_secs_f64() * 1000.0, "proc_id": r.proc_id, "detail": r.detail,
-        }),
+        Decision::Reconnect(r) => {
+            let mut record = reconnect_json(r);
+            record["type"] = json!("reconnect");
+            record
+        }
         Decision::Continue => json!({"type": "continue"}),
-    }
-}
-
-fn body_bytes(response: &Value) -> Vec<u8> {
-    if let Some(b) = response.get("body_b64").and_then(Value::as_str) {
-        STANDARD.decode(b).expect("body_b64 is base64")
-    } else {
-        response
-            .get("body")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .as_bytes()
-            .to_vec()
     }
 }
 

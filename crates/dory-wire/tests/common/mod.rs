@@ -2,6 +2,7 @@
 //! shapes of VECTORS.md.
 #![allow(dead_code, unreachable_pub)]
 
+pub mod conversation;
 pub mod preview;
 
 use std::path::{Path, PathBuf};
