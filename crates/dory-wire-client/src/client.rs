@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use dory_wire::{
-    Decision, Error, Event, FollowOptions, Follower, Method, Request, Sink, Wait,
+    Decision, Error, Event, FollowOptions, Follower, Method, Request, Run, RunSink, RunStep, Sink,
+    Wait,
     DEFAULT_LIVENESS_TIMEOUT, DEFAULT_MAX_FRAME_BYTES,
 };
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
@@ -36,7 +37,7 @@ pub(crate) struct Inner {
     http: reqwest::Client,
     base_url: String,
     headers: HeaderMap,
-    timeout: Duration,
+    pub(crate) timeout: Duration,
     pub(crate) liveness_timeout: Duration,
     pub(crate) max_frame_bytes: usize,
     jitter_counter: AtomicU64,
@@ -196,12 +197,89 @@ pub(crate) fn describe(error: &dyn std::error::Error) -> String {
 }
 
 /// What reading one more piece of a body gave.
-pub(crate) enum Pumped {
+pub(crate) enum Pumped<D = Decision> {
     /// A piece was fed; the body goes on.
     More,
-    /// The body ended: the follower's decision.
-    Ended(Decision),
+    /// The body ended: the conversation's decision.
+    Ended(D),
 }
+
+/// A conversation of the core that the client drives with its IO: a
+/// [`Follower`] (a read, a one-answer call) or a [`Run`] (the agent call).
+/// Every decision is the conversation's; the client only sends, reads,
+/// times its waits and reports what happened.
+pub(crate) trait Conversation {
+    /// What it decides when an answer ends.
+    type Decision;
+    fn request(&mut self) -> Result<Request>;
+    fn open(
+        &mut self,
+        status: u16,
+        content_type: &str,
+        proc_id: Option<&str>,
+        retry_after: Option<&str>,
+    ) -> Result<()>;
+    fn no_response(&mut self, detail: &str, jitter: f64) -> Result<Self::Decision>;
+    fn wait_limit(&mut self) -> Option<Duration>;
+    fn waited(&mut self, elapsed: Duration) -> bool;
+}
+
+/// A [`Conversation`] whose answers' bodies go to a sink of type `S`.
+pub(crate) trait Fed<S: ?Sized>: Conversation {
+    fn feed(&mut self, data: &[u8], sink: &mut S) -> Result<()>;
+    fn finish(
+        &mut self,
+        transport_error: Option<&str>,
+        jitter: f64,
+        sink: &mut S,
+    ) -> Result<Self::Decision>;
+}
+
+macro_rules! conversation {
+    ($ty:ty, $decision:ty, $bound:path) => {
+        impl Conversation for $ty {
+            type Decision = $decision;
+            fn request(&mut self) -> Result<Request> {
+                <$ty>::request(self)
+            }
+            fn open(
+                &mut self,
+                status: u16,
+                content_type: &str,
+                proc_id: Option<&str>,
+                retry_after: Option<&str>,
+            ) -> Result<()> {
+                <$ty>::open(self, status, content_type, proc_id, retry_after)
+            }
+            fn no_response(&mut self, detail: &str, jitter: f64) -> Result<$decision> {
+                <$ty>::no_response(self, detail, jitter)
+            }
+            fn wait_limit(&mut self) -> Option<Duration> {
+                <$ty>::wait_limit(self)
+            }
+            fn waited(&mut self, elapsed: Duration) -> bool {
+                <$ty>::waited(self, elapsed)
+            }
+        }
+
+        impl<S: $bound> Fed<S> for $ty {
+            fn feed(&mut self, data: &[u8], sink: &mut S) -> Result<()> {
+                <$ty>::feed(self, data, sink)
+            }
+            fn finish(
+                &mut self,
+                transport_error: Option<&str>,
+                jitter: f64,
+                sink: &mut S,
+            ) -> Result<$decision> {
+                <$ty>::finish(self, transport_error, jitter, sink)
+            }
+        }
+    };
+}
+
+conversation!(Follower, Decision, Sink);
+conversation!(Run, RunStep, RunSink);
 
 impl Inner {
     /// A random value in `[0, 1)` for the follower's jitter.
@@ -275,10 +353,10 @@ impl Inner {
     /// Sends the follower's next request and opens its response; or the
     /// follower's decision when no response came. Only the wait for the
     /// headers counts on the follower's clock.
-    pub(crate) async fn open(
+    pub(crate) async fn open<C: Conversation>(
         &self,
-        follower: &mut Follower,
-    ) -> Result<std::result::Result<reqwest::Response, Decision>> {
+        follower: &mut C,
+    ) -> Result<std::result::Result<reqwest::Response, C::Decision>> {
         let request = follower.request()?;
         let limit = follower.wait_limit();
         let began = Instant::now();
@@ -313,12 +391,12 @@ impl Inner {
     /// Reads one more piece of `response` into the follower (and `sink`),
     /// within the follower's wait limit. Only this wait counts on the
     /// follower's clock: the caller's time between pulls never does.
-    pub(crate) async fn pump(
+    pub(crate) async fn pump<S, C: Fed<S>>(
         &self,
-        follower: &mut Follower,
+        follower: &mut C,
         response: &mut reqwest::Response,
-        sink: &mut impl Sink,
-    ) -> Result<Pumped> {
+        sink: &mut S,
+    ) -> Result<Pumped<C::Decision>> {
         let limit = follower.wait_limit();
         let began = Instant::now();
         match within(limit, response.chunk()).await {
@@ -343,12 +421,12 @@ impl Inner {
         }
     }
 
-    fn end(
+    fn end<S, C: Fed<S>>(
         &self,
-        follower: &mut Follower,
+        follower: &mut C,
         transport_error: Option<&str>,
-        sink: &mut impl Sink,
-    ) -> Result<Pumped> {
+        sink: &mut S,
+    ) -> Result<Pumped<C::Decision>> {
         Ok(Pumped::Ended(follower.finish(
             transport_error,
             self.jitter(),

@@ -2,20 +2,21 @@
 //! follow its output exactly through reconnects, and hand back bounded
 //! previews of stdout, stderr and both combined, spilled as they stream.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::io;
 use std::sync::{Arc, Mutex};
 
 use dory_wire::preview::{
-    run_spill_id, Preview, RunBounder, SpillError, SpillOutcome, View, DEFAULT_RUN_MAX_BYTES,
-    DEFAULT_RUN_MAX_LINES,
+    SpillError, SpillOutcome, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
 };
-use dory_wire::{Cursor, Error, Event, Follower, GapPolicy, Request, Sink, Stream, Utf8Decoder};
+use dory_wire::{
+    Cursor, Error, GapPolicy, Run, RunAction, RunOptions as CoreRunOptions, RunSink, RunStep,
+    Stream,
+};
 use tokio::task::JoinHandle;
 
-use crate::client::invalid;
-use crate::resources::{follow_into, identity, CommandArg, Computer, Processes, ReadOptions};
+use crate::client::{invalid, Pumped};
+use crate::resources::{CommandArg, Computer, ReadOptions};
 use crate::spill::{DynFile, DynSpill, RunSpill};
 use crate::Result;
 
@@ -185,38 +186,9 @@ impl RunOptions {
 }
 
 /// What [`Computer::run`] returns: the process, its exit, and three bounded
-/// previews — the `combined` one is what to show a model.
-///
-/// Each preview is what the core's
-/// [`RunBounder`](dory_wire::preview::RunBounder) renders: for a view with
-/// no loss (and, for `combined`, no stderr section), exactly
-/// [`Bounder::bound`](dory_wire::preview::Bounder::bound) of that view's
-/// full bytes with the same limits and spill id, whatever the output's size
-/// and however often the connection was cut.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct RunResult {
-    /// The process.
-    pub proc_id: String,
-    /// The key it was started with (the caller's, or the fresh one): call
-    /// `run` again with it to re-attach.
-    pub idempotency_key: String,
-    /// The exit code; `None` when killed or timed out.
-    pub exit_code: Option<i64>,
-    /// Whether the process hit its deadline.
-    pub timed_out: bool,
-    /// Standard output, bounded.
-    pub stdout: Preview<'static>,
-    /// Standard error, bounded.
-    pub stderr: Preview<'static>,
-    /// Both, in the order their bytes arrived (what `2>&1` gives), bounded,
-    /// the end of stderr kept.
-    pub combined: Preview<'static>,
-    /// Bytes of stdout lost (skipped under gap policy skip).
-    pub stdout_lost_bytes: u64,
-    /// Bytes of stderr lost (skipped under gap policy skip).
-    pub stderr_lost_bytes: u64,
-}
+/// previews — the `combined` one is what to show a model. It is the core's
+/// [`RunResult`](dory_wire::RunResult), rendered by its run machine.
+pub use dory_wire::RunResult;
 
 /// Where the blocking client finds the kill a cancelled run spawned.
 pub(crate) type KillSlot = Arc<Mutex<Option<JoinHandle<()>>>>;
@@ -292,141 +264,143 @@ impl Computer {
     }
 
     /// [`Computer::run`]; a kill spawned on cancellation is put in `slot`.
+    ///
+    /// IO over the core's [`Run`]: it sends what the run asks for, feeds it
+    /// the answers, sleeps its waits, and does its actions (the views'
+    /// spill files, the live output hook).
     pub(crate) async fn run_with(
         &self,
         command: CommandArg,
         mut options: RunOptions,
         slot: Option<KillSlot>,
     ) -> Result<RunResult> {
-        RunBounder::check_limits(options.max_lines, options.max_bytes)?;
         if options.read.cursor != Cursor::default() {
             return Err(invalid(
                 "options",
                 "run reads a process's output from offset 0: the read options' cursor must be zero",
             ));
         }
-        if !options.read.follow.follow {
-            return Err(invalid(
-                "options",
-                "run follows the output to the exit: the read options' follow must be true",
-            ));
-        }
-        let policy = options.read.policy(&self.client);
-        policy.check()?;
-        let key = match options.idempotency_key.take() {
-            Some(key) => key,
-            None => fresh_key()?,
+        let mut core = CoreRunOptions::new()
+            .max_lines(options.max_lines)
+            .max_bytes(options.max_bytes)
+            .kill_on_cancel(options.kill_on_cancel)
+            .follow(options.read.policy(&self.client))
+            .answer_timeout(self.client.inner.timeout)
+            .spill(options.spill.is_some())
+            .on_output(options.on_output.is_some());
+        core.idempotency_key = options.idempotency_key.take();
+        core.timeout_seconds = options.timeout_seconds;
+        core.hint = options.hint.take();
+        let run = Run::new(&self.id, &command.0, core, random_bytes()?)?;
+        let mut io = RunIo {
+            spill: options.spill.take(),
+            files: [None, None, None],
+            failed: Vec::new(),
+            commits: Vec::new(),
+            on_output: options.on_output.take(),
         };
-        let start = Request::start(
-            &self.id,
-            &command.0,
-            options.timeout_seconds,
-            Some(key.as_str()),
-        )?;
-        let bounder = RunBounder::new(options.max_lines, options.max_bytes)
-            .with_spill_id(&run_spill_id(&key));
-        let mut sink = RunSink::new(bounder, options.spill.take(), options.on_output.take());
-
-        // Armed from here: a call dropped while the start is in flight
-        // sends the keyed start again to learn the process, then kills it.
-        let mut guard = KillGuard {
-            armed: options.kill_on_cancel,
+        let hook = options.read.on_reconnect.as_ref();
+        // Armed until the run ends: a call dropped before then cancels the
+        // run, and a kill the run then asks for is driven by a spawned task.
+        let mut guard = CancelGuard {
+            run: Some(run),
             client: self.client.clone(),
-            processes: self.processes(),
-            target: Target::Starting(start.clone()),
             runtime: tokio::runtime::Handle::try_current().ok(),
             slot,
         };
-        let started = self.client.inner.document(start).await.and_then(identity);
-        let started = match started {
-            Ok(started) => started,
-            Err(e) => {
-                guard.armed = false;
-                return Err(e);
+        let run = guard.run.as_mut().ok_or_else(lost_run)?;
+        let inner = &self.client.inner;
+        loop {
+            let step = match inner.open(run).await? {
+                Err(step) => step,
+                Ok(mut response) => loop {
+                    let pumped = inner.pump(run, &mut response, &mut io).await;
+                    io.report(run);
+                    match pumped? {
+                        Pumped::More => {}
+                        Pumped::Ended(step) => break step,
+                    }
+                },
+            };
+            match step {
+                RunStep::Send => {}
+                RunStep::Wait { delay, reconnect } => {
+                    if let (Some(record), Some(hook)) = (&reconnect, hook) {
+                        hook(record);
+                    }
+                    if !delay.is_zero() {
+                        tokio::time::sleep(delay).await;
+                    }
+                }
+                RunStep::Done => break,
+                RunStep::Cancelled => return Err(lost_run()),
             }
-        };
-        let proc_id = started.proc_id;
-        guard.target = Target::Started(proc_id.clone());
-        let followed = async {
-            let mut follower =
-                Follower::process_output(&self.id, &proc_id, Cursor::default(), policy)?;
-            let hook = options.read.on_reconnect.as_ref();
-            follow_into(&self.client, &mut follower, hook, &mut sink).await
         }
-        .await;
-        guard.armed = false;
-        let done = followed?;
-        if !done.exited {
-            return Err(Error::InvalidState {
-                reason: format!("the output of {proc_id} ended without its exit"),
-            });
-        }
-        let [stdout, stderr, combined] = sink.finish(options.hint.as_deref())?;
-        Ok(RunResult {
-            proc_id,
-            idempotency_key: key,
-            exit_code: done.exit_code,
-            timed_out: done.timed_out,
-            stdout: stdout.0,
-            stderr: stderr.0,
-            combined: combined.0,
-            stdout_lost_bytes: stdout.1,
-            stderr_lost_bytes: stderr.1,
-        })
+        io.commit(run);
+        run.result()
     }
 }
 
-/// A fresh idempotency key: `run-` and 32 random hex digits.
-fn fresh_key() -> Result<String> {
+fn lost_run() -> Error {
+    Error::InvalidState {
+        reason: "the run ended without its result".to_owned(),
+    }
+}
+
+/// The 16 random bytes of a fresh idempotency key.
+fn random_bytes() -> Result<[u8; 16]> {
     let mut random = [0u8; 16];
     getrandom::getrandom(&mut random).map_err(|e| Error::InvalidState {
         reason: format!("cannot draw a fresh idempotency key: {e}"),
     })?;
-    let hex: String = random.iter().map(|b| format!("{b:02x}")).collect();
-    Ok(format!("run-{hex}"))
+    Ok(random)
 }
 
-/// Which process a cancelled run kills.
-enum Target {
-    /// The start is in flight: its keyed request, sent again to learn the
-    /// process (a keyed replay starts nothing).
-    Starting(Request),
-    /// The process.
-    Started(String),
-}
-
-/// Kills the process when the call is dropped while armed.
-struct KillGuard {
-    armed: bool,
+/// Cancels the run when the call is dropped before it ended, and drives
+/// the kill the run then asks for on the runtime the call was polled on
+/// (`Drop` cannot wait for it; a runtime shut down first never sends it).
+struct CancelGuard {
+    run: Option<Run>,
     client: crate::Client,
-    processes: Processes,
-    target: Target,
     runtime: Option<tokio::runtime::Handle>,
     slot: Option<KillSlot>,
 }
 
-impl Drop for KillGuard {
+impl Drop for CancelGuard {
     fn drop(&mut self) {
-        if !self.armed {
+        let Some(mut run) = self.run.take() else {
+            return;
+        };
+        // The open files go with the call's `RunIo` (dropping discards).
+        if run.cancel(&mut |_: RunAction<'_>| {}) != RunStep::Send {
             return;
         }
         let Some(runtime) = self.runtime.take() else {
             return;
         };
         let client = self.client.clone();
-        let processes = self.processes.clone();
-        let target = std::mem::replace(&mut self.target, Target::Started(String::new()));
         let task = runtime.spawn(async move {
-            let proc_id = match target {
-                Target::Started(proc_id) => proc_id,
-                Target::Starting(start) => match client.inner.document(start).await {
-                    Ok(Event::Identity(identity)) => identity.proc_id,
-                    // Nothing to kill, or nothing known: a failed kill never
-                    // hides the cancellation.
-                    _ => return,
-                },
-            };
-            let _ = processes.kill(&proc_id).await;
+            let inner = &client.inner;
+            let mut none = |_: RunAction<'_>| {};
+            // A failed kill is not reported: the cancellation is.
+            loop {
+                let step = match inner.open(&mut run).await {
+                    Ok(Err(step)) => step,
+                    Ok(Ok(mut response)) => loop {
+                        match inner.pump(&mut run, &mut response, &mut none).await {
+                            Ok(Pumped::More) => {}
+                            Ok(Pumped::Ended(step)) => break step,
+                            Err(_) => return,
+                        }
+                    },
+                    Err(_) => return,
+                };
+                match step {
+                    RunStep::Send => {}
+                    RunStep::Wait { delay, .. } => tokio::time::sleep(delay).await,
+                    RunStep::Done | RunStep::Cancelled => return,
+                }
+            }
         });
         if let Some(slot) = &self.slot {
             if let Ok(mut slot) = slot.lock() {
@@ -436,128 +410,72 @@ impl Drop for KillGuard {
     }
 }
 
-/// One view's spill while the output streams.
-enum ViewFile {
-    /// Not opened yet (or no spill writer).
-    Closed,
-    Open(Box<dyn DynFile>),
-    /// The writer failed: the reason, in the core's words.
-    Failed(String),
-}
-
 /// The core's text for a writer that failed with `error`.
-fn writer_failed(error: &io::Error) -> String {
+fn writer_failed(error: &io::Error) -> SpillError {
     SpillError::WriterFailed {
         error: format!("{:?}: {error}", error.kind()),
     }
-    .to_string()
 }
 
-/// Where a run's output goes as it arrives: the run bounder, the spills,
-/// the live output hook.
-struct RunSink {
-    bounder: RunBounder,
+/// The IO of a run: the views' spill files and the live output hook, as
+/// the run's actions ask.
+struct RunIo {
     spill: Option<Arc<dyn DynSpill>>,
-    /// Each view's spill id, from the bounder.
-    ids: [String; 3],
-    files: [ViewFile; 3],
+    files: [Option<Box<dyn DynFile>>; 3],
+    /// Writers that failed, reported to the run after the call that gave
+    /// the action returned.
+    failed: Vec<(View, SpillError)>,
+    /// The views to commit once the output is complete.
+    commits: Vec<View>,
     on_output: Option<OutputHook>,
-    decoders: [Utf8Decoder; 2],
-    text: String,
 }
 
-impl RunSink {
-    fn new(
-        bounder: RunBounder,
-        spill: Option<Arc<dyn DynSpill>>,
-        on_output: Option<OutputHook>,
-    ) -> RunSink {
-        let ids = View::ALL.map(|v| bounder.spill_id(v).unwrap_or_default().to_owned());
-        RunSink {
-            bounder,
-            spill,
-            ids,
-            files: [ViewFile::Closed, ViewFile::Closed, ViewFile::Closed],
-            on_output,
-            decoders: [Utf8Decoder::new(), Utf8Decoder::new()],
-            text: String::new(),
+impl RunIo {
+    fn report(&mut self, run: &mut Run) {
+        for (view, error) in self.failed.drain(..) {
+            run.spill_failed(view, error);
         }
     }
 
-    /// Writes `data` to `view`'s spill, opening it first; a failure marks
-    /// the view failed (its file discarded, nothing more written).
-    fn write(&mut self, view: View, data: &[u8]) {
-        let Some(spill) = &self.spill else {
-            return;
-        };
-        let i = view as usize;
-        if matches!(self.files[i], ViewFile::Closed) {
-            self.files[i] = match spill.clone().open_dyn(&self.ids[i]) {
-                Ok(file) => ViewFile::Open(file),
-                Err(e) => ViewFile::Failed(writer_failed(&e)),
+    fn commit(&mut self, run: &mut Run) {
+        self.report(run);
+        for view in std::mem::take(&mut self.commits) {
+            let outcome = match self.files[view as usize].take().map(|f| f.commit()) {
+                Some(Ok(path)) => SpillOutcome::Saved { path },
+                Some(Err(e)) => writer_failed(&e).into(),
+                None => SpillOutcome::NotSaved,
             };
+            run.spill_committed(view, outcome);
         }
-        if let ViewFile::Open(file) = &mut self.files[i] {
-            if let Err(e) = file.write(data) {
-                self.files[i] = ViewFile::Failed(writer_failed(&e));
+    }
+}
+
+impl RunSink for RunIo {
+    fn act(&mut self, action: RunAction<'_>) {
+        match action {
+            RunAction::OpenSpill { view, spill_id } => {
+                if let Some(spill) = &self.spill {
+                    match spill.clone().open_dyn(spill_id) {
+                        Ok(file) => self.files[view as usize] = Some(file),
+                        Err(e) => self.failed.push((view, writer_failed(&e))),
+                    }
+                }
             }
-        }
-    }
-
-    /// Ends a stream's text: an incomplete character becomes U+FFFD, given
-    /// to the hook with empty bytes.
-    fn flush(&mut self, stream: Stream) {
-        let Some(hook) = self.on_output.as_mut() else {
-            return;
-        };
-        self.text.clear();
-        self.decoders[stream as usize].finish(&mut self.text);
-        if !self.text.is_empty() {
-            hook(stream, &[], &self.text);
-        }
-    }
-
-    /// Each view's preview and lost bytes.
-    fn finish(mut self, hint: Option<&str>) -> Result<[(Preview<'static>, u64); 3]> {
-        self.flush(Stream::Stdout);
-        self.flush(Stream::Stderr);
-        let pending = self.bounder.finish()?;
-        let mut files = self.files;
-        Ok(View::ALL.map(|view| {
-            let file = std::mem::replace(&mut files[view as usize], ViewFile::Closed);
-            let outcome = match file {
-                ViewFile::Failed(reason) => SpillOutcome::Failed { reason },
-                ViewFile::Open(file) if pending.needs_spill(view) => match file.commit() {
-                    Ok(path) => SpillOutcome::Saved { path },
-                    Err(e) => SpillOutcome::Failed {
-                        reason: writer_failed(&e),
-                    },
-                },
-                // Not cut: the preview holds every byte (dropping discards).
-                ViewFile::Open(_) | ViewFile::Closed => SpillOutcome::NotSaved,
-            };
-            (pending.render(view, outcome, hint), pending.lost(view).0)
-        }))
-    }
-}
-
-impl Sink for RunSink {
-    fn output(&mut self, stream: Stream, data: Cow<'_, [u8]>, _start: u64, _end: u64) {
-        self.bounder.push(stream, &data);
-        self.write(View::from(stream), &data);
-        self.write(View::Combined, &data);
-        if let Some(hook) = self.on_output.as_mut() {
-            self.text.clear();
-            self.decoders[stream as usize].push(&data, &mut self.text);
-            hook(stream, &data, &self.text);
-        }
-    }
-
-    fn event(&mut self, event: Event) {
-        if let Event::Skipped { stream, start, end } = event {
-            // Bytes after the gap do not complete a character before it.
-            self.flush(stream);
-            self.bounder.lose(stream, start, end);
+            RunAction::WriteSpill { view, data } => {
+                let file = &mut self.files[view as usize];
+                if let Some(Err(e)) = file.as_mut().map(|f| f.write(data)) {
+                    // Dropping the file discards what it holds.
+                    *file = None;
+                    self.failed.push((view, writer_failed(&e)));
+                }
+            }
+            RunAction::Output { stream, data, text } => {
+                if let Some(hook) = self.on_output.as_mut() {
+                    hook(stream, data, text);
+                }
+            }
+            RunAction::CommitSpill { view } => self.commits.push(view),
+            RunAction::DiscardSpill { view } => self.files[view as usize] = None,
         }
     }
 }
