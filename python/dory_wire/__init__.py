@@ -32,6 +32,9 @@ Main names (the same in Rust and JavaScript):
   :class:`SpillDirectory`), :class:`StreamingBounder`, :class:`Preview`;
   a run's three views (stdout, stderr, both in arrival order):
   :class:`RunBounder`, :class:`RunPending`, :func:`run_spill_id`;
+- :class:`Run`, the agent call ``run`` as one sans-IO conversation (the
+  keyed start, the output from offset 0, the spill and output-hook actions,
+  a cancel's kill, the result);
 - exceptions: :class:`DoryWireError` and its subclasses, one per code of
   :data:`ERROR_CODES` (see ``dory_wire._errors``).
 """
@@ -68,6 +71,7 @@ from ._core import (
     Reconnect,
     Request,
     ResumeState,
+    Run,
     RunBounder,
     RunPending,
     Skipped,
@@ -168,6 +172,7 @@ __all__ = [
     "Reconnect",
     "Request",
     "ResumeState",
+    "Run",
     "RunBounder",
     "RunPending",
     "Skipped",

@@ -38,6 +38,7 @@ __all__ = [
     "Reconnect",
     "Request",
     "ResumeState",
+    "Run",
     "RunBounder",
     "RunPending",
     "Skipped",
@@ -661,6 +662,99 @@ class RunPending:
         use_instead: str | None = None,
         hint: str | None = None,
     ) -> Preview: ...
+
+_RunStateName: TypeAlias = Literal[
+    "starting", "following", "cancelling", "done", "finished", "cancelled", "failed"
+]
+_RunAction: TypeAlias = (
+    tuple[Literal["open_spill"], _ViewName, str]
+    | tuple[Literal["write_spill"], _ViewName, bytes]
+    | tuple[Literal["output"], _StreamName, bytes, str]
+    | tuple[Literal["commit_spill"], _ViewName]
+    | tuple[Literal["discard_spill"], _ViewName]
+)
+_RunStep: TypeAlias = (
+    tuple[Literal["send"]]
+    | tuple[Literal["wait"], float, Reconnect | None]
+    | tuple[Literal["done"]]
+    | tuple[Literal["cancelled"]]
+)
+
+class _RunResultFields(TypedDict):
+    proc_id: str
+    idempotency_key: str
+    exit_code: int | None
+    timed_out: bool
+    stdout: Preview
+    stderr: Preview
+    combined: Preview
+    stdout_lost_bytes: int
+    stderr_lost_bytes: int
+
+# The defaults here are the core's (RunOptions::default(), FollowOptions::default());
+# tests/test_run_machine.py checks that they agree.
+@final
+class Run:
+    def __new__(
+        cls,
+        computer_id: str,
+        command: _Command,
+        *,
+        random: _BytesLike,
+        max_lines: int = 400,
+        max_bytes: int = 16384,
+        idempotency_key: str | None = None,
+        timeout_seconds: float | None = None,
+        hint: str | None = None,
+        kill_on_cancel: bool = False,
+        spill: bool = False,
+        on_output: bool = False,
+        answer_timeout_seconds: float = 30.0,
+        follow: bool = True,
+        gap_policy: _GapPolicyName = "fail",
+        retries: int = 5,
+        backoff_seconds: float = 0.25,
+        max_backoff_seconds: float = 5.0,
+        jitter: bool = True,
+        liveness_timeout_seconds: float = 30.0,
+        max_frame_bytes: int | None = None,
+        strict: bool = False,
+    ) -> Run: ...
+    @property
+    def idempotency_key(self) -> str: ...
+    @property
+    def proc_id(self) -> str | None: ...
+    @property
+    def state(self) -> _RunStateName: ...
+    @property
+    def cursor(self) -> Cursor: ...
+    def spill_id(self, view: _ViewName) -> str: ...
+    def request(self) -> Request: ...
+    def open(
+        self,
+        status: int,
+        content_type: str | None = None,
+        proc_id: str | None = None,
+        retry_after: str | None = None,
+    ) -> None: ...
+    def feed(self, data: _BytesLike) -> list[_RunAction]: ...
+    def finish(
+        self, transport_error: str | None = None, jitter: float = 0.0
+    ) -> tuple[list[_RunAction], _RunStep]: ...
+    def no_response(self, detail: str = "", jitter: float = 0.0) -> _RunStep: ...
+    def wait_limit_seconds(self) -> float | None: ...
+    def waited_seconds(self, elapsed: float) -> bool: ...
+    def cancel(self) -> tuple[list[_RunAction], _RunStep]: ...
+    def spill_failed(self, view: _ViewName, raised: BaseException) -> None: ...
+    def spill_committed(
+        self,
+        view: _ViewName,
+        *,
+        returned: object = None,
+        raised: BaseException | None = None,
+        use_instead: str | None = None,
+    ) -> None: ...
+    def result(self) -> _RunResultFields: ...
 
 @final
 class Utf8Decoder:

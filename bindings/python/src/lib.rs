@@ -16,6 +16,7 @@ mod preview;
 mod reader;
 mod request;
 mod run;
+mod run_machine;
 mod transcript;
 mod values;
 
@@ -51,6 +52,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<preview::Preview>()?;
     m.add_class::<run::RunBounder>()?;
     m.add_class::<run::RunPending>()?;
+    m.add_class::<run_machine::PyRun>()?;
     m.add_function(wrap_pyfunction!(run::run_spill_id, m)?)?;
     m.add(
         "DEFAULT_RUN_MAX_LINES",
