@@ -18,7 +18,7 @@ mode="${1:-smoke}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 crate="$root/crates/dory-wire"
 fuzz="$crate/fuzz"
-all_targets=(reader document differential bounder streaming_bounder run_bounder conversation)
+all_targets=(reader document differential bounder streaming_bounder run_bounder conversation run_conversation)
 read -r -a targets <<<"${FUZZ_TARGETS:-${all_targets[*]}}"
 
 case "$mode" in

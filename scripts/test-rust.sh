@@ -18,7 +18,7 @@ echo "== every fuzz target's checks, replayed as tests (crates/dory-wire/fuzz/te
 # overflow checks, as cargo-fuzz builds its targets (-O -a).
 CARGO_TARGET_DIR="$PWD/target/fuzz-replay" CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true \
     CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true \
-    cargo test --release --quiet --manifest-path crates/dory-wire/fuzz/Cargo.toml --test replay
+    cargo test --release --quiet --manifest-path crates/dory-wire/fuzz/Cargo.toml --lib --test replay
 echo "== cargo test -p dory-wire-client --all-features (the blocking client)"
 cargo test -p dory-wire-client --all-features --quiet
 echo "== the README's Rust program, as written, against the reference server"

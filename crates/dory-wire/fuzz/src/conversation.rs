@@ -44,7 +44,7 @@ pub const STATUSES: [u16; 12] = [200, 200, 200, 200, 302, 400, 404, 409, 410, 42
 pub const CONTENT_TYPES: [&str; 4] = ["application/x-ndjson", "application/json", "text/html", ""];
 
 /// Bodies a step may start from (then cut or extended by input bytes).
-const BODIES: [&[u8]; 8] = [
+pub(crate) const BODIES: [&[u8]; 8] = [
     b"{\"type\":\"stdout\",\"data\":\"ab\",\"offset\":2}\n",
     b"{\"type\":\"stderr\",\"data\":\"x\",\"offset\":1}\n{\"type\":\"heartbeat\"}\n",
     b"{\"type\":\"exit\",\"exit_code\":0,\"timed_out\":false}\n",
@@ -60,21 +60,21 @@ const MAX_STEPS: usize = 64;
 /// The frame limit of every conversation: small, so that the limit is tried.
 const MAX_FRAME_BYTES: usize = 256;
 
-struct Input<'a> {
-    data: &'a [u8],
-    at: usize,
+pub(crate) struct Input<'a> {
+    pub(crate) data: &'a [u8],
+    pub(crate) at: usize,
 }
 
 impl Input<'_> {
-    fn byte(&mut self) -> u8 {
+    pub(crate) fn byte(&mut self) -> u8 {
         let b = self.data.get(self.at).copied().unwrap_or(0);
         self.at += 1;
         b
     }
-    fn done(&self) -> bool {
+    pub(crate) fn done(&self) -> bool {
         self.at >= self.data.len()
     }
-    fn take(&mut self, n: usize) -> &[u8] {
+    pub(crate) fn take(&mut self, n: usize) -> &[u8] {
         let start = self.at.min(self.data.len());
         let end = (start + n).min(self.data.len());
         self.at = end;

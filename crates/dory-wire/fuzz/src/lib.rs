@@ -16,6 +16,7 @@ pub mod preview;
 pub mod reader;
 pub mod reference;
 pub mod run;
+pub mod run_conversation;
 pub mod split;
 pub mod streamgen;
 

@@ -10,7 +10,7 @@ use std::path::Path;
 
 type Check = fn(&[u8]);
 
-const TARGETS: [(&str, Check); 7] = [
+const TARGETS: [(&str, Check); 8] = [
     ("reader", dory_wire_fuzz::reader::check),
     ("document", dory_wire_fuzz::document::check),
     ("differential", dory_wire_fuzz::differential::check),
@@ -18,6 +18,7 @@ const TARGETS: [(&str, Check); 7] = [
     ("streaming_bounder", dory_wire_fuzz::preview::check_streaming),
     ("run_bounder", dory_wire_fuzz::run::check_run),
     ("conversation", dory_wire_fuzz::conversation::check),
+    ("run_conversation", dory_wire_fuzz::run_conversation::check),
 ];
 
 /// Seeded inputs per target (SplitMix64: the same everywhere).
