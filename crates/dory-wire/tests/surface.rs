@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 // ---- the list: exactly the "rust" paths of tests/api/surface.json
+use dory_wire::fresh_run_key;
 use dory_wire::preview::run_spill_id;
 use dory_wire::preview::Bounded;
 use dory_wire::preview::Bounder;
@@ -83,12 +84,21 @@ use dory_wire::ReaderState;
 use dory_wire::Reconnect;
 use dory_wire::Request;
 use dory_wire::ResumeState;
+use dory_wire::Run;
+use dory_wire::RunAction;
+use dory_wire::RunActionBuf;
+use dory_wire::RunOptions;
+use dory_wire::RunResult;
+use dory_wire::RunSink;
+use dory_wire::RunState;
+use dory_wire::RunStep;
 use dory_wire::Sink;
 use dory_wire::Stream;
 use dory_wire::StreamTranscript;
 use dory_wire::Transcript;
 use dory_wire::Utf8Decoder;
 use dory_wire::Wait;
+use dory_wire::DEFAULT_ANSWER_TIMEOUT;
 use dory_wire::DEFAULT_BACKOFF;
 use dory_wire::DEFAULT_LIVENESS_TIMEOUT;
 use dory_wire::DEFAULT_MAX_BACKOFF;
@@ -335,6 +345,52 @@ fn run_methods(data: &[u8]) -> Result<Preview<'static>, Error> {
     );
     let _: Option<View> = View::from_name(View::Combined.as_str());
     Ok(pending.render(View::Combined, SpillOutcome::NotSaved, None))
+}
+
+/// The run machine's conversation, as `docs/api.md` gives it.
+fn run_machine_methods(sink: &mut Vec<RunActionBuf>) -> Result<RunResult, Error> {
+    let options: RunOptions = RunOptions::new()
+        .max_lines(10)
+        .max_bytes(1000)
+        .idempotency_key("k")
+        .timeout_seconds(5.0)
+        .hint("h")
+        .kill_on_cancel(true)
+        .follow(dory_wire::FollowOptions::default())
+        .answer_timeout(DEFAULT_ANSWER_TIMEOUT)
+        .spill(true)
+        .on_output(true);
+    let mut run = Run::new("c1", &Command::shell("true"), options, [0; 16])?;
+    let _: (&str, Option<&str>, &str, Cursor, RunState) = (
+        run.idempotency_key(),
+        run.proc_id(),
+        run.spill_id(View::Combined),
+        run.cursor(),
+        run.state(),
+    );
+    let _: Request = run.request()?;
+    run.open(200, "application/json", None, None)?;
+    run.feed(b"{}", sink)?;
+    let _: RunStep = run.finish(None, 0.0, sink)?;
+    let _: RunStep = run.no_response("", 0.0)?;
+    let _: (Option<Duration>, bool) = (run.wait_limit(), run.waited(Duration::ZERO));
+    run.spill_failed(View::Stdout, SpillError::EmptyPath);
+    run.spill_committed(View::Combined, SpillOutcome::NotSaved);
+    let _: RunStep = run.cancel(&mut |_: RunAction<'_>| {});
+    let _: String = fresh_run_key([0; 16]);
+    let result = run.result()?;
+    let _: (&str, &str, Option<i64>, bool, u64, u64) = (
+        &result.proc_id,
+        &result.idempotency_key,
+        result.exit_code,
+        result.timed_out,
+        result.stdout_lost_bytes,
+        result.stderr_lost_bytes,
+    );
+    let _: [&Preview<'static>; 3] = [&result.stdout, &result.stderr, &result.combined];
+    fn sink_of(_: &mut impl RunSink) {}
+    sink_of(&mut |_: RunAction<'_>| {});
+    Ok(result)
 }
 
 // ---- the checks
