@@ -9,8 +9,7 @@ use std::time::Duration;
 
 use dory_wire::{
     Decision, Error, Event, FollowOptions, Follower, Method, Request, Run, RunSink, RunStep, Sink,
-    Wait,
-    DEFAULT_LIVENESS_TIMEOUT, DEFAULT_MAX_FRAME_BYTES,
+    Wait, DEFAULT_LIVENESS_TIMEOUT, DEFAULT_MAX_FRAME_BYTES,
 };
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 use tokio::time::Instant;

@@ -170,8 +170,8 @@ pub use follow::{
 pub use reader::{Reader, ReaderState};
 pub use request::{Command, Method, Request, Wait};
 pub use run::{
-    fresh_run_key, Run, RunAction, RunActionBuf, RunOptions, RunResult, RunSink, RunState,
-    RunStep, DEFAULT_ANSWER_TIMEOUT,
+    fresh_run_key, Run, RunAction, RunActionBuf, RunOptions, RunResult, RunSink, RunState, RunStep,
+    DEFAULT_ANSWER_TIMEOUT,
 };
 pub use sink::Sink;
 pub use transcript::{Piece, StreamTranscript, Transcript, Utf8Decoder};

@@ -1089,7 +1089,13 @@ mod tests {
     use super::*;
 
     fn started(options: RunOptions) -> (Run, Vec<RunActionBuf>) {
-        let mut run = Run::new("c1", &Command::shell("make"), options.idempotency_key("k"), [0; 16]).unwrap();
+        let mut run = Run::new(
+            "c1",
+            &Command::shell("make"),
+            options.idempotency_key("k"),
+            [0; 16],
+        )
+        .unwrap();
         let mut actions = Vec::new();
         run.request().unwrap();
         run.open(200, "application/json", None, None).unwrap();
@@ -1101,7 +1107,10 @@ mod tests {
 
     #[test]
     fn a_fresh_key_is_made_of_the_random_bytes() {
-        assert_eq!(fresh_run_key([0xab; 16]), format!("run-{}", "ab".repeat(16)));
+        assert_eq!(
+            fresh_run_key([0xab; 16]),
+            format!("run-{}", "ab".repeat(16))
+        );
         let run = Run::new("c1", &Command::shell("true"), RunOptions::new(), [1; 16]).unwrap();
         assert_eq!(run.idempotency_key(), format!("run-{}", "01".repeat(16)));
     }
@@ -1113,21 +1122,34 @@ mod tests {
         run.open(200, "application/x-ndjson", Some("p1"), None)
             .unwrap();
         let mut actions = Vec::new();
-        run.feed(b"{\"type\":\"stdout\",\"data\":\"x\",\"offset\":1}\n", &mut actions)
-            .unwrap();
+        run.feed(
+            b"{\"type\":\"stdout\",\"data\":\"x\",\"offset\":1}\n",
+            &mut actions,
+        )
+        .unwrap();
         assert_eq!(run.cancel(&mut actions), RunStep::Send);
-        assert!(actions.contains(&RunActionBuf::DiscardSpill { view: View::Combined }));
+        assert!(actions.contains(&RunActionBuf::DiscardSpill {
+            view: View::Combined
+        }));
         let kill = run.request().unwrap();
         assert_eq!(kill.target(), "/computers/c1/processes/p1/kill");
         run.open(404, "application/json", None, None).unwrap();
-        assert_eq!(run.finish(None, 0.0, &mut actions).unwrap(), RunStep::Cancelled);
+        assert_eq!(
+            run.finish(None, 0.0, &mut actions).unwrap(),
+            RunStep::Cancelled
+        );
         assert_eq!(run.state(), RunState::Cancelled);
     }
 
     #[test]
     fn a_cancel_before_the_start_was_sent_sends_nothing() {
-        let mut run = Run::new("c1", &Command::shell("make"), RunOptions::new().kill_on_cancel(true), [0; 16])
-            .unwrap();
+        let mut run = Run::new(
+            "c1",
+            &Command::shell("make"),
+            RunOptions::new().kill_on_cancel(true),
+            [0; 16],
+        )
+        .unwrap();
         assert_eq!(run.cancel(&mut Vec::new()), RunStep::Cancelled);
         assert!(run.request().is_err());
     }

@@ -9,7 +9,9 @@ use std::time::Duration;
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
-use common::conversation::{body_bytes, command_of, cursor_of, error_json, options_of, reconnect_json, request_json};
+use common::conversation::{
+    body_bytes, command_of, cursor_of, error_json, options_of, reconnect_json, request_json,
+};
 use common::{cursor_json, event_json, subset_matches, vectors, Rng};
 use dory_wire::{Decision, Error, Event, Follower, Request, ResumeState, Stream};
 use serde_json::{json, Value};

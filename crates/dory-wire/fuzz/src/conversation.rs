@@ -118,7 +118,10 @@ impl Delivered {
                     let i = index(*stream);
                     assert_eq!(*start, self.end[i], "output in order, each byte once");
                     assert_eq!(end - start, data.len() as u64);
-                    assert!(data.len() <= MAX_FRAME_BYTES, "an event within the frame limit");
+                    assert!(
+                        data.len() <= MAX_FRAME_BYTES,
+                        "an event within the frame limit"
+                    );
                     self.end[i] = *end;
                 }
                 Event::Skipped { stream, start, end } => {

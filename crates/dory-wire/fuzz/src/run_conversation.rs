@@ -80,7 +80,10 @@ impl Files {
                     }
                 }
                 RunActionBuf::Output { stream, data, .. } => {
-                    assert!(data.len() <= MAX_FRAME_BYTES, "a chunk within the frame limit");
+                    assert!(
+                        data.len() <= MAX_FRAME_BYTES,
+                        "a chunk within the frame limit"
+                    );
                     self.hooked[stream as usize].extend_from_slice(&data);
                 }
                 RunActionBuf::CommitSpill { view } => {
@@ -100,7 +103,10 @@ impl Files {
 
     fn check(&self, spill: bool) {
         if !spill {
-            assert!(self.opened.iter().all(|o| !o), "no spill action without a spill");
+            assert!(
+                self.opened.iter().all(|o| !o),
+                "no spill action without a spill"
+            );
             return;
         }
         for stream in [Stream::Stdout, Stream::Stderr] {
@@ -115,7 +121,6 @@ impl Files {
         }
     }
 }
-
 
 /// Runs one run conversation read from `data`; panics when an invariant breaks.
 pub fn check(data: &[u8]) {
@@ -187,7 +192,10 @@ fn play(data: &[u8]) -> RunState {
             );
         }
         if request.path.ends_with("/kill") {
-            assert!(cancelled && kill_on_cancel, "a kill only after a cancel with kill");
+            assert!(
+                cancelled && kill_on_cancel,
+                "a kill only after a cancel with kill"
+            );
         }
         let mut actions = Vec::new();
         let decided = if step % 5 == 0 {
@@ -310,8 +318,13 @@ mod tests {
         // then stdout, then the exit; 0x0b cancels.
         let start = [0x04, 0, 0, 0];
         let output = |i: u8| [0x04, i, 0, 0, 0];
-        let input: Vec<u8> = [vec![0x12, 0], start.to_vec(), output(0).to_vec(), output(4).to_vec()]
-            .concat();
+        let input: Vec<u8> = [
+            vec![0x12, 0],
+            start.to_vec(),
+            output(0).to_vec(),
+            output(4).to_vec(),
+        ]
+        .concat();
         assert_eq!(play(&input), RunState::Finished);
         let cancelled: Vec<u8> = [vec![0x13, 0], start.to_vec(), vec![0x0b]].concat();
         assert_eq!(play(&cancelled), RunState::Cancelling);

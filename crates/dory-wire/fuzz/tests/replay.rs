@@ -15,7 +15,10 @@ const TARGETS: [(&str, Check); 8] = [
     ("document", dory_wire_fuzz::document::check),
     ("differential", dory_wire_fuzz::differential::check),
     ("bounder", dory_wire_fuzz::preview::check_whole),
-    ("streaming_bounder", dory_wire_fuzz::preview::check_streaming),
+    (
+        "streaming_bounder",
+        dory_wire_fuzz::preview::check_streaming,
+    ),
     ("run_bounder", dory_wire_fuzz::run::check_run),
     ("conversation", dory_wire_fuzz::conversation::check),
     ("run_conversation", dory_wire_fuzz::run_conversation::check),

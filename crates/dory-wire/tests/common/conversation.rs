@@ -118,4 +118,3 @@ pub fn body_bytes(response: &Value) -> Vec<u8> {
             .to_vec()
     }
 }
-
