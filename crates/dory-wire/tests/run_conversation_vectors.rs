@@ -253,7 +253,14 @@ fn play(v: &Value, split: &mut dyn FnMut(usize) -> Vec<usize>) -> Played {
             client.act(actions);
             Ok(step)
         } else {
-            play_exchange(&mut run, exchange, cancel, client, &mut played.requests, split)
+            play_exchange(
+                &mut run,
+                exchange,
+                cancel,
+                client,
+                &mut played.requests,
+                split,
+            )
         };
         match step {
             Ok(step) => {
@@ -471,7 +478,10 @@ fn check(v: &Value, played: &Played) -> Vec<String> {
             continue;
         };
         if bytes_of(expected, "data").is_some_and(|d| &d != data) {
-            problems.push(format!("output {stream} data {:?}", String::from_utf8_lossy(data)));
+            problems.push(format!(
+                "output {stream} data {:?}",
+                String::from_utf8_lossy(data)
+            ));
         }
         if expected.get("text").and_then(Value::as_str) != Some(text.as_str()) {
             problems.push(format!("output {stream} text {text:?}"));
@@ -601,6 +611,9 @@ fn the_runner_reports_a_vector_that_disagrees() {
         let mut v = original.clone();
         mutate(&mut v);
         let played = play(&v, &mut |_| Vec::new());
-        assert!(!check(&v, &played).is_empty(), "mutation {i} went unnoticed");
+        assert!(
+            !check(&v, &played).is_empty(),
+            "mutation {i} went unnoticed"
+        );
     }
 }
