@@ -110,8 +110,18 @@ PREVIEW_ERROR_CODES = {c for c, k in ERROR_KINDS.items() if k in PREVIEW_KINDS}
 DECODE_REQUIRED = {"name", "kind", "endpoint", "status", "content_type", "expect"}
 DECODE_OPTIONAL = {"process_id_header", "cursor", "gap_policy", "max_frame_bytes", "strict", "body", "body_b64"}
 RUN_CONVERSATION_KEYS = {
-    "computer_id", "command", "idempotency_key", "random_hex", "timeout_seconds", "max_lines",
-    "max_bytes", "hint", "kill_on_cancel", "spill", "on_output", "answer_timeout_ms",
+    "computer_id",
+    "command",
+    "idempotency_key",
+    "random_hex",
+    "timeout_seconds",
+    "max_lines",
+    "max_bytes",
+    "hint",
+    "kill_on_cancel",
+    "spill",
+    "on_output",
+    "answer_timeout_ms",
 }
 RUN_STEPS = {"send", "wait", "done", "cancelled", "error"}
 RUN_STATES = {"finished", "cancelled", "failed"}

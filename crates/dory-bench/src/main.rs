@@ -115,7 +115,7 @@ fn cmd_one(a: &Args) -> Result<(), String> {
         .options
         .get("workload")
         .and_then(|w| Workload::from_id(w))
-        .ok_or("--workload: one of reader-sink, follower-sink, reader, reader-decode, reader-transcript, transcript-text, serde-lines, memchr, copy, preview, preview-digest")?;
+        .ok_or("--workload: one of reader-sink, follower-sink, run-follower, run-machine, reader, reader-decode, reader-transcript, transcript-text, serde-lines, memchr, copy, preview, preview-digest")?;
     let file = PathBuf::from(a.options.get("file").ok_or("--file is required")?);
     let piece = a.get("piece", PIECE)?.max(1);
     let limit = a
@@ -214,6 +214,8 @@ fn cmd_rust(a: &Args) -> Result<(), String> {
     let readers = [
         Workload::ReaderSink,
         Workload::FollowerSink,
+        Workload::RunFollower,
+        Workload::RunMachine,
         Workload::Reader,
         Workload::ReaderDecodeOnly,
         Workload::ReaderTranscript,

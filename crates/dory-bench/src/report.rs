@@ -329,6 +329,12 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
         times,
     ));
     v.push(bounded_verdict(
+        "Rust: the run machine ≥ 0.98× the follower and run bounder it replaced (≤ 2 % over), every corpus",
+        &rust_speedups(rows, "run-machine", "run-follower"),
+        |_| Some(0.98),
+        times,
+    ));
+    v.push(bounded_verdict(
         "Python: the Follower ≥ 0.98× the bare Reader into a Transcript (≤ 2 % over), every corpus",
         &ratios_of(
             rows,

@@ -4,10 +4,16 @@
 
 use std::hint::black_box;
 
-use dory_wire::preview::{Bounded, SpillOutcome, StreamingBounder};
+use dory_wire::preview::{
+    run_spill_id, Bounded, RunBounder, SpillOutcome, StreamingBounder, View, DEFAULT_RUN_MAX_BYTES,
+    DEFAULT_RUN_MAX_LINES,
+};
 use std::borrow::Cow;
 
-use dory_wire::{Cursor, End, Endpoint, Event, Reader, ReaderOptions, Sink, Stream};
+use dory_wire::{
+    Command, Cursor, End, Endpoint, Event, Reader, ReaderOptions, Run, RunAction, RunOptions,
+    RunSink, RunStep, Sink, Stream, Utf8Decoder,
+};
 
 use crate::baseline::{newline_floor, SerdeLines};
 
@@ -34,6 +40,14 @@ pub enum Workload {
     TranscriptText,
     /// The serde_json-per-line baseline, collecting each stream's bytes.
     SerdeLines,
+    /// What every client's `run` did before the run machine: the
+    /// Follower into a sink pushing each chunk to the run bounder, to the
+    /// spills of its view and the combined one (counted, not kept) and to
+    /// the per-stream UTF-8 decoder of the output hook.
+    RunFollower,
+    /// The same through the core's run machine (`dory_wire::Run`), its
+    /// actions done by a sink that counts the spill bytes and the hook's text.
+    RunMachine,
     /// The `memchr` newline count.
     Floor,
     /// Copying the input into a growing `Vec`: what collecting ≈100 MB costs by itself.
@@ -46,9 +60,11 @@ pub enum Workload {
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 11] = [
+    pub const ALL: [Workload; 13] = [
         Workload::ReaderSink,
         Workload::FollowerSink,
+        Workload::RunFollower,
+        Workload::RunMachine,
         Workload::Reader,
         Workload::ReaderDecodeOnly,
         Workload::ReaderTranscript,
@@ -65,6 +81,8 @@ impl Workload {
         match self {
             Workload::ReaderSink => "reader-sink",
             Workload::FollowerSink => "follower-sink",
+            Workload::RunFollower => "run-follower",
+            Workload::RunMachine => "run-machine",
             Workload::Reader => "reader",
             Workload::ReaderDecodeOnly => "reader-decode",
             Workload::ReaderTranscript => "reader-transcript",
@@ -87,6 +105,10 @@ impl Workload {
         match self {
             Workload::ReaderSink => "dory_wire::Reader into a Sink, Vec per stream",
             Workload::FollowerSink => "dory_wire::Follower into the same Sink (no faults)",
+            Workload::RunFollower => {
+                "run before the machine: Follower into run bounder, spills, decoder"
+            }
+            Workload::RunMachine => "run through dory_wire::Run (the same work, as actions)",
             Workload::Reader => "dory_wire::Reader into Vec<Event>, then Vec per stream",
             Workload::ReaderDecodeOnly => "dory_wire::Reader into a counting Sink (decode only)",
             Workload::ReaderTranscript => {
@@ -109,6 +131,8 @@ impl Workload {
             Workload::ReaderSink | Workload::Preview => "ours",
             Workload::Reader
             | Workload::FollowerSink
+            | Workload::RunFollower
+            | Workload::RunMachine
             | Workload::ReaderDecodeOnly
             | Workload::ReaderTranscript
             | Workload::TranscriptText
@@ -133,6 +157,8 @@ impl Workload {
                 let [out, err] = reader_collect(body, piece);
                 (out.len() + err.len()) as u64
             }
+            Workload::RunFollower => run_follower(body, piece),
+            Workload::RunMachine => run_machine(body, piece),
             Workload::ReaderDecodeOnly => reader_decode_only(body, piece),
             Workload::ReaderTranscript => {
                 let t = reader_transcript(body, piece);
@@ -293,6 +319,109 @@ pub fn follower_sink(body: &[u8], piece: usize) -> [Vec<u8>; 2] {
         other => panic!("the corpus must end with exit: {other:?}"),
     }
     sink.streams
+}
+
+/// The old run sink: the run bounder, counted spill writes, the decoder.
+struct RunFollowerSink {
+    bounder: RunBounder,
+    written: [u64; 3],
+    decoders: [Utf8Decoder; 2],
+    text: String,
+    hooked: u64,
+}
+
+impl Sink for RunFollowerSink {
+    fn output(&mut self, stream: Stream, data: Cow<'_, [u8]>, _start: u64, _end: u64) {
+        self.bounder.push(stream, &data);
+        self.written[View::from(stream) as usize] += black_box(data.len()) as u64;
+        self.written[2] += black_box(data.len()) as u64;
+        self.text.clear();
+        self.decoders[stream as usize].push(&data, &mut self.text);
+        self.hooked += black_box(self.text.len()) as u64;
+    }
+
+    fn event(&mut self, event: Event) {
+        if let Event::Skipped { stream, start, end } = event {
+            self.bounder.lose(stream, start, end);
+        }
+    }
+}
+
+/// [`Workload::RunFollower`].
+pub fn run_follower(body: &[u8], piece: usize) -> u64 {
+    let options = dory_wire::FollowOptions::default();
+    let mut follower =
+        dory_wire::Follower::process_output("bench", "p1", Cursor::default(), options)
+            .unwrap_or_else(|e| panic!("follower: {e}"));
+    let _ = follower.request();
+    let _ = follower.open(200, "application/x-ndjson", Some("p1"), None);
+    let mut sink = RunFollowerSink {
+        bounder: RunBounder::new(DEFAULT_RUN_MAX_LINES, DEFAULT_RUN_MAX_BYTES)
+            .with_spill_id(&run_spill_id("k")),
+        written: [0; 3],
+        decoders: [Utf8Decoder::new(), Utf8Decoder::new()],
+        text: String::new(),
+        hooked: 0,
+    };
+    for p in body.chunks(piece) {
+        if let Err(e) = follower.feed(black_box(p), &mut sink) {
+            panic!("follower failed on the corpus: {e}");
+        }
+    }
+    let _ = follower.finish(None, 0.0, &mut sink);
+    let pending = sink
+        .bounder
+        .finish()
+        .unwrap_or_else(|e| panic!("run bounder: {e}"));
+    let combined = pending.render(View::Combined, SpillOutcome::NotSaved, None);
+    combined.text.len() as u64 + sink.written.iter().sum::<u64>() + sink.hooked
+}
+
+/// The run machine's actions, counted.
+#[derive(Default)]
+struct RunCount {
+    written: [u64; 3],
+    hooked: u64,
+}
+
+impl RunSink for RunCount {
+    fn act(&mut self, action: RunAction<'_>) {
+        match action {
+            RunAction::WriteSpill { view, data } => {
+                self.written[view as usize] += black_box(data.len()) as u64;
+            }
+            RunAction::Output { text, .. } => self.hooked += black_box(text.len()) as u64,
+            _ => {}
+        }
+    }
+}
+
+/// [`Workload::RunMachine`].
+pub fn run_machine(body: &[u8], piece: usize) -> u64 {
+    let options = RunOptions::new()
+        .idempotency_key("k")
+        .spill(true)
+        .on_output(true);
+    let mut run = Run::new("bench", &Command::shell("bench"), options, [0; 16])
+        .unwrap_or_else(|e| panic!("run: {e}"));
+    let mut io = RunCount::default();
+    let _ = run.request();
+    let _ = run.open(200, "application/json", None, None);
+    let _ = run.feed(br#"{"proc_id":"p1","status":"running"}"#, &mut io);
+    let _ = run.finish(None, 0.0, &mut io);
+    let _ = run.request();
+    let _ = run.open(200, "application/x-ndjson", Some("p1"), None);
+    for p in body.chunks(piece) {
+        if let Err(e) = run.feed(black_box(p), &mut io) {
+            panic!("run failed on the corpus: {e}");
+        }
+    }
+    match run.finish(None, 0.0, &mut io) {
+        Ok(RunStep::Done) => {}
+        other => panic!("the corpus must end with exit: {other:?}"),
+    }
+    let result = run.result().unwrap_or_else(|e| panic!("result: {e}"));
+    result.combined.text.len() as u64 + io.written.iter().sum::<u64>() + io.hooked
 }
 
 /// Counts output bytes without keeping them: the reader's own throughput.

@@ -380,24 +380,25 @@ struct Views {
 }
 
 impl Views {
-    fn write(&mut self, view: View, data: &[u8], sink: &mut dyn RunSink) {
+    fn write<S: RunSink + ?Sized>(&mut self, view: View, data: &[u8], sink: &mut S) {
         if !self.spill || data.is_empty() {
             return;
         }
         let i = view as usize;
-        if self.files[i] == File::Closed {
+        if matches!(self.files[i], File::Closed) {
             self.files[i] = File::Open;
             sink.act(RunAction::OpenSpill {
                 view,
                 spill_id: &self.ids[i],
             });
         }
-        if self.files[i] == File::Open {
+        if matches!(self.files[i], File::Open) {
             sink.act(RunAction::WriteSpill { view, data });
         }
     }
 
-    fn output(&mut self, stream: Stream, data: &[u8], sink: &mut dyn RunSink) {
+    #[inline]
+    fn output<S: RunSink + ?Sized>(&mut self, stream: Stream, data: &[u8], sink: &mut S) {
         self.bounder.push(stream, data);
         self.write(View::from(stream), data, sink);
         self.write(View::Combined, data, sink);
@@ -413,7 +414,7 @@ impl Views {
     }
 
     /// A stream's text ends: an incomplete character, to the hook.
-    fn flush(&mut self, stream: Stream, sink: &mut dyn RunSink) {
+    fn flush<S: RunSink + ?Sized>(&mut self, stream: Stream, sink: &mut S) {
         if !self.on_output {
             return;
         }
@@ -441,12 +442,12 @@ impl Views {
 }
 
 /// The follower's events, routed to the views.
-struct Route<'a> {
+struct Route<'a, S: ?Sized> {
     views: &'a mut Views,
-    sink: &'a mut dyn RunSink,
+    sink: &'a mut S,
 }
 
-impl Sink for Route<'_> {
+impl<S: RunSink + ?Sized> Sink for Route<'_, S> {
     fn output(&mut self, stream: Stream, data: Cow<'_, [u8]>, _start: u64, _end: u64) {
         self.views.output(stream, &data, self.sink);
     }
