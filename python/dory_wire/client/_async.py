@@ -19,13 +19,14 @@ import time
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from types import TracebackType
-from typing import Any, Literal, Union, overload
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar, Union, overload
 
 import anyio
 import httpx
 
 from .._core import (
     DEFAULT_BACKOFF_SECONDS,
+    DEFAULT_LIVENESS_TIMEOUT_SECONDS,
     DEFAULT_MAX_BACKOFF_SECONDS,
     DEFAULT_RETRIES,
     DEFAULT_RUN_MAX_BYTES,
@@ -39,10 +40,9 @@ from .._core import (
     Output,
     Reconnect,
     Request,
-    RunBounder,
+    Run,
     Skipped,
     Transcript,
-    run_spill_id,
 )
 from .._errors import DoryWireError, NoAnswer
 from .._stream import End, Event
@@ -66,7 +66,10 @@ from ._protocol import (
     exec_result_of,
     identity_of,
 )
-from ._run import AsyncShield, OnOutput, RunResult, RunSpill, _RunSink, check_spill
+from ._run import AsyncShield, OnOutput, RunResult, RunSpill, _RunFiles, check_spill
+
+if TYPE_CHECKING:
+    from .._core import _RunStep
 
 __all__ = [
     "AsyncClient",
@@ -108,7 +111,171 @@ def _start(stdout_offset: int, stderr_offset: int, cursor: Cursor | None) -> Cur
     return cursor
 
 
-class AsyncOutputStream(AsyncIterator[Frame]):
+_Piece = TypeVar("_Piece")
+_Outcome = TypeVar("_Outcome", covariant=True)
+
+
+class _Machine(Protocol[_Piece, _Outcome]):
+    """A sans-IO conversation of the core, driven alike whichever it is: a
+    :class:`~dory_wire.Follower` (pieces: events; outcomes: decisions) or a
+    :class:`~dory_wire.Run` (pieces: actions; outcomes: steps)."""
+
+    def request(self) -> Request: ...
+    def open(
+        self,
+        status: int,
+        content_type: str | None = None,
+        proc_id: str | None = None,
+        retry_after: str | None = None,
+    ) -> None: ...
+    def feed(self, data: bytes) -> list[_Piece]: ...
+    def finish(
+        self, transport_error: str | None = None, jitter: float = 0.0
+    ) -> tuple[list[_Piece], _Outcome]: ...
+    def no_response(self, detail: str = "", jitter: float = 0.0) -> _Outcome: ...
+    def wait_limit_seconds(self) -> float | None: ...
+    def waited_seconds(self, elapsed: float) -> bool: ...
+
+
+class AsyncExchange(Generic[_Piece, _Outcome]):
+    """The I/O of one conversation of the core (a follower's or a run's):
+    sends the request it gives with the client's transport, opens it with the
+    answer's status and headers, feeds it the body piece by piece, keeps its
+    wait clock (only the waits for the service count, never the consumer's
+    time), and closes the response. What each answer means, what comes next
+    and how long to wait are the machine's; what the pieces bring (events,
+    actions) goes to ``deliver``, in order.
+    """
+
+    def __init__(
+        self,
+        client: AsyncClient,
+        machine: _Machine[_Piece, _Outcome],
+        liveness: float,
+        deliver: Callable[[list[_Piece]], object],
+    ) -> None:
+        self._client = client
+        self._machine = machine
+        # The read timeout of a stream request (the core's clock decides).
+        self._liveness = liveness
+        self._deliver = deliver
+        self._response: httpx.Response | None = None
+        self._chunks: AsyncIterator[bytes] | None = None
+        self._cause: BaseException | None = None
+
+    async def _exchange(self) -> _Outcome | None:
+        """One step of the conversation: sends the machine's next request,
+        or reads one more piece of the answer. The machine's outcome once the
+        answer ended (or none came), else ``None``. A core error closes the
+        response; a ``StreamDisconnected`` or ``NoAnswer`` is caused by the
+        transport's exception, when there was one."""
+        step = self._send if self._response is None else self._pump
+        try:
+            return await step()
+        except DoryWireError as error:
+            await self._close_response()
+            if isinstance(error, (StreamDisconnected, NoAnswer)) and error.__cause__ is None:
+                error.__cause__ = self._cause
+            raise
+
+    async def _send(self) -> _Outcome | None:
+        machine = self._machine
+        request = self._client._build(machine.request(), self._liveness)
+        self._cause = None
+        limit = machine.wait_limit_seconds()
+        began = time.monotonic()
+        try:
+            response = await self._client._http.send(request, stream=True)
+        except Exception as exc:
+            if not _is_transport_error(exc):
+                raise
+            self._cause = exc
+            # A timeout of the transport waited its whole limit.
+            waited = time.monotonic() - began
+            if limit is not None and isinstance(exc, httpx.TimeoutException):
+                waited = max(waited, limit)
+            stalled = machine.waited_seconds(waited)
+            detail = "" if stalled else describe(exc, request)
+            return machine.no_response(detail, random.random())
+        self._response = response
+        headers = response.headers
+        machine.open(
+            response.status_code,
+            headers.get("content-type"),
+            headers.get("ce-process-id"),
+            headers.get("retry-after"),
+        )
+        self._chunks = response.aiter_bytes()
+        return None
+
+    async def _pump(self) -> _Outcome | None:
+        machine = self._machine
+        chunks = self._chunks
+        if chunks is None:  # pragma: no cover - a response always has its chunks
+            raise ValueError(_CLOSED)
+        # The core's wait clock: only this wait counts, never the consumer's
+        # time between pulls (docs/PROTOCOL.md, "The liveness clock").
+        limit = machine.wait_limit_seconds()
+        began = time.monotonic()
+        try:
+            chunk = await chunks.__anext__()
+        except StopAsyncIteration:
+            return await self._finish(None)
+        except httpx.ReadTimeout as exc:
+            # The socket waited at least the limit (its timer may fire a
+            # little early on this clock): the core decides.
+            waited = time.monotonic() - began
+            stalled = machine.waited_seconds(waited if limit is None else max(waited, limit))
+            return await self._finish(None if stalled else exc, cause=exc)
+        except Exception as exc:
+            if not _is_transport_error(exc):
+                raise
+            return await self._finish(exc)
+        if machine.waited_seconds(time.monotonic() - began):
+            # A trickle ran the clock out: this piece is read again from the
+            # cursor by the next request, if the machine sends one.
+            return await self._finish(None)
+        self._feed(chunk)
+        return None
+
+    def _feed(self, chunk: bytes) -> None:
+        self._deliver(self._machine.feed(chunk))
+
+    async def _finish(
+        self, transport_error: BaseException | None, *, cause: BaseException | None = None
+    ) -> _Outcome:
+        """The body ended (``transport_error``: how it broke): the machine's outcome."""
+        self._cause = transport_error if cause is None else cause
+        await self._close_response()
+        detail = None if transport_error is None else describe(transport_error)
+        try:
+            pieces, outcome = self._machine.finish(detail, random.random())
+        except DoryWireError as error:
+            self._deliver(list(error.events))
+            raise
+        self._deliver(pieces)
+        return outcome
+
+    async def _close_response(self) -> None:
+        chunks, self._chunks = self._chunks, None
+        close = getattr(chunks, "aclose", None)  # httpx's body iterator is an async generator
+        if close is not None:
+            await close()
+        response, self._response = self._response, None
+        if response is not None:
+            await response.aclose()
+
+
+async def _wait(delay: float, record: Reconnect | None, hook: _Hook | None) -> None:
+    """A wait the core decided: the reconnect hook with its record first,
+    then the sleep."""
+    if record is not None and hook is not None:
+        hook(record)
+    if delay > 0:
+        await anyio.sleep(delay)
+
+
+class AsyncOutputStream(AsyncExchange[Event, _Decision], AsyncIterator[Frame]):
     """The frames of a read; iterate it once (``async for frame in stream``).
 
     The first request is sent when iteration starts. Each :class:`Frame` is
@@ -142,17 +309,15 @@ class AsyncOutputStream(AsyncIterator[Frame]):
     ) -> None:
         if on_reconnect is not None and not callable(on_reconnect):
             raise TypeError(f"on_reconnect must be a callable, not {type(on_reconnect).__name__}")
-        self._client = client
+        super().__init__(
+            client, follower, follower.options["liveness_timeout_seconds"], self._delivered
+        )
         self._follower = follower
-        self._liveness: float = follower.options["liveness_timeout_seconds"]
         self._reconnect = reconnect
         self._on_reconnect = on_reconnect
         # With a transcript, output goes straight into it (Follower.feed_into)
         # and no frame is queued: the one-call reads.
         self._transcript = transcript
-        self._response: httpx.Response | None = None
-        self._chunks: AsyncIterator[bytes] | None = None
-        self._cause: BaseException | None = None
         self._pending: deque[Event] = deque()
         self._error: BaseException | None = None
         self._end: End | None = None
@@ -191,85 +356,17 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         if self._done:
             return False
         try:
-            await self._step()
+            decision = await self._exchange()
+            if decision is not None:
+                await self._decided(decision)
         except DoryWireError as error:
             self._done = True
             await self._close_response()
-            if isinstance(error, (StreamDisconnected, NoAnswer)) and error.__cause__ is None:
-                error.__cause__ = self._cause
             self._error = error
         except BaseException:
             await self.aclose()
             raise
         return True
-
-    async def _step(self) -> None:
-        """Sends the follower's next request, or reads one more piece of the
-        body; then does what the follower decided, if it decided."""
-        step = self._send if self._response is None else self._pump
-        decision = await step()
-        if decision is not None:
-            await self._decided(decision)
-
-    async def _send(self) -> _Decision | None:
-        follower = self._follower
-        request = self._client._build(follower.request(), self._liveness)
-        self._cause = None
-        limit = follower.wait_limit_seconds()
-        began = time.monotonic()
-        try:
-            response = await self._client._http.send(request, stream=True)
-        except Exception as exc:
-            if not _is_transport_error(exc):
-                raise
-            self._cause = exc
-            # A timeout of the transport waited its whole limit.
-            waited = time.monotonic() - began
-            if limit is not None and isinstance(exc, httpx.TimeoutException):
-                waited = max(waited, limit)
-            stalled = follower.waited_seconds(waited)
-            detail = "" if stalled else describe(exc, request)
-            return follower.no_response(detail, random.random())
-        self._response = response
-        headers = response.headers
-        follower.open(
-            response.status_code,
-            headers.get("content-type"),
-            headers.get("ce-process-id"),
-            headers.get("retry-after"),
-        )
-        self._chunks = response.aiter_bytes()
-        return None
-
-    async def _pump(self) -> _Decision | None:
-        follower = self._follower
-        chunks = self._chunks
-        if chunks is None:  # pragma: no cover - a response always has its chunks
-            raise ValueError(_CLOSED)
-        # The core's wait clock: only this wait counts, never the consumer's
-        # time between pulls (docs/PROTOCOL.md, "The liveness clock").
-        limit = follower.wait_limit_seconds()
-        began = time.monotonic()
-        try:
-            chunk = await chunks.__anext__()
-        except StopAsyncIteration:
-            return await self._finish(None)
-        except httpx.ReadTimeout as exc:
-            # The socket waited at least the limit (its timer may fire a
-            # little early on this clock): the core decides.
-            waited = time.monotonic() - began
-            stalled = follower.waited_seconds(waited if limit is None else max(waited, limit))
-            return await self._finish(None if stalled else exc, cause=exc)
-        except Exception as exc:
-            if not _is_transport_error(exc):
-                raise
-            return await self._finish(exc)
-        if follower.waited_seconds(time.monotonic() - began):
-            # A trickle ran the clock out: this piece is read again from the
-            # cursor by the next request, if the follower sends one.
-            return await self._finish(None)
-        self._feed(chunk)
-        return None
 
     def _feed(self, chunk: bytes) -> None:
         if self._transcript is not None:
@@ -277,22 +374,7 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         else:
             self._pending.extend(self._follower.feed(chunk))
 
-    async def _finish(
-        self, transport_error: BaseException | None, *, cause: BaseException | None = None
-    ) -> _Decision:
-        """The body ended (``transport_error``: how it broke): the follower's decision."""
-        self._cause = transport_error if cause is None else cause
-        await self._close_response()
-        detail = None if transport_error is None else describe(transport_error)
-        try:
-            events, decision = self._follower.finish(detail, random.random())
-        except DoryWireError as error:
-            self._deliver(list(error.events))
-            raise
-        self._deliver(events)
-        return decision
-
-    def _deliver(self, events: list[Event]) -> None:
+    def _delivered(self, events: list[Event]) -> None:
         if self._transcript is None:
             self._pending.extend(events)
         else:
@@ -308,10 +390,7 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         elif isinstance(decision, Reconnect):
             if not self._reconnect:
                 raise from_reconnect(decision, self._cause)
-            if self._on_reconnect is not None:
-                self._on_reconnect(decision)
-            if decision.delay_seconds > 0:
-                await anyio.sleep(decision.delay_seconds)
+            await _wait(decision.delay_seconds, decision, self._on_reconnect)
         # Continue: the next step sends the follower's next request.
 
     async def _drain(self) -> None:
@@ -356,15 +435,6 @@ class AsyncOutputStream(AsyncIterator[Frame]):
         self._pending.clear()
         self._error = None
         await self._close_response()
-
-    async def _close_response(self) -> None:
-        chunks, self._chunks = self._chunks, None
-        close = getattr(chunks, "aclose", None)  # httpx's body iterator is an async generator
-        if close is not None:
-            await close()
-        response, self._response = self._response, None
-        if response is not None:
-            await response.aclose()
 
     async def __aenter__(self) -> AsyncOutputStream:
         return self
@@ -449,11 +519,16 @@ class AsyncClient:
         options["max_frame_bytes"] = self._max_frame_bytes
         return options
 
+    def _answer_timeout(self) -> float | None:
+        """How long each wait of a call's answer may last: the client's read
+        timeout, else its liveness timeout (``None``: the core's default)."""
+        return self._timeout.read if self._timeout.read is not None else self._liveness
+
     async def _document(self, request: Request) -> list[Event]:
         """Sends a request answered by one JSON document (the core's one-answer
         conversation: what is sent again, and when); its events."""
         # The client's answer timeout bounds each wait of a call.
-        follower = Follower.call(request, **self._options(self._timeout.read))
+        follower = Follower.call(request, **self._options(self._answer_timeout()))
         stream = AsyncOutputStream(self, follower, reconnect=True)
         events: list[Event] = []
         try:
@@ -613,25 +688,32 @@ class AsyncComputer:
         bounded previews of stdout, of stderr and of both combined in arrival
         order (docs/run.md).
 
+        The whole call is the core's :class:`~dory_wire.Run`: it says which
+        request comes next, what each answer means, how long to wait, and
+        what to do with the output; this call sends, reads, sleeps, and does
+        what the run asks with ``spill`` and ``on_output``.
+
         1. Checks everything it can before any request: the limits
-           (:meth:`~dory_wire.RunBounder.check_limits`: ``max_lines >= 2``,
-           ``max_bytes >= MIN_RUN_MAX_BYTES``), the command, the key, the
-           timeout and the follow options (the core's checks, the core's
-           errors), and the shapes of ``spill``, ``hint``, ``on_output`` and
-           ``on_reconnect``. Nothing is started when one fails.
+           (``max_lines >= 2``, ``max_bytes >= MIN_RUN_MAX_BYTES``), the
+           command, the key, the timeout and the follow options (the core's
+           checks, the core's errors), and the shapes of ``spill``,
+           ``on_output`` and ``on_reconnect``. Nothing is started when one
+           fails.
         2. Starts the command as a background process with
            ``idempotency_key`` (default: a fresh ``"run-"`` + 32 hex digits),
-           never with the truncating synchronous exec.
-        3. Follows its output from offset 0 with the core's follower through
-           reconnects (like :meth:`AsyncProcess.read_output`, with the same
-           follow options); each new chunk goes, once, to the core's
-           :class:`~dory_wire.RunBounder`, to the spills of its stream and of
-           the combined view (each opened with ``spill.open(spill_id)`` on
-           the view's first byte), and to ``on_output(stream, data, text)``
-           (``text`` from one streaming UTF-8 decoder per stream; at the end,
-           or at a lost range, a stream holding an incomplete character gets
-           one more call with ``b""`` and its text). Memory stays in
-           proportion to the limits, whatever the output's size.
+           never with the truncating synchronous exec; a start whose answer
+           was lost is sent again with its key (it starts nothing twice).
+        3. Follows its output from offset 0 through reconnects (like
+           :meth:`AsyncProcess.read_output`, with the same follow options;
+           ``on_reconnect`` gets each :class:`~dory_wire.Reconnect` record
+           before the wait); each new chunk goes, once, to the run's
+           previews, to the spills of its stream and of the combined view
+           (each opened with ``spill.open(spill_id)`` on the view's first
+           byte), and to ``on_output(stream, data, text)`` (``text`` from one
+           streaming UTF-8 decoder per stream; at the end, or at a lost
+           range, a stream holding an incomplete character gets one more
+           call with ``b""`` and its text). Memory stays in proportion to the
+           limits, whatever the output's size.
         4. At the exit, each view that was cut has its spill committed and
            its notice names the path (with ``hint``); a view that fits has
            its spill discarded.
@@ -642,30 +724,22 @@ class AsyncComputer:
 
         Spill failures never lose a preview: a writer that raises (``open``,
         ``write``, ``commit``) or whose ``commit`` returns no path gives that
-        view a ``spill_error`` in the core's words. The writer is called
-        synchronously, also here.
+        view a ``spill_error`` in the core's words, and nothing more is
+        written to it. The writer is called synchronously, also here.
 
         Lost output raises ``OutputGap`` unless ``gap_policy="skip"``, which
         goes on and says the loss in each preview it belongs to (and in
-        ``stdout_lost_bytes`` / ``stderr_lost_bytes``). The follower's other
-        errors (``StreamDisconnected`` after ``retries``, ``OutputExpired``,
-        ``ApiError``, …) propagate.
+        ``stdout_lost_bytes`` / ``stderr_lost_bytes``). The run's other
+        errors (``NoAnswer`` for a start without an answer,
+        ``StreamDisconnected`` after ``retries``, ``OutputExpired``,
+        ``ApiError``, …) propagate; the open spill files are discarded.
 
         Cancellation closes the response, discards the spill files and, only
-        with ``kill_on_cancel=True``, kills the process (shielded from the
-        cancellation); the cancellation is re-raised, never a partial result.
+        with ``kill_on_cancel=True``, kills the process as the run says
+        (shielded from the cancellation; cancelled while starting, the keyed
+        start is sent again first to learn the process); a failed kill is
+        not raised. The cancellation is re-raised, never a partial result.
         """
-        RunBounder.check_limits(max_lines, max_bytes)
-        key = "run-" + secrets.token_hex(16) if idempotency_key is None else idempotency_key
-        start = Request.start(self.id, command, timeout_seconds, key)
-        checked_spill = check_spill(spill)
-        if hint is not None and not isinstance(hint, str):
-            raise TypeError(f"hint must be a str, not {type(hint).__name__}")
-        for name, hook in (("on_output", on_output), ("on_reconnect", on_reconnect)):
-            if hook is not None and not callable(hook):
-                raise TypeError(f"{name} must be a callable, not {type(hook).__name__}")
-        if not isinstance(kill_on_cancel, bool):
-            raise TypeError(f"kill_on_cancel must be a bool, not {type(kill_on_cancel).__name__}")
         options = self._client._options(
             liveness_timeout_seconds,
             gap_policy=gap_policy,
@@ -674,45 +748,71 @@ class AsyncComputer:
             max_backoff_seconds=max_backoff_seconds,
             jitter=jitter,
         )
-        # The core checks the follow options when it builds a follower: build
-        # one now (for no process yet) so a bad option starts nothing.
-        Follower.process_output(self.id, key, **options)
-        sink = _RunSink(max_lines, max_bytes, run_spill_id(key), checked_spill, on_output, hint)
-
+        answer = self._client._answer_timeout()
+        if answer is not None:
+            options["answer_timeout_seconds"] = answer
+        run = Run(
+            self.id,
+            command,
+            random=secrets.token_bytes(16),
+            max_lines=max_lines,
+            max_bytes=max_bytes,
+            idempotency_key=idempotency_key,
+            timeout_seconds=timeout_seconds,
+            hint=hint,
+            kill_on_cancel=kill_on_cancel,
+            spill=spill is not None,
+            on_output=on_output is not None,
+            **options,
+        )
+        checked_spill = check_spill(spill)
+        for name, hook in (("on_output", on_output), ("on_reconnect", on_reconnect)):
+            if hook is not None and not callable(hook):
+                raise TypeError(f"{name} must be a callable, not {type(hook).__name__}")
+        files = _RunFiles(run, checked_spill, on_output)
+        liveness = options.get("liveness_timeout_seconds", DEFAULT_LIVENESS_TIMEOUT_SECONDS)
+        exchange = AsyncExchange(self._client, run, liveness, files.do)
         try:
-            identity = identity_of(await self._client._document(start))
+            step = await self._converse(exchange, on_reconnect)
         except BaseException as exc:
-            if kill_on_cancel and not isinstance(exc, Exception):
-                # Cancelled while starting: the keyed start again (it starts
-                # nothing new) says which process to kill.
-                await self._kill_cancelled(start, None)
+            await exchange._close_response()
+            if not isinstance(exc, Exception):
+                await self._cancelled(run, exchange, files)
+            files.close()
             raise
-        proc_id = identity.proc_id
-        follow = Follower.process_output(self.id, proc_id, **options)
-        stream = AsyncOutputStream(self._client, follow, reconnect=True, on_reconnect=on_reconnect)
-        try:
-            async for frame in stream:
-                sink.feed(frame.event)
-            if sink.exit is None:  # pragma: no cover - a followed read ends at the exit
-                raise RuntimeError(f"the output of {proc_id} ended without its exit")
-        except BaseException as exc:
-            await stream.aclose()
-            sink.discard()
-            if kill_on_cancel and not isinstance(exc, Exception):
-                await self._kill_cancelled(start, proc_id)
-            raise
-        exit_code, timed_out = sink.exit
-        return sink.finish(proc_id, key, exit_code, timed_out)
+        assert step[0] == "done"  # the commits were done with the last actions
+        return RunResult(**run.result())
 
-    async def _kill_cancelled(self, start: Request, proc_id: str | None) -> None:
-        """Kills the process of a cancelled :meth:`run`, shielded from the
-        cancellation (``proc_id`` ``None``: cancelled while starting, so the
-        keyed start is sent again to learn it). A failure to kill is not
-        raised: the cancellation is."""
-        with AsyncShield(), contextlib.suppress(Exception):
-            if proc_id is None:
-                proc_id = identity_of(await self._client._document(start)).proc_id
-            await self.processes.kill(proc_id)
+    @staticmethod
+    async def _converse(
+        exchange: AsyncExchange[Any, _RunStep],
+        on_reconnect: _Hook | None,
+    ) -> _RunStep:
+        """Drives a run's conversation until it is done or cancelled: each
+        request sent, each wait slept (the reconnect hook first)."""
+        while True:
+            step = await exchange._exchange()
+            if step is None or step[0] == "send":
+                continue
+            if step[0] != "wait":
+                return step
+            await _wait(step[1], step[2], on_reconnect)
+
+    @classmethod
+    async def _cancelled(
+        cls,
+        run: Run,
+        exchange: AsyncExchange[Any, _RunStep],
+        files: _RunFiles,
+    ) -> None:
+        """A cancelled :meth:`run`: the run's discards, then, when it asks
+        for one (``kill_on_cancel``), its kill conversation, shielded from the
+        cancellation. A failure to kill is not raised: the cancellation is."""
+        actions, step = run.cancel()
+        files.do(actions)
+        if step[0] == "send":
+            with AsyncShield(), contextlib.suppress(Exception):
+                await cls._converse(exchange, None)
 
     def __repr__(self) -> str:
         return f"<AsyncComputer {self.id!r}>"

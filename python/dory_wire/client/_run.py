@@ -1,24 +1,23 @@
 """The parts of ``run`` (docs/run.md) that do no network I/O, shared by the
 asyncio and the synchronous client: the result, the spill writer's shape,
-and :class:`_RunSink`, which hands each event of the follower to the core's
-:class:`~dory_wire.RunBounder`, to the views' spills and to ``on_output``,
-then renders the three previews. Every decision (what each view shows, the
-loss line, the spill error texts) is the core's.
+and :class:`_RunFiles`, which does the actions of the core's
+:class:`~dory_wire.Run` (the views' spill files, the output hook). Every
+decision (what is sent, what each answer means, what goes to which spill,
+what each view shows, the spill error texts) is the run's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Literal, Protocol, Union
+from typing import Any, Literal, Protocol, Union
 
 import anyio
 
-from .._core import Exit, Output, Preview, RunBounder, RunPending, Skipped, Utf8Decoder
-from .._stream import Event
+from .._core import Preview, Run
 
 __all__ = [
     "AsyncShield",
@@ -33,7 +32,6 @@ __all__ = [
 # Unions of single literals, read alike by type checkers and mypy.stubtest.
 _Stream = Union[Literal["stdout"], Literal["stderr"]]
 _View = Union[Literal["stdout"], Literal["stderr"], Literal["combined"]]
-_VIEWS: tuple[_View, ...] = ("stdout", "stderr", "combined")
 
 OnOutput = Callable[[_Stream, bytes, str], object]
 """``on_output(stream, data, text)``: each new chunk once, as its exact bytes
@@ -119,119 +117,76 @@ class RunResult:
     """Bytes of stderr that were not retained."""
 
 
-class _ViewSpill:
-    """One view's spill: opened on the view's first byte; after a failure,
-    written no more and remembered for the preview."""
+class _RunFiles:
+    """What a :class:`~dory_wire.Run`'s actions ask the client to do, done
+    with the caller's ``spill`` writer and ``on_output`` hook: each view's
+    spill file (opened, written, committed, discarded as the run says) and
+    each chunk to the hook. A writer that raises is reported to the run after
+    the batch (:meth:`~dory_wire.Run.spill_failed`), and nothing more is
+    written to its view; a commit's outcome is reported as it comes. What
+    goes where, and when, is the run's."""
 
-    def __init__(self) -> None:
-        self.file: RunSpillFile | None = None
-        self.error: Exception | None = None
+    def __init__(self, run: Run, spill: RunSpill | None, on_output: OnOutput | None) -> None:
+        self._run = run
+        self._spill = spill
+        self._on_output = on_output
+        self._files: dict[_View, RunSpillFile] = {}
+        self._failed: list[tuple[_View, Exception]] = []
 
-    def write(self, spill: RunSpill, spill_id: str, data: bytes) -> None:
-        if self.error is not None:
-            return
+    def do(self, actions: Sequence[tuple[Any, ...]]) -> None:
+        """Does a batch of the run's actions, in order."""
+        files = self._files
+        for action in actions:
+            kind = action[0]
+            if kind == "write_spill":
+                file = files.get(action[1])
+                if file is not None:
+                    try:
+                        file.write(action[2])
+                    except Exception as exc:
+                        self._fail(action[1], exc)
+            elif kind == "output":
+                assert self._on_output is not None  # the run was told there is a hook
+                self._on_output(action[1], action[2], action[3])
+            elif kind == "open_spill":
+                assert self._spill is not None  # the run was told there is a writer
+                try:
+                    files[action[1]] = self._spill.open(action[2])
+                except Exception as exc:
+                    self._failed.append((action[1], exc))
+            elif kind == "commit_spill":
+                self._commit(action[1])
+            elif kind == "discard_spill":
+                self._discard(files.pop(action[1], None))
+        failed, self._failed = self._failed, []
+        for view, error in failed:
+            self._run.spill_failed(view, error)
+
+    def _fail(self, view: _View, exc: Exception) -> None:
+        self._discard(self._files.pop(view, None))
+        self._failed.append((view, exc))
+
+    def _commit(self, view: _View) -> None:
+        file = self._files.pop(view)
         try:
-            if self.file is None:
-                self.file = spill.open(spill_id)
-            self.file.write(data)
+            path = file.commit()
         except Exception as exc:
-            self.error = exc
-            self.discard()
+            self._run.spill_committed(view, raised=exc)
+        else:
+            self._run.spill_committed(view, returned=path)
 
-    def discard(self) -> None:
-        file, self.file = self.file, None
+    @staticmethod
+    def _discard(file: RunSpillFile | None) -> None:
         if file is not None:
             # The file is given up either way.
             with contextlib.suppress(Exception):
                 file.discard()
 
-
-class _RunSink:
-    """Where ``run`` sends the follower's events: the run bounder, the spill
-    of each view, and ``on_output``."""
-
-    def __init__(
-        self,
-        max_lines: int,
-        max_bytes: int,
-        spill_id: str,
-        spill: RunSpill | None,
-        on_output: OnOutput | None,
-        hint: str | None,
-    ) -> None:
-        self.bounder = RunBounder(max_lines, max_bytes, spill_id=spill_id)
-        self._spill = spill
-        self._on_output = on_output
-        self._hint = hint
-        self._files = {view: _ViewSpill() for view in _VIEWS}
-        self._decoders = {"stdout": Utf8Decoder(), "stderr": Utf8Decoder()}
-        self.exit: tuple[int | None, bool] | None = None
-
-    def feed(self, event: Event) -> None:
-        """One event of the follower, in order."""
-        if isinstance(event, Output):
-            stream: _Stream = event.stream
-            data = event.data
-            self.bounder.push(stream, data)
-            if self._spill is not None:
-                for view in (stream, "combined"):
-                    spill_id = self.bounder.spill_id(view)
-                    assert spill_id is not None  # the bounder was given one
-                    self._files[view].write(self._spill, spill_id, data)
-            if self._on_output is not None:
-                self._on_output(stream, data, self._decoders[stream].push(data))
-        elif isinstance(event, Skipped):
-            self.bounder.lose(event.stream, event.start, event.end)
-            # Bytes on either side of a gap are not one text.
-            self._flush(event.stream)
-        elif isinstance(event, Exit):
-            self.exit = (event.exit_code, event.timed_out)
-
-    def _flush(self, stream: _Stream) -> None:
-        rest = self._decoders[stream].finish()
-        if rest and self._on_output is not None:
-            self._on_output(stream, b"", rest)
-
-    def discard(self) -> None:
-        """Drops every spill file (the call failed or was cancelled)."""
-        for spill in self._files.values():
-            spill.discard()
-
-    def finish(
-        self, proc_id: str, idempotency_key: str, exit_code: int | None, timed_out: bool
-    ) -> RunResult:
-        """Ends the output: the last text of each stream to ``on_output``,
-        each view committed (cut) or discarded (fits), then rendered."""
-        for stream in ("stdout", "stderr"):
-            self._flush(stream)
-        pending = self.bounder.finish()
-        previews = {view: self._render(pending, view) for view in _VIEWS}
-        return RunResult(
-            proc_id=proc_id,
-            idempotency_key=idempotency_key,
-            exit_code=exit_code,
-            timed_out=timed_out,
-            stdout=previews["stdout"],
-            stderr=previews["stderr"],
-            combined=previews["combined"],
-            stdout_lost_bytes=pending.lost("stdout")[0],
-            stderr_lost_bytes=pending.lost("stderr")[0],
-        )
-
-    def _render(self, pending: RunPending, view: _View) -> Preview:
-        spill = self._files[view]
-        hint = self._hint
-        if spill.error is not None:
-            return pending._render_writer(view, raised=spill.error, hint=hint)
-        if not pending.needs_spill(view) or spill.file is None:
-            spill.discard()
-            return pending.render(view, hint=hint)
-        file, spill.file = spill.file, None
-        try:
-            path = file.commit()
-        except Exception as exc:
-            return pending._render_writer(view, raised=exc, hint=hint)
-        return pending._render_writer(view, returned=path, hint=hint)
+    def close(self) -> None:
+        """Drops every file still open (the call failed or was cancelled)."""
+        files, self._files = self._files, {}
+        for file in files.values():
+            self._discard(file)
 
 
 class AsyncShield:
