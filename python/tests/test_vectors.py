@@ -12,7 +12,10 @@ byte by byte and at the Rust runner's seeded splits, and through
 its output. A run vector is played through a :class:`dory_wire.RunBounder`
 whole, byte by byte and at the Rust runner's seeded splits: each view's
 expected fields, both limits, and each view without loss or stderr section
-equal to ``bound()`` of that view's bytes.
+equal to ``bound()`` of that view's bytes. A run-conversation vector is
+played through a :class:`dory_wire.Run` — its requests, steps, spill and hook
+actions and result — whole, byte by byte and at the Rust runner's seeded
+splits, each the same.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ from vectors import (
     decode,
     load_vectors,
     output_bytes,
+    play_run_conversation,
+    run_conversation_problems,
     run_problems,
 )
 
@@ -43,11 +48,14 @@ DECODE = [(vid, v) for vid, v in VECTORS if v.get("kind") == "decode"]
 PREVIEW = [(vid, v) for vid, v in VECTORS if v.get("kind") == "preview"]
 CONVERSATION = [(vid, v) for vid, v in VECTORS if v.get("kind") == "conversation"]
 RUN = [(vid, v) for vid, v in VECTORS if v.get("kind") == "run"]
+RUN_CONVERSATION = [(vid, v) for vid, v in VECTORS if v.get("kind") == "run-conversation"]
 SEEDS = range(5)
 # VECTORS.md: every runner fails with fewer conversation vectors.
 MIN_CONVERSATIONS = 40
 # As the Rust run runner: fewer run vectors means some went missing.
 MIN_RUNS = 15
+# VECTORS.md: at least 25 run-conversation vectors.
+MIN_RUN_CONVERSATIONS = 25
 
 
 def test_vectors_are_found() -> None:
@@ -58,6 +66,10 @@ def test_vectors_are_found() -> None:
         f"{len(CONVERSATION)} conversation vectors below {VECTOR_DIR}, "
         f"at least {MIN_CONVERSATIONS} expected"
     )
+    assert len(RUN_CONVERSATION) >= MIN_RUN_CONVERSATIONS, (
+        f"{len(RUN_CONVERSATION)} run-conversation vectors below {VECTOR_DIR}, "
+        f"at least {MIN_RUN_CONVERSATIONS} expected"
+    )
     assert len(RUN) >= MIN_RUNS, f"only {len(RUN)} run vectors below {VECTOR_DIR}"
 
 
@@ -66,7 +78,8 @@ def test_vector_names_are_unique_and_kinds_known() -> None:
     duplicates = sorted({n for n in names if names.count(n) > 1})
     assert not duplicates, f"duplicate vector names: {duplicates}"
     unknown = sorted(
-        {str(v.get("kind")) for _, v in VECTORS} - {"decode", "preview", "conversation", "run"}
+        {str(v.get("kind")) for _, v in VECTORS}
+        - {"decode", "preview", "conversation", "run", "run-conversation"}
     )
     assert not unknown, f"unknown vector kinds: {unknown}"
 
@@ -257,3 +270,46 @@ def test_the_run_runner_can_fail() -> None:
     assert run_problems(vector, {"error": {"code": "invalid_limits"}})
     failing = next(v for _, v in RUN if "error" in v["expect"])
     assert run_problems(failing, {k: vector["expect"][k] for k in ("stdout", "stderr", "combined")})
+
+
+@pytest.mark.parametrize(
+    ("vid", "vector"), RUN_CONVERSATION, ids=[vid for vid, _ in RUN_CONVERSATION]
+)
+def test_run_conversation_vector(vid: str, vector: dict[str, Any]) -> None:
+    whole = play_run_conversation(vector, lambda n: [])
+    problems = run_conversation_problems(vector, whole)
+    assert not problems, "\n".join(problems)
+    # The same requests, steps, actions and result for every split: byte by
+    # byte, and at the Rust runner's seeded cuts (its seed and rounds).
+    bytewise = play_run_conversation(vector, lambda n: list(range(1, n)))
+    assert bytewise == whole, "byte-by-byte feeding differs from feeding whole"
+    rng = SplitMix64(0x2B4E ^ len(vector["name"]))
+    for round_ in range(6):
+        split = play_run_conversation(vector, lambda n: rng.cuts(n, 5))
+        assert split == whole, f"random split round {round_} differs from feeding whole"
+
+
+def test_the_run_conversation_runner_can_fail() -> None:
+    # A wrong request, step, delay, spill, hook text, result or state is
+    # each caught.
+    original = next(
+        v
+        for _, v in RUN_CONVERSATION
+        if v["name"] == "run-output-cut-mid-frame-resumes-from-the-cursor"
+    )
+    assert not run_conversation_problems(original, play_run_conversation(original, lambda n: []))
+    mutations = [
+        lambda v: v["exchanges"][1]["request"].__setitem__("target", "/elsewhere"),
+        lambda v: v["exchanges"][0].__setitem__("step", {"type": "done"}),
+        lambda v: v["exchanges"][1]["step"]["reconnect"].__setitem__("delay_ms", 7.0),
+        lambda v: v["expect"]["spills"]["stdout"].__setitem__("data", "abcx\n"),
+        lambda v: v["expect"]["spills"]["combined"].__setitem__("end", "commit"),
+        lambda v: v["expect"]["output"]["stdout"].__setitem__("text", "abc\n"),
+        lambda v: v["expect"]["result"]["combined"].__setitem__("text", "ab\n"),
+        lambda v: v["expect"].__setitem__("state", "cancelled"),
+    ]
+    for i, mutate in enumerate(mutations):
+        vector = copy.deepcopy(original)
+        mutate(vector)
+        played = play_run_conversation(vector, lambda n: [])
+        assert run_conversation_problems(vector, played), f"mutation {i} went unnoticed"

@@ -1,10 +1,11 @@
 """Shared conformance vectors (tests/vectors/**/*.json): loading, the
 conversion of dory_wire values to the vectors' JSON shapes (VECTORS.md), and
-the players of decode and conversation vectors."""
+the players of decode, conversation and run-conversation vectors."""
 
 from __future__ import annotations
 
 import base64
+import copy
 import json
 import os
 from collections.abc import Callable
@@ -592,4 +593,361 @@ def run_problems(vector: dict[str, Any], expect: dict[str, Any]) -> list[str]:
         again = play_run(vector, resplit_run(items, rng, round_ == 0))
         if again != got:
             problems.append(f"split round {round_} gives another result")
+    return problems
+
+
+# ---- kind "run-conversation" (VECTORS.md): the agent call through a Run
+
+RUN_VIEW_NAMES = ("stdout", "stderr", "combined")
+
+
+def run_machine_of(vector: dict[str, Any]) -> dw.Run:
+    """The Run of the vector's `run`, with its follow options."""
+    r = vector["run"]
+    kwargs: dict[str, Any] = follow_options(vector)
+    for key in ("idempotency_key", "timeout_seconds", "hint", "max_lines", "max_bytes"):
+        if key in r:
+            kwargs[key] = r[key]
+    for key in ("kill_on_cancel", "spill", "on_output"):
+        kwargs[key] = bool(r.get(key, False))
+    if "answer_timeout_ms" in r:
+        kwargs["answer_timeout_seconds"] = r["answer_timeout_ms"] / 1000
+    random_bytes = bytes.fromhex(r["random_hex"]) if "random_hex" in r else bytes(16)
+    return dw.Run(r["computer_id"], r["command"], random=random_bytes, **kwargs)
+
+
+def run_step_json(step: tuple[Any, ...]) -> dict[str, Any]:
+    """A run's step in the vectors' shape."""
+    if step[0] == "wait":
+        record = step[2]
+        reconnect = None
+        if record is not None:
+            reconnect = decision_json(record)
+            del reconnect["type"]
+        return {"type": "wait", "delay_ms": step[1] * 1000, "reconnect": reconnect}
+    return {"type": step[0]}
+
+
+def preview_json(preview: dw.Preview) -> dict[str, Any]:
+    return {
+        key: getattr(preview, key)
+        for key in (
+            "text",
+            "truncated",
+            "total_bytes",
+            "total_lines",
+            "spill_id",
+            "spill_path",
+            "spill_error",
+        )
+    }
+
+
+def run_result_json(result: dict[str, Any]) -> dict[str, Any]:
+    """`Run.result()` in the vectors' shape."""
+    return {
+        key: preview_json(value) if key in RUN_VIEW_NAMES else value
+        for key, value in result.items()
+    }
+
+
+def writer_exception(text: str) -> BaseException:
+    """The exception whose description is `text` ("OSError: disk full"):
+    a builtin class of that name, with that message."""
+    import builtins
+
+    name, _, message = text.partition(": ")
+    cls = getattr(builtins, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+        raise AssertionError(f"no builtin exception {name!r}")
+    return cls(message)
+
+
+class RunClient:
+    """The runner's client: a spill writer that records each view's bytes
+    (or fails as the vector's `spill_writer` says) and an output hook that
+    records; order problems (a write before the open, anything after the
+    end) are noted."""
+
+    def __init__(self, vector: dict[str, Any]) -> None:
+        self.files: dict[str, dict[str, Any]] = {}
+        self.output: dict[str, list[Any]] = {}
+        self.fail: dict[str, Any] | None = vector.get("spill_writer")
+        self.failed: list[str] = []
+        self.commits: list[str] = []
+
+    def _fails(self, view: str, at: str) -> bool:
+        return self.fail is not None and self.fail["view"] == view and self.fail["at"] == at
+
+    def _file(self, view: str) -> dict[str, Any]:
+        return self.files.setdefault(
+            view, {"spill_id": "", "data": b"", "end": None, "problems": []}
+        )
+
+    def act(self, actions: list[tuple[Any, ...]]) -> None:
+        for action in actions:
+            kind, view = action[0], action[1]
+            if kind == "open_spill":
+                file = self._file(view)
+                if file["spill_id"]:
+                    file["problems"].append("opened twice")
+                file["spill_id"] = action[2]
+                if self._fails(view, "open"):
+                    file["end"] = "failed"
+                    self.failed.append(view)
+            elif kind == "write_spill":
+                file = self._file(view)
+                if not file["spill_id"]:
+                    file["problems"].append("a write before the open")
+                if not isinstance(action[2], bytes):
+                    file["problems"].append(f"data is {type(action[2]).__name__}, not bytes")
+                if file["end"] == "failed":
+                    pass  # the writer failed: nothing more
+                elif file["end"] is not None:
+                    file["problems"].append(f"a write after {file['end']}")
+                elif self._fails(view, "write"):
+                    file["end"] = "failed"
+                    self.failed.append(view)
+                else:
+                    file["data"] += action[2]
+            elif kind == "commit_spill":
+                file = self._file(view)
+                if file["end"] is not None:
+                    file["problems"].append("a commit after its end")
+                file["end"] = "failed" if self._fails(view, "commit") else "commit"
+                self.commits.append(view)
+            elif kind == "discard_spill":
+                file = self._file(view)
+                if file["end"] not in (None, "failed"):
+                    file["problems"].append("a discard after its end")
+                if file["end"] is None:
+                    file["end"] = "discard"
+            elif kind == "output":
+                out = self.output.setdefault(view, [b"", ""])
+                out[0] += action[2]
+                out[1] += action[3]
+            else:
+                raise AssertionError(f"unknown action {action!r}")
+
+    def _error(self) -> BaseException:
+        assert self.fail is not None
+        return writer_exception(self.fail.get("error", "OSError: "))
+
+    def report(self, run: dw.Run) -> None:
+        """The writer's failures, reported after the call that gave them."""
+        failed, self.failed = self.failed, []
+        for view in failed:
+            run.spill_failed(view, self._error())
+
+    def commit(self, run: dw.Run) -> None:
+        """Each commit's outcome."""
+        commits, self.commits = self.commits, []
+        for view in commits:
+            if self.files[view]["end"] == "failed":
+                run.spill_committed(view, raised=self._error())
+            else:
+                run.spill_committed(view, returned=f"/spill/{run.spill_id(view)}")
+
+
+def play_run_conversation(vector: dict[str, Any], split: Split) -> dict[str, Any]:
+    """Plays a run-conversation vector, each body cut at `split(len(body))`
+    (pieces as bytes, bytearray and memoryview in turn). Returns what was
+    observed: `requests`, `steps`, the client's `files` and `output`, the
+    `result` and the run's `state`."""
+    client = RunClient(vector)
+    played: dict[str, Any] = {"requests": [], "steps": [], "result": None, "state": "failed"}
+
+    def observed() -> dict[str, Any]:
+        played["files"] = client.files
+        played["output"] = client.output
+        return played
+
+    try:
+        run = run_machine_of(vector)
+    except dw.DoryWireError as err:
+        played["steps"].append(error_decision_json(err))
+        return observed()
+    for exchange in vector["exchanges"]:
+        try:
+            if "request" not in exchange:
+                actions, step = run.cancel()
+                client.act(actions)
+            else:
+                step = play_run_exchange(run, exchange, client, played["requests"], split)
+        except dw.DoryWireError as err:
+            client.act(list(getattr(err, "events", ())))
+            played["steps"].append(error_decision_json(err))
+            break
+        played["steps"].append(run_step_json(step))
+        if step[0] == "done":
+            client.commit(run)
+            try:
+                played["result"] = run_result_json(run.result())
+            except dw.DoryWireError as err:
+                played["result"] = error_decision_json(err)
+    played["state"] = run.state
+    return observed()
+
+
+def play_run_exchange(
+    run: dw.Run,
+    exchange: dict[str, Any],
+    client: RunClient,
+    requests: list[dict[str, Any]],
+    split: Split,
+) -> tuple[Any, ...]:
+    """One exchange: the run's request, then its answer played as the
+    vector says; the step it gave (its errors are raised)."""
+    requests.append(request_json(run.request()))
+    cancel = bool(exchange.get("cancel"))
+    response = exchange.get("response")
+
+    def cancelled() -> tuple[Any, ...]:
+        actions, step = run.cancel()
+        client.act(actions)
+        return step
+
+    if response is None:
+        assert cancel, "an exchange without a response cancels"
+        return cancelled()
+    jitter = exchange.get("jitter", 0)
+    stall = bool(response.get("stall"))
+    if "no_response" in response or (stall and "status" not in response):
+        if stall:
+            limit = run.wait_limit_seconds()
+            assert limit is not None, "a bounded wait for the headers"
+            assert run.waited_seconds(limit), "the headers wait is over"
+        return run.no_response(response.get("no_response", ""), jitter)
+    run.open(
+        response["status"],
+        response.get("content_type"),
+        response.get("proc_id"),
+        response.get("retry_after"),
+    )
+    trickled = False
+    failed = False
+    if "pieces" in response:
+        for piece in response["pieces"]:
+            if run.waited_seconds(piece["wait_ms"] / 1000):
+                trickled = True
+                break
+            client.act(run.feed(piece["body"].encode("utf-8")))
+            client.report(run)
+            if run.state == "failed":
+                failed = True
+                break
+    else:
+        body = response_body(response)
+        bounds = [0, *split(len(body)), len(body)]
+        for i, (a, b) in enumerate(zip(bounds, bounds[1:])):
+            client.act(run.feed(CHUNK_TYPES[i % 3](body[a:b])))
+            client.report(run)
+            if run.state == "failed":
+                # The deferred-error rule: the actions came back; the error
+                # is the next call's.
+                failed = True
+                break
+    if cancel and not failed:
+        return cancelled()
+    if stall and not trickled and not failed:
+        limit = run.wait_limit_seconds()
+        assert limit is not None, "a bounded wait for the body"
+        assert run.waited_seconds(limit), "the stream stalls"
+    broken = None if trickled else response.get("broken")
+    actions, step = run.finish(broken, jitter)
+    client.act(actions)
+    client.report(run)
+    return step
+
+
+def step_matches(expected: dict[str, Any], got: dict[str, Any]) -> bool:
+    """A step against the vector's: delays within 1e-3 ms, a `null`
+    reconnect only null, the rest a subset."""
+    e = copy.deepcopy(expected)
+    g = copy.deepcopy(got)
+
+    def delays(v: dict[str, Any]) -> list[float]:
+        out = []
+        if "delay_ms" in v:
+            out.append(v.pop("delay_ms"))
+        if isinstance(v.get("reconnect"), dict) and "delay_ms" in v["reconnect"]:
+            out.append(v["reconnect"].pop("delay_ms"))
+        return out
+
+    ed, gd = delays(e), delays(g)
+    delays_ok = len(ed) <= len(gd) and all(abs(a - b) < 1e-3 for a, b in zip(ed, gd))
+    reconnect_ok = not ("reconnect" in e and e["reconnect"] is None) or g.get("reconnect") is None
+    return delays_ok and reconnect_ok and subset_matches(e, g)
+
+
+def bytes_of(value: dict[str, Any], key: str) -> bytes | None:
+    if key in value:
+        text: str = value[key]
+        return text.encode("utf-8")
+    if f"{key}_b64" in value:
+        return base64.b64decode(value[f"{key}_b64"], validate=True)
+    return None
+
+
+def run_conversation_problems(vector: dict[str, Any], played: dict[str, Any]) -> list[str]:
+    """How a play differs from the vector (empty: it agrees)."""
+    problems: list[str] = []
+    exchanges = vector["exchanges"]
+    if len(played["steps"]) != len(exchanges):
+        problems.append(
+            f"{len(exchanges)} exchanges scripted, the run had {len(played['steps'])}: "
+            f"{played['steps']}"
+        )
+    expected_requests = [e["request"] for e in exchanges if "request" in e]
+    for i, (want, got) in enumerate(zip(expected_requests, played["requests"])):
+        want = {"body": None, **want}
+        if want != got:
+            problems.append(f"request {i}: expected {want}, got {got}")
+    for i, (exchange, got) in enumerate(zip(exchanges, played["steps"])):
+        if "step" not in exchange:
+            problems.append(f"exchange {i} has no step")
+        elif not step_matches(exchange["step"], got):
+            problems.append(f"step {i}: expected {exchange['step']}, got {got}")
+    expect = vector["expect"]
+    if "state" in expect and expect["state"] != played["state"]:
+        problems.append(f"state: expected {expect['state']}, got {played['state']}")
+    spills = expect.get("spills", {})
+    for view, file in played["files"].items():
+        problems.extend(f"spill {view}: {p}" for p in file["problems"])
+        if view not in spills:
+            problems.append(f"spill {view} was opened, the vector has none")
+            continue
+        want = spills[view]
+        if "spill_id" in want and want["spill_id"] != file["spill_id"]:
+            problems.append(f"spill {view} id {file['spill_id']} not {want['spill_id']}")
+        data = bytes_of(want, "data")
+        if data is not None and data != file["data"]:
+            problems.append(f"spill {view} data: expected {data!r}, got {file['data']!r}")
+        end = file["end"] or "open"
+        if want.get("end") != end:
+            problems.append(f"spill {view} ended {end}, expected {want.get('end')}")
+    problems.extend(
+        f"spill {view} was never opened" for view in spills if view not in played["files"]
+    )
+    output = expect.get("output", {})
+    for stream, (data, text) in played["output"].items():
+        if stream not in output:
+            problems.append(f"the hook got {stream}, the vector has none")
+            continue
+        want_data = bytes_of(output[stream], "data")
+        if want_data is not None and want_data != data:
+            problems.append(f"output {stream} data: expected {want_data!r}, got {data!r}")
+        if output[stream].get("text") != text:
+            problems.append(
+                f"output {stream} text: expected {output[stream].get('text')!r}, got {text!r}"
+            )
+    problems.extend(
+        f"the hook never got {stream}" for stream in output if stream not in played["output"]
+    )
+    want_result = expect.get("result")
+    got_result = played["result"]
+    if (want_result is None) != (got_result is None) or (
+        want_result is not None and not subset_matches(want_result, got_result)
+    ):
+        problems.append(f"result: expected {want_result}, got {got_result}")
     return problems
