@@ -122,9 +122,12 @@ fn jitter_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
     Ok(args::opt_number(obj, "jitter")?.unwrap_or(0.0))
 }
 
-/// The follower's options from the keyword arguments of `func`: the core's
-/// defaults ([`FollowOptions::default`]), each given option converted.
-fn follow_options(func: &str, options: Option<&Bound<'_, PyDict>>) -> PyResult<FollowOptions> {
+/// The follower's options (also a `Run`'s) from the keyword arguments of
+/// `func`: the core's defaults ([`FollowOptions::default`]), each given option converted.
+pub(crate) fn follow_options(
+    func: &str,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<FollowOptions> {
     let mut o = FollowOptions::default();
     let Some(options) = options else {
         return Ok(o);

@@ -12,9 +12,7 @@
 //! share one `bytes` object (see [`Actions`]).
 
 use dory_wire::preview::{SpillError, SpillOutcome, View};
-use dory_wire::{
-    Error, FollowOptions, GapPolicy, Run, RunAction, RunOptions, RunSink, RunStep, Stream,
-};
+use dory_wire::{Error, Run, RunAction, RunOptions, RunSink, RunStep, Stream};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
@@ -22,7 +20,7 @@ use pyo3::{intern, IntoPyObjectExt};
 
 use crate::args;
 use crate::errors::to_py_err;
-use crate::follow::Reconnect;
+use crate::follow::{follow_options, Reconnect};
 use crate::preview::{limit, preview_to_py, writer_outcome};
 use crate::request::PyRequest;
 use crate::values::PyCursor;
@@ -44,56 +42,6 @@ fn view_name(py: Python<'_>, view: View) -> &Bound<'_, PyString> {
         View::Stderr => intern!(py, "stderr"),
         View::Combined => intern!(py, "combined"),
     }
-}
-
-/// The follow options from the keyword arguments of `Run(...)`, converted
-/// as `Follower`'s are (the same names, types, errors and defaults: the
-/// core's `FollowOptions::default()`); tests/test_run_machine.py checks that
-/// both take the same keywords and refuse the same values alike.
-fn follow_options(options: Option<&Bound<'_, PyDict>>) -> PyResult<FollowOptions> {
-    let mut o = FollowOptions::default();
-    let Some(options) = options else {
-        return Ok(o);
-    };
-    for (key, value) in options.iter() {
-        let name: String = key.extract()?;
-        o = match name.as_str() {
-            "follow" => o.follow(args::flag(&value, "follow")?),
-            "gap_policy" => {
-                let policy = args::text(&value, "gap_policy")?;
-                let Some(policy) = GapPolicy::from_name(&policy) else {
-                    let reason = format!("must be 'fail' or 'skip', not {policy:?}");
-                    return Err(args::invalid(value.py(), "gap_policy", reason));
-                };
-                o.gap_policy(policy)
-            }
-            "retries" => {
-                let retries = args::count(&value, "retries", 0, u64::from(u32::MAX))?;
-                o.retries(retries as u32)
-            }
-            "backoff_seconds" => o.backoff(args::duration(&value, "backoff_seconds", false)?),
-            "max_backoff_seconds" => {
-                o.max_backoff(args::duration(&value, "max_backoff_seconds", false)?)
-            }
-            "jitter" => o.jitter(args::flag(&value, "jitter")?),
-            "liveness_timeout_seconds" => {
-                o.liveness_timeout(args::duration(&value, "liveness_timeout_seconds", true)?)
-            }
-            "max_frame_bytes" if value.is_none() => o,
-            "max_frame_bytes" => {
-                // usize -> u64 is lossless on every supported platform.
-                let limit = args::count(&value, "max_frame_bytes", 1, usize::MAX as u64)?;
-                o.max_frame_bytes(limit as usize)
-            }
-            "strict" => o.strict(args::flag(&value, "strict")?),
-            _ => {
-                return Err(PyTypeError::new_err(format!(
-                    "Run() got an unexpected keyword argument '{name}'"
-                )))
-            }
-        };
-    }
-    Ok(o)
 }
 
 /// `Type: message` (or `Type` alone) for an exception a writer raised: the
@@ -432,7 +380,7 @@ impl PyRun {
             obj.map_or(Ok(false), |o| args::flag(o, name))
         };
         let mut o = RunOptions::new()
-            .follow(follow_options(options)?)
+            .follow(follow_options("Run", options)?)
             .kill_on_cancel(flag(kill_on_cancel, "kill_on_cancel")?)
             .spill(flag(spill, "spill")?)
             .on_output(flag(on_output, "on_output")?);
