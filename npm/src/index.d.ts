@@ -1019,3 +1019,138 @@ export class RunPending {
   /** Releases the WebAssembly memory now (optional). */
   free(): void;
 }
+
+/**
+ * What `new Run(...)` is given: the random bytes of a fresh key, the
+ * previews' limits, the start's key and deadline, what a cancel does,
+ * which of the caller's sinks exist, and the follow options (those of a
+ * `Follower`; `follow` must be true). The names and defaults are those of
+ * every client's `run` (docs/run.md).
+ */
+export interface RunMachineOptions extends FollowOptions {
+  /** 16 bytes from a secure source (`crypto.getRandomValues(new Uint8Array(16))`): the fresh `run-` key when no `idempotencyKey` is given. Required. */
+  random: Uint8Array | ArrayBufferView | ArrayBuffer;
+  /** The most lines of each preview (default `DEFAULT_RUN_MAX_LINES`, 400). */
+  maxLines?: number | null;
+  /** The most bytes of each preview (default `DEFAULT_RUN_MAX_BYTES`, 16384). */
+  maxBytes?: number | null;
+  /** The start's key (default: the fresh `run-` key made of `random`). */
+  idempotencyKey?: string | null;
+  /** The process's deadline in ms (default: none), sent as `timeoutMs / 1000` seconds. */
+  timeoutMs?: number | null;
+  /** The hint after the notice's command in a cut preview (default: none). */
+  hint?: string | null;
+  /** On a cancel, kill the process (default false). */
+  killOnCancel?: boolean | null;
+  /** Whether the caller saves the views' output (default false: no spill action, a cut preview names no file). */
+  spill?: boolean | null;
+  /** Whether the caller has a live output hook (default false: no `output` action). */
+  onOutput?: boolean | null;
+  /** The longest each wait of the start's and the kill's answer may last, in ms (default 30000). */
+  answerTimeoutMs?: number | null;
+}
+
+/** One thing a `Run` asks its client to do, in order; switch on `type`. */
+export type RunAction =
+  /** Open `view`'s spill file, saved under `spillId`: its bytes follow. Once per view, before its first byte. */
+  | { type: "openSpill"; view: View; spillId: string }
+  /** Append `data` to `view`'s spill file. */
+  | { type: "writeSpill"; view: View; data: Uint8Array }
+  /** Call the live output hook: the chunk's exact bytes and its text (at the end, or before a lost range, an incomplete character: empty bytes and U+FFFD). */
+  | { type: "output"; stream: Stream; data: Uint8Array; text: string }
+  /** Save `view`'s spill file (it was cut), then report it with `spillCommitted`. */
+  | { type: "commitSpill"; view: View }
+  /** Drop `view`'s spill file (its preview holds every byte, or the call was cancelled). */
+  | { type: "discardSpill"; view: View };
+
+/** What a `Run` decided when an answer ended (or on a cancel); switch on `type`. */
+export type RunStep =
+  /** Send `run.request()` now. */
+  | { type: "send" }
+  /** Wait `delayMs`, then send `run.request()`; `reconnect` is the output read's record (for a reconnect hook), null when a call (the start, the kill) is sent again. */
+  | { type: "wait"; delayMs: number; reconnect: Reconnect | null }
+  /** The output is complete: do the commits given (report each with `spillCommitted`), then take `result()`. */
+  | { type: "done" }
+  /** The run was cancelled: nothing more is sent, and there is no result. */
+  | { type: "cancelled" };
+
+/** Where a `Run` is (`"freed"` after `free()`). */
+export type RunState = "starting" | "following" | "cancelling" | "done" | "finished" | "cancelled" | "failed" | "freed";
+
+/**
+ * The agent call `run` as one conversation, sans IO (docs/run.md, "The
+ * conversation"): the keyed start (sent again safely when its answer is
+ * lost), the process's output from offset 0 through reconnects, the views'
+ * spills and the live output hook, a cancel's kill, and the result. Drive
+ * it as a `Follower` and do what it says:
+ *
+ * ```js
+ * const run = new Run("c1", "make", { random: crypto.getRandomValues(new Uint8Array(16)), spill: true, onOutput: true });
+ * for (;;) {
+ *   const r = run.request();
+ *   const response = await fetch(base + r.target, { method: r.method, headers: r.headers, body: r.body });
+ *   run.open(response.status, response.headers.get("content-type"), response.headers.get("ce-process-id"), response.headers.get("retry-after"));
+ *   for await (const chunk of response.body) act(run.feed(chunk));
+ *   const { actions, step } = run.finish();
+ *   act(actions);
+ *   if (step.type === "done") break;
+ *   if (step.type === "wait") await sleep(step.delayMs);
+ * }
+ * const result = run.result();
+ * ```
+ *
+ * Errors are sticky, and thrown as a `Follower` throws them.
+ */
+export class Run {
+  /**
+   * A run of `command` on `computerId`, checked whole before any request.
+   * @throws {TypeError} a wrong type, or no `random`
+   * @throws {InvalidArgument} a value the core refuses (naming the option)
+   * @throws {InvalidLimits} limits no run can honour
+   */
+  constructor(computerId: string, command: Command, options: RunMachineOptions);
+  /** The next request to send: first, and after a `send` or `wait` step (once its delay passed). */
+  request(): Request;
+  /** The answer's status and headers, as `Follower.open` takes them. */
+  open(status: number, contentType?: string | null, procId?: string | null, retryAfter?: string | null): void;
+  /** Feeds the next piece of the body (split anywhere); returns the actions it brought, in order. */
+  feed(chunk: Uint8Array | ArrayBufferView | ArrayBuffer): RunAction[];
+  /** The body ended: cleanly or broken. Returns its actions and the step; an error carries the actions before it as `actions`. */
+  finish(transportError?: string | Error | null, jitter?: number): { actions: RunAction[]; step: RunStep };
+  /** No response came (refused, reset, or no headers within `waitLimitMs()`); returns the step. */
+  noResponse(detail?: string | Error | null, jitter?: number): RunStep;
+  /** The caller cancelled: the open spills' discards, then `send` for the kill's conversation (with `killOnCancel`) or `cancelled`. */
+  cancel(): { actions: RunAction[]; step: RunStep };
+  /** The longest the next wait for the service may last, in ms; null: no limit. */
+  waitLimitMs(): number | null;
+  /** One wait for the service took `elapsedMs`; true when the liveness timeout is spent. */
+  waited(elapsedMs: number): boolean;
+  /** `view`'s spill writer threw `error` (opening or writing): nothing more is written to it. */
+  spillFailed(view: View, error: unknown): void;
+  /** What a `commitSpill` of `view` gave: what the commit returned (a path string, or nothing), or what it threw. */
+  spillCommitted(view: View, outcome: { returned?: unknown; threw?: unknown }): void;
+  /** The result, once `done` was given and the commits reported. Taken once. */
+  result(): {
+    procId: string;
+    idempotencyKey: string;
+    exitCode: number | null;
+    timedOut: boolean;
+    stdout: Preview;
+    stderr: Preview;
+    combined: Preview;
+    stdoutLostBytes: number;
+    stderrLostBytes: number;
+  };
+  /** The name `view`'s spill is saved under (`<run spill id>-<view>`). */
+  spillId(view: View): string;
+  /** The key the start is sent with. */
+  readonly idempotencyKey: string;
+  /** The process, once the start answered. */
+  readonly procId: string | null;
+  /** The offsets of the output consumed so far. */
+  readonly cursor: Cursor;
+  /** Where the run is. */
+  readonly state: RunState;
+  /** Releases the run's WebAssembly memory now (optional; garbage collection does it too). Later calls throw. */
+  free(): void;
+}

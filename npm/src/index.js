@@ -6,6 +6,7 @@
 export { init } from "#platform";
 export { iterEvents, Reader } from "./reader.js";
 export { Follower } from "./follow.js";
+export { Run } from "./machine.js";
 export { Request } from "./request.js";
 export { Transcript, Utf8Decoder } from "./transcript.js";
 export { bound, boundAsync, StreamingBounder } from "./preview.js";

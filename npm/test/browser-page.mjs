@@ -2,13 +2,16 @@
 // decodes every decode vector (whole and at seeded splits), plays every
 // conversation vector through a Follower (whole, byte by byte and at two
 // seeded splits), checks every run vector through a RunBounder (whole, byte
-// by byte and at the Rust runner's splits), follows a body
+// by byte and at the Rust runner's splits), plays every run-conversation
+// vector through a Run (whole, byte by byte and at two seeded splits),
+// follows a body
 // through a real fetch ReadableStream, bounds every preview input, and leaves
 // the results in window.__doryResult for the test to read back.
 import * as api from "/dist/web/index.js";
 import {
   checkConversation,
   checkRun,
+  checkRunConversation,
   chunkings,
   compareJs,
   conversationSplits,
@@ -16,6 +19,7 @@ import {
   parseJsonExact,
   playConversation,
   playRun,
+  playRunConversation,
   runItems,
   vectorBody,
   vectorInput,
@@ -23,7 +27,7 @@ import {
 import { vectorWriter } from "/test/preview-lib.mjs";
 
 async function run() {
-  const result = { decodePassed: 0, conversationsPassed: 0, runsPassed: 0, failures: [], previews: {}, runs: {}, fetched: null, beforeInit: null };
+  const result = { decodePassed: 0, conversationsPassed: 0, runsPassed: 0, runConversationsPassed: 0, failures: [], previews: {}, runs: {}, fetched: null, beforeInit: null };
   try {
     new api.Reader("exec");
   } catch (e) {
@@ -56,6 +60,14 @@ async function run() {
       }
       if (problems.length) result.failures.push(...problems);
       else result.conversationsPassed++;
+    } else if (v.kind === "run-conversation") {
+      const problems = [];
+      for (const [how, makeSplit] of conversationSplits(v.name, { seeds: 2 })) {
+        const found = checkRunConversation(v, playRunConversation(api, v, makeSplit()));
+        if (found.length) problems.push(`${v.name} (${how}): ${found.join("; ")}`);
+      }
+      if (problems.length) result.failures.push(...problems);
+      else result.runConversationsPassed++;
     } else if (v.kind === "run") {
       const problems = checkRun(api, v);
       if (problems.length) result.failures.push(...problems.map((p) => `${v.name}: ${p}`));

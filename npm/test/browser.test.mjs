@@ -116,6 +116,9 @@ test("the browser build decodes in headless Chromium", async (t) => {
   assert.deepEqual(result.failures, []);
   assert.equal(result.decodePassed, decodeCount);
   assert.equal(result.conversationsPassed, vectors.filter((v) => v.kind === "conversation").length);
+  const runConversations = vectors.filter((v) => v.kind === "run-conversation").length;
+  assert.ok(runConversations >= 25, `at least 25 run-conversation vectors, found ${runConversations}`);
+  assert.equal(result.runConversationsPassed, runConversations);
   const runVectors = vectors.filter((v) => v.kind === "run");
   assert.ok(runVectors.length > 0);
   assert.equal(result.runsPassed, runVectors.length);

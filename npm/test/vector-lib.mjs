@@ -864,3 +864,376 @@ export function checkRun(api, v, expect = v.expect) {
   }
   return problems;
 }
+
+// ------------------------------------------------------- run conversations
+
+/** The `Run` a run-conversation vector's `run` and `options` ask for (docs/VECTORS.md, kind "run-conversation"). */
+export function runConversationRun(api, v) {
+  const r = v.run;
+  const options = {};
+  for (const [key, value] of Object.entries(v.options ?? {})) {
+    const name = FOLLOW_OPTION_NAMES[key];
+    if (name === undefined) throw new Error(`${v.name}: unknown option ${key}`);
+    options[name] = typeof value === "bigint" ? Number(value) : value;
+  }
+  const random = new Uint8Array(16);
+  if (r.random_hex !== undefined) for (let i = 0; i < 16; i++) random[i] = parseInt(r.random_hex.slice(2 * i, 2 * i + 2), 16);
+  return new api.Run(r.computer_id, r.command, {
+    ...options,
+    random,
+    idempotencyKey: r.idempotency_key,
+    timeoutMs: r.timeout_seconds === undefined ? undefined : Number(r.timeout_seconds) * 1000,
+    maxLines: r.max_lines === undefined ? undefined : Number(r.max_lines),
+    maxBytes: r.max_bytes === undefined ? undefined : Number(r.max_bytes),
+    hint: r.hint,
+    killOnCancel: r.kill_on_cancel ?? false,
+    spill: r.spill ?? false,
+    onOutput: r.on_output ?? false,
+    answerTimeoutMs: r.answer_timeout_ms === undefined ? undefined : Number(r.answer_timeout_ms),
+  });
+}
+
+/** A step of a Run (or a thrown error) in the vectors' shape. */
+export function runStepToVector(api, step) {
+  if (step instanceof Error) return endToVector(api, step);
+  if (step.type !== "wait") return { type: step.type };
+  const r = step.reconnect;
+  return {
+    type: "wait",
+    delay_ms: step.delayMs,
+    reconnect:
+      r === null
+        ? null
+        : { attempt: r.attempt, failures: r.failures, reason: r.reason, cursor: r.cursor, delay_ms: r.delayMs, proc_id: r.procId, detail: r.detail },
+  };
+}
+
+/** A preview in the vectors' shape. */
+function previewToVector(p) {
+  return {
+    text: p.text,
+    truncated: p.truncated,
+    total_bytes: p.totalBytes,
+    total_lines: p.totalLines,
+    spill_id: p.spillId,
+    spill_path: p.spillPath,
+    spill_error: p.spillError,
+  };
+}
+
+/** A Run's result in the vectors' shape. */
+function runResultToVector(r) {
+  return {
+    proc_id: r.procId,
+    idempotency_key: r.idempotencyKey,
+    exit_code: r.exitCode,
+    timed_out: r.timedOut,
+    stdout_lost_bytes: r.stdoutLostBytes,
+    stderr_lost_bytes: r.stderrLostBytes,
+    stdout: previewToVector(r.stdout),
+    stderr: previewToVector(r.stderr),
+    combined: previewToVector(r.combined),
+  };
+}
+
+/**
+ * The runner's client of a run conversation: a spill writer that records
+ * each view's bytes (or fails as the vector's `spill_writer` says) and an
+ * output hook that records; failures are reported to the run after the
+ * call that gave the actions returned, commits after `done`.
+ */
+class RunConversationClient {
+  files = {};
+  output = {};
+  failed = [];
+  commits = [];
+
+  constructor(v) {
+    this.fail = v.spill_writer ?? null;
+  }
+
+  #fails(view, at) {
+    return this.fail !== null && this.fail.view === view && this.fail.at === at;
+  }
+
+  #file(view) {
+    this.files[view] ??= { spillId: null, data: [], end: null, problems: [] };
+    return this.files[view];
+  }
+
+  act(actions) {
+    for (const a of actions) {
+      switch (a.type) {
+        case "openSpill": {
+          const file = this.#file(a.view);
+          if (file.spillId !== null) file.problems.push("opened twice");
+          file.spillId = a.spillId;
+          if (this.#fails(a.view, "open")) {
+            file.end = "failed";
+            this.failed.push(a.view);
+          }
+          break;
+        }
+        case "writeSpill": {
+          const file = this.#file(a.view);
+          if (file.spillId === null) file.problems.push("a write before the open");
+          if (file.end === "failed") break; // the writer failed: nothing more
+          if (file.end !== null) file.problems.push(`a write after ${file.end}`);
+          else if (this.#fails(a.view, "write")) {
+            file.end = "failed";
+            this.failed.push(a.view);
+          } else {
+            if (!(a.data instanceof Uint8Array)) file.problems.push("data is not a Uint8Array");
+            file.data.push(a.data.slice());
+          }
+          break;
+        }
+        case "commitSpill": {
+          const file = this.#file(a.view);
+          if (file.end !== null) file.problems.push("a commit after its end");
+          file.end = this.#fails(a.view, "commit") ? "failed" : "commit";
+          this.commits.push(a.view);
+          break;
+        }
+        case "discardSpill": {
+          const file = this.#file(a.view);
+          if (file.end !== null && file.end !== "failed") file.problems.push("a discard after its end");
+          if (file.end === null) file.end = "discard";
+          break;
+        }
+        case "output": {
+          this.output[a.stream] ??= { data: [], text: "" };
+          this.output[a.stream].data.push(a.data.slice());
+          this.output[a.stream].text += a.text;
+          break;
+        }
+        default:
+          throw new Error(`unknown run action ${JSON.stringify(a)}`);
+      }
+    }
+  }
+
+  report(run) {
+    for (const view of this.failed.splice(0)) run.spillFailed(view, this.#error());
+  }
+
+  commit(run) {
+    for (const view of this.commits.splice(0)) {
+      if (this.files[view].end === "failed") run.spillCommitted(view, { threw: this.#error() });
+      else run.spillCommitted(view, { returned: `/spill/${run.spillId(view)}` });
+    }
+  }
+
+  /** What the failing writer threw: its text is the vector's `error` (String() of it, as the client reports a writer's). */
+  #error() {
+    const text = this.fail?.error ?? "";
+    return { toString: () => text };
+  }
+
+  /** What was recorded, comparable with JSON (bytes as base64). */
+  snapshot() {
+    const files = {};
+    for (const [view, f] of Object.entries(this.files)) files[view] = { spill_id: f.spillId, data_b64: toB64(concatBytes(f.data)), end: f.end ?? "open", problems: f.problems };
+    const output = {};
+    for (const [stream, o] of Object.entries(this.output)) output[stream] = { data_b64: toB64(concatBytes(o.data)), text: o.text };
+    return { files, output };
+  }
+}
+
+/**
+ * Plays a run-conversation vector through a Run: asks for each request,
+ * plays each scripted answer — its body cut where `split(len)` says — does
+ * the actions with the runner's client, and records the requests, the
+ * steps, the spills, the hook's output, the result and the final state.
+ */
+export function playRunConversation(api, v, split) {
+  const client = new RunConversationClient(v);
+  const played = { requests: [], steps: [], result: null, state: "failed", client: null };
+  let run;
+  try {
+    run = runConversationRun(api, v);
+  } catch (err) {
+    if (!(err instanceof api.DoryWireError)) throw err;
+    played.steps.push(endToVector(api, err));
+    played.client = client.snapshot();
+    return played;
+  }
+  const cancelled = () => {
+    const { actions, step } = run.cancel();
+    client.act(actions);
+    return step;
+  };
+  try {
+    for (const exchange of v.exchanges) {
+      let step;
+      try {
+        step = exchange.request === undefined ? cancelled() : playRunExchange(run, exchange, client, played.requests, split, cancelled);
+      } catch (err) {
+        if (!(err instanceof api.DoryWireError)) throw err;
+        if (Array.isArray(err.actions)) client.act(err.actions);
+        client.report(run);
+        played.steps.push(endToVector(api, err));
+        break;
+      }
+      played.steps.push(runStepToVector(api, step));
+      if (step.type === "done") {
+        client.commit(run);
+        try {
+          played.result = runResultToVector(run.result());
+        } catch (err) {
+          if (!(err instanceof api.DoryWireError)) throw err;
+          played.result = endToVector(api, err);
+        }
+      }
+    }
+    played.state = run.state;
+  } finally {
+    run.free();
+  }
+  played.client = client.snapshot();
+  return played;
+}
+
+function playRunExchange(run, exchange, client, requests, split, cancelled) {
+  requests.push(requestToVector(run.request()));
+  const response = exchange.response;
+  if (response === undefined) {
+    if (exchange.cancel !== true) throw new Error("an exchange without a response cancels");
+    return cancelled();
+  }
+  const jitter = exchange.jitter ?? 0;
+  const stall = response.stall === true;
+  if (response.no_response !== undefined || (stall && response.status === undefined)) {
+    if (stall) {
+      const limit = run.waitLimitMs();
+      if (limit === null || run.waited(limit) !== true) throw new Error("the headers wait is not over at the wait limit");
+    }
+    return run.noResponse(response.no_response ?? "", jitter);
+  }
+  run.open(Number(response.status), response.content_type ?? "", response.proc_id, response.retry_after);
+  let trickled = false;
+  const feed = (chunk) => {
+    let actions;
+    try {
+      actions = run.feed(chunk);
+    } finally {
+      client.report(run);
+    }
+    client.act(actions);
+    client.report(run);
+  };
+  if (Array.isArray(response.pieces)) {
+    for (const piece of response.pieces) {
+      if (run.waited(Number(piece.wait_ms))) {
+        trickled = true;
+        break;
+      }
+      feed(new TextEncoder().encode(piece.body));
+    }
+  } else {
+    const body = responseBody(response);
+    for (const chunk of splitAt(body, split(body.length))) feed(chunk);
+  }
+  if (exchange.cancel === true) return cancelled();
+  if (stall && !trickled) {
+    const limit = run.waitLimitMs();
+    if (limit === null || run.waited(limit) !== true) throw new Error("the stream does not stall at the wait limit");
+  }
+  let result;
+  try {
+    result = run.finish(trickled ? undefined : response.broken, jitter);
+  } finally {
+    client.report(run);
+  }
+  client.act(result.actions);
+  client.report(run);
+  return result.step;
+}
+
+/** Whether a played step matches the vector's (delays within 1e-3 ms; a null reconnect must be null). */
+function runStepMatches(expected, got) {
+  const e = JSON.parse(JSON.stringify(expected));
+  const g = JSON.parse(JSON.stringify(got));
+  const delays = (x) => {
+    const out = [];
+    if (x !== null && typeof x === "object") {
+      if (x.delay_ms !== undefined) {
+        out.push(Number(x.delay_ms));
+        delete x.delay_ms;
+      }
+      if (x.reconnect !== null && typeof x.reconnect === "object" && x.reconnect.delay_ms !== undefined) {
+        out.push(Number(x.reconnect.delay_ms));
+        delete x.reconnect.delay_ms;
+      }
+    }
+    return out;
+  };
+  const [ed, gd] = [delays(e), delays(g)];
+  const delaysOk = ed.length <= gd.length && ed.every((d, i) => Math.abs(d - gd[i]) < 1e-3);
+  const reconnectOk = !(e.reconnect === null && g.reconnect !== null);
+  return subsetMatches(e, g) && delaysOk && reconnectOk;
+}
+
+/** The bytes of `data` / `data_b64` of an expectation, as base64 (undefined when neither). */
+function expectedB64(x) {
+  if (typeof x.data === "string") return toB64(new TextEncoder().encode(x.data));
+  if (typeof x.data_b64 === "string") return x.data_b64;
+  return undefined;
+}
+
+/** Compares a played run conversation with its vector; returns the differences. */
+export function checkRunConversation(v, played) {
+  const problems = [];
+  const show = (x) => JSON.stringify(x);
+  if (played.steps.length !== v.exchanges.length) {
+    problems.push(`${v.exchanges.length} exchanges scripted, the run had ${played.steps.length}: ${show(played.steps)}`);
+  }
+  const expectedRequests = v.exchanges.filter((e) => e.request !== undefined).map((e) => e.request);
+  expectedRequests.forEach((request, i) => {
+    const got = played.requests[i];
+    if (got === undefined) return;
+    const expected = { body: null, ...request };
+    if (!equal(expected, got)) problems.push(`request ${i}\n    expected ${show(expected)}\n    got      ${show(got)}`);
+  });
+  v.exchanges.forEach((exchange, i) => {
+    const got = played.steps[i];
+    if (got === undefined) return;
+    if (exchange.step === undefined) problems.push(`exchange ${i} has no step`);
+    else if (!runStepMatches(exchange.step, got)) problems.push(`step ${i}\n    expected ${show(exchange.step)}\n    got      ${show(got)}`);
+  });
+  const exp = v.expect ?? {};
+  if (exp.state !== undefined && exp.state !== played.state) problems.push(`state\n    expected ${exp.state}\n    got      ${played.state}`);
+  const spills = exp.spills ?? {};
+  for (const [view, file] of Object.entries(played.client.files)) {
+    for (const p of file.problems) problems.push(`spill ${view}: ${p}`);
+    const expected = spills[view];
+    if (expected === undefined) {
+      problems.push(`spill ${view} was opened, the vector has none`);
+      continue;
+    }
+    if (expected.spill_id !== undefined && expected.spill_id !== file.spill_id) problems.push(`spill ${view} id ${file.spill_id} not ${expected.spill_id}`);
+    const data = expectedB64(expected);
+    if (data !== undefined && data !== file.data_b64) {
+      const text = (b64) => new TextDecoder().decode(fromB64(b64));
+      problems.push(`spill ${view} data\n    expected ${show(text(data))}\n    got      ${show(text(file.data_b64))}`);
+    }
+    if (expected.end !== file.end) problems.push(`spill ${view} ended ${file.end}, expected ${expected.end}`);
+  }
+  for (const view of Object.keys(spills)) if (played.client.files[view] === undefined) problems.push(`spill ${view} was never opened`);
+  const output = exp.output ?? {};
+  for (const [stream, got] of Object.entries(played.client.output)) {
+    const expected = output[stream];
+    if (expected === undefined) {
+      problems.push(`the hook got ${stream}, the vector has none`);
+      continue;
+    }
+    const data = expectedB64(expected);
+    if (data !== undefined && data !== got.data_b64) problems.push(`output ${stream} data ${show(new TextDecoder().decode(fromB64(got.data_b64)))}`);
+    if (expected.text !== got.text) problems.push(`output ${stream} text ${show(got.text)}`);
+  }
+  for (const stream of Object.keys(output)) if (played.client.output[stream] === undefined) problems.push(`the hook never got ${stream}`);
+  const expectedResult = exp.result ?? null;
+  const resultOk = expectedResult === null || played.result === null ? expectedResult === played.result : subsetMatches(expectedResult, played.result);
+  if (!resultOk) problems.push(`result\n    expected ${show(expectedResult)}\n    got      ${show(played.result)}`);
+  return problems;
+}

@@ -7,7 +7,10 @@
 // time), and once more through feedInto and a Transcript; every run vector
 // goes through a RunBounder whole, byte by byte and at the Rust runner's
 // seeded splits, each view checked against its expectation, both limits and
-// (without losses or a stderr section) bound() of that view's bytes.
+// (without losses or a stderr section) bound() of that view's bytes; every
+// run-conversation vector is played through a Run, its bodies fed whole,
+// byte by byte and at seeded random splits (the same requests, steps,
+// actions and result each time).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as api from "dory-wire";
@@ -16,6 +19,7 @@ import {
   SplitMix64,
   checkConversation,
   checkRun,
+  checkRunConversation,
   chunkings,
   compareJs,
   conversationSplits,
@@ -23,6 +27,7 @@ import {
   decodeJs,
   intoFromEvents,
   playConversation,
+  playRunConversation,
   runBytes,
   toB64,
   vectorBody,
@@ -34,6 +39,7 @@ const decodeVectors = vectors.filter((v) => v.kind === "decode");
 const previewVectors = vectors.filter((v) => v.kind === "preview");
 const conversationVectors = vectors.filter((v) => v.kind === "conversation");
 const runVectors = vectors.filter((v) => v.kind === "run");
+const runConversationVectors = vectors.filter((v) => v.kind === "run-conversation");
 
 test("vectors are found", () => {
   assert.ok(vectors.length > 0, "no vector found below tests/vectors");
@@ -42,12 +48,14 @@ test("vectors are found", () => {
   for (const v of vectors) {
     assert.ok(!names.has(v.name), `duplicate vector name ${v.name}`);
     names.add(v.name);
-    assert.ok(["decode", "preview", "conversation", "run"].includes(v.kind), `${v.name}: unknown kind ${v.kind}`);
+    assert.ok(["decode", "preview", "conversation", "run", "run-conversation"].includes(v.kind), `${v.name}: unknown kind ${v.kind}`);
   }
   // docs/VECTORS.md: every runner fails with fewer than 40 conversations.
   assert.ok(conversationVectors.length >= 40, `at least 40 conversation vectors, found ${conversationVectors.length}`);
   // docs/VECTORS.md: at least 15 run vectors.
   assert.ok(runVectors.length >= 15, `at least 15 run vectors, found ${runVectors.length}`);
+  // docs/VECTORS.md: at least 25 run-conversation vectors.
+  assert.ok(runConversationVectors.length >= 25, `at least 25 run-conversation vectors, found ${runConversationVectors.length}`);
   const shown = (f) => runVectors.some((v) => v.expect.combined !== undefined && f(v));
   assert.ok(shown((v) => v.input.some((i) => i.stdout !== undefined) && v.input.some((i) => i.stderr !== undefined)), "a run vector with both streams");
   assert.ok(shown((v) => v.expect.combined.lost_bytes > 0), "a run vector with a loss");
@@ -113,6 +121,45 @@ for (const v of runVectors) {
     assert.deepEqual(problems, [], `${v.name}:\n  ${problems.join("\n  ")}`);
   });
 }
+
+for (const v of runConversationVectors) {
+  test(`run-conversation ${v.file} ${v.name}`, () => {
+    let whole;
+    const failures = [];
+    for (const [how, makeSplit] of conversationSplits(v.name)) {
+      const played = playRunConversation(api, v, makeSplit());
+      const problems = checkRunConversation(v, played);
+      if (problems.length > 0) failures.push(`fed ${how}:\n  ${problems.join("\n  ")}`);
+      if (whole === undefined) whole = played;
+      else if (JSON.stringify(played) !== JSON.stringify(whole)) failures.push(`fed ${how}: the run differs from feeding whole`);
+    }
+    assert.deepEqual(failures, [], `${v.name}:\n${failures.join("\n")}`);
+  });
+}
+
+test("the run-conversation runner can fail: a wrong request, step, delay, spill, hook text, result or state is caught", () => {
+  const v = runConversationVectors.find((x) => x.name === "run-output-cut-mid-frame-resumes-from-the-cursor");
+  assert.ok(v, "the vector");
+  const played = playRunConversation(api, v, () => []);
+  assert.deepEqual(checkRunConversation(v, played), []);
+  const mutations = [
+    [(c) => (c.exchanges[1].request.target = "/elsewhere"), /^request 1/],
+    [(c) => (c.exchanges[0].step = { type: "done" }), /^step 0/],
+    [(c) => (c.exchanges[1].step.reconnect.delay_ms = 7), /^step 1/],
+    [(c) => (c.expect.spills.stdout.data = "abcx\n"), /^spill stdout data/],
+    [(c) => (c.expect.spills.combined.end = "commit"), /^spill combined ended/],
+    [(c) => (c.expect.output.stdout.text = "abc\n"), /^output stdout text/],
+    [(c) => (c.expect.result.combined.text = "ab\n"), /^result/],
+    [(c) => (c.expect.state = "cancelled"), /^state/],
+    [(c) => c.exchanges.push(c.exchanges[c.exchanges.length - 1]), /^step 3/m],
+  ];
+  for (const [i, [mutate, caught]] of mutations.entries()) {
+    const copy = JSON.parse(JSON.stringify(v));
+    mutate(copy);
+    const problems = checkRunConversation(copy, playRunConversation(api, copy, () => []));
+    assert.match(problems.join("\n"), caught, `mutation ${i} went unnoticed`);
+  }
+});
 
 test("the run runner can fail: a wrong preview, count or error expectation is reported", () => {
   const v = runVectors.find((x) => x.expect.combined !== undefined && x.expect.combined.truncated && x.spill?.combined?.path);

@@ -3,7 +3,7 @@
 //! This crate only converts types and maps errors; every decision about the
 //! protocol is taken by the core. The JavaScript layer in `npm/src` wraps these
 //! low-level exports into the public, camelCase API (`Reader`, `Transcript`,
-//! `Follower`, `Request`, `bound`, the error classes), so nothing here is
+//! `Follower`, `Run`, `Request`, `bound`, the error classes), so nothing here is
 //! meant to be called by users directly. A follower's events cross exactly
 //! as a reader's; its requests and decisions cross as small JSON documents.
 //!
@@ -40,6 +40,7 @@ pub mod layout;
 mod preview;
 mod reader;
 mod run;
+mod run_machine;
 mod text;
 mod transcript;
 
@@ -53,6 +54,7 @@ pub use layout::event_layout_hash;
 pub use preview::{WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::{wasm_memory, WasmReader};
 pub use run::{run_spill_id, WasmRunBounder, WasmRunPending};
+pub use run_machine::WasmRun;
 pub use text::WasmUtf8Decoder;
 pub use transcript::WasmTranscript;
 

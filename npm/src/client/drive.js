@@ -1,5 +1,7 @@
-// The one IO loop of every read of output: a core Follower driven over the
-// network (`drive`), and the one-call reads into a transcript (`readToEnd`).
+// The IO loops: every read of output, a core Follower driven over the
+// network (`drive`), and the one-call reads into a transcript
+// (`readToEnd`); and `computer.run`'s, the core's Run driven over the
+// network (`converse`).
 
 import { Transcript } from "dory-wire";
 import { ABORTED, sleep, STALLED, WaitClock } from "./clock.js";
@@ -164,5 +166,124 @@ export async function readToEnd(client, follower, transcript, onReconnect) {
   } finally {
     client.unlink(link);
     follower.free();
+  }
+}
+
+/**
+ * Drives the core's `run` (a `Run`) over the network until it is done or
+ * cancelled: sends `run.request()`, feeds the answer back, runs its wait
+ * clock, gives the actions of each call to `act` (awaited, in order), calls
+ * `onReconnect` with the record of a `wait` step that has one and sleeps
+ * its `delayMs`. Every decision — what is sent, what an answer means, what
+ * is sent again and when — is the run's. Returns the last step (`done` or
+ * `cancelled`), or null when `link` was closed by its owner; the run's
+ * errors are thrown as they are (after the actions given before them), an
+ * AbortError once the client is closed.
+ */
+export async function converse(client, run, link, { act, onReconnect }) {
+  const clock = { waitLimitMs: () => run.waitLimitMs(), waitedMs: (ms) => run.waited(ms) };
+  const stopped = () => {
+    if (link.closed) return true;
+    if (client.closed) throw closedError();
+    return false;
+  };
+  const abandoned = (error) => {
+    if (error === ABORTED || link.closed || client.closed) {
+      if (stopped()) return true;
+      throw closedError();
+    }
+    return false;
+  };
+  for (;;) {
+    if (stopped()) return null;
+    let release;
+    try {
+      release = await client.permits.acquire(link);
+    } catch (error) {
+      if (abandoned(error)) return null;
+      throw error;
+    }
+    let step;
+    let cause;
+    let body = null;
+    let bodyDone = false;
+    const { controller, done } = link.request();
+    try {
+      const request = run.request();
+      const url = client.url(request);
+      let response;
+      try {
+        // Headers that came are taken, however long they took.
+        const got = await WaitClock.within(client.send(request, url, controller.signal), clock, link);
+        if (got === STALLED) {
+          controller.abort(); // no headers in time
+        } else {
+          response = got.value;
+        }
+      } catch (error) {
+        if (abandoned(error)) return null;
+        cause = error;
+      }
+      if (response === undefined) {
+        step = run.noResponse(cause === undefined ? "" : describeTransportError(cause, request.method, url), Math.random());
+      } else {
+        const h = (name) => response.headers.get(name);
+        // A browser hides a redirect it did not follow (status 0): it is one.
+        const status = response.type === "opaqueredirect" ? 302 : response.status;
+        run.open(status, h("content-type"), h("ce-process-id"), h("retry-after"));
+        const chunks = response.body === null || response.body === undefined ? null : response.body.getReader();
+        body = chunks;
+        bodyDone = chunks === null;
+        let broken;
+        while (!bodyDone) {
+          let got;
+          try {
+            got = await WaitClock.within(chunks.read(), clock, link);
+          } catch (error) {
+            if (abandoned(error)) return null;
+            broken = error;
+            bodyDone = true;
+            break;
+          }
+          // A stall, or a trickle that ran the clock out: the run reads the
+          // rest again from its cursor, if it sends another request.
+          if (got === STALLED || got.over) break;
+          if (got.value.done) {
+            bodyDone = true;
+            break;
+          }
+          await act(run.feed(got.value.value));
+          if (stopped()) return null;
+        }
+        cause = broken;
+        let ended;
+        try {
+          ended = run.finish(broken === undefined ? undefined : describeTransportError(broken), Math.random());
+        } catch (error) {
+          if (Array.isArray(error.actions) && error.actions.length > 0) await act(error.actions);
+          throw error;
+        }
+        await act(ended.actions);
+        step = ended.step;
+      }
+    } catch (error) {
+      throw withCause(error, cause);
+    } finally {
+      if (!bodyDone && body !== null) body.cancel().catch(() => {});
+      controller.abort();
+      done();
+      release();
+    }
+    if (step.type === "done" || step.type === "cancelled") return step;
+    if (step.type === "wait") {
+      if (step.reconnect !== null && onReconnect !== undefined) onReconnect(step.reconnect);
+      try {
+        await sleep(step.delayMs, link);
+      } catch (error) {
+        if (abandoned(error)) return null;
+        throw error;
+      }
+    }
+    // "send": the next request now.
   }
 }

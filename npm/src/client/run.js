@@ -1,14 +1,16 @@
-// `computer.run(command, options)` (docs/run.md): checks everything before
-// any request, a keyed background start, then the process's output followed
-// by the one read loop (`drive`, the core's Follower) into the core's
-// RunBounder, each view's spill and `onOutput`; the three previews are the
-// core's renderings. Every decision — what each view shows, the loss line,
-// the spill error texts, when to reconnect — is the core's.
+// `computer.run(command, options)` (docs/run.md): the IO of the core's run
+// machine (`Run`; docs/run.md, "The conversation"). The machine checks
+// everything before any request, decides every request (the keyed start,
+// the output read from offset 0 and its reconnects, a cancel's keyed start
+// again and kill), every wait and what each answer means, and gives the
+// actions — bytes for a view's spill, text for `onOutput`, the commits and
+// discards — and the result. This module does the IO: fetch (`converse`),
+// sleeping, the spill files, the caller's hooks, and the abort signal.
 
-import { DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES, Follower, InvalidState, Request, RunBounder, runSpillId, Utf8Decoder } from "dory-wire";
+import { Run } from "dory-wire";
 import { describe } from "../args.js";
-import { drive } from "./drive.js";
-import { built, FOLLOW_OPTIONS, followArgs, given, hookArg, numberArg, options, stringArg } from "./options.js";
+import { converse } from "./drive.js";
+import { built, FOLLOW_OPTIONS, followArgs, given, hookArg, numberArg, options } from "./options.js";
 import { randomBytes } from "./random.js";
 
 const VIEWS = ["stdout", "stderr", "combined"];
@@ -31,8 +33,8 @@ export const RUN_OPTIONS = [
   "onReconnect",
 ];
 
-/** The core's names of the start's arguments, as the caller wrote them. */
-const START_NAMES = { idempotency_key: "idempotencyKey", timeout_seconds: "timeoutSeconds", command: "command" };
+/** The machine's names of the run's options, as the caller wrote them. */
+const RUN_NAMES = { timeoutMs: "timeoutSeconds" };
 
 function functionArg(value, what) {
   if (given(value) && typeof value !== "function") throw new TypeError(`${what} must be a function, got ${describe(value)}`);
@@ -55,143 +57,132 @@ function signalArg(signal) {
   return signal;
 }
 
-/** A fresh idempotency key: `run-` and 32 random hex digits. */
-function freshKey() {
-  const bytes = randomBytes(16);
-  return `run-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
-}
-
 /** Awaits what a hook or a spill file's method returned, when it is a promise. */
 async function settled(value) {
   if (value !== null && (typeof value === "object" || typeof value === "function") && typeof value.then === "function") await value;
 }
 
-/** One view's spill: opened on the view's first byte; after a failure, written no more and remembered for the preview. */
-class ViewSpill {
-  file = null;
-  failed = false;
-  error = undefined;
-
-  async write(spill, spillId, data) {
-    if (this.failed) return;
-    try {
-      if (this.file === null) this.file = await spill.open(spillId);
-      await settled(this.file.write(data));
-    } catch (error) {
-      this.failed = true;
-      this.error = error;
-      await this.discard();
-    }
-  }
-
-  /** Drops the file, if one is open (given up either way: its errors are not the run's). */
-  async discard() {
-    const file = this.file;
-    this.file = null;
-    if (file === null || file === undefined) return;
-    try {
-      await settled(file.discard());
-    } catch {
-      // nothing was saved either way
-    }
+/** Drops a spill file (given up either way: its errors are not the run's). */
+async function discardFile(file) {
+  if (file === null || file === undefined) return;
+  try {
+    await settled(file.discard());
+  } catch {
+    // nothing was saved either way
   }
 }
 
-/** Where a run's events go: the core's run bounder, each view's spill, and `onOutput`. */
-class RunSink {
-  #bounder;
+/**
+ * The IO of a run's actions: each view's spill file (opened, written,
+ * committed or discarded as the run says) and the live output hook. A
+ * writer that fails is written no more, and reported to the run once the
+ * call that gave the action returned.
+ */
+class RunIo {
   #spill;
   #onOutput;
-  #ids;
-  #files = { stdout: new ViewSpill(), stderr: new ViewSpill(), combined: new ViewSpill() };
-  #decoders = null;
+  #files = { stdout: null, stderr: null, combined: null };
+  #failed = [];
+  #commits = [];
 
-  constructor(bounder, spill, onOutput) {
-    this.#bounder = bounder;
+  constructor(spill, onOutput) {
     this.#spill = spill;
     this.#onOutput = onOutput;
-    this.#ids = Object.fromEntries(VIEWS.map((view) => [view, bounder.spillId(view)]));
-    if (onOutput !== undefined) this.#decoders = { stdout: new Utf8Decoder(), stderr: new Utf8Decoder() };
   }
 
-  /** One event of the follower, in order. */
-  async feed(event) {
-    if (event.type === "output") {
-      const { stream, data } = event;
-      this.#bounder.push(stream, data);
-      if (this.#spill !== undefined) {
-        await this.#files[stream].write(this.#spill, this.#ids[stream], data);
-        await this.#files.combined.write(this.#spill, this.#ids.combined, data);
+  /** Does `actions` in order (until `stop()` says the call was cancelled), then reports the writers that failed. */
+  async act(run, actions, stop) {
+    try {
+      for (const action of actions) {
+        if (stop !== undefined && stop()) break;
+        await this.#do(action);
       }
-      if (this.#onOutput !== undefined) await settled(this.#onOutput({ stream, data, text: this.#decoders[stream].push(data) }));
-    } else if (event.type === "skipped") {
-      // Bytes after a gap do not complete a character before it.
-      await this.#flush(event.stream);
-      this.#bounder.lose(event.stream, event.start, event.end);
-    }
-  }
-
-  /** Ends a stream's text: an incomplete character becomes U+FFFD, given to the hook with empty bytes. */
-  async #flush(stream) {
-    if (this.#onOutput === undefined) return;
-    const rest = this.#decoders[stream].finish();
-    if (rest !== "") await settled(this.#onOutput({ stream, data: new Uint8Array(0), text: rest }));
-  }
-
-  /** Each view's preview and lost bytes: the last text of each stream to `onOutput`, each view committed (cut) or discarded (fits). */
-  async finish(hint) {
-    await this.#flush("stdout");
-    await this.#flush("stderr");
-    const pending = this.#bounder.finish();
-    try {
-      const previews = {};
-      for (const view of VIEWS) previews[view] = await this.#render(pending, view, hint);
-      return { previews, stdoutLostBytes: pending.lost("stdout").bytes, stderrLostBytes: pending.lost("stderr").bytes };
     } finally {
-      pending.free();
+      for (const [view, error] of this.#failed.splice(0)) run.spillFailed(view, error);
     }
   }
 
-  async #render(pending, view, hint) {
-    const spill = this.#files[view];
-    if (spill.failed) return pending.renderWriter(view, { threw: spill.error, hint });
-    if (spill.file === null || !pending.needsSpill(view)) {
-      await spill.discard();
-      return pending.render(view, { hint });
+  async #do(action) {
+    const view = action.view;
+    switch (action.type) {
+      case "openSpill":
+        if (this.#spill === undefined) return;
+        try {
+          this.#files[view] = await this.#spill.open(action.spillId);
+        } catch (error) {
+          this.#files[view] = null;
+          this.#failed.push([view, error]);
+        }
+        return;
+      case "writeSpill": {
+        const file = this.#files[view];
+        if (file === null || file === undefined) return;
+        try {
+          await settled(file.write(action.data));
+        } catch (error) {
+          this.#files[view] = null;
+          this.#failed.push([view, error]);
+          await discardFile(file);
+        }
+        return;
+      }
+      case "output":
+        if (this.#onOutput !== undefined) await settled(this.#onOutput({ stream: action.stream, data: action.data, text: action.text }));
+        return;
+      case "commitSpill":
+        this.#commits.push(view);
+        return;
+      case "discardSpill": {
+        const file = this.#files[view];
+        this.#files[view] = null;
+        await discardFile(file);
+        return;
+      }
+      default:
+        throw new Error(`dory-wire/client: unknown run action ${action.type}`);
     }
-    const file = spill.file;
-    spill.file = null;
-    let returned;
-    try {
-      returned = await file.commit();
-    } catch (error) {
-      return pending.renderWriter(view, { threw: error, hint });
-    }
-    return pending.renderWriter(view, { returned, hint });
   }
 
-  /** Drops every spill file (the call failed or was cancelled) and the decoders. */
+  /** Commits each view the run asked to, and reports what saving gave. */
+  async commit(run) {
+    for (const view of this.#commits.splice(0)) {
+      const file = this.#files[view];
+      this.#files[view] = null;
+      if (file === null || file === undefined) {
+        run.spillCommitted(view, { returned: null });
+        continue;
+      }
+      let returned;
+      try {
+        returned = await file.commit();
+      } catch (error) {
+        run.spillCommitted(view, { threw: error });
+        continue;
+      }
+      run.spillCommitted(view, { returned });
+    }
+  }
+
+  /** Drops every file still open (the call failed). */
   async discard() {
-    for (const view of VIEWS) await this.#files[view].discard();
-  }
-
-  free() {
-    this.#bounder.free();
-    if (this.#decoders !== null) {
-      this.#decoders.stdout.free();
-      this.#decoders.stderr.free();
-      this.#decoders = null;
+    for (const view of VIEWS) {
+      const file = this.#files[view];
+      this.#files[view] = null;
+      await discardFile(file);
     }
   }
 }
 
-/** Kills the process of a cancelled run (`procId` null: cancelled while starting, so the keyed start is sent again to learn it); a failure to kill is not the call's error. */
-async function killCancelled(client, computer, start, procId) {
+/** Drives the kill a cancelled run asks for (`step` is `send`); a failure to kill is not the call's error. */
+async function killCancelled(client, machine) {
+  let link;
   try {
-    const id = procId ?? (await client.identity(() => start)).procId;
-    await computer.processes.kill(id);
+    link = client.link();
+    await converse(client, machine, link, { act: async () => {}, onReconnect: undefined });
   } catch {
     // the cancellation is what the caller gets
+  } finally {
+    if (link !== undefined) client.unlink(link);
   }
 }
 
@@ -202,94 +193,65 @@ async function killCancelled(client, computer, start, procId) {
 export async function run(client, computer, command, runOptions) {
   const o = options(runOptions, RUN_OPTIONS, "run option");
   await client.ready();
-  // 1. Everything that can be checked, before any request.
+  // 1. Everything that can be checked, before any request: the client's
+  //    arguments here, the rest by the run machine.
   const signal = signalArg(o.signal);
-  const maxLines = given(o.maxLines) ? o.maxLines : DEFAULT_RUN_MAX_LINES;
-  const maxBytes = given(o.maxBytes) ? o.maxBytes : DEFAULT_RUN_MAX_BYTES;
-  RunBounder.checkLimits(maxLines, maxBytes);
   const spill = spillArg(o.spill);
-  const hint = stringArg(o.hint, "hint");
   const onOutput = functionArg(o.onOutput, "onOutput");
   const onReconnect = hookArg(o.onReconnect);
-  const killOnCancel = given(o.killOnCancel) ? o.killOnCancel : false;
-  if (typeof killOnCancel !== "boolean") throw new TypeError(`killOnCancel must be a boolean, got ${describe(killOnCancel)}`);
-  const timeoutSeconds = numberArg(o.timeoutSeconds, "timeoutSeconds");
-  const idempotencyKey = stringArg(o.idempotencyKey, "idempotencyKey");
-  const key = idempotencyKey ?? freshKey();
-  const start = built(() => Request.start(computer.id, command, { timeoutSeconds, idempotencyKey: key }), START_NAMES);
-  const args = followArgs(client, o, RUN_FOLLOW_OPTIONS);
-  // The core checks the follow options when it builds a follower: one now
-  // (for no process yet), so a bad option starts nothing.
-  built(() => Follower.processOutput(computer.id, key, args)).free();
-  if (signal?.aborted) throw signal.reason;
-
-  // 2. The keyed start (a repeated key answers the same process, started once).
-  let identity;
+  const seconds = numberArg(o.timeoutSeconds, "timeoutSeconds");
+  const machine = built(
+    () =>
+      new Run(computer.id, command, {
+        ...followArgs(client, o, RUN_FOLLOW_OPTIONS),
+        random: randomBytes(16),
+        maxLines: o.maxLines,
+        maxBytes: o.maxBytes,
+        idempotencyKey: o.idempotencyKey,
+        timeoutMs: seconds === undefined ? undefined : Number(seconds) * 1000,
+        hint: o.hint,
+        killOnCancel: o.killOnCancel,
+        spill: spill !== undefined,
+        onOutput: onOutput !== undefined,
+        answerTimeoutMs: client.livenessTimeoutMs,
+      }),
+    RUN_NAMES,
+  );
+  const io = new RunIo(spill, onOutput);
   try {
-    identity = await client.identity(() => start, signal);
-  } catch (error) {
-    if (!signal?.aborted) throw error;
-    if (killOnCancel) await killCancelled(client, computer, start, null);
-    throw signal.reason;
-  }
-  const procId = identity.procId;
-
-  // 3. Its output from offset 0, followed to the exit through reconnects.
-  const sink = new RunSink(new RunBounder({ maxLines, maxBytes, spillId: runSpillId(key) }), spill, onOutput);
-  try {
-    const follower = built(() => Follower.processOutput(computer.id, procId, args));
+    if (signal?.aborted) throw signal.reason;
+    // 2. The conversation: the keyed start, then the output to the exit.
     const link = client.link();
     const abort = () => {
       link.closed = true;
       link.abort();
     };
+    const aborted = () => signal?.aborted === true;
     signal?.addEventListener("abort", abort, { once: true });
-    let done = null;
+    let step;
     try {
-      const steps = drive(client, follower, link, { transcript: undefined, reconnect: true, onReconnect });
-      try {
-        for (;;) {
-          const step = await steps.next();
-          if (step.done) {
-            done = step.value;
-            break;
-          }
-          for (const event of step.value) await sink.feed(event);
-          if (signal?.aborted) break;
-        }
-      } finally {
-        // Left early (aborted, an error): the response is cancelled, its connection given back.
-        await steps.return(null);
-      }
+      step = await converse(client, machine, link, { act: (actions) => io.act(machine, actions, aborted), onReconnect });
+    } catch (error) {
+      if (!aborted()) throw error;
     } finally {
       signal?.removeEventListener("abort", abort);
       client.unlink(link);
-      follower.free();
     }
-    if (signal?.aborted) {
-      await sink.discard();
-      if (killOnCancel) await killCancelled(client, computer, start, procId);
-      throw signal.reason;
+    // 3. Cancelled: the open spills discarded, then the kill the run asks for.
+    if (aborted() || step === null || step === undefined) {
+      const cancelled = machine.cancel();
+      await io.act(machine, cancelled.actions);
+      if (cancelled.step.type === "send") await killCancelled(client, machine);
+      if (signal?.aborted) throw signal.reason;
     }
-    if (done === null || !done.exited) throw new InvalidState(`invalid_state: the output of ${procId} ended without its exit`, { reason: `the output of ${procId} ended without its exit` });
-
-    // 4. Each view bounded; a cut one names its committed spill.
-    const { previews, stdoutLostBytes, stderrLostBytes } = await sink.finish(hint);
-    return {
-      procId,
-      idempotencyKey: key,
-      exitCode: done.exitCode,
-      timedOut: done.timedOut,
-      stdout: previews.stdout,
-      stderr: previews.stderr,
-      combined: previews.combined,
-      stdoutLostBytes,
-      stderrLostBytes,
-    };
+    if (step?.type !== "done") throw new Error("dory-wire/client: the run ended without its result");
+    // 4. Each cut view's spill committed, then the core's previews.
+    await io.commit(machine);
+    return machine.result();
   } catch (error) {
-    await sink.discard();
+    await io.discard();
     throw error;
   } finally {
-    sink.free();
+    machine.free();
   }
 }
