@@ -108,7 +108,13 @@ class DoryWire:
 
 
 # The interface of each resource other than those of ``preview``.
-INTERFACES = {"reader": "decode", "follower": "follow", "run-bounder": "run", "run-pending": "run"}
+INTERFACES = {
+    "reader": "decode",
+    "follower": "follow",
+    "run-bounder": "run",
+    "run-pending": "run",
+    "run": "run-machine",
+}
 FOLLOW_OPTIONS = (
     "follow",
     "gap-policy",
@@ -120,6 +126,33 @@ FOLLOW_OPTIONS = (
     "max-frame-bytes",
     "strict",
 )
+
+
+RUN_OPTIONS = (
+    "max-lines",
+    "max-bytes",
+    "idempotency-key",
+    "timeout-seconds",
+    "hint",
+    "kill-on-cancel",
+    "spill",
+    "on-output",
+    "answer-timeout-ns",
+)
+
+
+def run_options(follow: Record | None = None, **fields: Any) -> Record:
+    """A ``run-options`` record from snake_case keyword arguments and a
+    ``follow-options`` record; absent fields are none, so the defaults of
+    every client's ``run`` apply."""
+    unknown = {name.replace("_", "-") for name in fields} - set(RUN_OPTIONS)
+    if unknown:
+        raise TypeError(f"not run options: {sorted(unknown)}")
+    out = Record()
+    for name in RUN_OPTIONS:
+        setattr(out, name, fields.get(name.replace("-", "_")))
+    out.follow = follow if follow is not None else follow_options()
+    return out
 
 
 def follow_options(**fields: Any) -> Record:
@@ -134,4 +167,4 @@ def follow_options(**fields: Any) -> Record:
     return out
 
 
-__all__ = ["DoryWire", "Variant", "field", "follow_options", "is_error", "record", "result"]
+__all__ = ["DoryWire", "Variant", "field", "follow_options", "is_error", "record", "result", "run_options"]

@@ -769,3 +769,398 @@ export function checkRunVector(mod, v, expect = v.expect) {
   }
   return problems;
 }
+
+// -- run conversations (docs/VECTORS.md, "kind run-conversation") -------------
+
+/** The `run-options` of a run-conversation vector; absent ones stay absent (the core's defaults). */
+export function runOptions(v) {
+  const r = v.run;
+  const out = { follow: followOptions(v) };
+  if (r.max_lines !== undefined) out.maxLines = BigInt(r.max_lines);
+  if (r.max_bytes !== undefined) out.maxBytes = BigInt(r.max_bytes);
+  if (r.idempotency_key !== undefined) out.idempotencyKey = r.idempotency_key;
+  if (r.timeout_seconds !== undefined) out.timeoutSeconds = Number(r.timeout_seconds);
+  if (r.hint !== undefined) out.hint = r.hint;
+  out.killOnCancel = Boolean(r.kill_on_cancel);
+  out.spill = Boolean(r.spill);
+  out.onOutput = Boolean(r.on_output);
+  if (r.answer_timeout_ms !== undefined) out.answerTimeoutNs = msToNs(r.answer_timeout_ms);
+  return out;
+}
+
+/** The `run` of a run-conversation vector: `{ ok: run }` or `{ err: record }`. */
+export function runOf(mod, v) {
+  const r = v.run;
+  const command = typeof r.command === "string" ? { tag: "shell", val: r.command } : { tag: "argv", val: r.command };
+  const random = r.random_hex === undefined ? new Uint8Array(16) : new Uint8Array(Buffer.from(r.random_hex, "hex"));
+  return attempt(() => new mod.runMachine.Run(r.computer_id, command, runOptions(v), random));
+}
+
+/** A component `run-step` in the vectors' shape. */
+export function runStepToVector(step) {
+  switch (step.tag) {
+    case "send":
+    case "done":
+    case "cancelled":
+      return { type: step.tag };
+    case "wait": {
+      let reconnect = null;
+      if (step.val.reconnect) {
+        const { type: _, ...rest } = decisionToVector({ tag: "reconnect", val: step.val.reconnect });
+        reconnect = rest;
+      }
+      return { type: "wait", delay_ms: Number(step.val.delayNs) / 1e6, reconnect };
+    }
+    default:
+      throw new Error(`unknown run step tag ${step.tag}`);
+  }
+}
+
+function runPreviewToVector(p) {
+  return {
+    text: p.text,
+    truncated: p.truncated,
+    total_bytes: num(p.totalBytes),
+    total_lines: num(p.totalLines),
+    spill_id: p.spillId ?? null,
+    spill_path: p.spillPath ?? null,
+    spill_error: p.spillError ?? null,
+  };
+}
+
+/** A component `run-result` in the vectors' shape. */
+export function runResultToVector(r) {
+  return {
+    proc_id: r.procId,
+    idempotency_key: r.idempotencyKey,
+    exit_code: num(r.exitCode) ?? null,
+    timed_out: r.timedOut,
+    stdout_lost_bytes: num(r.stdoutLostBytes),
+    stderr_lost_bytes: num(r.stderrLostBytes),
+    stdout: runPreviewToVector(r.stdout),
+    stderr: runPreviewToVector(r.stderr),
+    combined: runPreviewToVector(r.combined),
+  };
+}
+
+/**
+ * The runner's client: a spill writer that records each view's bytes (or
+ * fails as the vector's `spill_writer` says) and an output hook that
+ * records; order problems (a write before the open, anything after the end)
+ * are noted. Failures are reported to the run after the call that gave the
+ * action returned; each commit's outcome after `done`.
+ */
+class RunClient {
+  constructor(v) {
+    this.files = {};
+    this.output = {};
+    this.fail = v.spill_writer ?? null;
+    this.failed = [];
+    this.commits = [];
+  }
+
+  fails(view, at) {
+    return this.fail !== null && this.fail.view === view && this.fail.at === at;
+  }
+
+  file(view) {
+    this.files[view] ??= { spillId: "", data: [], end: null, problems: [] };
+    return this.files[view];
+  }
+
+  act(actions) {
+    for (const action of actions) {
+      const a = action.val;
+      switch (action.tag) {
+        case "open-spill": {
+          const file = this.file(a.view);
+          if (file.spillId) file.problems.push("opened twice");
+          file.spillId = a.spillId;
+          if (this.fails(a.view, "open")) {
+            file.end = "failed";
+            this.failed.push(a.view);
+          }
+          break;
+        }
+        case "write-spill": {
+          const file = this.file(a.view);
+          if (!file.spillId) file.problems.push("a write before the open");
+          if (!(a.data instanceof Uint8Array)) file.problems.push("data is not a Uint8Array");
+          if (file.end === "failed") break; // the writer failed: nothing more
+          if (file.end !== null) file.problems.push(`a write after ${file.end}`);
+          else if (this.fails(a.view, "write")) {
+            file.end = "failed";
+            this.failed.push(a.view);
+          } else file.data.push(Buffer.from(a.data));
+          break;
+        }
+        case "commit-spill": {
+          const file = this.file(a);
+          if (file.end !== null) file.problems.push("a commit after its end");
+          file.end = this.fails(a, "commit") ? "failed" : "commit";
+          this.commits.push(a);
+          break;
+        }
+        case "discard-spill": {
+          const file = this.file(a);
+          if (file.end !== null && file.end !== "failed") file.problems.push("a discard after its end");
+          if (file.end === null) file.end = "discard";
+          break;
+        }
+        case "output": {
+          this.output[a.stream] ??= { data: [], text: "" };
+          this.output[a.stream].data.push(Buffer.from(a.data));
+          this.output[a.stream].text += a.text;
+          break;
+        }
+        default:
+          throw new Error(`unknown run action tag ${action.tag}`);
+      }
+    }
+  }
+
+  error() {
+    return this.fail?.error ?? "";
+  }
+
+  report(run) {
+    for (const view of this.failed.splice(0)) run.spillFailed(view, this.error());
+  }
+
+  commit(run) {
+    for (const view of this.commits.splice(0)) {
+      const outcome = this.files[view].end === "failed" ? { tag: "failed", val: this.error() } : { tag: "saved", val: `/spill/${run.spillId(view)}` };
+      run.spillCommitted(view, outcome);
+    }
+  }
+
+  /** What the client saw, in a comparable shape. */
+  seen() {
+    const files = {};
+    for (const [view, f] of Object.entries(this.files)) files[view] = { spill_id: f.spillId, data_b64: Buffer.concat(f.data).toString("base64"), end: f.end, problems: f.problems };
+    const output = {};
+    for (const [stream, o] of Object.entries(this.output)) output[stream] = { data_b64: Buffer.concat(o.data).toString("base64"), text: o.text };
+    return { files, output };
+  }
+}
+
+/**
+ * One exchange of a run conversation: the run's request, then its answer
+ * played as the vector says (the body cut by the `mode`-th chunking).
+ * Returns `{ ok: step }` or `{ err: record }`.
+ */
+function playRunExchange(run, x, name, mode, client, requests) {
+  const req = attempt(() => run.request());
+  if (req.err) return req;
+  requests.push(requestToVector(req.ok));
+  const check = (cond, what) => {
+    if (!cond) throw new Error(`${name}: ${what}`);
+  };
+  const cancelled = () => {
+    const c = run.cancel();
+    client.act(c.actions);
+    return { ok: c.step };
+  };
+  const response = x.response;
+  if (response === undefined) {
+    check(x.cancel, "an exchange without a response cancels");
+    return cancelled();
+  }
+  const jitter = Number(x.jitter ?? 0);
+  const stall = Boolean(response.stall);
+  if (response.no_response !== undefined || (stall && response.status === undefined)) {
+    if (stall) {
+      const limit = run.waitLimitNs();
+      check(limit !== undefined, "a bounded wait for the headers");
+      check(run.waitedNs(limit), "the headers wait is over");
+    }
+    return attempt(() => run.noResponse(response.no_response ?? "", jitter));
+  }
+  const retryAfter = response.retry_after === undefined ? undefined : String(response.retry_after);
+  const opened = attempt(() => run.open(response.status, response.content_type ?? "", response.proc_id ?? undefined, retryAfter));
+  if (opened.err) return opened;
+  let trickled = false;
+  if (response.pieces) {
+    for (const piece of response.pieces) {
+      if (run.waitedNs(msToNs(piece.wait_ms))) {
+        trickled = true;
+        break;
+      }
+      const fed = run.feed(new TextEncoder().encode(piece.body));
+      client.act(fed.actions);
+      client.report(run);
+      if (fed.error) return { err: fed.error };
+    }
+  } else {
+    for (const chunk of cut(name, response, mode)) {
+      const fed = run.feed(chunk);
+      client.act(fed.actions);
+      client.report(run);
+      if (fed.error) return { err: fed.error };
+    }
+  }
+  if (x.cancel) return cancelled();
+  if (stall && !trickled) {
+    const limit = run.waitLimitNs();
+    check(limit !== undefined, "a bounded wait for the body");
+    check(run.waitedNs(limit), "the stream stalls");
+  }
+  const finished = run.finish(trickled ? undefined : (response.broken ?? undefined), jitter);
+  client.act(finished.actions);
+  client.report(run);
+  return finished.step.tag === "ok" ? { ok: finished.step.val } : { err: finished.step.val };
+}
+
+/**
+ * Plays a run-conversation vector with every body cut by the `mode`-th
+ * chunking. Returns what was observed: the requests, the steps, the
+ * client's files and hook output, the result and the run's state.
+ */
+export function playRunConversation(mod, v, mode, table = errorTable(mod)) {
+  const client = new RunClient(v);
+  const played = { requests: [], steps: [], result: null, state: "failed" };
+  const built = runOf(mod, v);
+  if (built.err) {
+    played.steps.push(checkedError(built.err, table));
+    return { ...played, ...client.seen() };
+  }
+  const run = built.ok;
+  for (const [i, x] of v.exchanges.entries()) {
+    const name = `${v.name} (exchange ${i + 1})`;
+    let step;
+    if (x.request === undefined) {
+      const c = run.cancel();
+      client.act(c.actions);
+      step = { ok: c.step };
+    } else {
+      step = playRunExchange(run, x, name, mode, client, played.requests);
+    }
+    if (step.err) {
+      played.steps.push(checkedError(step.err, table));
+      break;
+    }
+    played.steps.push(runStepToVector(step.ok));
+    if (step.ok.tag === "done") {
+      client.commit(run);
+      const r = attempt(() => run.result());
+      played.result = r.err ? checkedError(r.err, table) : runResultToVector(r.ok);
+    }
+  }
+  played.state = run.state();
+  run[Symbol.dispose]();
+  return { ...played, ...client.seen() };
+}
+
+/** Whether `actual` holds every key of `expected` with an equal value (recursively into objects). */
+function subsetMatches(expected, actual) {
+  if (expected !== null && typeof expected === "object" && !Array.isArray(expected) && actual !== null && typeof actual === "object" && !Array.isArray(actual)) {
+    return Object.entries(expected).every(([k, e]) => Object.hasOwn(actual, k) && subsetMatches(e, actual[k]));
+  }
+  return same(expected, actual);
+}
+
+/** A step against the vector's: delays within 1e-3 ms, a `null` reconnect only null, the rest a subset. */
+function runStepMatches(expected, got) {
+  const e = structuredClone(expected);
+  const g = structuredClone(got);
+  const delays = (x) => {
+    const out = [];
+    if (x !== null && typeof x === "object") {
+      if (x.delay_ms !== undefined) {
+        out.push(Number(x.delay_ms));
+        delete x.delay_ms;
+      }
+      if (x.reconnect && typeof x.reconnect === "object" && x.reconnect.delay_ms !== undefined) {
+        out.push(Number(x.reconnect.delay_ms));
+        delete x.reconnect.delay_ms;
+      }
+    }
+    return out;
+  };
+  const [ed, gd] = [delays(e), delays(g)];
+  const delaysOk = ed.length <= gd.length && ed.every((d, i) => Math.abs(d - gd[i]) < 1e-3);
+  const reconnectOk = !(Object.hasOwn(e, "reconnect") && e.reconnect === null) || g.reconnect === null || g.reconnect === undefined;
+  return delaysOk && reconnectOk && subsetMatches(e, g);
+}
+
+const b64OfText = (text) => Buffer.from(text, "utf8").toString("base64");
+
+/** The expected bytes `data` / `data_b64` of a spill or hook expectation, as base64 (undefined: not said). */
+function expectedB64(x) {
+  if (x.data !== undefined) return b64OfText(x.data);
+  return x.data_b64;
+}
+
+/** How a play of a run-conversation vector differs from the vector (empty: it agrees). */
+export function runConversationProblems(v, played) {
+  const problems = [];
+  const exchanges = v.exchanges;
+  const show = (x) => JSON.stringify(x, big);
+  if (played.steps.length !== exchanges.length) problems.push(`${exchanges.length} exchanges scripted, the run had ${played.steps.length}: ${show(played.steps)}`);
+  const expectedRequests = exchanges.filter((x) => x.request !== undefined).map((x) => x.request);
+  expectedRequests.forEach((want, i) => {
+    const got = played.requests[i];
+    if (got === undefined) return;
+    const w = { body: null, ...want };
+    if (!same(w, got)) problems.push(`request ${i}: expected ${show(w)}, got ${show(got)}`);
+  });
+  exchanges.forEach((x, i) => {
+    const got = played.steps[i];
+    if (got === undefined) return;
+    if (x.step === undefined) problems.push(`exchange ${i} has no step`);
+    else if (!runStepMatches(x.step, got)) problems.push(`step ${i}: expected ${show(x.step)}, got ${show(got)}`);
+  });
+  const expect = v.expect;
+  if (expect.state !== undefined && expect.state !== played.state) problems.push(`state: expected ${expect.state}, got ${played.state}`);
+  const spills = expect.spills ?? {};
+  for (const [view, file] of Object.entries(played.files)) {
+    for (const p of file.problems) problems.push(`spill ${view}: ${p}`);
+    const want = spills[view];
+    if (want === undefined) {
+      problems.push(`spill ${view} was opened, the vector has none`);
+      continue;
+    }
+    if (want.spill_id !== undefined && want.spill_id !== file.spill_id) problems.push(`spill ${view} id ${file.spill_id} not ${want.spill_id}`);
+    const data = expectedB64(want);
+    if (data !== undefined && data !== file.data_b64) problems.push(`spill ${view} data: expected ${data}, got ${file.data_b64} (base64)`);
+    const end = file.end ?? "open";
+    if (want.end !== end) problems.push(`spill ${view} ended ${end}, expected ${want.end}`);
+  }
+  for (const view of Object.keys(spills)) if (!Object.hasOwn(played.files, view)) problems.push(`spill ${view} was never opened`);
+  const output = expect.output ?? {};
+  for (const [stream, got] of Object.entries(played.output)) {
+    const want = output[stream];
+    if (want === undefined) {
+      problems.push(`the hook got ${stream}, the vector has none`);
+      continue;
+    }
+    const data = expectedB64(want);
+    if (data !== undefined && data !== got.data_b64) problems.push(`output ${stream} data: expected ${data}, got ${got.data_b64} (base64)`);
+    if (want.text !== got.text) problems.push(`output ${stream} text: expected ${JSON.stringify(want.text)}, got ${JSON.stringify(got.text)}`);
+  }
+  for (const stream of Object.keys(output)) if (!Object.hasOwn(played.output, stream)) problems.push(`the hook never got ${stream}`);
+  const wantResult = expect.result ?? null;
+  const gotResult = played.result;
+  if ((wantResult === null) !== (gotResult === null) || (wantResult !== null && !subsetMatches(wantResult, gotResult))) {
+    problems.push(`result: expected ${show(wantResult)}, got ${show(gotResult)}`);
+  }
+  return problems;
+}
+
+/**
+ * The problems of a run-conversation vector played whole, byte by byte and
+ * at seeded random splits: the vector's expectation, and the same play
+ * every time.
+ */
+export function checkRunConversationVector(mod, v) {
+  const problems = [];
+  let reference;
+  for (let mode = 0; mode < CONVERSATION_SPLITS; mode++) {
+    const how = mode === 0 ? "whole" : mode === 1 ? "byte by byte" : `random splits #${mode - 1}`;
+    const played = playRunConversation(mod, v, mode);
+    if (mode === 0) for (const p of runConversationProblems(v, played)) problems.push(`${how}: ${p}`);
+    reference ??= played;
+    if (!same(played, reference)) problems.push(`${how}: differs from the whole bodies: ${JSON.stringify(played, big)}`);
+  }
+  return problems;
+}

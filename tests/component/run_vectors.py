@@ -17,8 +17,13 @@ in random chunks must give the same preview. Run vectors are played through
 the exported `run-bounder` whole, byte by byte, at the seeded splits of the
 Rust runner and as the events `feed` takes, the same result every time; each
 view's expected fields are compared, both limits checked, and a view without
-losses or a stderr section must be `bound` of its bytes. Last, wrong
-expectations of each kind must be reported (the runner can fail).
+losses or a stderr section must be `bound` of its bytes. Run-conversation
+vectors drive the exported `run` resource (docs/VECTORS.md, "kind
+run-conversation"): requests and steps compared, responses played with their
+bodies whole, byte by byte and at seeded random splits (the same play every
+time), the actions done by a recording spill writer and output hook, and the
+result compared. Last, wrong expectations of each kind must be reported (the
+runner can fail).
 
     python tests/component/run_vectors.py      (prints "N passed, N failed")
 """
@@ -34,7 +39,7 @@ import types
 from types import SimpleNamespace
 from typing import Any
 
-from dory_component import ROOT, DoryWire, Variant, field, follow_options, is_error, record, result
+from dory_component import ROOT, DoryWire, Variant, field, follow_options, is_error, record, result, run_options
 
 sys.path.insert(0, str(ROOT / "python" / "tests"))
 # The Python package's own test helpers: its split generator, and the preview
@@ -711,6 +716,369 @@ def check_run_functions(dw: DoryWire) -> None:
     pending.drop(dw.store)
 
 
+# -- run conversations (docs/VECTORS.md, "kind run-conversation") -------------
+
+
+def vector_follow_options(v: dict[str, Any]) -> Any:
+    """The `follow-options` record of a vector's `options` (milliseconds as
+    nanoseconds)."""
+    opts = dict(v.get("options") or {})
+    for name in ("backoff", "max_backoff", "liveness_timeout"):
+        if f"{name}_ms" in opts:
+            opts[f"{name}_ns"] = round(opts.pop(f"{name}_ms") * MS)
+    return follow_options(**opts)
+
+
+def run_of(dw: DoryWire, v: dict[str, Any]) -> Any:
+    """The `run` handle of the vector's `run`, or the error record."""
+    r = v["run"]
+    timeout = r.get("timeout_seconds")
+    answer = r.get("answer_timeout_ms")
+    options = run_options(
+        vector_follow_options(v),
+        max_lines=r.get("max_lines"),
+        max_bytes=r.get("max_bytes"),
+        idempotency_key=r.get("idempotency_key"),
+        timeout_seconds=None if timeout is None else float(timeout),
+        hint=r.get("hint"),
+        kill_on_cancel=bool(r.get("kill_on_cancel", False)),
+        spill=bool(r.get("spill", False)),
+        on_output=bool(r.get("on_output", False)),
+        answer_timeout_ns=None if answer is None else round(answer * MS),
+    )
+    random_bytes = bytes.fromhex(r["random_hex"]) if "random_hex" in r else bytes(16)
+    _, built = result(dw.call("run-machine", "[constructor]run", r["computer_id"], r["command"], options, random_bytes))
+    return built
+
+
+def run_step_json(step: Any) -> dict[str, Any]:
+    """A component `run-step` (or error record) in the vectors' shape."""
+    if is_error(step):
+        return error_json(step)
+    if step.tag == "wait":
+        record_ = field(step.payload, "reconnect")
+        reconnect = None
+        if record_ is not None:
+            reconnect = decision_json(Variant("reconnect", record_))
+            del reconnect["type"]
+        return {"type": "wait", "delay_ms": field(step.payload, "delay_ns") / MS, "reconnect": reconnect}
+    return {"type": step.tag}
+
+
+def run_preview_json(p: Any) -> dict[str, Any]:
+    return {
+        key: field(p, key)
+        for key in ("text", "truncated", "total_bytes", "total_lines", "spill_id", "spill_path", "spill_error")
+    }
+
+
+def run_result_json(r: Any) -> dict[str, Any]:
+    """A component `run-result` in the vectors' shape."""
+    out = {
+        key: field(r, key)
+        for key in (
+            "proc_id",
+            "idempotency_key",
+            "exit_code",
+            "timed_out",
+            "stdout_lost_bytes",
+            "stderr_lost_bytes",
+        )
+    }
+    for view in VIEWS:
+        out[view] = run_preview_json(field(r, view))
+    return out
+
+
+class RunClient:
+    """The runner's client: a spill writer that records each view's bytes
+    (or fails as the vector's `spill_writer` says) and an output hook that
+    records; order problems (a write before the open, anything after the
+    end) are noted. Failures are reported to the run after the call that
+    gave the action returned; each commit's outcome after `done`."""
+
+    def __init__(self, dw: DoryWire, v: dict[str, Any]) -> None:
+        self.dw = dw
+        self.files: dict[str, dict[str, Any]] = {}
+        self.output: dict[str, list[Any]] = {}
+        self.fail: dict[str, Any] | None = v.get("spill_writer")
+        self.failed: list[str] = []
+        self.commits: list[str] = []
+
+    def _fails(self, view: str, at: str) -> bool:
+        return self.fail is not None and self.fail["view"] == view and self.fail["at"] == at
+
+    def _file(self, view: str) -> dict[str, Any]:
+        return self.files.setdefault(view, {"spill_id": "", "data": b"", "end": None, "problems": []})
+
+    def act(self, actions: list[Variant]) -> None:
+        for action in actions:
+            a = action.payload
+            if action.tag == "open-spill":
+                file = self._file(a.view)
+                if file["spill_id"]:
+                    file["problems"].append("opened twice")
+                file["spill_id"] = field(a, "spill_id")
+                if self._fails(a.view, "open"):
+                    file["end"] = "failed"
+                    self.failed.append(a.view)
+            elif action.tag == "write-spill":
+                file = self._file(a.view)
+                if not file["spill_id"]:
+                    file["problems"].append("a write before the open")
+                if file["end"] == "failed":
+                    pass  # the writer failed: nothing more
+                elif file["end"] is not None:
+                    file["problems"].append(f"a write after {file['end']}")
+                elif self._fails(a.view, "write"):
+                    file["end"] = "failed"
+                    self.failed.append(a.view)
+                else:
+                    file["data"] += a.data
+            elif action.tag == "commit-spill":
+                file = self._file(a)
+                if file["end"] is not None:
+                    file["problems"].append("a commit after its end")
+                file["end"] = "failed" if self._fails(a, "commit") else "commit"
+                self.commits.append(a)
+            elif action.tag == "discard-spill":
+                file = self._file(a)
+                if file["end"] not in (None, "failed"):
+                    file["problems"].append("a discard after its end")
+                if file["end"] is None:
+                    file["end"] = "discard"
+            elif action.tag == "output":
+                out = self.output.setdefault(a.stream, [b"", ""])
+                out[0] += a.data
+                out[1] += a.text
+            else:
+                raise AssertionError(f"unknown action {action!r}")
+
+    def _error(self) -> str:
+        return (self.fail or {}).get("error", "")
+
+    def report(self, run: Any) -> None:
+        failed, self.failed = self.failed, []
+        for view in failed:
+            self.dw.method("run", "spill-failed", run, view, self._error())
+
+    def commit(self, run: Any) -> None:
+        commits, self.commits = self.commits, []
+        for view in commits:
+            if self.files[view]["end"] == "failed":
+                outcome = Variant("failed", self._error())
+            else:
+                outcome = Variant("saved", f"/spill/{self.dw.method('run', 'spill-id', run, view)}")
+            self.dw.method("run", "spill-committed", run, view, outcome)
+
+
+def play_run_exchange(
+    dw: DoryWire, run: Any, x: dict[str, Any], split: int, client: RunClient, requests: list[Any]
+) -> Any:
+    """One exchange: the run's request, then its answer played as the vector
+    says (each body cut by the `split`-th chunking); the step Variant or the
+    error record."""
+    ok, req = result(dw.method("run", "request", run))
+    if not ok:
+        return req
+    requests.append(request_json(req))
+
+    def cancelled() -> Any:
+        c = dw.method("run", "cancel", run)
+        client.act(c.actions)
+        return c.step
+
+    response = x.get("response")
+    if response is None:
+        assert x.get("cancel"), "an exchange without a response cancels"
+        return cancelled()
+    jitter = float(x.get("jitter", 0))
+    stall = bool(response.get("stall"))
+    if "no_response" in response or (stall and "status" not in response):
+        if stall:
+            limit = dw.method("run", "wait-limit-ns", run)
+            assert limit is not None, "a bounded wait for the headers"
+            assert dw.method("run", "waited-ns", run, limit), "the headers wait is over"
+        return dw.method("run", "no-response", run, response.get("no_response", ""), jitter)
+    retry_after = response.get("retry_after")
+    opened = dw.method(
+        "run",
+        "open",
+        run,
+        response["status"],
+        response.get("content_type") or "",
+        response.get("proc_id"),
+        None if retry_after is None else str(retry_after),
+    )
+    if opened is not None:
+        return opened
+    trickled = False
+    if "pieces" in response:
+        pieces = []
+        for piece in response["pieces"]:
+            pieces.append((round(piece["wait_ms"] * MS), piece["body"].encode("utf-8")))
+    else:
+        pieces = [(None, chunk) for chunk in splits(body_of(response))[split][1]]
+    for wait, chunk in pieces:
+        if wait is not None and dw.method("run", "waited-ns", run, wait):
+            trickled = True
+            break
+        fed = dw.method("run", "feed", run, chunk)
+        client.act(fed.actions)
+        client.report(run)
+        if fed.error is not None:
+            return fed.error
+    if x.get("cancel"):
+        return cancelled()
+    if stall and not trickled:
+        limit = dw.method("run", "wait-limit-ns", run)
+        assert limit is not None, "a bounded wait for the body"
+        assert dw.method("run", "waited-ns", run, limit), "the stream stalls"
+    broken = None if trickled else response.get("broken")
+    finished = dw.method("run", "finish", run, broken, jitter)
+    client.act(finished.actions)
+    client.report(run)
+    ok, step = result(finished.step)
+    return step
+
+
+def play_run_conversation(dw: DoryWire, v: dict[str, Any], split: int) -> dict[str, Any]:
+    """Plays a run-conversation vector with every body cut by the `split`-th
+    chunking; returns what was observed: the requests, the steps, the
+    client's files and hook output, the result and the run's state."""
+    client = RunClient(dw, v)
+    played: dict[str, Any] = {"requests": [], "steps": [], "result": None, "state": "failed"}
+
+    def observed() -> dict[str, Any]:
+        played["files"] = client.files
+        played["output"] = {k: tuple(o) for k, o in client.output.items()}
+        return played
+
+    run = run_of(dw, v)
+    if is_error(run):
+        played["steps"].append(error_json(run))
+        return observed()
+    for x in v["exchanges"]:
+        if "request" not in x:
+            c = dw.method("run", "cancel", run)
+            client.act(c.actions)
+            step = c.step
+        else:
+            step = play_run_exchange(dw, run, x, split, client, played["requests"])
+        played["steps"].append(run_step_json(step))
+        if is_error(step):
+            break
+        if step.tag == "done":
+            client.commit(run)
+            ok, r = result(dw.method("run", "result", run))
+            played["result"] = run_result_json(r) if ok else error_json(r)
+    played["state"] = dw.method("run", "state", run)
+    run.drop(dw.store)
+    return observed()
+
+
+def subset_matches(expected: Any, actual: Any) -> bool:
+    """Whether `actual` holds every key of `expected` with an equal value
+    (recursively into objects; anything else compared whole)."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        return all(k in actual and subset_matches(w, actual[k]) for k, w in expected.items())
+    return bool(expected == actual)
+
+
+def run_step_matches(expected: dict[str, Any], got: dict[str, Any]) -> bool:
+    """A step against the vector's: delays within 1e-3 ms, a `null`
+    reconnect only null, the rest a subset."""
+    e, g = json.loads(json.dumps(expected)), json.loads(json.dumps(got))
+
+    def delays(x: dict[str, Any]) -> list[float]:
+        out = []
+        if "delay_ms" in x:
+            out.append(x.pop("delay_ms"))
+        if isinstance(x.get("reconnect"), dict) and "delay_ms" in x["reconnect"]:
+            out.append(x["reconnect"].pop("delay_ms"))
+        return out
+
+    ed, gd = delays(e), delays(g)
+    delays_ok = len(ed) <= len(gd) and all(abs(a - b) < 1e-3 for a, b in zip(ed, gd))
+    reconnect_ok = not ("reconnect" in e and e["reconnect"] is None) or g.get("reconnect") is None
+    return delays_ok and reconnect_ok and subset_matches(e, g)
+
+
+def expected_bytes_of(x: dict[str, Any], key: str) -> bytes | None:
+    if key in x:
+        return str(x[key]).encode("utf-8")
+    if f"{key}_b64" in x:
+        return base64.b64decode(x[f"{key}_b64"], validate=True)
+    return None
+
+
+def run_conversation_problems(v: dict[str, Any], played: dict[str, Any]) -> list[str]:
+    """How a play differs from the vector (empty: it agrees)."""
+    problems: list[str] = []
+    exchanges = v["exchanges"]
+    if len(played["steps"]) != len(exchanges):
+        problems.append(f"{len(exchanges)} exchanges scripted, the run had {len(played['steps'])}: {played['steps']}")
+    expected_requests = [x["request"] for x in exchanges if "request" in x]
+    for i, (want, got) in enumerate(zip(expected_requests, played["requests"])):
+        want = {"body": None, **want}
+        if want != got:
+            problems.append(f"request {i}: expected {want}, got {got}")
+    for i, (x, got) in enumerate(zip(exchanges, played["steps"])):
+        if "step" not in x:
+            problems.append(f"exchange {i} has no step")
+        elif not run_step_matches(x["step"], got):
+            problems.append(f"step {i}: expected {x['step']}, got {got}")
+    expect = v["expect"]
+    if "state" in expect and expect["state"] != played["state"]:
+        problems.append(f"state: expected {expect['state']}, got {played['state']}")
+    spills = expect.get("spills") or {}
+    for view, file in played["files"].items():
+        problems.extend(f"spill {view}: {p}" for p in file["problems"])
+        if view not in spills:
+            problems.append(f"spill {view} was opened, the vector has none")
+            continue
+        want = spills[view]
+        if "spill_id" in want and want["spill_id"] != file["spill_id"]:
+            problems.append(f"spill {view} id {file['spill_id']} not {want['spill_id']}")
+        data = expected_bytes_of(want, "data")
+        if data is not None and data != file["data"]:
+            problems.append(f"spill {view} data: expected {data!r}, got {file['data']!r}")
+        end = file["end"] or "open"
+        if want.get("end") != end:
+            problems.append(f"spill {view} ended {end}, expected {want.get('end')}")
+    problems.extend(f"spill {view} was never opened" for view in spills if view not in played["files"])
+    output = expect.get("output") or {}
+    for stream, (data, text) in played["output"].items():
+        if stream not in output:
+            problems.append(f"the hook got {stream}, the vector has none")
+            continue
+        want_data = expected_bytes_of(output[stream], "data")
+        if want_data is not None and want_data != data:
+            problems.append(f"output {stream} data: expected {want_data!r}, got {data!r}")
+        if output[stream].get("text") != text:
+            problems.append(f"output {stream} text: expected {output[stream].get('text')!r}, got {text!r}")
+    problems.extend(f"the hook never got {stream}" for stream in output if stream not in played["output"])
+    want_result, got_result = expect.get("result"), played["result"]
+    if (want_result is None) != (got_result is None) or (
+        want_result is not None and not subset_matches(want_result, got_result)
+    ):
+        problems.append(f"result: expected {want_result}, got {got_result}")
+    return problems
+
+
+def check_run_conversation(dw: DoryWire, v: dict[str, Any]) -> None:
+    """A run-conversation vector whole, byte by byte and at seeded random
+    splits: its expectation, and the same play every time."""
+    reference = None
+    for split in range(len(splits(b""))):
+        played = play_run_conversation(dw, v, split)
+        how = "whole" if split == 0 else "bytewise" if split == 1 else f"random splits #{split - 1}"
+        problems = run_conversation_problems(v, played)
+        assert not problems, f"{how}: " + "; ".join(problems)
+        reference = reference or played
+        assert played == reference, f"{how}: differs from the whole bodies: {played}"
+
+
 def the_runner_can_fail(dw: DoryWire, vectors: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Wrong expectations of each kind are reported: the problems of a runner
     that passed one (an empty list when every wrong expectation failed)."""
@@ -722,6 +1090,7 @@ def the_runner_can_fail(dw: DoryWire, vectors: list[tuple[str, dict[str, Any]]])
     dec = first("decode", lambda v: v["expect"].get("events"))
     pre = first("preview", lambda v: "preview" in v["expect"])
     conv = first("conversation", lambda v: v["exchanges"][-1]["decision"]["type"] == "done")
+    rc = first("run-conversation", lambda v: v["name"] == "run-output-cut-mid-frame-resumes-from-the-cursor")
     cases: list[tuple[str, Any, dict[str, Any], Any]] = [
         ("a wrong combined preview", check_run, run, lambda w: w["expect"]["combined"].update(preview="not this")),
         ("wrong stdout lost bytes", check_run, run, lambda w: w["expect"]["stdout"].update(lost_bytes=12345)),
@@ -741,6 +1110,35 @@ def the_runner_can_fail(dw: DoryWire, vectors: list[tuple[str, dict[str, Any]]])
             conv,
             lambda w: w["exchanges"][-1]["decision"].update(type="continue"),
         ),
+        ("a wrong run request", check_run_conversation, rc, lambda w: w["exchanges"][1]["request"].update(target="/x")),
+        ("a wrong run step", check_run_conversation, rc, lambda w: w["exchanges"][0].update(step={"type": "done"})),
+        (
+            "a wrong reconnect delay",
+            check_run_conversation,
+            rc,
+            lambda w: w["exchanges"][1]["step"]["reconnect"].update(delay_ms=7.0),
+        ),
+        ("wrong spill bytes", check_run_conversation, rc, lambda w: w["expect"]["spills"]["stdout"].update(data="x")),
+        (
+            "a wrong spill end",
+            check_run_conversation,
+            rc,
+            lambda w: w["expect"]["spills"]["combined"].update(end="commit"),
+        ),
+        (
+            "a wrong hook text",
+            check_run_conversation,
+            rc,
+            lambda w: w["expect"]["output"]["stdout"].update(text="abc\n"),
+        ),
+        (
+            "a wrong run result",
+            check_run_conversation,
+            rc,
+            lambda w: w["expect"]["result"]["combined"].update(text="ab\n"),
+        ),
+        ("a wrong run state", check_run_conversation, rc, lambda w: w["expect"].update(state="cancelled")),
+        ("a spill too few", check_run_conversation, rc, lambda w: w["expect"]["spills"].pop("stdout")),
     ]
     problems = []
     for what, check, vector, edit in cases:
@@ -763,7 +1161,11 @@ def main() -> int:
         for v in json.loads(path.read_text(encoding="utf-8"))["vectors"]:
             vectors.append((f"{path.relative_to(VECTOR_DIR)}::{v['name']}", v))
     kinds = {v.get("kind") for _, v in vectors}
-    assert {"decode", "preview", "conversation", "run"} <= kinds, f"vectors missing: found kinds {kinds}"
+    assert {"decode", "preview", "conversation", "run", "run-conversation"} <= kinds, (
+        f"vectors missing: found kinds {kinds}"
+    )
+    count = sum(v["kind"] == "run-conversation" for _, v in vectors)
+    assert count >= 25, f"at least 25 run-conversation vectors, found {count}"
     passed = failed = 0
     for vid, v in vectors:
         try:
@@ -775,6 +1177,8 @@ def main() -> int:
                 check_conversation(dw, v)
             elif v["kind"] == "run":
                 check_run(dw, v)
+            elif v["kind"] == "run-conversation":
+                check_run_conversation(dw, v)
             else:
                 raise AssertionError(f"unknown kind {v['kind']!r}")
             passed += 1

@@ -14,15 +14,34 @@
 // exported run-bounder whole, byte by byte, at the seeded splits of the Rust
 // runner and as the events `feed` takes (the same result every time); each
 // view's expected fields are compared, both limits checked, and a view
-// without losses or a stderr section must be `bound` of its bytes. Last,
-// wrong expectations of each kind must be reported (the runner can fail).
+// without losses or a stderr section must be `bound` of its bytes.
+// Run-conversation vectors drive the exported `run` resource (docs/VECTORS.md,
+// "kind run-conversation"): requests and steps compared, responses played
+// with their bodies whole, byte by byte and at seeded random splits (the same
+// play every time), the actions done by a recording spill writer and output
+// hook, and the result compared. Last, wrong expectations of each kind must
+// be reported (the runner can fail).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { loadVectors } from "../../npm/test/helpers.mjs";
 import { checkPreviewVector } from "../../npm/test/preview-lib.mjs";
 import { chunkings, vectorBody } from "../../npm/test/vector-lib.mjs";
-import { big, CONVERSATION_SPLITS, checkRunVector, compareDecode, conversationVector, decodeVector, isWitError, loadComponent, previewApi, same } from "./lib.mjs";
+import {
+  big,
+  CONVERSATION_SPLITS,
+  checkRunConversationVector,
+  checkRunVector,
+  compareDecode,
+  conversationVector,
+  decodeVector,
+  isWitError,
+  loadComponent,
+  playRunConversation,
+  previewApi,
+  runConversationProblems,
+  same,
+} from "./lib.mjs";
 
 const mod = await loadComponent();
 const vectors = loadVectors();
@@ -30,14 +49,16 @@ const decode = vectors.filter((v) => v.kind === "decode");
 const preview = vectors.filter((v) => v.kind === "preview");
 const conversation = vectors.filter((v) => v.kind === "conversation");
 const run = vectors.filter((v) => v.kind === "run");
+const runConversation = vectors.filter((v) => v.kind === "run-conversation");
 
 test("the vectors are found", () => {
   assert.ok(decode.length > 0, "no decode vectors");
   assert.ok(preview.length > 0, "no preview vectors");
   assert.ok(conversation.length > 0, "no conversation vectors");
   assert.ok(run.length > 0, "no run vectors");
+  assert.ok(runConversation.length >= 25, `at least 25 run-conversation vectors, found ${runConversation.length}`);
   const kinds = new Set(vectors.map((v) => v.kind));
-  assert.deepEqual([...kinds].sort(), ["conversation", "decode", "preview", "run"], "a kind this runner does not know");
+  assert.deepEqual([...kinds].sort(), ["conversation", "decode", "preview", "run", "run-conversation"], "a kind this runner does not know");
 });
 
 for (const file of [...new Set(decode.map((v) => v.file))]) {
@@ -88,6 +109,38 @@ for (const file of [...new Set(run.map((v) => v.file))]) {
     assert.deepEqual(problems, []);
   });
 }
+
+for (const file of [...new Set(runConversation.map((v) => v.file))]) {
+  test(`run-conversation vectors of ${file}, bodies whole, byte by byte and at random splits`, () => {
+    const problems = [];
+    for (const v of runConversation.filter((x) => x.file === file)) for (const p of checkRunConversationVector(mod, v)) problems.push(`${v.name}: ${p}`);
+    assert.deepEqual(problems, []);
+  });
+}
+
+test("the run-conversation runner can fail: a wrong request, step, delay, spill, hook text, result or state is reported", () => {
+  const v = runConversation.find((x) => x.name === "run-output-cut-mid-frame-resumes-from-the-cursor");
+  assert.ok(v, "the vector");
+  assert.deepEqual(runConversationProblems(v, playRunConversation(mod, v, 0)), [], "the vector as it is passes");
+  const wrong = [
+    (w) => (w.exchanges[1].request.target = "/elsewhere"),
+    (w) => (w.exchanges[0].step = { type: "done" }),
+    (w) => (w.exchanges[1].step.reconnect.delay_ms = 7.0),
+    (w) => (w.expect.spills.stdout.data = "abcx\n"),
+    (w) => (w.expect.spills.combined.end = "commit"),
+    (w) => (w.expect.output.stdout.text = "abc\n"),
+    (w) => (w.expect.result.combined.text = "ab\n"),
+    (w) => (w.expect.state = "cancelled"),
+    (w) => delete w.expect.spills.stdout,
+    (w) => (w.expect.result = null),
+  ];
+  for (const edit of wrong) {
+    const w = structuredClone(v);
+    edit(w);
+    assert.notDeepEqual(runConversationProblems(w, playRunConversation(mod, w, 0)), [], `passed ${edit}`);
+    assert.notDeepEqual(checkRunConversationVector(mod, w), [], `the whole check passed ${edit}`);
+  }
+});
 
 test("check-limits at its edges, run-spill-id and the run's defaults", () => {
   const { run: r } = mod;

@@ -21031,6 +21031,5537 @@ pub mod exports {
                         + 10 * ::core::mem::size_of::<*const u8>()],
                 );
             }
+            /// The agent call: the `run` resource is the whole call as one sans-IO
+            /// machine (the core's `dory_wire::Run`; `docs/run.md`, "The conversation"):
+            /// the keyed start, the output read from offset 0 through the follower's
+            /// reconnects, the actions for the host (open, write, commit or discard a
+            /// view's spill; call the live output hook), a cancel's kill, and the
+            /// result. Call order:
+            ///
+            /// 1. build a `run` (every check before any request);
+            /// 2. `request`, and send it;
+            /// 3. no answer: `no-response`; else `open`, `feed` each piece of the body
+            ///    (doing the actions it returns, in order; each wait bounded by
+            ///    `wait-limit-ns` and reported with `waited-ns`) and `finish`, doing its
+            ///    actions too;
+            /// 4. on step `send`, go to 2; on `wait`, sleep `delay-ns`, then go to 2; on
+            ///    `done`, report each commit with `spill-committed`, then take `result`;
+            ///    on `cancelled`, stop.
+            ///
+            /// `cancel` may be called at any point; with `kill-on-cancel` its step is
+            /// `send`: drive the kill's conversation the same way to `cancelled`.
+            #[allow(dead_code, async_fn_in_trait, unused_imports, clippy::all)]
+            pub mod run_machine {
+                #[used]
+                #[doc(hidden)]
+                static __FORCE_SECTION_REF: fn() = super::super::super::super::__link_custom_section_describing_imports;
+                use super::super::super::super::_rt;
+                pub type Stream = super::super::super::super::exports::dory::wire::types::Stream;
+                pub type Error = super::super::super::super::exports::dory::wire::types::Error;
+                pub type Cursor = super::super::super::super::exports::dory::wire::types::Cursor;
+                pub type Preview = super::super::super::super::exports::dory::wire::preview::Preview;
+                pub type SpillOutcome = super::super::super::super::exports::dory::wire::preview::SpillOutcome;
+                pub type Request = super::super::super::super::exports::dory::wire::request::Request;
+                pub type Command = super::super::super::super::exports::dory::wire::request::Command;
+                pub type FollowOptions = super::super::super::super::exports::dory::wire::follow::FollowOptions;
+                pub type Reconnect = super::super::super::super::exports::dory::wire::follow::Reconnect;
+                pub type View = super::super::super::super::exports::dory::wire::run::View;
+                /// What a `run` is built with. Every field is optional; none means the
+                /// default of every client's `run`.
+                #[derive(Clone)]
+                pub struct RunOptions {
+                    /// The most lines of each preview. Default: 400.
+                    pub max_lines: ::core::option::Option<u64>,
+                    /// The most bytes of each preview. Default: 16 KiB.
+                    pub max_bytes: ::core::option::Option<u64>,
+                    /// The start's key; none: a fresh `run-` key made of `random`.
+                    pub idempotency_key: ::core::option::Option<_rt::String>,
+                    /// The process's deadline in seconds. Default: none.
+                    pub timeout_seconds: ::core::option::Option<f64>,
+                    /// The hint after the notice's command in a cut preview.
+                    pub hint: ::core::option::Option<_rt::String>,
+                    /// On a cancel, kill the process. Default: false.
+                    pub kill_on_cancel: ::core::option::Option<bool>,
+                    /// Whether the host saves the views' output: without it no spill
+                    /// action is given and a cut preview names no file. Default: false.
+                    pub spill: ::core::option::Option<bool>,
+                    /// Whether the host has a live output hook: without it no `output`
+                    /// action is given. Default: false.
+                    pub on_output: ::core::option::Option<bool>,
+                    /// The longest each wait of the start's and the kill's answer may
+                    /// last, in nanoseconds (must be positive). Default: 30 s.
+                    pub answer_timeout_ns: ::core::option::Option<u64>,
+                    /// How the output is followed (`follow` must be true or none); the
+                    /// start and the kill use the same retries and backoff.
+                    pub follow: FollowOptions,
+                }
+                impl ::core::fmt::Debug for RunOptions {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("RunOptions")
+                            .field("max-lines", &self.max_lines)
+                            .field("max-bytes", &self.max_bytes)
+                            .field("idempotency-key", &self.idempotency_key)
+                            .field("timeout-seconds", &self.timeout_seconds)
+                            .field("hint", &self.hint)
+                            .field("kill-on-cancel", &self.kill_on_cancel)
+                            .field("spill", &self.spill)
+                            .field("on-output", &self.on_output)
+                            .field("answer-timeout-ns", &self.answer_timeout_ns)
+                            .field("follow", &self.follow)
+                            .finish()
+                    }
+                }
+                /// Open the spill file of `view`, saved under `spill-id`: its bytes
+                /// follow. Given once per view, just before its first byte.
+                #[derive(Clone)]
+                pub struct SpillOpen {
+                    /// The view.
+                    pub view: View,
+                    /// The name to save it under (`<run spill id>-<view>`).
+                    pub spill_id: _rt::String,
+                }
+                impl ::core::fmt::Debug for SpillOpen {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("SpillOpen")
+                            .field("view", &self.view)
+                            .field("spill-id", &self.spill_id)
+                            .finish()
+                    }
+                }
+                /// Append `data` to the spill file of `view`.
+                #[derive(Clone)]
+                pub struct SpillWrite {
+                    /// The view.
+                    pub view: View,
+                    /// Its next bytes.
+                    pub data: _rt::Vec<u8>,
+                }
+                impl ::core::fmt::Debug for SpillWrite {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("SpillWrite")
+                            .field("view", &self.view)
+                            .field("data", &self.data)
+                            .finish()
+                    }
+                }
+                /// Call the live output hook with a chunk.
+                #[derive(Clone)]
+                pub struct OutputChunk {
+                    /// The stream.
+                    pub stream: Stream,
+                    /// The chunk's exact bytes (at the end, or before a lost range, an
+                    /// incomplete character: empty, with `text` U+FFFD).
+                    pub data: _rt::Vec<u8>,
+                    /// The text the stream's streaming UTF-8 decoder gives for them.
+                    pub text: _rt::String,
+                }
+                impl ::core::fmt::Debug for OutputChunk {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("OutputChunk")
+                            .field("stream", &self.stream)
+                            .field("data", &self.data)
+                            .field("text", &self.text)
+                            .finish()
+                    }
+                }
+                /// One thing the run asks the host to do, in order.
+                #[derive(Clone)]
+                pub enum RunAction {
+                    /// Open a view's spill file.
+                    OpenSpill(SpillOpen),
+                    /// Append to a view's spill file.
+                    WriteSpill(SpillWrite),
+                    /// Call the live output hook.
+                    Output(OutputChunk),
+                    /// Save the spill file of the view (it was cut: its notice names
+                    /// the file), then report what saving gave with `spill-committed`.
+                    CommitSpill(View),
+                    /// Drop the spill file of the view (its preview holds every byte,
+                    /// or the call was cancelled).
+                    DiscardSpill(View),
+                }
+                impl ::core::fmt::Debug for RunAction {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            RunAction::OpenSpill(e) => {
+                                f.debug_tuple("RunAction::OpenSpill").field(e).finish()
+                            }
+                            RunAction::WriteSpill(e) => {
+                                f.debug_tuple("RunAction::WriteSpill").field(e).finish()
+                            }
+                            RunAction::Output(e) => {
+                                f.debug_tuple("RunAction::Output").field(e).finish()
+                            }
+                            RunAction::CommitSpill(e) => {
+                                f.debug_tuple("RunAction::CommitSpill").field(e).finish()
+                            }
+                            RunAction::DiscardSpill(e) => {
+                                f.debug_tuple("RunAction::DiscardSpill").field(e).finish()
+                            }
+                        }
+                    }
+                }
+                /// Wait, then send `request`.
+                #[derive(Clone)]
+                pub struct RunWait {
+                    /// How long to wait, in nanoseconds.
+                    pub delay_ns: u64,
+                    /// The output read's reconnect record (for a reconnect hook); none
+                    /// when a call (the start, the kill) is sent again.
+                    pub reconnect: ::core::option::Option<Reconnect>,
+                }
+                impl ::core::fmt::Debug for RunWait {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("RunWait")
+                            .field("delay-ns", &self.delay_ns)
+                            .field("reconnect", &self.reconnect)
+                            .finish()
+                    }
+                }
+                /// What the run decided when an answer ended (or on a cancel).
+                #[derive(Clone)]
+                pub enum RunStep {
+                    /// Send `request` now.
+                    Send,
+                    /// Wait `delay-ns`, then send `request`.
+                    Wait(RunWait),
+                    /// The output is complete: do the commits given (report each with
+                    /// `spill-committed`), then take `result`.
+                    Done,
+                    /// The run was cancelled: nothing more is sent, and there is no
+                    /// result.
+                    Cancelled,
+                }
+                impl ::core::fmt::Debug for RunStep {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            RunStep::Send => f.debug_tuple("RunStep::Send").finish(),
+                            RunStep::Wait(e) => {
+                                f.debug_tuple("RunStep::Wait").field(e).finish()
+                            }
+                            RunStep::Done => f.debug_tuple("RunStep::Done").finish(),
+                            RunStep::Cancelled => {
+                                f.debug_tuple("RunStep::Cancelled").finish()
+                            }
+                        }
+                    }
+                }
+                /// What `feed` returns: the actions the piece brought, in order, and,
+                /// when the run failed in this piece, the error (sticky).
+                #[derive(Clone)]
+                pub struct RunFed {
+                    /// The actions, in order.
+                    pub actions: _rt::Vec<RunAction>,
+                    /// The error that ended the run in this piece.
+                    pub error: ::core::option::Option<Error>,
+                }
+                impl ::core::fmt::Debug for RunFed {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("RunFed")
+                            .field("actions", &self.actions)
+                            .field("error", &self.error)
+                            .finish()
+                    }
+                }
+                /// What `finish` returns: the actions the end of the body brought and
+                /// the step, or the error that ended the run (the actions are kept then
+                /// too).
+                #[derive(Clone)]
+                pub struct RunFinished {
+                    /// The actions, in order.
+                    pub actions: _rt::Vec<RunAction>,
+                    /// What to do next, or why the run ended.
+                    pub step: ::core::result::Result<RunStep, Error>,
+                }
+                impl ::core::fmt::Debug for RunFinished {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("RunFinished")
+                            .field("actions", &self.actions)
+                            .field("step", &self.step)
+                            .finish()
+                    }
+                }
+                /// What `cancel` returns: the open spills' discards, then the step
+                /// (`send` for the kill's conversation, else `cancelled`).
+                #[derive(Clone)]
+                pub struct RunCancelled {
+                    /// The actions, in order.
+                    pub actions: _rt::Vec<RunAction>,
+                    /// What to do next.
+                    pub step: RunStep,
+                }
+                impl ::core::fmt::Debug for RunCancelled {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("RunCancelled")
+                            .field("actions", &self.actions)
+                            .field("step", &self.step)
+                            .finish()
+                    }
+                }
+                /// What a run returns: the process, its exit, and three bounded
+                /// previews (`combined` is what to show a model).
+                #[derive(Clone)]
+                pub struct RunResult {
+                    /// The process.
+                    pub proc_id: _rt::String,
+                    /// The key it was started with: run again with it to re-attach.
+                    pub idempotency_key: _rt::String,
+                    /// The exit code; none when killed or timed out.
+                    pub exit_code: ::core::option::Option<i64>,
+                    /// Whether the process hit its deadline.
+                    pub timed_out: bool,
+                    /// Standard output, bounded.
+                    pub stdout: Preview,
+                    /// Standard error, bounded.
+                    pub stderr: Preview,
+                    /// Both, in arrival order, bounded, the end of stderr kept.
+                    pub combined: Preview,
+                    /// Bytes of stdout lost (skipped under gap policy `skip`).
+                    pub stdout_lost_bytes: u64,
+                    /// Bytes of stderr lost.
+                    pub stderr_lost_bytes: u64,
+                }
+                impl ::core::fmt::Debug for RunResult {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("RunResult")
+                            .field("proc-id", &self.proc_id)
+                            .field("idempotency-key", &self.idempotency_key)
+                            .field("exit-code", &self.exit_code)
+                            .field("timed-out", &self.timed_out)
+                            .field("stdout", &self.stdout)
+                            .field("stderr", &self.stderr)
+                            .field("combined", &self.combined)
+                            .field("stdout-lost-bytes", &self.stdout_lost_bytes)
+                            .field("stderr-lost-bytes", &self.stderr_lost_bytes)
+                            .finish()
+                    }
+                }
+                /// Where a run is.
+                #[repr(u8)]
+                #[derive(Clone, Copy, Eq, Ord, PartialEq, PartialOrd)]
+                pub enum RunState {
+                    /// The keyed start is being sent (or sent again).
+                    Starting,
+                    /// The output is being read.
+                    Following,
+                    /// Cancelled with kill: the keyed start again (to learn the
+                    /// process) or the kill is being sent.
+                    Cancelling,
+                    /// The output is complete: `result` renders the previews.
+                    Done,
+                    /// The result was taken.
+                    Finished,
+                    /// Cancelled: nothing more to do.
+                    Cancelled,
+                    /// An error was returned; every later call returns it again.
+                    Failed,
+                }
+                impl ::core::fmt::Debug for RunState {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            RunState::Starting => {
+                                f.debug_tuple("RunState::Starting").finish()
+                            }
+                            RunState::Following => {
+                                f.debug_tuple("RunState::Following").finish()
+                            }
+                            RunState::Cancelling => {
+                                f.debug_tuple("RunState::Cancelling").finish()
+                            }
+                            RunState::Done => f.debug_tuple("RunState::Done").finish(),
+                            RunState::Finished => {
+                                f.debug_tuple("RunState::Finished").finish()
+                            }
+                            RunState::Cancelled => {
+                                f.debug_tuple("RunState::Cancelled").finish()
+                            }
+                            RunState::Failed => {
+                                f.debug_tuple("RunState::Failed").finish()
+                            }
+                        }
+                    }
+                }
+                impl RunState {
+                    #[doc(hidden)]
+                    pub unsafe fn _lift(val: u8) -> RunState {
+                        if !cfg!(debug_assertions) {
+                            return unsafe { ::core::mem::transmute(val) };
+                        }
+                        match val {
+                            0 => RunState::Starting,
+                            1 => RunState::Following,
+                            2 => RunState::Cancelling,
+                            3 => RunState::Done,
+                            4 => RunState::Finished,
+                            5 => RunState::Cancelled,
+                            6 => RunState::Failed,
+                            _ => panic!("invalid enum discriminant"),
+                        }
+                    }
+                }
+                /// The agent call's whole conversation, sans IO (the core's `Run`).
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct Run {
+                    handle: _rt::Resource<Run>,
+                }
+                impl Run {
+                    /// Creates a new resource from the specified representation.
+                    ///
+                    /// This function will create a new resource handle by moving `val` onto
+                    /// the heap and then passing that heap pointer to the component model to
+                    /// create a handle. The owned handle is then returned as `Run`.
+                    pub fn new<T: GuestRun>(val: T) -> Self {
+                        Self::type_guard::<T>();
+                        let rep = <T::Rep as wit_bindgen::rt::ResourceRep<
+                            T,
+                        >>::rep_new(val);
+                        unsafe {
+                            let ptr = T::resource_into_raw_(rep);
+                            Self::from_handle(T::_resource_new(ptr.cast()))
+                        }
+                    }
+                    /// Gets access to the underlying `T` which represents this resource.
+                    pub fn get<T: GuestRun>(&self) -> &T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    /// Gets mutable access to the underlying `T` which represents this
+                    /// resource.
+                    pub fn get_mut<T: GuestRun>(&mut self) -> &mut T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_mut(ptr)
+                        }
+                    }
+                    /// Consumes this resource and returns the underlying `T`.
+                    pub fn into_inner<T: GuestRun>(self) -> T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_take(ptr)
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn from_handle(handle: u32) -> Self {
+                        Self {
+                            handle: unsafe { _rt::Resource::from_handle(handle) },
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub fn take_handle(&self) -> u32 {
+                        _rt::Resource::take_handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    pub fn handle(&self) -> u32 {
+                        _rt::Resource::handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    fn type_guard<T: wit_bindgen::rt::Resource>() {
+                        use core::any::TypeId;
+                        static mut LAST_TYPE: Option<TypeId> = None;
+                        unsafe {
+                            assert!(! cfg!(target_feature = "atomics"));
+                            let id = TypeId::of::<T>();
+                            match LAST_TYPE {
+                                Some(ty) => {
+                                    assert!(
+                                        ty == id, "cannot use two types with this resource type"
+                                    )
+                                }
+                                None => LAST_TYPE = Some(id),
+                            }
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn dtor<T: GuestRun>(handle: *mut u8) {
+                        Self::type_guard::<T>();
+                        unsafe {
+                            let _rep = T::resource_from_raw_(handle.cast());
+                        }
+                    }
+                    fn as_ptr<T: GuestRun>(&self) -> *mut T::Rep {
+                        Run::type_guard::<T>();
+                        T::_resource_rep(self.handle()).cast()
+                    }
+                }
+                /// A borrowed version of [`Run`] which represents a borrowed value
+                /// with the lifetime `'a`.
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct RunBorrow<'a> {
+                    rep: *const u8,
+                    _marker: core::marker::PhantomData<&'a Run>,
+                }
+                impl<'a> RunBorrow<'a> {
+                    #[doc(hidden)]
+                    pub unsafe fn lift(rep: *const u8) -> Self {
+                        Self {
+                            rep,
+                            _marker: core::marker::PhantomData,
+                        }
+                    }
+                    /// Gets access to the underlying `T` in this resource.
+                    pub fn get<T: GuestRun>(&self) -> &'a T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    fn as_ptr<T: GuestRun>(&self) -> *const T::Rep {
+                        Run::type_guard::<T>();
+                        self.rep.cast()
+                    }
+                }
+                unsafe impl _rt::WasmResource for Run {
+                    #[inline]
+                    unsafe fn drop(_handle: u32) {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(
+                            wasm_import_module = "[export]dory:wire/run-machine@0.1.0"
+                        )]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-drop]run"]
+                            fn drop(_: i32);
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn drop(_: i32) {
+                            unreachable!()
+                        }
+                        unsafe {
+                            drop(_handle as i32);
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_constructor_run_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result57 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = i32::from(
+                                *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            use super::super::super::super::exports::dory::wire::request::Command as V13;
+                            let v13 = match l3 {
+                                0 => {
+                                    let e13 = {
+                                        let l4 = *arg0
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l5 = *arg0
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let len6 = l5;
+                                        let bytes6 = _rt::Vec::from_raw_parts(
+                                            l4.cast(),
+                                            len6,
+                                            len6,
+                                        );
+                                        _rt::string_lift(bytes6)
+                                    };
+                                    V13::Shell(e13)
+                                }
+                                n => {
+                                    debug_assert_eq!(n, 1, "invalid enum discriminant");
+                                    let e13 = {
+                                        let l7 = *arg0
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *arg0
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base12 = l7;
+                                        let len12 = l8;
+                                        let mut result12 = _rt::Vec::with_capacity(len12);
+                                        for i in 0..len12 {
+                                            let base = base12
+                                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                            let e12 = {
+                                                let l9 = *base.add(0).cast::<*mut u8>();
+                                                let l10 = *base
+                                                    .add(::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len11 = l10;
+                                                let bytes11 = _rt::Vec::from_raw_parts(
+                                                    l9.cast(),
+                                                    len11,
+                                                    len11,
+                                                );
+                                                _rt::string_lift(bytes11)
+                                            };
+                                            result12.push(e12);
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base12,
+                                            len12 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            ::core::mem::size_of::<*const u8>(),
+                                        );
+                                        result12
+                                    };
+                                    V13::Argv(e13)
+                                }
+                            };
+                            let l14 = i32::from(
+                                *arg0
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l16 = i32::from(
+                                *arg0
+                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l18 = i32::from(
+                                *arg0
+                                    .add(40 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l22 = i32::from(
+                                *arg0
+                                    .add(48 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l24 = i32::from(
+                                *arg0
+                                    .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l28 = i32::from(
+                                *arg0
+                                    .add(64 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l30 = i32::from(
+                                *arg0
+                                    .add(66 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l32 = i32::from(
+                                *arg0
+                                    .add(68 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l34 = i32::from(
+                                *arg0
+                                    .add(80 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l36 = i32::from(
+                                *arg0
+                                    .add(96 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l38 = i32::from(
+                                *arg0
+                                    .add(98 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l40 = i32::from(
+                                *arg0
+                                    .add(100 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l42 = i32::from(
+                                *arg0
+                                    .add(112 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l44 = i32::from(
+                                *arg0
+                                    .add(128 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l46 = i32::from(
+                                *arg0
+                                    .add(144 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l48 = i32::from(
+                                *arg0
+                                    .add(152 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l50 = i32::from(
+                                *arg0
+                                    .add(168 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l52 = i32::from(
+                                *arg0
+                                    .add(184 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l54 = *arg0
+                                .add(192 + 8 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l55 = *arg0
+                                .add(192 + 9 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len56 = l55;
+                            T_::new(
+                                    _rt::string_lift(bytes2),
+                                    v13,
+                                    RunOptions {
+                                        max_lines: match l14 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l15 = *arg0
+                                                        .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<i64>();
+                                                    l15 as u64
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        max_bytes: match l16 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l17 = *arg0
+                                                        .add(32 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<i64>();
+                                                    l17 as u64
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        idempotency_key: match l18 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l19 = *arg0
+                                                        .add(40 + 5 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<*mut u8>();
+                                                    let l20 = *arg0
+                                                        .add(40 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<usize>();
+                                                    let len21 = l20;
+                                                    let bytes21 = _rt::Vec::from_raw_parts(
+                                                        l19.cast(),
+                                                        len21,
+                                                        len21,
+                                                    );
+                                                    _rt::string_lift(bytes21)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        timeout_seconds: match l22 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l23 = *arg0
+                                                        .add(56 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<f64>();
+                                                    l23
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        hint: match l24 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l25 = *arg0
+                                                        .add(64 + 7 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<*mut u8>();
+                                                    let l26 = *arg0
+                                                        .add(64 + 8 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<usize>();
+                                                    let len27 = l26;
+                                                    let bytes27 = _rt::Vec::from_raw_parts(
+                                                        l25.cast(),
+                                                        len27,
+                                                        len27,
+                                                    );
+                                                    _rt::string_lift(bytes27)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        kill_on_cancel: match l28 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l29 = i32::from(
+                                                        *arg0
+                                                            .add(65 + 9 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>(),
+                                                    );
+                                                    _rt::bool_lift(l29 as u8)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        spill: match l30 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l31 = i32::from(
+                                                        *arg0
+                                                            .add(67 + 9 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>(),
+                                                    );
+                                                    _rt::bool_lift(l31 as u8)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        on_output: match l32 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l33 = i32::from(
+                                                        *arg0
+                                                            .add(69 + 9 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>(),
+                                                    );
+                                                    _rt::bool_lift(l33 as u8)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        answer_timeout_ns: match l34 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l35 = *arg0
+                                                        .add(88 + 8 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<i64>();
+                                                    l35 as u64
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        follow: super::super::super::super::exports::dory::wire::follow::FollowOptions {
+                                            follow: match l36 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l37 = i32::from(
+                                                            *arg0
+                                                                .add(97 + 8 * ::core::mem::size_of::<*const u8>())
+                                                                .cast::<u8>(),
+                                                        );
+                                                        _rt::bool_lift(l37 as u8)
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            gap_policy: match l38 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l39 = i32::from(
+                                                            *arg0
+                                                                .add(99 + 8 * ::core::mem::size_of::<*const u8>())
+                                                                .cast::<u8>(),
+                                                        );
+                                                        super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
+                                                            l39 as u8,
+                                                        )
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            retries: match l40 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l41 = *arg0
+                                                            .add(104 + 8 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<i32>();
+                                                        l41 as u32
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            backoff_ns: match l42 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l43 = *arg0
+                                                            .add(120 + 8 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<i64>();
+                                                        l43 as u64
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            max_backoff_ns: match l44 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l45 = *arg0
+                                                            .add(136 + 8 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<i64>();
+                                                        l45 as u64
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            jitter: match l46 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l47 = i32::from(
+                                                            *arg0
+                                                                .add(145 + 8 * ::core::mem::size_of::<*const u8>())
+                                                                .cast::<u8>(),
+                                                        );
+                                                        _rt::bool_lift(l47 as u8)
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            liveness_timeout_ns: match l48 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l49 = *arg0
+                                                            .add(160 + 8 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<i64>();
+                                                        l49 as u64
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            max_frame_bytes: match l50 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l51 = *arg0
+                                                            .add(176 + 8 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<i64>();
+                                                        l51 as u64
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            strict: match l52 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l53 = i32::from(
+                                                            *arg0
+                                                                .add(185 + 8 * ::core::mem::size_of::<*const u8>())
+                                                                .cast::<u8>(),
+                                                        );
+                                                        _rt::bool_lift(l53 as u8)
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                        },
+                                    },
+                                    <_ as From<
+                                        _rt::Vec<_>,
+                                    >>::from(_rt::Vec::from_raw_parts(l54.cast(), len56, len56)),
+                                )
+                                .map(Run::new)
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            192 + 10 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr58 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result57 {
+                            Ok(e) => {
+                                *ptr58.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr58
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr58.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code59,
+                                    class_name: class_name59,
+                                    kind: kind59,
+                                    message: message59,
+                                    fields: fields59,
+                                } = e;
+                                let vec60 = (code59.into_bytes()).into_boxed_slice();
+                                let ptr60 = vec60.as_ptr().cast::<u8>();
+                                let len60 = vec60.len();
+                                ::core::mem::forget(vec60);
+                                *ptr58
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len60;
+                                *ptr58
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr60.cast_mut();
+                                let vec61 = (class_name59.into_bytes()).into_boxed_slice();
+                                let ptr61 = vec61.as_ptr().cast::<u8>();
+                                let len61 = vec61.len();
+                                ::core::mem::forget(vec61);
+                                *ptr58
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len61;
+                                *ptr58
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr61.cast_mut();
+                                *ptr58
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind59.clone() as i32) as u8;
+                                let vec62 = (message59.into_bytes()).into_boxed_slice();
+                                let ptr62 = vec62.as_ptr().cast::<u8>();
+                                let len62 = vec62.len();
+                                ::core::mem::forget(vec62);
+                                *ptr58
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len62;
+                                *ptr58
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr62.cast_mut();
+                                let vec69 = fields59;
+                                let len69 = vec69.len();
+                                let layout69 = _rt::alloc::Layout::from_size_align(
+                                        vec69.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result69, _cleanup69) = wit_bindgen::rt::Cleanup::new(
+                                    layout69,
+                                );
+                                if let Some(cleanup) = _cleanup69 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec69.into_iter().enumerate() {
+                                    let base = result69
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name63,
+                                            value: value63,
+                                        } = e;
+                                        let vec64 = (name63.into_bytes()).into_boxed_slice();
+                                        let ptr64 = vec64.as_ptr().cast::<u8>();
+                                        let len64 = vec64.len();
+                                        ::core::mem::forget(vec64);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len64;
+                                        *base.add(0).cast::<*mut u8>() = ptr64.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V68;
+                                        match value63 {
+                                            V68::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec65 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr65 = vec65.as_ptr().cast::<u8>();
+                                                let len65 = vec65.len();
+                                                ::core::mem::forget(vec65);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len65;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr65.cast_mut();
+                                            }
+                                            V68::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec66 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr66 = vec66.as_ptr().cast::<u8>();
+                                                        let len66 = vec66.len();
+                                                        ::core::mem::forget(vec66);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len66;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr66.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V68::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V68::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V68::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout67,
+                                                    stderr: stderr67,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout67);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr67);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr58
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len69;
+                                *ptr58
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result69;
+                            }
+                        };
+                        ptr58
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_constructor_run<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_request_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::request(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Ok(e) => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                                let super::super::super::super::exports::dory::wire::request::Request {
+                                    method: method2,
+                                    path: path2,
+                                    query: query2,
+                                    headers: headers2,
+                                    body: body2,
+                                    wait: wait2,
+                                    idempotent: idempotent2,
+                                    target: target2,
+                                } = e;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (method2.clone() as i32) as u8;
+                                let vec3 = (path2.into_bytes()).into_boxed_slice();
+                                let ptr3 = vec3.as_ptr().cast::<u8>();
+                                let len3 = vec3.len();
+                                ::core::mem::forget(vec3);
+                                *ptr1
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len3;
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr3.cast_mut();
+                                let vec7 = query2;
+                                let len7 = vec7.len();
+                                let layout7 = _rt::alloc::Layout::from_size_align(
+                                        vec7.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result7, _cleanup7) = wit_bindgen::rt::Cleanup::new(
+                                    layout7,
+                                );
+                                if let Some(cleanup) = _cleanup7 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec7.into_iter().enumerate() {
+                                    let base = result7
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t4_0, t4_1) = e;
+                                        let vec5 = (t4_0.into_bytes()).into_boxed_slice();
+                                        let ptr5 = vec5.as_ptr().cast::<u8>();
+                                        let len5 = vec5.len();
+                                        ::core::mem::forget(vec5);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len5;
+                                        *base.add(0).cast::<*mut u8>() = ptr5.cast_mut();
+                                        let vec6 = (t4_1.into_bytes()).into_boxed_slice();
+                                        let ptr6 = vec6.as_ptr().cast::<u8>();
+                                        let len6 = vec6.len();
+                                        ::core::mem::forget(vec6);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len6;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr6.cast_mut();
+                                    }
+                                }
+                                *ptr1
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len7;
+                                *ptr1
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result7;
+                                let vec11 = headers2;
+                                let len11 = vec11.len();
+                                let layout11 = _rt::alloc::Layout::from_size_align(
+                                        vec11.len() * (4 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result11, _cleanup11) = wit_bindgen::rt::Cleanup::new(
+                                    layout11,
+                                );
+                                if let Some(cleanup) = _cleanup11 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec11.into_iter().enumerate() {
+                                    let base = result11
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let (t8_0, t8_1) = e;
+                                        let vec9 = (t8_0.into_bytes()).into_boxed_slice();
+                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                        let len9 = vec9.len();
+                                        ::core::mem::forget(vec9);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len9;
+                                        *base.add(0).cast::<*mut u8>() = ptr9.cast_mut();
+                                        let vec10 = (t8_1.into_bytes()).into_boxed_slice();
+                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                        let len10 = vec10.len();
+                                        ::core::mem::forget(vec10);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len10;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr10.cast_mut();
+                                    }
+                                }
+                                *ptr1
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr1
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result11;
+                                match body2 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec12 = <_ as Into<_rt::Vec<_>>>::into(e)
+                                            .into_boxed_slice();
+                                        let ptr12 = vec12.as_ptr().cast::<u8>();
+                                        let len12 = vec12.len();
+                                        ::core::mem::forget(vec12);
+                                        *ptr1
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len12;
+                                        *ptr1
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr12.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr1
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (wait2.clone() as i32) as u8;
+                                *ptr1
+                                    .add(1 + 11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match idempotent2 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                let vec13 = (target2.into_bytes()).into_boxed_slice();
+                                let ptr13 = vec13.as_ptr().cast::<u8>();
+                                let len13 = vec13.len();
+                                ::core::mem::forget(vec13);
+                                *ptr1
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr1
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr13.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code14,
+                                    class_name: class_name14,
+                                    kind: kind14,
+                                    message: message14,
+                                    fields: fields14,
+                                } = e;
+                                let vec15 = (code14.into_bytes()).into_boxed_slice();
+                                let ptr15 = vec15.as_ptr().cast::<u8>();
+                                let len15 = vec15.len();
+                                ::core::mem::forget(vec15);
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr15.cast_mut();
+                                let vec16 = (class_name14.into_bytes()).into_boxed_slice();
+                                let ptr16 = vec16.as_ptr().cast::<u8>();
+                                let len16 = vec16.len();
+                                ::core::mem::forget(vec16);
+                                *ptr1
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len16;
+                                *ptr1
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr16.cast_mut();
+                                *ptr1
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind14.clone() as i32) as u8;
+                                let vec17 = (message14.into_bytes()).into_boxed_slice();
+                                let ptr17 = vec17.as_ptr().cast::<u8>();
+                                let len17 = vec17.len();
+                                ::core::mem::forget(vec17);
+                                *ptr1
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len17;
+                                *ptr1
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr17.cast_mut();
+                                let vec24 = fields14;
+                                let len24 = vec24.len();
+                                let layout24 = _rt::alloc::Layout::from_size_align(
+                                        vec24.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result24, _cleanup24) = wit_bindgen::rt::Cleanup::new(
+                                    layout24,
+                                );
+                                if let Some(cleanup) = _cleanup24 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec24.into_iter().enumerate() {
+                                    let base = result24
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name18,
+                                            value: value18,
+                                        } = e;
+                                        let vec19 = (name18.into_bytes()).into_boxed_slice();
+                                        let ptr19 = vec19.as_ptr().cast::<u8>();
+                                        let len19 = vec19.len();
+                                        ::core::mem::forget(vec19);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len19;
+                                        *base.add(0).cast::<*mut u8>() = ptr19.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V23;
+                                        match value18 {
+                                            V23::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec20 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr20 = vec20.as_ptr().cast::<u8>();
+                                                let len20 = vec20.len();
+                                                ::core::mem::forget(vec20);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len20;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr20.cast_mut();
+                                            }
+                                            V23::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec21 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr21 = vec21.as_ptr().cast::<u8>();
+                                                        let len21 = vec21.len();
+                                                        ::core::mem::forget(vec21);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len21;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr21.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V23::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V23::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V23::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout22,
+                                                    stderr: stderr22,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout22);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr22);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr1
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len24;
+                                *ptr1
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result24;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_request<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base9 = l3;
+                                let len9 = l4;
+                                for i in 0..len9 {
+                                    let base = base9
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l5 = *base.add(0).cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l5, l6, 1);
+                                        let l7 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l8 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l7, l8, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base9,
+                                    len9 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l10 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base16 = l10;
+                                let len16 = l11;
+                                for i in 0..len16 {
+                                    let base = base16
+                                        .add(i * (4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l12 = *base.add(0).cast::<*mut u8>();
+                                        let l13 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l12, l13, 1);
+                                        let l14 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l14, l15, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base16,
+                                    len16 * (4 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                                let l17 = i32::from(
+                                    *arg0
+                                        .add(8 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l17 {
+                                    0 => {}
+                                    _ => {
+                                        let l18 = *arg0
+                                            .add(9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l19 = *arg0
+                                            .add(10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base20 = l18;
+                                        let len20 = l19;
+                                        _rt::cabi_dealloc(base20, len20 * 1, 1);
+                                    }
+                                }
+                                let l21 = *arg0
+                                    .add(12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l22 = *arg0
+                                    .add(13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l21, l22, 1);
+                            }
+                            _ => {
+                                let l23 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l24 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l23, l24, 1);
+                                let l25 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l26 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l25, l26, 1);
+                                let l27 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l28 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l27, l28, 1);
+                                let l29 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l30 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base39 = l29;
+                                let len39 = l30;
+                                for i in 0..len39 {
+                                    let base = base39
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l31 = *base.add(0).cast::<*mut u8>();
+                                        let l32 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l31, l32, 1);
+                                        let l33 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l33 {
+                                            0 => {
+                                                let l34 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l35 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l34, l35, 1);
+                                            }
+                                            1 => {
+                                                let l36 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l36 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l37 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l38 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l37, l38, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base39,
+                                    len39 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_open_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                    arg2: *mut u8,
+                    arg3: usize,
+                    arg4: i32,
+                    arg5: *mut u8,
+                    arg6: usize,
+                    arg7: i32,
+                    arg8: *mut u8,
+                    arg9: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result3 = {
+                            let len0 = arg3;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg2.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::open(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                arg1 as u16,
+                                _rt::string_lift(bytes0),
+                                match arg4 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len1 = arg6;
+                                            let bytes1 = _rt::Vec::from_raw_parts(
+                                                arg5.cast(),
+                                                len1,
+                                                len1,
+                                            );
+                                            _rt::string_lift(bytes1)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                match arg7 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len2 = arg9;
+                                            let bytes2 = _rt::Vec::from_raw_parts(
+                                                arg8.cast(),
+                                                len2,
+                                                len2,
+                                            );
+                                            _rt::string_lift(bytes2)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                            )
+                        };
+                        let ptr4 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result3 {
+                            Ok(_) => {
+                                *ptr4.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                            Err(e) => {
+                                *ptr4.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code5,
+                                    class_name: class_name5,
+                                    kind: kind5,
+                                    message: message5,
+                                    fields: fields5,
+                                } = e;
+                                let vec6 = (code5.into_bytes()).into_boxed_slice();
+                                let ptr6 = vec6.as_ptr().cast::<u8>();
+                                let len6 = vec6.len();
+                                ::core::mem::forget(vec6);
+                                *ptr4
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len6;
+                                *ptr4
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr6.cast_mut();
+                                let vec7 = (class_name5.into_bytes()).into_boxed_slice();
+                                let ptr7 = vec7.as_ptr().cast::<u8>();
+                                let len7 = vec7.len();
+                                ::core::mem::forget(vec7);
+                                *ptr4
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len7;
+                                *ptr4
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr7.cast_mut();
+                                *ptr4
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind5.clone() as i32) as u8;
+                                let vec8 = (message5.into_bytes()).into_boxed_slice();
+                                let ptr8 = vec8.as_ptr().cast::<u8>();
+                                let len8 = vec8.len();
+                                ::core::mem::forget(vec8);
+                                *ptr4
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len8;
+                                *ptr4
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr8.cast_mut();
+                                let vec15 = fields5;
+                                let len15 = vec15.len();
+                                let layout15 = _rt::alloc::Layout::from_size_align(
+                                        vec15.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result15, _cleanup15) = wit_bindgen::rt::Cleanup::new(
+                                    layout15,
+                                );
+                                if let Some(cleanup) = _cleanup15 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec15.into_iter().enumerate() {
+                                    let base = result15
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name9,
+                                            value: value9,
+                                        } = e;
+                                        let vec10 = (name9.into_bytes()).into_boxed_slice();
+                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                        let len10 = vec10.len();
+                                        ::core::mem::forget(vec10);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len10;
+                                        *base.add(0).cast::<*mut u8>() = ptr10.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V14;
+                                        match value9 {
+                                            V14::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec11 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                                let len11 = vec11.len();
+                                                ::core::mem::forget(vec11);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len11;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr11.cast_mut();
+                                            }
+                                            V14::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec12 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr12 = vec12.as_ptr().cast::<u8>();
+                                                        let len12 = vec12.len();
+                                                        ::core::mem::forget(vec12);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len12;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr12.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V14::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V14::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V14::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout13,
+                                                    stderr: stderr13,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout13);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr13);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr4
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr4
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result15;
+                            }
+                        };
+                        ptr4
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_open<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_feed_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                    arg1: *mut u8,
+                    arg2: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            let len0 = arg2;
+                            T_::feed(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                <_ as From<
+                                    _rt::Vec<_>,
+                                >>::from(_rt::Vec::from_raw_parts(arg1.cast(), len0, len0)),
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let RunFed { actions: actions3, error: error3 } = result1;
+                        let vec11 = actions3;
+                        let len11 = vec11.len();
+                        let layout11 = _rt::alloc::Layout::from_size_align(
+                                vec11.len() * (6 * ::core::mem::size_of::<*const u8>()),
+                                ::core::mem::size_of::<*const u8>(),
+                            )
+                            .unwrap();
+                        let (result11, _cleanup11) = wit_bindgen::rt::Cleanup::new(
+                            layout11,
+                        );
+                        if let Some(cleanup) = _cleanup11 {
+                            cleanup.forget();
+                        }
+                        for (i, e) in vec11.into_iter().enumerate() {
+                            let base = result11
+                                .add(i * (6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                match e {
+                                    RunAction::OpenSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (0i32) as u8;
+                                        let SpillOpen { view: view4, spill_id: spill_id4 } = e;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (view4.clone() as i32) as u8;
+                                        let vec5 = (spill_id4.into_bytes()).into_boxed_slice();
+                                        let ptr5 = vec5.as_ptr().cast::<u8>();
+                                        let len5 = vec5.len();
+                                        ::core::mem::forget(vec5);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len5;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr5.cast_mut();
+                                    }
+                                    RunAction::WriteSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (1i32) as u8;
+                                        let SpillWrite { view: view6, data: data6 } = e;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (view6.clone() as i32) as u8;
+                                        let vec7 = <_ as Into<_rt::Vec<_>>>::into(data6)
+                                            .into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr7.cast_mut();
+                                    }
+                                    RunAction::Output(e) => {
+                                        *base.add(0).cast::<u8>() = (2i32) as u8;
+                                        let OutputChunk {
+                                            stream: stream8,
+                                            data: data8,
+                                            text: text8,
+                                        } = e;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (stream8.clone() as i32) as u8;
+                                        let vec9 = <_ as Into<_rt::Vec<_>>>::into(data8)
+                                            .into_boxed_slice();
+                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                        let len9 = vec9.len();
+                                        ::core::mem::forget(vec9);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len9;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr9.cast_mut();
+                                        let vec10 = (text8.into_bytes()).into_boxed_slice();
+                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                        let len10 = vec10.len();
+                                        ::core::mem::forget(vec10);
+                                        *base
+                                            .add(5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len10;
+                                        *base
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr10.cast_mut();
+                                    }
+                                    RunAction::CommitSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (3i32) as u8;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (e.clone() as i32) as u8;
+                                    }
+                                    RunAction::DiscardSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (4i32) as u8;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (e.clone() as i32) as u8;
+                                    }
+                                }
+                            }
+                        }
+                        *ptr2.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len11;
+                        *ptr2.add(0).cast::<*mut u8>() = result11;
+                        match error3 {
+                            Some(e) => {
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code12,
+                                    class_name: class_name12,
+                                    kind: kind12,
+                                    message: message12,
+                                    fields: fields12,
+                                } = e;
+                                let vec13 = (code12.into_bytes()).into_boxed_slice();
+                                let ptr13 = vec13.as_ptr().cast::<u8>();
+                                let len13 = vec13.len();
+                                ::core::mem::forget(vec13);
+                                *ptr2
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr2
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr13.cast_mut();
+                                let vec14 = (class_name12.into_bytes()).into_boxed_slice();
+                                let ptr14 = vec14.as_ptr().cast::<u8>();
+                                let len14 = vec14.len();
+                                ::core::mem::forget(vec14);
+                                *ptr2
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len14;
+                                *ptr2
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                *ptr2
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind12.clone() as i32) as u8;
+                                let vec15 = (message12.into_bytes()).into_boxed_slice();
+                                let ptr15 = vec15.as_ptr().cast::<u8>();
+                                let len15 = vec15.len();
+                                ::core::mem::forget(vec15);
+                                *ptr2
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
+                                *ptr2
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr15.cast_mut();
+                                let vec22 = fields12;
+                                let len22 = vec22.len();
+                                let layout22 = _rt::alloc::Layout::from_size_align(
+                                        vec22.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result22, _cleanup22) = wit_bindgen::rt::Cleanup::new(
+                                    layout22,
+                                );
+                                if let Some(cleanup) = _cleanup22 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec22.into_iter().enumerate() {
+                                    let base = result22
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name16,
+                                            value: value16,
+                                        } = e;
+                                        let vec17 = (name16.into_bytes()).into_boxed_slice();
+                                        let ptr17 = vec17.as_ptr().cast::<u8>();
+                                        let len17 = vec17.len();
+                                        ::core::mem::forget(vec17);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len17;
+                                        *base.add(0).cast::<*mut u8>() = ptr17.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V21;
+                                        match value16 {
+                                            V21::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec18 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr18 = vec18.as_ptr().cast::<u8>();
+                                                let len18 = vec18.len();
+                                                ::core::mem::forget(vec18);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len18;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr18.cast_mut();
+                                            }
+                                            V21::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec19 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr19 = vec19.as_ptr().cast::<u8>();
+                                                        let len19 = vec19.len();
+                                                        ::core::mem::forget(vec19);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len19;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr19.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V21::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V21::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V21::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout20,
+                                                    stderr: stderr20,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout20);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr20);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len22;
+                                *ptr2
+                                    .add(10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result22;
+                            }
+                            None => {
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_feed<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        let base13 = l0;
+                        let len13 = l1;
+                        for i in 0..len13 {
+                            let base = base13
+                                .add(i * (6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let l2 = i32::from(*base.add(0).cast::<u8>());
+                                match l2 {
+                                    0 => {
+                                        let l3 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l4 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l3, l4, 1);
+                                    }
+                                    1 => {
+                                        let l5 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base7 = l5;
+                                        let len7 = l6;
+                                        _rt::cabi_dealloc(base7, len7 * 1, 1);
+                                    }
+                                    2 => {
+                                        let l8 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l9 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base10 = l8;
+                                        let len10 = l9;
+                                        _rt::cabi_dealloc(base10, len10 * 1, 1);
+                                        let l11 = *base
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l12 = *base
+                                            .add(5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l11, l12, 1);
+                                    }
+                                    3 => {}
+                                    _ => {}
+                                }
+                            }
+                        }
+                        _rt::cabi_dealloc(
+                            base13,
+                            len13 * (6 * ::core::mem::size_of::<*const u8>()),
+                            ::core::mem::size_of::<*const u8>(),
+                        );
+                        let l14 = i32::from(
+                            *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l14 {
+                            0 => {}
+                            _ => {
+                                let l15 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l16 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l15, l16, 1);
+                                let l17 = *arg0
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l18 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l17, l18, 1);
+                                let l19 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l20 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l19, l20, 1);
+                                let l21 = *arg0
+                                    .add(10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l22 = *arg0
+                                    .add(11 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base31 = l21;
+                                let len31 = l22;
+                                for i in 0..len31 {
+                                    let base = base31
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l23 = *base.add(0).cast::<*mut u8>();
+                                        let l24 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l23, l24, 1);
+                                        let l25 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l25 {
+                                            0 => {
+                                                let l26 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l27 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l26, l27, 1);
+                                            }
+                                            1 => {
+                                                let l28 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l28 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l29 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l30 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l29, l30, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base31,
+                                    len31 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_finish_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                    arg2: *mut u8,
+                    arg3: usize,
+                    arg4: f64,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            T_::finish(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                match arg1 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len0 = arg3;
+                                            let bytes0 = _rt::Vec::from_raw_parts(
+                                                arg2.cast(),
+                                                len0,
+                                                len0,
+                                            );
+                                            _rt::string_lift(bytes0)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                arg4,
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let RunFinished { actions: actions3, step: step3 } = result1;
+                        let vec11 = actions3;
+                        let len11 = vec11.len();
+                        let layout11 = _rt::alloc::Layout::from_size_align(
+                                vec11.len() * (6 * ::core::mem::size_of::<*const u8>()),
+                                ::core::mem::size_of::<*const u8>(),
+                            )
+                            .unwrap();
+                        let (result11, _cleanup11) = wit_bindgen::rt::Cleanup::new(
+                            layout11,
+                        );
+                        if let Some(cleanup) = _cleanup11 {
+                            cleanup.forget();
+                        }
+                        for (i, e) in vec11.into_iter().enumerate() {
+                            let base = result11
+                                .add(i * (6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                match e {
+                                    RunAction::OpenSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (0i32) as u8;
+                                        let SpillOpen { view: view4, spill_id: spill_id4 } = e;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (view4.clone() as i32) as u8;
+                                        let vec5 = (spill_id4.into_bytes()).into_boxed_slice();
+                                        let ptr5 = vec5.as_ptr().cast::<u8>();
+                                        let len5 = vec5.len();
+                                        ::core::mem::forget(vec5);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len5;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr5.cast_mut();
+                                    }
+                                    RunAction::WriteSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (1i32) as u8;
+                                        let SpillWrite { view: view6, data: data6 } = e;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (view6.clone() as i32) as u8;
+                                        let vec7 = <_ as Into<_rt::Vec<_>>>::into(data6)
+                                            .into_boxed_slice();
+                                        let ptr7 = vec7.as_ptr().cast::<u8>();
+                                        let len7 = vec7.len();
+                                        ::core::mem::forget(vec7);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len7;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr7.cast_mut();
+                                    }
+                                    RunAction::Output(e) => {
+                                        *base.add(0).cast::<u8>() = (2i32) as u8;
+                                        let OutputChunk {
+                                            stream: stream8,
+                                            data: data8,
+                                            text: text8,
+                                        } = e;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (stream8.clone() as i32) as u8;
+                                        let vec9 = <_ as Into<_rt::Vec<_>>>::into(data8)
+                                            .into_boxed_slice();
+                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                        let len9 = vec9.len();
+                                        ::core::mem::forget(vec9);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len9;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr9.cast_mut();
+                                        let vec10 = (text8.into_bytes()).into_boxed_slice();
+                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                        let len10 = vec10.len();
+                                        ::core::mem::forget(vec10);
+                                        *base
+                                            .add(5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len10;
+                                        *base
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr10.cast_mut();
+                                    }
+                                    RunAction::CommitSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (3i32) as u8;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (e.clone() as i32) as u8;
+                                    }
+                                    RunAction::DiscardSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (4i32) as u8;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (e.clone() as i32) as u8;
+                                    }
+                                }
+                            }
+                        }
+                        *ptr2.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len11;
+                        *ptr2.add(0).cast::<*mut u8>() = result11;
+                        match step3 {
+                            Ok(e) => {
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                                match e {
+                                    RunStep::Send => {
+                                        *ptr2
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                    RunStep::Wait(e) => {
+                                        *ptr2
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let RunWait {
+                                            delay_ns: delay_ns12,
+                                            reconnect: reconnect12,
+                                        } = e;
+                                        *ptr2
+                                            .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(delay_ns12);
+                                        match reconnect12 {
+                                            Some(e) => {
+                                                *ptr2
+                                                    .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::follow::Reconnect {
+                                                    attempt: attempt13,
+                                                    failures: failures13,
+                                                    reason: reason13,
+                                                    cursor: cursor13,
+                                                    delay_ns: delay_ns13,
+                                                    proc_id: proc_id13,
+                                                    detail: detail13,
+                                                } = e;
+                                                *ptr2
+                                                    .add(32 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>() = _rt::as_i32(attempt13);
+                                                *ptr2
+                                                    .add(36 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>() = _rt::as_i32(failures13);
+                                                *ptr2
+                                                    .add(40 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (reason13.clone() as i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout14,
+                                                    stderr: stderr14,
+                                                } = cursor13;
+                                                *ptr2
+                                                    .add(48 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout14);
+                                                *ptr2
+                                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr14);
+                                                *ptr2
+                                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(delay_ns13);
+                                                match proc_id13 {
+                                                    Some(e) => {
+                                                        *ptr2
+                                                            .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec15 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                                        let len15 = vec15.len();
+                                                        ::core::mem::forget(vec15);
+                                                        *ptr2
+                                                            .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len15;
+                                                        *ptr2
+                                                            .add(72 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *ptr2
+                                                            .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                                let vec16 = (detail13.into_bytes()).into_boxed_slice();
+                                                let ptr16 = vec16.as_ptr().cast::<u8>();
+                                                let len16 = vec16.len();
+                                                ::core::mem::forget(vec16);
+                                                *ptr2
+                                                    .add(72 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len16;
+                                                *ptr2
+                                                    .add(72 + 5 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr16.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr2
+                                                    .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                    }
+                                    RunStep::Done => {
+                                        *ptr2
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (2i32) as u8;
+                                    }
+                                    RunStep::Cancelled => {
+                                        *ptr2
+                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (3i32) as u8;
+                                    }
+                                }
+                            }
+                            Err(e) => {
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code17,
+                                    class_name: class_name17,
+                                    kind: kind17,
+                                    message: message17,
+                                    fields: fields17,
+                                } = e;
+                                let vec18 = (code17.into_bytes()).into_boxed_slice();
+                                let ptr18 = vec18.as_ptr().cast::<u8>();
+                                let len18 = vec18.len();
+                                ::core::mem::forget(vec18);
+                                *ptr2
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr2
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr18.cast_mut();
+                                let vec19 = (class_name17.into_bytes()).into_boxed_slice();
+                                let ptr19 = vec19.as_ptr().cast::<u8>();
+                                let len19 = vec19.len();
+                                ::core::mem::forget(vec19);
+                                *ptr2
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len19;
+                                *ptr2
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr19.cast_mut();
+                                *ptr2
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind17.clone() as i32) as u8;
+                                let vec20 = (message17.into_bytes()).into_boxed_slice();
+                                let ptr20 = vec20.as_ptr().cast::<u8>();
+                                let len20 = vec20.len();
+                                ::core::mem::forget(vec20);
+                                *ptr2
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len20;
+                                *ptr2
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr20.cast_mut();
+                                let vec27 = fields17;
+                                let len27 = vec27.len();
+                                let layout27 = _rt::alloc::Layout::from_size_align(
+                                        vec27.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result27, _cleanup27) = wit_bindgen::rt::Cleanup::new(
+                                    layout27,
+                                );
+                                if let Some(cleanup) = _cleanup27 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec27.into_iter().enumerate() {
+                                    let base = result27
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name21,
+                                            value: value21,
+                                        } = e;
+                                        let vec22 = (name21.into_bytes()).into_boxed_slice();
+                                        let ptr22 = vec22.as_ptr().cast::<u8>();
+                                        let len22 = vec22.len();
+                                        ::core::mem::forget(vec22);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len22;
+                                        *base.add(0).cast::<*mut u8>() = ptr22.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V26;
+                                        match value21 {
+                                            V26::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec23 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr23 = vec23.as_ptr().cast::<u8>();
+                                                let len23 = vec23.len();
+                                                ::core::mem::forget(vec23);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len23;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr23.cast_mut();
+                                            }
+                                            V26::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec24 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr24 = vec24.as_ptr().cast::<u8>();
+                                                        let len24 = vec24.len();
+                                                        ::core::mem::forget(vec24);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len24;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr24.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V26::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V26::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V26::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout25,
+                                                    stderr: stderr25,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout25);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr25);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(8 + 10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len27;
+                                *ptr2
+                                    .add(8 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result27;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_finish<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        let base13 = l0;
+                        let len13 = l1;
+                        for i in 0..len13 {
+                            let base = base13
+                                .add(i * (6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let l2 = i32::from(*base.add(0).cast::<u8>());
+                                match l2 {
+                                    0 => {
+                                        let l3 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l4 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l3, l4, 1);
+                                    }
+                                    1 => {
+                                        let l5 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base7 = l5;
+                                        let len7 = l6;
+                                        _rt::cabi_dealloc(base7, len7 * 1, 1);
+                                    }
+                                    2 => {
+                                        let l8 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l9 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base10 = l8;
+                                        let len10 = l9;
+                                        _rt::cabi_dealloc(base10, len10 * 1, 1);
+                                        let l11 = *base
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l12 = *base
+                                            .add(5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l11, l12, 1);
+                                    }
+                                    3 => {}
+                                    _ => {}
+                                }
+                            }
+                        }
+                        _rt::cabi_dealloc(
+                            base13,
+                            len13 * (6 * ::core::mem::size_of::<*const u8>()),
+                            ::core::mem::size_of::<*const u8>(),
+                        );
+                        let l14 = i32::from(
+                            *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l14 {
+                            0 => {
+                                let l15 = i32::from(
+                                    *arg0
+                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l15 {
+                                    0 => {}
+                                    1 => {
+                                        let l16 = i32::from(
+                                            *arg0
+                                                .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l16 {
+                                            0 => {}
+                                            _ => {
+                                                let l17 = i32::from(
+                                                    *arg0
+                                                        .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l17 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l18 = *arg0
+                                                            .add(72 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l19 = *arg0
+                                                            .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l18, l19, 1);
+                                                    }
+                                                }
+                                                let l20 = *arg0
+                                                    .add(72 + 5 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l21 = *arg0
+                                                    .add(72 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l20, l21, 1);
+                                            }
+                                        }
+                                    }
+                                    2 => {}
+                                    _ => {}
+                                }
+                            }
+                            _ => {
+                                let l22 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l23 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l22, l23, 1);
+                                let l24 = *arg0
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l25 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l24, l25, 1);
+                                let l26 = *arg0
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l27 = *arg0
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l26, l27, 1);
+                                let l28 = *arg0
+                                    .add(8 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l29 = *arg0
+                                    .add(8 + 10 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base38 = l28;
+                                let len38 = l29;
+                                for i in 0..len38 {
+                                    let base = base38
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l30 = *base.add(0).cast::<*mut u8>();
+                                        let l31 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l30, l31, 1);
+                                        let l32 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l32 {
+                                            0 => {
+                                                let l33 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l34 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l33, l34, 1);
+                                            }
+                                            1 => {
+                                                let l35 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l35 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l36 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l37 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l36, l37, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base38,
+                                    len38 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_no_response_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                    arg1: *mut u8,
+                    arg2: usize,
+                    arg3: f64,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            let len0 = arg2;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg1.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::no_response(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                _rt::string_lift(bytes0),
+                                arg3,
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result1 {
+                            Ok(e) => {
+                                *ptr2.add(0).cast::<u8>() = (0i32) as u8;
+                                match e {
+                                    RunStep::Send => {
+                                        *ptr2.add(8).cast::<u8>() = (0i32) as u8;
+                                    }
+                                    RunStep::Wait(e) => {
+                                        *ptr2.add(8).cast::<u8>() = (1i32) as u8;
+                                        let RunWait {
+                                            delay_ns: delay_ns3,
+                                            reconnect: reconnect3,
+                                        } = e;
+                                        *ptr2.add(16).cast::<i64>() = _rt::as_i64(delay_ns3);
+                                        match reconnect3 {
+                                            Some(e) => {
+                                                *ptr2.add(24).cast::<u8>() = (1i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::follow::Reconnect {
+                                                    attempt: attempt4,
+                                                    failures: failures4,
+                                                    reason: reason4,
+                                                    cursor: cursor4,
+                                                    delay_ns: delay_ns4,
+                                                    proc_id: proc_id4,
+                                                    detail: detail4,
+                                                } = e;
+                                                *ptr2.add(32).cast::<i32>() = _rt::as_i32(attempt4);
+                                                *ptr2.add(36).cast::<i32>() = _rt::as_i32(failures4);
+                                                *ptr2.add(40).cast::<u8>() = (reason4.clone() as i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout5,
+                                                    stderr: stderr5,
+                                                } = cursor4;
+                                                *ptr2.add(48).cast::<i64>() = _rt::as_i64(stdout5);
+                                                *ptr2.add(56).cast::<i64>() = _rt::as_i64(stderr5);
+                                                *ptr2.add(64).cast::<i64>() = _rt::as_i64(delay_ns4);
+                                                match proc_id4 {
+                                                    Some(e) => {
+                                                        *ptr2.add(72).cast::<u8>() = (1i32) as u8;
+                                                        let vec6 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr6 = vec6.as_ptr().cast::<u8>();
+                                                        let len6 = vec6.len();
+                                                        ::core::mem::forget(vec6);
+                                                        *ptr2
+                                                            .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len6;
+                                                        *ptr2
+                                                            .add(72 + 1 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr6.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *ptr2.add(72).cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                                let vec7 = (detail4.into_bytes()).into_boxed_slice();
+                                                let ptr7 = vec7.as_ptr().cast::<u8>();
+                                                let len7 = vec7.len();
+                                                ::core::mem::forget(vec7);
+                                                *ptr2
+                                                    .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len7;
+                                                *ptr2
+                                                    .add(72 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr7.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr2.add(24).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                    }
+                                    RunStep::Done => {
+                                        *ptr2.add(8).cast::<u8>() = (2i32) as u8;
+                                    }
+                                    RunStep::Cancelled => {
+                                        *ptr2.add(8).cast::<u8>() = (3i32) as u8;
+                                    }
+                                }
+                            }
+                            Err(e) => {
+                                *ptr2.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code8,
+                                    class_name: class_name8,
+                                    kind: kind8,
+                                    message: message8,
+                                    fields: fields8,
+                                } = e;
+                                let vec9 = (code8.into_bytes()).into_boxed_slice();
+                                let ptr9 = vec9.as_ptr().cast::<u8>();
+                                let len9 = vec9.len();
+                                ::core::mem::forget(vec9);
+                                *ptr2
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len9;
+                                *ptr2.add(8).cast::<*mut u8>() = ptr9.cast_mut();
+                                let vec10 = (class_name8.into_bytes()).into_boxed_slice();
+                                let ptr10 = vec10.as_ptr().cast::<u8>();
+                                let len10 = vec10.len();
+                                ::core::mem::forget(vec10);
+                                *ptr2
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len10;
+                                *ptr2
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr10.cast_mut();
+                                *ptr2
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind8.clone() as i32) as u8;
+                                let vec11 = (message8.into_bytes()).into_boxed_slice();
+                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                let len11 = vec11.len();
+                                ::core::mem::forget(vec11);
+                                *ptr2
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr2
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr11.cast_mut();
+                                let vec18 = fields8;
+                                let len18 = vec18.len();
+                                let layout18 = _rt::alloc::Layout::from_size_align(
+                                        vec18.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result18, _cleanup18) = wit_bindgen::rt::Cleanup::new(
+                                    layout18,
+                                );
+                                if let Some(cleanup) = _cleanup18 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec18.into_iter().enumerate() {
+                                    let base = result18
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name12,
+                                            value: value12,
+                                        } = e;
+                                        let vec13 = (name12.into_bytes()).into_boxed_slice();
+                                        let ptr13 = vec13.as_ptr().cast::<u8>();
+                                        let len13 = vec13.len();
+                                        ::core::mem::forget(vec13);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len13;
+                                        *base.add(0).cast::<*mut u8>() = ptr13.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V17;
+                                        match value12 {
+                                            V17::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec14 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr14 = vec14.as_ptr().cast::<u8>();
+                                                let len14 = vec14.len();
+                                                ::core::mem::forget(vec14);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len14;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                            }
+                                            V17::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec15 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                                        let len15 = vec15.len();
+                                                        ::core::mem::forget(vec15);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len15;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V17::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V17::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V17::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout16,
+                                                    stderr: stderr16,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout16);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr16);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr2
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result18;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_no_response<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = i32::from(*arg0.add(8).cast::<u8>());
+                                match l1 {
+                                    0 => {}
+                                    1 => {
+                                        let l2 = i32::from(*arg0.add(24).cast::<u8>());
+                                        match l2 {
+                                            0 => {}
+                                            _ => {
+                                                let l3 = i32::from(*arg0.add(72).cast::<u8>());
+                                                match l3 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l4 = *arg0
+                                                            .add(72 + 1 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l5 = *arg0
+                                                            .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l4, l5, 1);
+                                                    }
+                                                }
+                                                let l6 = *arg0
+                                                    .add(72 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l7 = *arg0
+                                                    .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l6, l7, 1);
+                                            }
+                                        }
+                                    }
+                                    2 => {}
+                                    _ => {}
+                                }
+                            }
+                            _ => {
+                                let l8 = *arg0.add(8).cast::<*mut u8>();
+                                let l9 = *arg0
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l8, l9, 1);
+                                let l10 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l10, l11, 1);
+                                let l12 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l13 = *arg0
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l12, l13, 1);
+                                let l14 = *arg0
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l15 = *arg0
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base24 = l14;
+                                let len24 = l15;
+                                for i in 0..len24 {
+                                    let base = base24
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l16 = *base.add(0).cast::<*mut u8>();
+                                        let l17 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l16, l17, 1);
+                                        let l18 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l18 {
+                                            0 => {
+                                                let l19 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l20 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l19, l20, 1);
+                                            }
+                                            1 => {
+                                                let l21 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l21 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l22 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l23 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l22, l23, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base24,
+                                    len24 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_cancel_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::cancel(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let RunCancelled { actions: actions2, step: step2 } = result0;
+                        let vec10 = actions2;
+                        let len10 = vec10.len();
+                        let layout10 = _rt::alloc::Layout::from_size_align(
+                                vec10.len() * (6 * ::core::mem::size_of::<*const u8>()),
+                                ::core::mem::size_of::<*const u8>(),
+                            )
+                            .unwrap();
+                        let (result10, _cleanup10) = wit_bindgen::rt::Cleanup::new(
+                            layout10,
+                        );
+                        if let Some(cleanup) = _cleanup10 {
+                            cleanup.forget();
+                        }
+                        for (i, e) in vec10.into_iter().enumerate() {
+                            let base = result10
+                                .add(i * (6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                match e {
+                                    RunAction::OpenSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (0i32) as u8;
+                                        let SpillOpen { view: view3, spill_id: spill_id3 } = e;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (view3.clone() as i32) as u8;
+                                        let vec4 = (spill_id3.into_bytes()).into_boxed_slice();
+                                        let ptr4 = vec4.as_ptr().cast::<u8>();
+                                        let len4 = vec4.len();
+                                        ::core::mem::forget(vec4);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len4;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr4.cast_mut();
+                                    }
+                                    RunAction::WriteSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (1i32) as u8;
+                                        let SpillWrite { view: view5, data: data5 } = e;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (view5.clone() as i32) as u8;
+                                        let vec6 = <_ as Into<_rt::Vec<_>>>::into(data5)
+                                            .into_boxed_slice();
+                                        let ptr6 = vec6.as_ptr().cast::<u8>();
+                                        let len6 = vec6.len();
+                                        ::core::mem::forget(vec6);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len6;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr6.cast_mut();
+                                    }
+                                    RunAction::Output(e) => {
+                                        *base.add(0).cast::<u8>() = (2i32) as u8;
+                                        let OutputChunk {
+                                            stream: stream7,
+                                            data: data7,
+                                            text: text7,
+                                        } = e;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (stream7.clone() as i32) as u8;
+                                        let vec8 = <_ as Into<_rt::Vec<_>>>::into(data7)
+                                            .into_boxed_slice();
+                                        let ptr8 = vec8.as_ptr().cast::<u8>();
+                                        let len8 = vec8.len();
+                                        ::core::mem::forget(vec8);
+                                        *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len8;
+                                        *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr8.cast_mut();
+                                        let vec9 = (text7.into_bytes()).into_boxed_slice();
+                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                        let len9 = vec9.len();
+                                        ::core::mem::forget(vec9);
+                                        *base
+                                            .add(5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len9;
+                                        *base
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr9.cast_mut();
+                                    }
+                                    RunAction::CommitSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (3i32) as u8;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (e.clone() as i32) as u8;
+                                    }
+                                    RunAction::DiscardSpill(e) => {
+                                        *base.add(0).cast::<u8>() = (4i32) as u8;
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (e.clone() as i32) as u8;
+                                    }
+                                }
+                            }
+                        }
+                        *ptr1.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len10;
+                        *ptr1.add(0).cast::<*mut u8>() = result10;
+                        match step2 {
+                            RunStep::Send => {
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                            RunStep::Wait(e) => {
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let RunWait {
+                                    delay_ns: delay_ns11,
+                                    reconnect: reconnect11,
+                                } = e;
+                                *ptr1
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(delay_ns11);
+                                match reconnect11 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::follow::Reconnect {
+                                            attempt: attempt12,
+                                            failures: failures12,
+                                            reason: reason12,
+                                            cursor: cursor12,
+                                            delay_ns: delay_ns12,
+                                            proc_id: proc_id12,
+                                            detail: detail12,
+                                        } = e;
+                                        *ptr1
+                                            .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i32>() = _rt::as_i32(attempt12);
+                                        *ptr1
+                                            .add(28 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i32>() = _rt::as_i32(failures12);
+                                        *ptr1
+                                            .add(32 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (reason12.clone() as i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                                            stdout: stdout13,
+                                            stderr: stderr13,
+                                        } = cursor12;
+                                        *ptr1
+                                            .add(40 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(stdout13);
+                                        *ptr1
+                                            .add(48 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(stderr13);
+                                        *ptr1
+                                            .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(delay_ns12);
+                                        match proc_id12 {
+                                            Some(e) => {
+                                                *ptr1
+                                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                let vec14 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr14 = vec14.as_ptr().cast::<u8>();
+                                                let len14 = vec14.len();
+                                                ::core::mem::forget(vec14);
+                                                *ptr1
+                                                    .add(64 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len14;
+                                                *ptr1
+                                                    .add(64 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr1
+                                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        let vec15 = (detail12.into_bytes()).into_boxed_slice();
+                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                        let len15 = vec15.len();
+                                        ::core::mem::forget(vec15);
+                                        *ptr1
+                                            .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len15;
+                                        *ptr1
+                                            .add(64 + 5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                            }
+                            RunStep::Done => {
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (2i32) as u8;
+                            }
+                            RunStep::Cancelled => {
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (3i32) as u8;
+                            }
+                        }
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_cancel<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        let base13 = l0;
+                        let len13 = l1;
+                        for i in 0..len13 {
+                            let base = base13
+                                .add(i * (6 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let l2 = i32::from(*base.add(0).cast::<u8>());
+                                match l2 {
+                                    0 => {
+                                        let l3 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l4 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l3, l4, 1);
+                                    }
+                                    1 => {
+                                        let l5 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l6 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base7 = l5;
+                                        let len7 = l6;
+                                        _rt::cabi_dealloc(base7, len7 * 1, 1);
+                                    }
+                                    2 => {
+                                        let l8 = *base
+                                            .add(2 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l9 = *base
+                                            .add(3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base10 = l8;
+                                        let len10 = l9;
+                                        _rt::cabi_dealloc(base10, len10 * 1, 1);
+                                        let l11 = *base
+                                            .add(4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l12 = *base
+                                            .add(5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l11, l12, 1);
+                                    }
+                                    3 => {}
+                                    _ => {}
+                                }
+                            }
+                        }
+                        _rt::cabi_dealloc(
+                            base13,
+                            len13 * (6 * ::core::mem::size_of::<*const u8>()),
+                            ::core::mem::size_of::<*const u8>(),
+                        );
+                        let l14 = i32::from(
+                            *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l14 {
+                            0 => {}
+                            1 => {
+                                let l15 = i32::from(
+                                    *arg0
+                                        .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l15 {
+                                    0 => {}
+                                    _ => {
+                                        let l16 = i32::from(
+                                            *arg0
+                                                .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l16 {
+                                            0 => {}
+                                            _ => {
+                                                let l17 = *arg0
+                                                    .add(64 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l18 = *arg0
+                                                    .add(64 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l17, l18, 1);
+                                            }
+                                        }
+                                        let l19 = *arg0
+                                            .add(64 + 5 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l20 = *arg0
+                                            .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l19, l20, 1);
+                                    }
+                                }
+                            }
+                            2 => {}
+                            _ => {}
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_wait_limit_ns_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::wait_limit_ns(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Some(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr1.add(8).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_waited_ns_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                    arg1: i64,
+                ) -> i32 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::waited_ns(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                arg1 as u64,
+                            )
+                        };
+                        match result0 {
+                            true => 1,
+                            false => 0,
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_spill_failed_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                    arg2: *mut u8,
+                    arg3: usize,
+                ) {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        {
+                            let len0 = arg3;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg2.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::spill_failed(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                super::super::super::super::exports::dory::wire::run::View::_lift(
+                                    arg1 as u8,
+                                ),
+                                _rt::string_lift(bytes0),
+                            )
+                        };
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_spill_committed_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                    arg2: i32,
+                    arg3: *mut u8,
+                    arg4: usize,
+                ) {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        {
+                            use super::super::super::super::exports::dory::wire::preview::SpillOutcome as V2;
+                            let v2 = match arg2 {
+                                0 => {
+                                    let e2 = {
+                                        let len0 = arg4;
+                                        let bytes0 = _rt::Vec::from_raw_parts(
+                                            arg3.cast(),
+                                            len0,
+                                            len0,
+                                        );
+                                        _rt::string_lift(bytes0)
+                                    };
+                                    V2::Saved(e2)
+                                }
+                                1 => {
+                                    let e2 = {
+                                        let len1 = arg4;
+                                        let bytes1 = _rt::Vec::from_raw_parts(
+                                            arg3.cast(),
+                                            len1,
+                                            len1,
+                                        );
+                                        _rt::string_lift(bytes1)
+                                    };
+                                    V2::Failed(e2)
+                                }
+                                n => {
+                                    debug_assert_eq!(n, 2, "invalid enum discriminant");
+                                    V2::NotSaved
+                                }
+                            };
+                            T_::spill_committed(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                super::super::super::super::exports::dory::wire::run::View::_lift(
+                                    arg1 as u8,
+                                ),
+                                v2,
+                            )
+                        };
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_result_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::result(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Ok(e) => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                                let RunResult {
+                                    proc_id: proc_id2,
+                                    idempotency_key: idempotency_key2,
+                                    exit_code: exit_code2,
+                                    timed_out: timed_out2,
+                                    stdout: stdout2,
+                                    stderr: stderr2,
+                                    combined: combined2,
+                                    stdout_lost_bytes: stdout_lost_bytes2,
+                                    stderr_lost_bytes: stderr_lost_bytes2,
+                                } = e;
+                                let vec3 = (proc_id2.into_bytes()).into_boxed_slice();
+                                let ptr3 = vec3.as_ptr().cast::<u8>();
+                                let len3 = vec3.len();
+                                ::core::mem::forget(vec3);
+                                *ptr1
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len3;
+                                *ptr1.add(8).cast::<*mut u8>() = ptr3.cast_mut();
+                                let vec4 = (idempotency_key2.into_bytes())
+                                    .into_boxed_slice();
+                                let ptr4 = vec4.as_ptr().cast::<u8>();
+                                let len4 = vec4.len();
+                                ::core::mem::forget(vec4);
+                                *ptr1
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len4;
+                                *ptr1
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr4.cast_mut();
+                                match exit_code2 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        *ptr1
+                                            .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(e);
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr1
+                                    .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match timed_out2 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                let super::super::super::super::exports::dory::wire::preview::Preview {
+                                    text: text5,
+                                    truncated: truncated5,
+                                    total_lines: total_lines5,
+                                    total_bytes: total_bytes5,
+                                    head_bytes: head_bytes5,
+                                    tail_bytes: tail_bytes5,
+                                    omitted_lines: omitted_lines5,
+                                    omitted_bytes: omitted_bytes5,
+                                    omitted_range: omitted_range5,
+                                    spill_id: spill_id5,
+                                    spill_path: spill_path5,
+                                    spill_error: spill_error5,
+                                } = stdout2;
+                                let vec6 = (text5.into_bytes()).into_boxed_slice();
+                                let ptr6 = vec6.as_ptr().cast::<u8>();
+                                let len6 = vec6.len();
+                                ::core::mem::forget(vec6);
+                                *ptr1
+                                    .add(32 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len6;
+                                *ptr1
+                                    .add(32 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr6.cast_mut();
+                                *ptr1
+                                    .add(32 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match truncated5 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                *ptr1
+                                    .add(40 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_lines5);
+                                *ptr1
+                                    .add(48 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_bytes5);
+                                *ptr1
+                                    .add(56 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(head_bytes5);
+                                *ptr1
+                                    .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(tail_bytes5);
+                                *ptr1
+                                    .add(72 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_lines5);
+                                *ptr1
+                                    .add(80 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_bytes5);
+                                match omitted_range5 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(88 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::preview::LineRange {
+                                            first: first7,
+                                            last: last7,
+                                        } = e;
+                                        *ptr1
+                                            .add(96 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(first7);
+                                        *ptr1
+                                            .add(104 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(last7);
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(88 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_id5 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(112 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec8 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr8 = vec8.as_ptr().cast::<u8>();
+                                        let len8 = vec8.len();
+                                        ::core::mem::forget(vec8);
+                                        *ptr1
+                                            .add(112 + 8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len8;
+                                        *ptr1
+                                            .add(112 + 7 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr8.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(112 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_path5 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(112 + 9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec9 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                        let len9 = vec9.len();
+                                        ::core::mem::forget(vec9);
+                                        *ptr1
+                                            .add(112 + 11 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len9;
+                                        *ptr1
+                                            .add(112 + 10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr9.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(112 + 9 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_error5 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(112 + 12 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec10 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                        let len10 = vec10.len();
+                                        ::core::mem::forget(vec10);
+                                        *ptr1
+                                            .add(112 + 14 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len10;
+                                        *ptr1
+                                            .add(112 + 13 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr10.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(112 + 12 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                let super::super::super::super::exports::dory::wire::preview::Preview {
+                                    text: text11,
+                                    truncated: truncated11,
+                                    total_lines: total_lines11,
+                                    total_bytes: total_bytes11,
+                                    head_bytes: head_bytes11,
+                                    tail_bytes: tail_bytes11,
+                                    omitted_lines: omitted_lines11,
+                                    omitted_bytes: omitted_bytes11,
+                                    omitted_range: omitted_range11,
+                                    spill_id: spill_id11,
+                                    spill_path: spill_path11,
+                                    spill_error: spill_error11,
+                                } = stderr2;
+                                let vec12 = (text11.into_bytes()).into_boxed_slice();
+                                let ptr12 = vec12.as_ptr().cast::<u8>();
+                                let len12 = vec12.len();
+                                ::core::mem::forget(vec12);
+                                *ptr1
+                                    .add(120 + 15 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len12;
+                                *ptr1
+                                    .add(120 + 14 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr12.cast_mut();
+                                *ptr1
+                                    .add(120 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match truncated11 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                *ptr1
+                                    .add(128 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_lines11);
+                                *ptr1
+                                    .add(136 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_bytes11);
+                                *ptr1
+                                    .add(144 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(head_bytes11);
+                                *ptr1
+                                    .add(152 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(tail_bytes11);
+                                *ptr1
+                                    .add(160 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_lines11);
+                                *ptr1
+                                    .add(168 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_bytes11);
+                                match omitted_range11 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(176 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::preview::LineRange {
+                                            first: first13,
+                                            last: last13,
+                                        } = e;
+                                        *ptr1
+                                            .add(184 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(first13);
+                                        *ptr1
+                                            .add(192 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(last13);
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(176 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_id11 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(200 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec14 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr14 = vec14.as_ptr().cast::<u8>();
+                                        let len14 = vec14.len();
+                                        ::core::mem::forget(vec14);
+                                        *ptr1
+                                            .add(200 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len14;
+                                        *ptr1
+                                            .add(200 + 17 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr14.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(200 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_path11 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(200 + 19 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec15 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                        let len15 = vec15.len();
+                                        ::core::mem::forget(vec15);
+                                        *ptr1
+                                            .add(200 + 21 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len15;
+                                        *ptr1
+                                            .add(200 + 20 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(200 + 19 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_error11 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(200 + 22 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec16 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr16 = vec16.as_ptr().cast::<u8>();
+                                        let len16 = vec16.len();
+                                        ::core::mem::forget(vec16);
+                                        *ptr1
+                                            .add(200 + 24 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len16;
+                                        *ptr1
+                                            .add(200 + 23 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr16.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(200 + 22 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                let super::super::super::super::exports::dory::wire::preview::Preview {
+                                    text: text17,
+                                    truncated: truncated17,
+                                    total_lines: total_lines17,
+                                    total_bytes: total_bytes17,
+                                    head_bytes: head_bytes17,
+                                    tail_bytes: tail_bytes17,
+                                    omitted_lines: omitted_lines17,
+                                    omitted_bytes: omitted_bytes17,
+                                    omitted_range: omitted_range17,
+                                    spill_id: spill_id17,
+                                    spill_path: spill_path17,
+                                    spill_error: spill_error17,
+                                } = combined2;
+                                let vec18 = (text17.into_bytes()).into_boxed_slice();
+                                let ptr18 = vec18.as_ptr().cast::<u8>();
+                                let len18 = vec18.len();
+                                ::core::mem::forget(vec18);
+                                *ptr1
+                                    .add(208 + 25 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr1
+                                    .add(208 + 24 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr18.cast_mut();
+                                *ptr1
+                                    .add(208 + 26 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match truncated17 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                *ptr1
+                                    .add(216 + 26 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_lines17);
+                                *ptr1
+                                    .add(224 + 26 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_bytes17);
+                                *ptr1
+                                    .add(232 + 26 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(head_bytes17);
+                                *ptr1
+                                    .add(240 + 26 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(tail_bytes17);
+                                *ptr1
+                                    .add(248 + 26 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_lines17);
+                                *ptr1
+                                    .add(256 + 26 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_bytes17);
+                                match omitted_range17 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(264 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::preview::LineRange {
+                                            first: first19,
+                                            last: last19,
+                                        } = e;
+                                        *ptr1
+                                            .add(272 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(first19);
+                                        *ptr1
+                                            .add(280 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(last19);
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(264 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_id17 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(288 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec20 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr20 = vec20.as_ptr().cast::<u8>();
+                                        let len20 = vec20.len();
+                                        ::core::mem::forget(vec20);
+                                        *ptr1
+                                            .add(288 + 28 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len20;
+                                        *ptr1
+                                            .add(288 + 27 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr20.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(288 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_path17 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(288 + 29 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec21 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr21 = vec21.as_ptr().cast::<u8>();
+                                        let len21 = vec21.len();
+                                        ::core::mem::forget(vec21);
+                                        *ptr1
+                                            .add(288 + 31 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len21;
+                                        *ptr1
+                                            .add(288 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr21.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(288 + 29 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_error17 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(288 + 32 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec22 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr22 = vec22.as_ptr().cast::<u8>();
+                                        let len22 = vec22.len();
+                                        ::core::mem::forget(vec22);
+                                        *ptr1
+                                            .add(288 + 34 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len22;
+                                        *ptr1
+                                            .add(288 + 33 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr22.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(288 + 32 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                *ptr1
+                                    .add(296 + 34 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(stdout_lost_bytes2);
+                                *ptr1
+                                    .add(304 + 34 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(stderr_lost_bytes2);
+                            }
+                            Err(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code23,
+                                    class_name: class_name23,
+                                    kind: kind23,
+                                    message: message23,
+                                    fields: fields23,
+                                } = e;
+                                let vec24 = (code23.into_bytes()).into_boxed_slice();
+                                let ptr24 = vec24.as_ptr().cast::<u8>();
+                                let len24 = vec24.len();
+                                ::core::mem::forget(vec24);
+                                *ptr1
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len24;
+                                *ptr1.add(8).cast::<*mut u8>() = ptr24.cast_mut();
+                                let vec25 = (class_name23.into_bytes()).into_boxed_slice();
+                                let ptr25 = vec25.as_ptr().cast::<u8>();
+                                let len25 = vec25.len();
+                                ::core::mem::forget(vec25);
+                                *ptr1
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len25;
+                                *ptr1
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr25.cast_mut();
+                                *ptr1
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind23.clone() as i32) as u8;
+                                let vec26 = (message23.into_bytes()).into_boxed_slice();
+                                let ptr26 = vec26.as_ptr().cast::<u8>();
+                                let len26 = vec26.len();
+                                ::core::mem::forget(vec26);
+                                *ptr1
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len26;
+                                *ptr1
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr26.cast_mut();
+                                let vec33 = fields23;
+                                let len33 = vec33.len();
+                                let layout33 = _rt::alloc::Layout::from_size_align(
+                                        vec33.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result33, _cleanup33) = wit_bindgen::rt::Cleanup::new(
+                                    layout33,
+                                );
+                                if let Some(cleanup) = _cleanup33 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec33.into_iter().enumerate() {
+                                    let base = result33
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name27,
+                                            value: value27,
+                                        } = e;
+                                        let vec28 = (name27.into_bytes()).into_boxed_slice();
+                                        let ptr28 = vec28.as_ptr().cast::<u8>();
+                                        let len28 = vec28.len();
+                                        ::core::mem::forget(vec28);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len28;
+                                        *base.add(0).cast::<*mut u8>() = ptr28.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V32;
+                                        match value27 {
+                                            V32::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec29 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr29 = vec29.as_ptr().cast::<u8>();
+                                                let len29 = vec29.len();
+                                                ::core::mem::forget(vec29);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len29;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr29.cast_mut();
+                                            }
+                                            V32::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec30 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr30 = vec30.as_ptr().cast::<u8>();
+                                                        let len30 = vec30.len();
+                                                        ::core::mem::forget(vec30);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len30;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr30.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V32::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V32::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V32::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout31,
+                                                    stderr: stderr31,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout31);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr31);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr1
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len33;
+                                *ptr1
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result33;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_result<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0.add(8).cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(32 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(32 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = i32::from(
+                                    *arg0
+                                        .add(112 + 6 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l7 {
+                                    0 => {}
+                                    _ => {
+                                        let l8 = *arg0
+                                            .add(112 + 7 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l9 = *arg0
+                                            .add(112 + 8 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l8, l9, 1);
+                                    }
+                                }
+                                let l10 = i32::from(
+                                    *arg0
+                                        .add(112 + 9 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l10 {
+                                    0 => {}
+                                    _ => {
+                                        let l11 = *arg0
+                                            .add(112 + 10 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l12 = *arg0
+                                            .add(112 + 11 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l11, l12, 1);
+                                    }
+                                }
+                                let l13 = i32::from(
+                                    *arg0
+                                        .add(112 + 12 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l13 {
+                                    0 => {}
+                                    _ => {
+                                        let l14 = *arg0
+                                            .add(112 + 13 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l15 = *arg0
+                                            .add(112 + 14 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l14, l15, 1);
+                                    }
+                                }
+                                let l16 = *arg0
+                                    .add(120 + 14 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l17 = *arg0
+                                    .add(120 + 15 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l16, l17, 1);
+                                let l18 = i32::from(
+                                    *arg0
+                                        .add(200 + 16 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l18 {
+                                    0 => {}
+                                    _ => {
+                                        let l19 = *arg0
+                                            .add(200 + 17 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l20 = *arg0
+                                            .add(200 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l19, l20, 1);
+                                    }
+                                }
+                                let l21 = i32::from(
+                                    *arg0
+                                        .add(200 + 19 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l21 {
+                                    0 => {}
+                                    _ => {
+                                        let l22 = *arg0
+                                            .add(200 + 20 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l23 = *arg0
+                                            .add(200 + 21 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l22, l23, 1);
+                                    }
+                                }
+                                let l24 = i32::from(
+                                    *arg0
+                                        .add(200 + 22 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l24 {
+                                    0 => {}
+                                    _ => {
+                                        let l25 = *arg0
+                                            .add(200 + 23 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l26 = *arg0
+                                            .add(200 + 24 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l25, l26, 1);
+                                    }
+                                }
+                                let l27 = *arg0
+                                    .add(208 + 24 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l28 = *arg0
+                                    .add(208 + 25 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l27, l28, 1);
+                                let l29 = i32::from(
+                                    *arg0
+                                        .add(288 + 26 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l29 {
+                                    0 => {}
+                                    _ => {
+                                        let l30 = *arg0
+                                            .add(288 + 27 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l31 = *arg0
+                                            .add(288 + 28 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l30, l31, 1);
+                                    }
+                                }
+                                let l32 = i32::from(
+                                    *arg0
+                                        .add(288 + 29 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l32 {
+                                    0 => {}
+                                    _ => {
+                                        let l33 = *arg0
+                                            .add(288 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l34 = *arg0
+                                            .add(288 + 31 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l33, l34, 1);
+                                    }
+                                }
+                                let l35 = i32::from(
+                                    *arg0
+                                        .add(288 + 32 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l35 {
+                                    0 => {}
+                                    _ => {
+                                        let l36 = *arg0
+                                            .add(288 + 33 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l37 = *arg0
+                                            .add(288 + 34 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l36, l37, 1);
+                                    }
+                                }
+                            }
+                            _ => {
+                                let l38 = *arg0.add(8).cast::<*mut u8>();
+                                let l39 = *arg0
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l38, l39, 1);
+                                let l40 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l41 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l40, l41, 1);
+                                let l42 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l43 = *arg0
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l42, l43, 1);
+                                let l44 = *arg0
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l45 = *arg0
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base54 = l44;
+                                let len54 = l45;
+                                for i in 0..len54 {
+                                    let base = base54
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l46 = *base.add(0).cast::<*mut u8>();
+                                        let l47 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l46, l47, 1);
+                                        let l48 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l48 {
+                                            0 => {
+                                                let l49 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l50 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l49, l50, 1);
+                                            }
+                                            1 => {
+                                                let l51 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l51 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l52 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l53 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l52, l53, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base54,
+                                    len54 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_state_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) -> i32 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::state(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        result0.clone() as i32
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_idempotency_key_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::idempotency_key(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let vec2 = (result0.into_bytes()).into_boxed_slice();
+                        let ptr2 = vec2.as_ptr().cast::<u8>();
+                        let len2 = vec2.len();
+                        ::core::mem::forget(vec2);
+                        *ptr1.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len2;
+                        *ptr1.add(0).cast::<*mut u8>() = ptr2.cast_mut();
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_idempotency_key<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        _rt::cabi_dealloc(l0, l1, 1);
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_proc_id_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::proc_id(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result0 {
+                            Some(e) => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                                let vec2 = (e.into_bytes()).into_boxed_slice();
+                                let ptr2 = vec2.as_ptr().cast::<u8>();
+                                let len2 = vec2.len();
+                                ::core::mem::forget(vec2);
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len2;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr2.cast_mut();
+                            }
+                            None => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_proc_id<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_spill_id_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                    arg1: i32,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::spill_id(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                super::super::super::super::exports::dory::wire::run::View::_lift(
+                                    arg1 as u8,
+                                ),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let vec2 = (result0.into_bytes()).into_boxed_slice();
+                        let ptr2 = vec2.as_ptr().cast::<u8>();
+                        let len2 = vec2.len();
+                        ::core::mem::forget(vec2);
+                        *ptr1.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len2;
+                        *ptr1.add(0).cast::<*mut u8>() = ptr2.cast_mut();
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_spill_id<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        _rt::cabi_dealloc(l0, l1, 1);
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_cursor_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::cursor(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                            stdout: stdout2,
+                            stderr: stderr2,
+                        } = result0;
+                        *ptr1.add(0).cast::<i64>() = _rt::as_i64(stdout2);
+                        *ptr1.add(8).cast::<i64>() = _rt::as_i64(stderr2);
+                        ptr1
+                    }
+                }
+                pub trait Guest {
+                    type Run: GuestRun;
+                }
+                pub trait GuestRun: wit_bindgen::rt::Resource {
+                    #[doc(hidden)]
+                    unsafe fn _resource_new(val: *mut u8) -> u32
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(
+                            wasm_import_module = "[export]dory:wire/run-machine@0.1.0"
+                        )]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-new]run"]
+                            fn new(_: *mut u8) -> i32;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn new(_: *mut u8) -> i32 {
+                            unreachable!()
+                        }
+                        unsafe { new(val) as u32 }
+                    }
+                    #[doc(hidden)]
+                    fn _resource_rep(handle: u32) -> *mut u8
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(
+                            wasm_import_module = "[export]dory:wire/run-machine@0.1.0"
+                        )]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-rep]run"]
+                            fn rep(_: i32) -> *mut u8;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn rep(_: i32) -> *mut u8 {
+                            unreachable!()
+                        }
+                        unsafe { rep(handle as i32) }
+                    }
+                    /// Place this resource's representation into a location with a stable pointer,
+                    /// returning a pointer to that location.
+                    ///
+                    /// This method is used to place `val` on the heap, for example, or possibly in
+                    /// an arena. The returned pointer must remain valid for the lifetime of this
+                    /// resource. The default implementation of this metho will place `val` onto the
+                    /// heap with `Box`. The returned pointer will be deallocated by the sibling
+                    /// `resource_from_raw_` function.
+                    ///
+                    /// # Safety
+                    ///
+                    /// Note that this method is not `unsafe` to call, but it is `unsafe` to
+                    /// define. When overriding this method you must additionally override the
+                    /// `resource_from_raw_` to insert an appropriate deallocation for the returned
+                    /// pointer. In the future this might become a default associated trait bound,
+                    /// but that's not stable in Rust right now.
+                    #[doc(hidden)]
+                    unsafe fn resource_into_raw_(val: Self::Rep) -> *mut Self::Rep {
+                        _rt::Box::into_raw(_rt::Box::new(val))
+                    }
+                    /// Consumes and deallocates a pointer previously returned by
+                    /// `resource_into_raw_`.
+                    ///
+                    /// This function is used to deallocate resources and allocations associated
+                    /// with the allocation routine when creating a resource. The default
+                    /// implementation of this method will read `handle`'s value and deallocate it
+                    /// as a `Box`.
+                    ///
+                    /// Note that when overriding this method you'll almost surely want to override
+                    /// `resource_into_raw_` as well.
+                    ///
+                    /// # Safety
+                    ///
+                    /// This method is only safe to call with pointers previously created by
+                    /// `resource_into_raw_`. For more information see `Box::from_raw` for examples.
+                    #[doc(hidden)]
+                    unsafe fn resource_from_raw_(handle: *mut Self::Rep) -> Self::Rep {
+                        *unsafe { _rt::Box::from_raw(handle) }
+                    }
+                    /// A run of `command` on `computer-id`, checked whole before any
+                    /// request: the limits, the command, the key, the timeout, the
+                    /// follow options and the answer timeout. `random` is 16 bytes from
+                    /// the host's secure random source: the fresh `run-` key when
+                    /// `options.idempotency-key` is none. Errors: `invalid_limits`,
+                    /// `invalid_argument` (`random` not 16 bytes, among others).
+                    #[allow(async_fn_in_trait)]
+                    fn new(
+                        computer_id: _rt::String,
+                        command: Command,
+                        options: RunOptions,
+                        random: _rt::Vec<u8>,
+                    ) -> Result<Self, Error>
+                    where
+                        Self: Sized;
+                    /// The next request to send: first, and after a `send` or `wait`
+                    /// step (once its delay passed). Errors: the sticky error,
+                    /// `invalid_state` when nothing is to be sent.
+                    #[allow(async_fn_in_trait)]
+                    fn request(&self) -> ::core::result::Result<Request, Error>;
+                    /// The response's status and its `Content-Type` (empty when
+                    /// absent), `CE-Process-Id` and `Retry-After` headers. Errors: what
+                    /// the answer means when it is an error (`api_error`, …); sticky.
+                    #[allow(async_fn_in_trait)]
+                    fn open(
+                        &self,
+                        status: u16,
+                        content_type: _rt::String,
+                        proc_id: ::core::option::Option<_rt::String>,
+                        retry_after: ::core::option::Option<_rt::String>,
+                    ) -> ::core::result::Result<(), Error>;
+                    /// Feeds the next piece of the body, split anywhere; returns the
+                    /// actions it brought and, when the run failed in it, the error.
+                    #[allow(async_fn_in_trait)]
+                    fn feed(&self, data: _rt::Vec<u8>) -> RunFed;
+                    /// The body ended: cleanly (`transport-error` none) or broken (what
+                    /// the transport said). `jitter` is the host's random value in
+                    /// [0, 1] for a delay. Returns the last actions and the step.
+                    #[allow(async_fn_in_trait)]
+                    fn finish(
+                        &self,
+                        transport_error: ::core::option::Option<_rt::String>,
+                        jitter: f64,
+                    ) -> RunFinished;
+                    /// No response came: refused, reset, or no headers within
+                    /// `wait-limit-ns`. `detail` is what the transport said.
+                    #[allow(async_fn_in_trait)]
+                    fn no_response(
+                        &self,
+                        detail: _rt::String,
+                        jitter: f64,
+                    ) -> ::core::result::Result<RunStep, Error>;
+                    /// The caller cancelled: the open spills are discarded; with
+                    /// `kill-on-cancel` the step is `send` (the kill's conversation,
+                    /// first the keyed start again when the start was sent but not
+                    /// answered), else `cancelled`. A failed kill is not reported.
+                    #[allow(async_fn_in_trait)]
+                    fn cancel(&self) -> RunCancelled;
+                    /// The longest the next wait for the service may last, in
+                    /// nanoseconds; none: no limit (the liveness clock of
+                    /// `docs/PROTOCOL.md`, as `follower.wait-limit-ns`).
+                    #[allow(async_fn_in_trait)]
+                    fn wait_limit_ns(&self) -> ::core::option::Option<u64>;
+                    /// One wait for the service took `elapsed-ns`; true when the
+                    /// liveness timeout is spent: abort the request, then `no-response`
+                    /// (no headers yet) or `finish` with no transport error.
+                    #[allow(async_fn_in_trait)]
+                    fn waited_ns(&self, elapsed_ns: u64) -> bool;
+                    /// `view`'s spill writer failed (opening or writing) with `error`
+                    /// (`Type: message`; empty: none said): nothing more is written to
+                    /// it (drop its file), and its preview's `spill-error` says
+                    /// `spill writer failed: <error>`. Report it after the call that
+                    /// gave the action returned.
+                    #[allow(async_fn_in_trait)]
+                    fn spill_failed(&self, view: View, error: _rt::String) -> ();
+                    /// What a `commit-spill` gave: `saved(path)`; `failed(error)`, the
+                    /// writer's error as for `spill-failed` (the preview's `spill-error`
+                    /// says `spill writer failed: <error>`); or `not-saved`.
+                    #[allow(async_fn_in_trait)]
+                    fn spill_committed(&self, view: View, outcome: SpillOutcome) -> ();
+                    /// The result, once `done` was given and the commits were reported
+                    /// (a commit not reported names no file). Taken once. Errors:
+                    /// `invalid_state` before the output is complete or after the
+                    /// result was taken; the sticky error.
+                    #[allow(async_fn_in_trait)]
+                    fn result(&self) -> ::core::result::Result<RunResult, Error>;
+                    /// Where the run is.
+                    #[allow(async_fn_in_trait)]
+                    fn state(&self) -> RunState;
+                    /// The key the start is sent with (the caller's, or the fresh one).
+                    #[allow(async_fn_in_trait)]
+                    fn idempotency_key(&self) -> _rt::String;
+                    /// The process, once the start answered.
+                    #[allow(async_fn_in_trait)]
+                    fn proc_id(&self) -> ::core::option::Option<_rt::String>;
+                    /// The name `view`'s spill is saved under (`<run spill id>-<view>`).
+                    #[allow(async_fn_in_trait)]
+                    fn spill_id(&self, view: View) -> _rt::String;
+                    /// The offsets of the output consumed so far.
+                    #[allow(async_fn_in_trait)]
+                    fn cursor(&self) -> Cursor;
+                }
+                #[doc(hidden)]
+                macro_rules! __export_dory_wire_run_machine_0_1_0_cabi {
+                    ($ty:ident with_types_in $($path_to_types:tt)*) => {
+                        const _ : () = { #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[constructor]run")] unsafe extern
+                        "C" fn export_constructor_run(arg0 : * mut u8,) -> * mut u8 {
+                        unsafe { $($path_to_types)*:: _export_constructor_run_cabi::<<$ty
+                        as $($path_to_types)*:: Guest >::Run > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[constructor]run")] unsafe
+                        extern "C" fn _post_return_constructor_run(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_constructor_run::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.request")] unsafe extern
+                        "C" fn export_method_run_request(arg0 : * mut u8,) -> * mut u8 {
+                        unsafe { $($path_to_types)*::
+                        _export_method_run_request_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.request")]
+                        unsafe extern "C" fn _post_return_method_run_request(arg0 : * mut
+                        u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_request::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.open")] unsafe extern
+                        "C" fn export_method_run_open(arg0 : * mut u8, arg1 : i32, arg2 :
+                        * mut u8, arg3 : usize, arg4 : i32, arg5 : * mut u8, arg6 :
+                        usize, arg7 : i32, arg8 : * mut u8, arg9 : usize,) -> * mut u8 {
+                        unsafe { $($path_to_types)*:: _export_method_run_open_cabi::<<$ty
+                        as $($path_to_types)*:: Guest >::Run > (arg0, arg1, arg2, arg3,
+                        arg4, arg5, arg6, arg7, arg8, arg9) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.open")] unsafe
+                        extern "C" fn _post_return_method_run_open(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_method_run_open::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.feed")] unsafe extern
+                        "C" fn export_method_run_feed(arg0 : * mut u8, arg1 : * mut u8,
+                        arg2 : usize,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_run_feed_cabi::<<$ty as $($path_to_types)*:: Guest
+                        >::Run > (arg0, arg1, arg2) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.feed")] unsafe
+                        extern "C" fn _post_return_method_run_feed(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_method_run_feed::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.finish")] unsafe extern
+                        "C" fn export_method_run_finish(arg0 : * mut u8, arg1 : i32, arg2
+                        : * mut u8, arg3 : usize, arg4 : f64,) -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_method_run_finish_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Run > (arg0, arg1, arg2, arg3,
+                        arg4) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.finish")]
+                        unsafe extern "C" fn _post_return_method_run_finish(arg0 : * mut
+                        u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_finish::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.no-response")] unsafe
+                        extern "C" fn export_method_run_no_response(arg0 : * mut u8, arg1
+                        : * mut u8, arg2 : usize, arg3 : f64,) -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_method_run_no_response_cabi::<<$ty
+                        as $($path_to_types)*:: Guest >::Run > (arg0, arg1, arg2, arg3) }
+                        } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.no-response")]
+                        unsafe extern "C" fn _post_return_method_run_no_response(arg0 : *
+                        mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_no_response::<<$ty as
+                        $($path_to_types)*:: Guest >::Run > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/run-machine@0.1.0#[method]run.cancel")]
+                        unsafe extern "C" fn export_method_run_cancel(arg0 : * mut u8,)
+                        -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_run_cancel_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.cancel")]
+                        unsafe extern "C" fn _post_return_method_run_cancel(arg0 : * mut
+                        u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_cancel::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.wait-limit-ns")] unsafe
+                        extern "C" fn export_method_run_wait_limit_ns(arg0 : * mut u8,)
+                        -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_run_wait_limit_ns_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Run > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.waited-ns")] unsafe
+                        extern "C" fn export_method_run_waited_ns(arg0 : * mut u8, arg1 :
+                        i64,) -> i32 { unsafe { $($path_to_types)*::
+                        _export_method_run_waited_ns_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0, arg1) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.spill-failed")] unsafe
+                        extern "C" fn export_method_run_spill_failed(arg0 : * mut u8,
+                        arg1 : i32, arg2 : * mut u8, arg3 : usize,) { unsafe {
+                        $($path_to_types)*:: _export_method_run_spill_failed_cabi::<<$ty
+                        as $($path_to_types)*:: Guest >::Run > (arg0, arg1, arg2, arg3) }
+                        } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.spill-committed")]
+                        unsafe extern "C" fn export_method_run_spill_committed(arg0 : *
+                        mut u8, arg1 : i32, arg2 : i32, arg3 : * mut u8, arg4 : usize,) {
+                        unsafe { $($path_to_types)*::
+                        _export_method_run_spill_committed_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Run > (arg0, arg1, arg2, arg3,
+                        arg4) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.result")] unsafe extern
+                        "C" fn export_method_run_result(arg0 : * mut u8,) -> * mut u8 {
+                        unsafe { $($path_to_types)*::
+                        _export_method_run_result_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.result")]
+                        unsafe extern "C" fn _post_return_method_run_result(arg0 : * mut
+                        u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_result::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.state")] unsafe extern
+                        "C" fn export_method_run_state(arg0 : * mut u8,) -> i32 { unsafe
+                        { $($path_to_types)*:: _export_method_run_state_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Run > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.idempotency-key")]
+                        unsafe extern "C" fn export_method_run_idempotency_key(arg0 : *
+                        mut u8,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_run_idempotency_key_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Run > (arg0) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.idempotency-key")]
+                        unsafe extern "C" fn _post_return_method_run_idempotency_key(arg0
+                        : * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_idempotency_key::<<$ty as
+                        $($path_to_types)*:: Guest >::Run > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.proc-id")] unsafe extern
+                        "C" fn export_method_run_proc_id(arg0 : * mut u8,) -> * mut u8 {
+                        unsafe { $($path_to_types)*::
+                        _export_method_run_proc_id_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.proc-id")]
+                        unsafe extern "C" fn _post_return_method_run_proc_id(arg0 : * mut
+                        u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_proc_id::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.spill-id")] unsafe
+                        extern "C" fn export_method_run_spill_id(arg0 : * mut u8, arg1 :
+                        i32,) -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_method_run_spill_id_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0, arg1) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.spill-id")]
+                        unsafe extern "C" fn _post_return_method_run_spill_id(arg0 : *
+                        mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_spill_id::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } #[unsafe (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.cursor")] unsafe extern
+                        "C" fn export_method_run_cursor(arg0 : * mut u8,) -> * mut u8 {
+                        unsafe { $($path_to_types)*::
+                        _export_method_run_cursor_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Run > (arg0) } } const _ : () = { #[doc(hidden)]
+                        #[unsafe (export_name = "dory:wire/run-machine@0.1.0#[dtor]run")]
+                        #[allow(non_snake_case)] unsafe extern "C" fn dtor(rep : * mut
+                        u8) { unsafe { $($path_to_types)*:: Run::dtor::< <$ty as
+                        $($path_to_types)*:: Guest >::Run > (rep) } } }; };
+                    };
+                }
+                #[doc(hidden)]
+                pub(crate) use __export_dory_wire_run_machine_0_1_0_cabi;
+                #[repr(align(8))]
+                struct _RetArea(
+                    [::core::mem::MaybeUninit<
+                        u8,
+                    >; 312 + 34 * ::core::mem::size_of::<*const u8>()],
+                );
+                static mut _RET_AREA: _RetArea = _RetArea(
+                    [::core::mem::MaybeUninit::uninit(); 312
+                        + 34 * ::core::mem::size_of::<*const u8>()],
+                );
+            }
         }
     }
 }
@@ -21277,7 +26808,9 @@ macro_rules! __export_dory_wire_impl {
         with_types_in $($path_to_types_root)*:: exports::dory::wire::preview);
         $($path_to_types_root)*::
         exports::dory::wire::run::__export_dory_wire_run_0_1_0_cabi!($ty with_types_in
-        $($path_to_types_root)*:: exports::dory::wire::run);
+        $($path_to_types_root)*:: exports::dory::wire::run); $($path_to_types_root)*::
+        exports::dory::wire::run_machine::__export_dory_wire_run_machine_0_1_0_cabi!($ty
+        with_types_in $($path_to_types_root)*:: exports::dory::wire::run_machine);
     };
 }
 #[doc(inline)]
@@ -21289,8 +26822,8 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 7053] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x8d6\x01A\x02\x01A\x18\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 8919] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xd7D\x01A\x02\x01A\x1d\
 \x01B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdou\
 tw\x06stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06\
 misuse\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03st\
@@ -21436,9 +26969,49 @@ ethod]run-pending.render\x01#\x01j\0\x01\x03\x01@\x02\x09max-linesw\x09max-bytes
 w\0$\x04\0\x0ccheck-limits\x01%\x01@\x01\x0fidempotency-keys\0s\x04\0\x0crun-spi\
 ll-id\x01&\x01@\0\0w\x04\0\x15default-run-max-lines\x01'\x04\0\x15default-run-ma\
 x-bytes\x01'\x04\0\x11min-run-max-bytes\x01'\x04\0\x13dory:wire/run@0.1.0\x05\x11\
-\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\0\0\0G\x09\
-producers\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10wit-bindgen-rus\
-t\x060.63.0";
+\x02\x03\0\x03\x0efollow-options\x02\x03\0\x03\x09reconnect\x02\x03\0\x05\x04vie\
+w\x01B_\x02\x03\x02\x01\x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05\
+error\x03\0\x02\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\x04\x02\x03\x02\x01\x0f\
+\x04\0\x07preview\x03\0\x06\x02\x03\x02\x01\x10\x04\0\x0dspill-outcome\x03\0\x08\
+\x02\x03\x02\x01\x0b\x04\0\x07request\x03\0\x0a\x02\x03\x02\x01\x0c\x04\0\x07com\
+mand\x03\0\x0c\x02\x03\x02\x01\x12\x04\0\x0efollow-options\x03\0\x0e\x02\x03\x02\
+\x01\x13\x04\0\x09reconnect\x03\0\x10\x02\x03\x02\x01\x14\x04\0\x04view\x03\0\x12\
+\x01kw\x01ks\x01ku\x01k\x7f\x01r\x0a\x09max-lines\x14\x09max-bytes\x14\x0fidempo\
+tency-key\x15\x0ftimeout-seconds\x16\x04hint\x15\x0ekill-on-cancel\x17\x05spill\x17\
+\x09on-output\x17\x11answer-timeout-ns\x14\x06follow\x0f\x04\0\x0brun-options\x03\
+\0\x18\x01r\x02\x04view\x13\x08spill-ids\x04\0\x0aspill-open\x03\0\x1a\x01p}\x01\
+r\x02\x04view\x13\x04data\x1c\x04\0\x0bspill-write\x03\0\x1d\x01r\x03\x06stream\x01\
+\x04data\x1c\x04texts\x04\0\x0coutput-chunk\x03\0\x1f\x01q\x05\x0aopen-spill\x01\
+\x1b\0\x0bwrite-spill\x01\x1e\0\x06output\x01\x20\0\x0ccommit-spill\x01\x13\0\x0d\
+discard-spill\x01\x13\0\x04\0\x0arun-action\x03\0!\x01k\x11\x01r\x02\x08delay-ns\
+w\x09reconnect#\x04\0\x08run-wait\x03\0$\x01q\x04\x04send\0\0\x04wait\x01%\0\x04\
+done\0\0\x09cancelled\0\0\x04\0\x08run-step\x03\0&\x01p\"\x01k\x03\x01r\x02\x07a\
+ctions(\x05error)\x04\0\x07run-fed\x03\0*\x01j\x01'\x01\x03\x01r\x02\x07actions(\
+\x04step,\x04\0\x0crun-finished\x03\0-\x01r\x02\x07actions(\x04step'\x04\0\x0dru\
+n-cancelled\x03\0/\x01kx\x01r\x09\x07proc-ids\x0fidempotency-keys\x09exit-code1\x09\
+timed-out\x7f\x06stdout\x07\x06stderr\x07\x08combined\x07\x11stdout-lost-bytesw\x11\
+stderr-lost-bytesw\x04\0\x0arun-result\x03\02\x01m\x07\x08starting\x09following\x0a\
+cancelling\x04done\x08finished\x09cancelled\x06failed\x04\0\x09run-state\x03\04\x04\
+\0\x03run\x03\x01\x01i6\x01j\x017\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0d\
+\x07options\x19\x06random\x1c\08\x04\0\x10[constructor]run\x019\x01h6\x01j\x01\x0b\
+\x01\x03\x01@\x01\x04self:\0;\x04\0\x13[method]run.request\x01<\x01j\0\x01\x03\x01\
+@\x05\x04self:\x06status{\x0ccontent-types\x07proc-id\x15\x0bretry-after\x15\0=\x04\
+\0\x10[method]run.open\x01>\x01@\x02\x04self:\x04data\x1c\0+\x04\0\x10[method]ru\
+n.feed\x01?\x01@\x03\x04self:\x0ftransport-error\x15\x06jitteru\0.\x04\0\x12[met\
+hod]run.finish\x01@\x01@\x03\x04self:\x06details\x06jitteru\0,\x04\0\x17[method]\
+run.no-response\x01A\x01@\x01\x04self:\00\x04\0\x12[method]run.cancel\x01B\x01@\x01\
+\x04self:\0\x14\x04\0\x19[method]run.wait-limit-ns\x01C\x01@\x02\x04self:\x0aela\
+psed-nsw\0\x7f\x04\0\x15[method]run.waited-ns\x01D\x01@\x03\x04self:\x04view\x13\
+\x05errors\x01\0\x04\0\x18[method]run.spill-failed\x01E\x01@\x03\x04self:\x04vie\
+w\x13\x07outcome\x09\x01\0\x04\0\x1b[method]run.spill-committed\x01F\x01j\x013\x01\
+\x03\x01@\x01\x04self:\0\xc7\0\x04\0\x12[method]run.result\x01H\x01@\x01\x04self\
+:\05\x04\0\x11[method]run.state\x01I\x01@\x01\x04self:\0s\x04\0\x1b[method]run.i\
+dempotency-key\x01J\x01@\x01\x04self:\0\x15\x04\0\x13[method]run.proc-id\x01K\x01\
+@\x02\x04self:\x04view\x13\0s\x04\0\x14[method]run.spill-id\x01L\x01@\x01\x04sel\
+f:\0\x05\x04\0\x12[method]run.cursor\x01M\x04\0\x1bdory:wire/run-machine@0.1.0\x05\
+\x15\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\0\0\
+\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10wit-bind\
+gen-rust\x060.63.0";
 #[inline(never)]
 #[doc(hidden)]
 pub fn __link_custom_section_describing_imports() {

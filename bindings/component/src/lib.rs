@@ -2,10 +2,10 @@
 //!
 //! The guest side of the WIT package `dory:wire` (`wit/`): the dory-wire core
 //! (the process-output decoder, the follower of a whole read, the request
-//! builders, the preview bounder and the run bounder) exported to any
-//! component host — wasmtime (Rust, CLI, Python), jco (JavaScript) and the
-//! others. This crate
-//! converts types and nothing else: every decision is the core's.
+//! builders, the preview bounder, the run bounder and the run machine)
+//! exported to any component host — wasmtime (Rust, CLI, Python), jco
+//! (JavaScript) and the others. This crate converts types and nothing else:
+//! every decision is the core's.
 //!
 //! Built for `wasm32-unknown-unknown`, the module imports nothing but its own
 //! resource intrinsics (no WASI), and `wasm-tools component new` turns it
@@ -27,7 +27,8 @@
 //! - [`request`]: the request builders;
 //! - [`follow`]: the `follower` resource;
 //! - [`preview`]: `bound`, `pending-spill` and `streaming-bounder`;
-//! - [`run`]: `run-bounder`, `run-pending`, `check-limits` and `run-spill-id`.
+//! - [`run`]: `run-bounder`, `run-pending`, `check-limits` and `run-spill-id`;
+//! - [`run_machine`]: the `run` resource of `run-machine` (the agent call).
 #![deny(unsafe_code)]
 
 pub mod convert;
@@ -36,6 +37,7 @@ pub mod follow;
 pub mod preview;
 pub mod request;
 pub mod run;
+pub mod run_machine;
 
 /// The code `wit-bindgen` generates from `wit/` (types, traits and the
 /// canonical-ABI export glue), checked in as `src/bindings.rs`:
