@@ -8,8 +8,10 @@
 #   - every vector of tests/vectors through it from Node (jco) and from
 #     Python (wasmtime-py), whole, byte by byte and at seeded random splits
 #   - the npm package ships it (tests/component/package.test.mjs)
-#   - the host examples, from Node and from Python, print the expected text,
-#     and the README's Python example prints what the README shows
+#   - the host examples, from Node and from Python, print the expected text
+#     (each runs an agent call with the `run` resource against its own
+#     reference server, target/debug/dory-refserver, built here), and the
+#     README's Python example prints what the README shows
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -36,6 +38,11 @@ echo "== test-component: every vector from Python (wasmtime-py)"
 "$PY" "$TESTS/run_vectors.py"
 
 echo "== test-component: the host examples print the expected text"
+# Each host starts its own reference server on a free loopback port (and
+# stops it): the agent call of section 5 of each.
+cargo build --quiet -p dory-refserver
+export DORY_REFSERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/dory-refserver"
+unset DORY_URL
 diff -u "$TESTS/host.expected.txt" <(node "$TESTS/host.mjs")
 diff -u "$TESTS/host.expected.txt" <("$PY" "$TESTS/host.py")
 echo "host examples: 2 passed, 0 failed"

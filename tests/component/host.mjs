@@ -2,18 +2,22 @@
 // (`npx @bytecodealliance/jco transpile dory-wire.wasm -o out/`): follows a
 // process's output across a dropped connection with the exported follower,
 // shows a loss as an error value, bounds a long output with the spill
-// handshake, and bounds a run's stdout and stderr combined in arrival order
-// with a lost range said. It prints the same text as host.py; scripts/test-component.sh
-// checks both.
+// handshake, bounds a run's stdout and stderr combined in arrival order
+// with a lost range said, and runs an agent call with the exported `run`
+// against the reference server (DORY_URL, else it starts
+// target/debug/dory-refserver, or DORY_REFSERVER_BIN, on a free port). It
+// prints the same text as host.py; scripts/test-component.sh checks both.
 //
 //   node host.mjs [path/to/transpiled/dory-wire.js]
+import { spawn } from "node:child_process";
+import { getRandomValues } from "node:crypto";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const entry = process.argv[2] ? resolve(process.argv[2]) : join(here, "..", "..", "target", "component", "jco", "dory-wire.js");
 // jco's module instantiates the component with a top-level await.
-const { decode, follow, preview, run } = await import(pathToFileURL(entry).href);
+const { decode, follow, preview, run, runMachine } = await import(pathToFileURL(entry).href);
 
 const hex = (bytes) => Buffer.from(bytes).toString("hex");
 const enc = new TextEncoder();
@@ -155,3 +159,121 @@ const combined = finished.render("combined", { tag: "saved", val: `/tmp/spill/${
 finished[Symbol.dispose]();
 console.log(`run: ${id}, ${lostBytes} bytes lost in ${lostRanges} range, ${enc.encode(combined.text).length} bytes`);
 process.stdout.write(combined.text);
+
+// 5. An agent call against the reference server with the exported `run`: the
+//    keyed start, the output from offset 0, the spills and the live output
+//    hook, and the result. The run decides every request, what each answer
+//    means and how long to wait; this loop only does the HTTP (fetch), the
+//    sleeping, the clock and the spill "files" (kept in memory here; a
+//    commit only names the file, as in 3).
+async function server() {
+  if (process.env.DORY_URL) return { url: process.env.DORY_URL, stop() {} };
+  const bin = process.env.DORY_REFSERVER_BIN ?? join(here, "..", "..", "target", "debug", "dory-refserver");
+  const child = spawn(bin, ["--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+  const url = await new Promise((done, fail) => {
+    let out = "";
+    child.on("error", fail);
+    child.on("exit", (code) => fail(new Error(`${bin} exited (${code}) before listening`)));
+    child.stdout.on("data", (data) => {
+      out += data;
+      const m = /^listening on (\S+)$/m.exec(out);
+      if (m) done(m[1]);
+    });
+  });
+  child.removeAllListeners("exit");
+  return { url, stop: () => child.kill("SIGTERM") };
+}
+
+/** One read of the body within the run's wait limit: `{ done, value }`, or `{ late: true }`. */
+async function readWithin(reader, run) {
+  const limit = run.waitLimitNs();
+  const started = process.hrtime.bigint();
+  let timer;
+  const late = new Promise((done) => {
+    if (limit !== undefined) timer = setTimeout(() => done({ late: true }), Number(limit / 1_000_000n) + 1);
+  });
+  const got = await Promise.race([reader.read(), late]);
+  clearTimeout(timer);
+  // Report the wait; when the liveness timeout is spent, what it brought is not fed.
+  if (run.waitedNs(process.hrtime.bigint() - started)) return { late: true };
+  return got;
+}
+
+const shell = 'i=1; while [ $i -le 40 ]; do echo "test $i ok"; i=$((i+1)); done; sleep 0.3; echo "warning: 1 test was slow" >&2; exit 3';
+const { url, stop } = await server();
+const agent = new runMachine.Run(
+  "host",
+  { tag: "shell", val: shell },
+  { maxLines: 8n, maxBytes: 300n, idempotencyKey: "host-run-1", hint: "read it with sed", spill: true, onOutput: true, follow: {} },
+  getRandomValues(new Uint8Array(16)),
+); // throws the error record on error
+const spills = new Map(); // view -> { id, bytes, end }
+const hook = { stdout: 0, stderr: 0 };
+function act(actions) {
+  for (const { tag, val } of actions) {
+    if (tag === "open-spill") spills.set(val.view, { id: val.spillId, bytes: 0, end: "open" });
+    else if (tag === "write-spill") spills.get(val.view).bytes += val.data.length;
+    else if (tag === "output") hook[val.stream] += val.data.length; // a live hook would show val.text
+    else if (tag === "commit-spill") {
+      const spill = spills.get(val);
+      spill.end = "committed";
+      agent.spillCommitted(val, { tag: "saved", val: `/tmp/spill/${spill.id}.txt` });
+    } else if (tag === "discard-spill") spills.get(val).end = "discarded";
+  }
+}
+try {
+  for (;;) {
+    const request = agent.request();
+    const method = request.method.toUpperCase();
+    const procId = agent.procId();
+    console.log(`run: ${method} ${procId ? request.target.replace(procId, "<proc>") : request.target}`);
+    let step;
+    let response;
+    try {
+      response = await fetch(url + request.target, { method, headers: request.headers, body: request.body, redirect: "manual" });
+    } catch (err) {
+      step = agent.noResponse(String(err.message), Math.random());
+    }
+    if (response) {
+      const h = (name) => response.headers.get(name) ?? undefined;
+      agent.open(response.status, h("content-type") ?? "", h("ce-process-id"), h("retry-after"));
+      const reader = response.body.getReader();
+      let broken;
+      try {
+        for (;;) {
+          const got = await readWithin(reader, agent);
+          if (got.late) {
+            await reader.cancel(); // stalled: close the connection, then finish
+            break;
+          }
+          if (got.done) break;
+          const fed = agent.feed(got.value);
+          act(fed.actions);
+          if (fed.error) throw new Error(fed.error.message);
+        }
+      } catch (err) {
+        if (err instanceof TypeError) broken = String(err.message);
+        else throw err;
+      }
+      const finished = agent.finish(broken, Math.random());
+      act(finished.actions);
+      if (finished.step.tag === "err") throw new Error(finished.step.val.message);
+      step = finished.step.val;
+    }
+    console.log(`run: ${step.tag}`);
+    if (step.tag === "wait") await sleep(Number(step.val.delayNs) / 1e6);
+    if (step.tag === "done" || step.tag === "cancelled") break;
+  }
+  const r = agent.result(); // throws the error record on error
+  console.log(`run: exit code ${r.exitCode ?? "None"}, timed out ${r.timedOut ? "True" : "False"}, state ${agent.state()}, key ${r.idempotencyKey}`);
+  console.log(`run: the hook got ${hook.stdout} bytes of stdout and ${hook.stderr} of stderr`);
+  for (const view of ["stdout", "stderr", "combined"]) {
+    const spill = spills.get(view);
+    console.log(`run: spill ${view}: ${spill.bytes} bytes, ${spill.end}`);
+  }
+  console.log(`run: combined, ${r.combined.totalLines} lines, ${r.combined.totalBytes} bytes, ${r.combined.truncated ? "cut" : "whole"}:`);
+  process.stdout.write(r.combined.text);
+} finally {
+  agent[Symbol.dispose]();
+  stop();
+}

@@ -1,8 +1,10 @@
 """A Python host of the dory-wire component on wasmtime-py (`pip install
 wasmtime`): follows a process's output across a dropped connection with the
 exported follower, shows a loss as an error value, bounds a long output
-with the spill handshake, and bounds a run's stdout and stderr combined in
-arrival order with a lost range said.
+with the spill handshake, bounds a run's stdout and stderr combined in
+arrival order with a lost range said, and runs an agent call with the
+exported `run` against the reference server (DORY_URL, else it starts
+target/debug/dory-refserver, or DORY_REFSERVER_BIN, on a free port).
 scripts/test-component.sh checks that it prints host.expected.txt.
 
     python host.py [path/to/dory-wire.wasm]
@@ -10,11 +12,16 @@ scripts/test-component.sh checks that it prints host.expected.txt.
 
 from __future__ import annotations
 
+import http.client
 import itertools
+import os
 import random
+import secrets
+import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from wasmtime import Engine, Store
 from wasmtime.component import Component, Linker, Record, Variant
@@ -57,6 +64,18 @@ run_finish = export("run", "[static]run-bounder.finish")
 run_lost = export("run", "[method]run-pending.lost")
 run_spill = export("run", "[method]run-pending.spill-id")
 run_render = export("run", "[method]run-pending.render")
+new_agent = export("run-machine", "[constructor]run")
+agent_request = export("run-machine", "[method]run.request")
+agent_open = export("run-machine", "[method]run.open")
+agent_feed = export("run-machine", "[method]run.feed")
+agent_finish = export("run-machine", "[method]run.finish")
+agent_no_response = export("run-machine", "[method]run.no-response")
+agent_wait_limit = export("run-machine", "[method]run.wait-limit-ns")
+agent_waited = export("run-machine", "[method]run.waited-ns")
+agent_spill_committed = export("run-machine", "[method]run.spill-committed")
+agent_result = export("run-machine", "[method]run.result")
+agent_state = export("run-machine", "[method]run.state")
+agent_proc_id = export("run-machine", "[method]run.proc-id")
 
 
 def options(**fields) -> Record:
@@ -222,3 +241,143 @@ combined = run_render(finished, "combined", Variant("saved", f"/tmp/spill/{run_i
 finished.drop(store)
 print(f"run: {run_id}, {lost_bytes} bytes lost in {lost_ranges} range, {len(combined.text.encode())} bytes")
 print(combined.text, end="")
+
+# 5. An agent call against the reference server with the exported `run`: the
+#    keyed start, the output from offset 0, the spills and the live output
+#    hook, and the result. The run decides every request, what each answer
+#    means and how long to wait; this loop only does the HTTP (http.client),
+#    the sleeping, the clock and the spill "files" (kept in memory here; a
+#    commit only names the file, as in 3).
+server = None
+url = os.environ.get("DORY_URL")
+if not url:
+    default_bin = Path(__file__).resolve().parents[2] / "target" / "debug" / "dory-refserver"
+    server = subprocess.Popen(
+        [os.environ.get("DORY_REFSERVER_BIN", str(default_bin)), "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    url = server.stdout.readline().strip().removeprefix("listening on ")
+where = urlsplit(url)
+
+
+def run_options(**fields) -> Record:
+    """A `run-options` record; absent fields take the defaults of every client's `run`."""
+    out = Record()
+    for name in (
+        "max-lines",
+        "max-bytes",
+        "idempotency-key",
+        "timeout-seconds",
+        "hint",
+        "kill-on-cancel",
+        "spill",
+        "on-output",
+        "answer-timeout-ns",
+    ):
+        setattr(out, name, fields.get(name.replace("-", "_")))
+    out.follow = follow_options()
+    return out
+
+
+shell = (
+    'i=1; while [ $i -le 40 ]; do echo "test $i ok"; i=$((i+1)); done; '
+    'sleep 0.3; echo "warning: 1 test was slow" >&2; exit 3'
+)
+options_ = run_options(
+    max_lines=8, max_bytes=300, idempotency_key="host-run-1", hint="read it with sed", spill=True, on_output=True
+)
+agent = new_agent("host", shell, options_, secrets.token_bytes(16))  # result<run, error>: the handle
+spills: dict[str, dict] = {}  # view -> {"id", "bytes", "end"}
+hook = {"stdout": 0, "stderr": 0}
+
+
+def act(actions) -> None:
+    for action in actions:
+        a = action.payload
+        if action.tag == "open-spill":
+            spills[a.view] = {"id": getattr(a, "spill-id"), "bytes": 0, "end": "open"}
+        elif action.tag == "write-spill":
+            spills[a.view]["bytes"] += len(a.data)
+        elif action.tag == "output":
+            hook[a.stream] += len(a.data)  # a live hook would show a.text
+        elif action.tag == "commit-spill":
+            spills[a]["end"] = "committed"
+            agent_spill_committed(agent, a, Variant("saved", f"/tmp/spill/{spills[a]['id']}.txt"))
+        elif action.tag == "discard-spill":
+            spills[a]["end"] = "discarded"
+
+
+def seconds(ns):
+    return None if ns is None else ns / 1e9
+
+
+try:
+    while True:
+        request = agent_request(agent).payload  # result<request, error>: Variant('ok', ...)
+        method, proc = request.method.upper(), agent_proc_id(agent)
+        print(f"run: {method} {request.target.replace(proc, '<proc>') if proc else request.target}")
+        conn = http.client.HTTPConnection(where.hostname, where.port, timeout=seconds(agent_wait_limit(agent)))
+        started = time.monotonic_ns()
+        try:
+            conn.request(method, request.target, body=request.body, headers=dict(request.headers))
+            response = conn.getresponse()
+        except (OSError, http.client.HTTPException) as exc:  # refused, reset, or no headers in time
+            agent_waited(agent, time.monotonic_ns() - started)
+            step = agent_no_response(agent, str(exc), random.random())
+        else:
+            agent_waited(agent, time.monotonic_ns() - started)
+            headers = {k.lower(): v for k, v in response.getheaders()}
+            opened = agent_open(
+                agent,
+                response.status,
+                headers.get("content-type", ""),
+                headers.get("ce-process-id"),
+                headers.get("retry-after"),
+            )
+            assert opened is None, opened.message  # result<_, error>: None or the `error` Record
+            broken = None
+            try:
+                while True:
+                    conn.sock.settimeout(seconds(agent_wait_limit(agent)))
+                    started = time.monotonic_ns()
+                    try:
+                        piece = response.read1(65536)
+                    except TimeoutError:
+                        piece = None
+                    if agent_waited(agent, time.monotonic_ns() - started) or piece is None:
+                        break  # stalled: close the connection, then finish (what the wait brought is not fed)
+                    if not piece:
+                        break
+                    fed = agent_feed(agent, piece)
+                    act(fed.actions)
+                    assert fed.error is None, fed.error.message
+            except (OSError, http.client.HTTPException) as exc:
+                broken = str(exc) or type(exc).__name__
+            finished = agent_finish(agent, broken, random.random())
+            act(finished.actions)
+            step = finished.step  # the `run-step` Variant, or the `error` Record
+        finally:
+            conn.close()
+        assert isinstance(step, Variant), step.message
+        print(f"run: {step.tag}")
+        if step.tag == "wait":
+            time.sleep(getattr(step.payload, "delay-ns") / 1e9)
+        if step.tag in ("done", "cancelled"):
+            break
+    r = agent_result(agent).payload  # result<run-result, error>: Variant('ok', ...)
+    state = agent_state(agent)
+    print(
+        f"run: exit code {getattr(r, 'exit-code')}, timed out {getattr(r, 'timed-out')}, state {state}, "
+        f"key {getattr(r, 'idempotency-key')}"
+    )
+    print(f"run: the hook got {hook['stdout']} bytes of stdout and {hook['stderr']} of stderr")
+    for view in ("stdout", "stderr", "combined"):
+        print(f"run: spill {view}: {spills[view]['bytes']} bytes, {spills[view]['end']}")
+    c = r.combined
+    cut = "cut" if c.truncated else "whole"
+    print(f"run: combined, {getattr(c, 'total-lines')} lines, {getattr(c, 'total-bytes')} bytes, {cut}:")
+    print(c.text, end="")
+finally:
+    agent.drop(store)
+    if server is not None:
+        server.terminate()
+        server.wait()
