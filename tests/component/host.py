@@ -337,7 +337,8 @@ try:
             broken = None
             try:
                 while True:
-                    conn.sock.settimeout(seconds(agent_wait_limit(agent)))
+                    if conn.sock is not None:
+                        conn.sock.settimeout(seconds(agent_wait_limit(agent)))
                     started = time.monotonic_ns()
                     try:
                         piece = response.read1(65536)

@@ -142,6 +142,36 @@ test("the run-conversation runner can fail: a wrong request, step, delay, spill,
   }
 });
 
+test("the run resource: its checks before any request, its accessors and its sticky error", () => {
+  const { Run } = mod.runMachine;
+  const make = { tag: "shell", val: "make" };
+  assert.throws(
+    () => new Run("c1", make, { follow: {} }, new Uint8Array(3)),
+    (err) => isWitError(err) && err.code === "invalid_argument" && err.fields.some((f) => f.name === "argument" && f.value.val === "random"),
+  );
+  const r = new Run("c1", make, { follow: {} }, new Uint8Array(16).fill(0xab));
+  assert.equal(r.idempotencyKey(), `run-${"ab".repeat(16)}`);
+  assert.equal(r.state(), "starting");
+  assert.equal(r.procId(), undefined);
+  assert.match(r.spillId("combined"), /^run-[0-9a-f]{32}-combined$/);
+  assert.deepEqual(r.cursor(), { stdout: 0n, stderr: 0n });
+  assert.throws(() => r.result(), (err) => isWitError(err) && err.code === "invalid_state");
+  assert.equal(r.request().target, "/computers/c1/processes");
+  let failed;
+  try {
+    r.open(404, "application/json", undefined, undefined);
+    r.feed(new TextEncoder().encode('{"error":{"code":"not_found","message":"no such computer"}}'));
+    const finished = r.finish(undefined, 0);
+    failed = finished.step.val;
+  } catch (err) {
+    failed = err;
+  }
+  assert.ok(isWitError(failed) && failed.code === "api_error", JSON.stringify(failed, big));
+  assert.equal(r.state(), "failed");
+  assert.throws(() => r.request(), (err) => isWitError(err) && err.code === "api_error", "the error is sticky");
+  r[Symbol.dispose]();
+});
+
 test("check-limits at its edges, run-spill-id and the run's defaults", () => {
   const { run: r } = mod;
   const least = r.minRunMaxBytes();
