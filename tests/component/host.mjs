@@ -271,8 +271,14 @@ try {
     const spill = spills.get(view);
     console.log(`run: spill ${view}: ${spill.bytes} bytes, ${spill.end}`);
   }
-  console.log(`run: combined, ${r.combined.totalLines} lines, ${r.combined.totalBytes} bytes, ${r.combined.truncated ? "cut" : "whole"}:`);
-  process.stdout.write(r.combined.text);
+  // The combined view's order is the order the two pipes were read in:
+  // print its counts, and the text of each stream's own view.
+  console.log(`run: combined, ${r.combined.totalLines} lines, ${r.combined.totalBytes} bytes, ${r.combined.truncated ? "cut" : "whole"}`);
+  for (const view of ["stdout", "stderr"]) {
+    const p = r[view];
+    console.log(`run: ${view}, ${p.totalLines} lines, ${p.totalBytes} bytes, ${p.truncated ? "cut" : "whole"}:`);
+    process.stdout.write(p.text);
+  }
 } finally {
   agent[Symbol.dispose]();
   stop();

@@ -373,10 +373,17 @@ try:
     print(f"run: the hook got {hook['stdout']} bytes of stdout and {hook['stderr']} of stderr")
     for view in ("stdout", "stderr", "combined"):
         print(f"run: spill {view}: {spills[view]['bytes']} bytes, {spills[view]['end']}")
-    c = r.combined
-    cut = "cut" if c.truncated else "whole"
-    print(f"run: combined, {getattr(c, 'total-lines')} lines, {getattr(c, 'total-bytes')} bytes, {cut}:")
-    print(c.text, end="")
+    # The combined view's order is the order the two pipes were read in:
+    # its counts, and the text of each stream's own view.
+    for view in ("combined", "stdout", "stderr"):
+        p = getattr(r, view)
+        cut = "cut" if p.truncated else "whole"
+        lines, size = getattr(p, "total-lines"), getattr(p, "total-bytes")
+        if view == "combined":
+            print(f"run: combined, {lines} lines, {size} bytes, {cut}")
+        else:
+            print(f"run: {view}, {lines} lines, {size} bytes, {cut}:")
+            print(p.text, end="")
 finally:
     agent.drop(store)
     if server is not None:
