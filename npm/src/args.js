@@ -39,17 +39,47 @@ export function checkInteger(value, what, min, max) {
   return value;
 }
 
+/**
+ * Option names that were renamed by the JS naming rule (the SDK's own names
+ * are camelCase; every duration is in milliseconds, its name ending `Ms`):
+ * the old name is refused with a TypeError naming the new one.
+ */
+export const RENAMED_OPTIONS = Object.freeze({ timeoutSeconds: "timeoutMs" });
+
+/** The TypeError of a renamed option, naming the one to use. */
+export function renamedOption(what, key) {
+  return new TypeError(`unknown ${what} "${key}": use ${RENAMED_OPTIONS[key]} (durations are in milliseconds)`);
+}
+
 export function checkOptions(options, allowed, what) {
   if (options === undefined || options === null) return {};
   if (typeof options !== "object" || Array.isArray(options)) {
     throw new TypeError(`${what} must be an object, got ${describe(options)}`);
   }
   for (const key of Object.keys(options)) {
+    if (Object.prototype.hasOwnProperty.call(RENAMED_OPTIONS, key) && !allowed.includes(key)) throw renamedOption(what, key);
     if (!allowed.includes(key)) {
       throw new TypeError(`unknown ${what} "${key}" (expected ${allowed.join(", ")})`);
     }
   }
   return options;
+}
+
+/**
+ * The `timeoutMs` option of a start, an exec or an exec stream, as the
+ * seconds the core sends: exactly `timeoutMs / 1000` (a whole number of
+ * seconds is sent as an integer, others as a decimal). Undefined when
+ * absent; a wrong type is a TypeError; a value that is not a positive
+ * finite number is the core's InvalidArgument, naming `timeoutMs`.
+ */
+export function timeoutMsArg(value, InvalidArgument) {
+  const ms = optionalNumber(value, "timeoutMs");
+  if (ms === undefined) return undefined;
+  if (!(Number.isFinite(ms) && ms > 0)) {
+    const reason = `must be a positive number of milliseconds, not ${ms}`;
+    throw new InvalidArgument(`invalid_argument: timeoutMs: ${reason}`, { argument: "timeoutMs", reason });
+  }
+  return ms / 1000;
 }
 
 /** Views bytes as a Uint8Array without copying; anything else is a TypeError. */

@@ -131,11 +131,20 @@ export interface Computers {
 /** The command: an argv, or one shell line (run with `sh -c`). */
 export type Command = string | readonly string[];
 
-/** Options of `processes.start` and `computer.exec`. */
+/**
+ * Options of `processes.start`, `computer.exec` and `computer.execStream`:
+ * the JS names (`timeoutMs`, `idempotencyKey`), or the wire's
+ * (`timeout_seconds`, `idempotency_key`), documented aliases; not both
+ * spellings of one option.
+ */
 export interface StartOptions {
-  /** Kill the process group after this many seconds (the exit is then `{exit_code: null, timed_out: true}`). */
-  timeout_seconds?: number;
+  /** Kill the process group after this many ms, sent as whole seconds rounded up (the exit is then `{exit_code: null, timed_out: true}`). */
+  timeoutMs?: number;
   /** A key that makes the start idempotent: a repeated start answers the same identity and starts nothing. */
+  idempotencyKey?: string;
+  /** `timeoutMs` in the wire's spelling and unit: seconds, sent as they are (an alias). */
+  timeout_seconds?: number;
+  /** `idempotencyKey` in the wire's spelling (an alias). */
   idempotency_key?: string;
 }
 
@@ -265,8 +274,8 @@ export interface RunOptions extends ReconnectOptions {
   spill?: RunSpill | null;
   /** The key the start is sent with: the same key, the same process, never started twice (default a fresh `run-` key). */
   idempotencyKey?: string | null;
-  /** The process's deadline in seconds (the exit is then `exitCode: null, timedOut: true`). */
-  timeoutSeconds?: number | null;
+  /** The process's deadline in ms, sent as whole seconds rounded up (the exit is then `exitCode: null, timedOut: true`). */
+  timeoutMs?: number | null;
   /** One line added to a notice after its path (e.g. which tool reads it). */
   hint?: string | null;
   /**
@@ -296,7 +305,7 @@ export interface RunResult {
   idempotencyKey: string;
   /** The exit status; null when killed or timed out. */
   exitCode: number | null;
-  /** Whether the process was killed at its `timeoutSeconds`. */
+  /** Whether the process was killed at its `timeoutMs`. */
   timedOut: boolean;
   /** The preview of stdout alone. */
   stdout: Preview;
@@ -401,6 +410,9 @@ export interface ReadLogsOptions extends ReadOptions {
 
 /** One background process. */
 export interface Process {
+  /** The process id. */
+  readonly procId: string;
+  /** `procId` under the wire's name (an alias). */
   readonly proc_id: string;
   /** The status when the handle was made. */
   readonly status: "running" | "exited";
@@ -513,12 +525,18 @@ export type Frame = OutputFrame | ExitFrame | StartedFrame | HeartbeatFrame | Sk
  */
 export interface OutputStream extends AsyncIterable<Frame> {
   /** Bytes of stdout consumed, through the last frame delivered (also after an error). */
-  readonly stdout_offset: number;
+  readonly stdoutOffset: number;
   /** Bytes of stderr consumed, through the last frame delivered. */
+  readonly stderrOffset: number;
+  /** `stdoutOffset` under the wire's name (an alias). */
+  readonly stdout_offset: number;
+  /** `stderrOffset` under the wire's name (an alias). */
   readonly stderr_offset: number;
   /** The consumed offsets as a core `Cursor`. */
   readonly cursor: Cursor;
   /** The process id, once known (an exec stream learns it from `started`). */
+  readonly procId: string | null;
+  /** `procId` under the wire's name (an alias). */
   readonly proc_id: string | null;
   /** How the read ended (the core's `End`: `exited`, or `disconnected` with `end_of_body` for the end of a finite read) once it ended without throwing; null before. */
   readonly end: End | null;

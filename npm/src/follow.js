@@ -11,14 +11,14 @@ import {
   cursorArgs,
   describe,
   jitterArg,
-  optionalNumber,
   optionalString,
   resumeJson,
+  timeoutMsArg,
   toBytes,
   transportDetail,
 } from "./args.js";
 import { FOLLOW_DEFAULTS } from "./constants.js";
-import { misuse, rethrow, toError } from "./errors.js";
+import { InvalidArgument, misuse, rethrow, toError } from "./errors.js";
 import { buildEvents } from "./events.js";
 import { built, callOf } from "./request.js";
 import { Transcript, transcriptInner } from "./transcript.js";
@@ -144,8 +144,8 @@ export class Follower {
     ready();
     checkString(computerId, "computerId");
     const cmd = commandJson(command);
-    const o = checkOptions(options, ["timeoutSeconds", "idempotencyKey", ...FOLLOW_OPTIONS], "Follower option");
-    const timeout = optionalNumber(o.timeoutSeconds, "timeoutSeconds");
+    const o = checkOptions(options, ["timeoutMs", "idempotencyKey", ...FOLLOW_OPTIONS], "Follower option");
+    const timeout = timeoutMsArg(o.timeoutMs, InvalidArgument);
     const key = optionalString(o.idempotencyKey, "idempotencyKey");
     return Follower.#build((opts) => wasm.WasmFollower.exec_stream(computerId, cmd, timeout, key, opts), o);
   }

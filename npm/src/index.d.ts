@@ -339,9 +339,9 @@ export interface Request {
  */
 export const Request: {
   /** `POST /computers/{id}/processes`: starts `command` in the background (answered by its identity). */
-  start(computerId: string, command: Command, options?: { timeoutSeconds?: number | null; idempotencyKey?: string | null }): Request;
+  start(computerId: string, command: Command, options?: { timeoutMs?: number | null; idempotencyKey?: string | null }): Request;
   /** `POST /computers/{id}/exec`: runs `command`; `stream: true` asks for its frames, else (default) its result when it exits. */
-  exec(computerId: string, command: Command, options?: { timeoutSeconds?: number | null; idempotencyKey?: string | null; stream?: boolean }): Request;
+  exec(computerId: string, command: Command, options?: { timeoutMs?: number | null; idempotencyKey?: string | null; stream?: boolean }): Request;
   /** `GET /computers/{id}/processes/{procId}`: the process's identity. */
   getProcess(computerId: string, procId: string): Request;
   /** `POST /computers/{id}/processes/{procId}/kill`: answered by the identity after. */
@@ -477,7 +477,7 @@ export class Follower {
   static execStream(
     computerId: string,
     command: Command,
-    options?: FollowOptions & { timeoutSeconds?: number | null; idempotencyKey?: string | null },
+    options?: FollowOptions & { timeoutMs?: number | null; idempotencyKey?: string | null },
   ): Follower;
   /**
    * Drives a one-answer call — a request of `Request.start`, `Request.exec`

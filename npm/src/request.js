@@ -1,9 +1,9 @@
 // The requests of the Dory API as values, built by the core (`Request`).
 
 import { ready, wasm } from "#platform";
-import { checkBoolean, checkNumber, checkOptions, checkString, commandJson, cursorArgs, optionalNumber, optionalString } from "./args.js";
+import { checkBoolean, checkNumber, checkOptions, checkString, commandJson, cursorArgs, optionalString, timeoutMsArg } from "./args.js";
 import { FOLLOW_DEFAULTS } from "./constants.js";
-import { rethrow } from "./errors.js";
+import { InvalidArgument, rethrow } from "./errors.js";
 
 /** A request that crossed as JSON, as a plain frozen object (its body bytes a Uint8Array). */
 function requestObject(json) {
@@ -56,8 +56,8 @@ export const Request = Object.freeze({
     ready();
     checkString(computerId, "computerId");
     const cmd = commandJson(command);
-    const o = checkOptions(options, ["timeoutSeconds", "idempotencyKey"], "Request.start option");
-    const timeout = optionalNumber(o.timeoutSeconds, "timeoutSeconds");
+    const o = checkOptions(options, ["timeoutMs", "idempotencyKey"], "Request.start option");
+    const timeout = timeoutMsArg(o.timeoutMs, InvalidArgument);
     const key = optionalString(o.idempotencyKey, "idempotencyKey");
     return built(() => wasm.request_start(computerId, cmd, timeout, key), ["call_start", computerId, cmd, timeout, key]);
   },
@@ -66,8 +66,8 @@ export const Request = Object.freeze({
     ready();
     checkString(computerId, "computerId");
     const cmd = commandJson(command);
-    const o = checkOptions(options, ["timeoutSeconds", "idempotencyKey", "stream"], "Request.exec option");
-    const timeout = optionalNumber(o.timeoutSeconds, "timeoutSeconds");
+    const o = checkOptions(options, ["timeoutMs", "idempotencyKey", "stream"], "Request.exec option");
+    const timeout = timeoutMsArg(o.timeoutMs, InvalidArgument);
     const key = optionalString(o.idempotencyKey, "idempotencyKey");
     const stream = o.stream === undefined ? false : checkBoolean(o.stream, "stream");
     return built(() => wasm.request_exec(computerId, cmd, timeout, key, stream), stream ? undefined : ["call_exec", computerId, cmd, timeout, key]);

@@ -387,6 +387,29 @@ describe("documents", () => {
     for (const c of calls) assert.equal(c.headers.authorization, "Bearer t");
   });
 
+  test("the JS names: timeoutMs (whole seconds on the wire, rounded up) and idempotencyKey; the wire's spellings are aliases; timeoutSeconds names timeoutMs", async () => {
+    const typeError = (re) => (e) => e instanceof TypeError && re.test(e.message);
+    const invalid = (argument) => (e) => e instanceof core.InvalidArgument && e.argument === argument;
+    const identity = { type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "running" })] };
+    const { client, calls } = clientWith([identity, identity, identity, identity]);
+    const computer = client.computers.get("c1");
+    await computer.processes.start("x", { timeoutMs: 1500, idempotencyKey: "k-ms" });
+    await computer.processes.start("x", { timeoutMs: 30_000 });
+    await computer.processes.start("x", { timeout_seconds: 2.5, idempotency_key: "k-wire" });
+    assert.deepEqual(calls.map((c) => JSON.parse(c.body).timeout_seconds), [2, 30, 2.5]);
+    assert.deepEqual(calls.map((c) => c.headers["idempotency-key"]), ["k-ms", undefined, "k-wire"]);
+    await assert.rejects(computer.processes.start("x", { timeoutSeconds: 30 }), typeError(/"timeoutSeconds": use timeoutMs/));
+    await assert.rejects(computer.exec("x", { timeoutSeconds: 30 }), typeError(/"timeoutSeconds": use timeoutMs/));
+    await assert.rejects(computer.processes.start("x", { timeoutMs: 0 }), invalid("timeoutMs"));
+    await assert.rejects(computer.processes.start("x", { timeoutMs: 1, timeout_seconds: 1 }), TypeError);
+    assert.throws(() => computer.execStream("x", { timeoutSeconds: 30 }), typeError(/"timeoutSeconds": use timeoutMs/));
+    const handle = await computer.processes.get(P);
+    assert.deepEqual([handle.procId, handle.proc_id], [P, P]);
+    const stream = handle.iterOutput({ cursor: { stdout: 3, stderr: 4 } });
+    assert.deepEqual([stream.stdoutOffset, stream.stderrOffset, stream.procId], [3, 4, P]);
+    assert.deepEqual([stream.stdout_offset, stream.stderr_offset, stream.proc_id], [3, 4, P]);
+  });
+
   test("synchronous exec: the result's exact bytes; a keyed replay answers the identity", async () => {
     const result = {
       proc_id: P,
@@ -716,7 +739,7 @@ describe("the core's follower decides, the client does the IO", () => {
     const computer = client.computers.get("c/1");
     await computer.processes.start(["true"], { idempotency_key: "k 1", timeout_seconds: 2.5 });
     await (await drain(computer.execStream("x"))).error;
-    const start = core.Request.start("c/1", ["true"], { idempotencyKey: "k 1", timeoutSeconds: 2.5 });
+    const start = core.Request.start("c/1", ["true"], { idempotencyKey: "k 1", timeoutMs: 2500 });
     assert.equal(calls[0].url, BASE + start.target);
     assert.equal(calls[0].method, start.method);
     assert.deepEqual(calls[0].headers, { accept: "application/json", "idempotency-key": "k 1", "content-type": "application/json", authorization: "Bearer t" });
@@ -872,7 +895,7 @@ describe("options", () => {
     await assert.rejects(computer.processes.start("x", { timeout_seconds: "30" }), typeError(/^timeout_seconds must be a number/));
     await assert.rejects(computer.processes.start("x", { idempotency_key: "" }), invalid("idempotency_key"));
     await assert.rejects(computer.processes.start("x", { idempotency_key: 7 }), typeError(/^idempotency_key must be a string/));
-    await assert.rejects(computer.processes.start("x", { idempotencyKey: "k" }), typeError(/unknown start option "idempotencyKey"/));
+    await assert.rejects(computer.processes.start("x", { timeoutSeconds: 3 }), typeError(/unknown start option "timeoutSeconds": use timeoutMs/));
     await assert.rejects(computer.exec("x", { timeout_seconds: 0 }), invalid("timeout_seconds"));
     await assert.rejects(computer.processes.get(""), invalid("proc_id"));
     await assert.rejects(computer.processes.kill(5), typeError(/^procId must be a string/));

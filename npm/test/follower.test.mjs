@@ -111,7 +111,8 @@ test("wrong argument types are TypeErrors naming the argument", () => {
   assert.throws(() => Follower.setupLogs("c1", { offset: "0" }), typeError(/^offset must be a number/));
   assert.throws(() => Follower.execStream("c1", 5), typeError(/^command must be a string \(a shell line\) or an array of strings/));
   assert.throws(() => Follower.execStream("c1", ["sh", 1]), typeError(/^command/));
-  assert.throws(() => Follower.execStream("c1", "true", { timeoutSeconds: "30" }), typeError(/^timeoutSeconds must be a number/));
+  assert.throws(() => Follower.execStream("c1", "true", { timeoutMs: "30" }), typeError(/^timeoutMs must be a number/));
+  assert.throws(() => Follower.execStream("c1", "true", { timeoutSeconds: 30 }), typeError(/"timeoutSeconds": use timeoutMs/));
   assert.throws(() => Follower.execStream("c1", "true", { idempotencyKey: 7 }), typeError(/^idempotencyKey must be a string/));
   assert.throws(() => Follower.resume("c1", 42), TypeError);
   assert.throws(() => new Follower(), typeError(/Follower\.processOutput\(\)/));
@@ -139,7 +140,7 @@ test("values no request or follower can be built from are the core's InvalidArgu
   assert.throws(() => Follower.processOutput("c1", ""), invalidArgument("proc_id"));
   assert.throws(() => Follower.execStream("c1", ""), invalidArgument("command"));
   assert.throws(() => Follower.execStream("c1", []), invalidArgument("command"));
-  assert.throws(() => Follower.execStream("c1", "true", { timeoutSeconds: 0 }), invalidArgument("timeout_seconds"));
+  assert.throws(() => Follower.execStream("c1", "true", { timeoutMs: 0 }), invalidArgument("timeoutMs"));
   assert.throws(() => Follower.execStream("c1", "true", { idempotencyKey: "a\nb" }), invalidArgument("idempotency_key"));
   assert.throws(() => Follower.resume("c1", { version: 1, procId: null, cursor: { stdout: 0, stderr: 0 }, exitSeen: false, exitCode: null, timedOut: false }), invalidArgument("state"));
   assert.throws(() => Follower.resume("c1", "not json"), invalidState);
@@ -285,7 +286,7 @@ test("requests are plain frozen objects built by the core", () => {
     },
   );
   assert.ok(Object.isFrozen(r) && Object.isFrozen(r.query) && Object.isFrozen(r.query[0]) && Object.isFrozen(r.headers));
-  const exec = Follower.execStream("c1", ["echo", "hi"], { timeoutSeconds: 30, idempotencyKey: "k1" }).request();
+  const exec = Follower.execStream("c1", ["echo", "hi"], { timeoutMs: 30_000, idempotencyKey: "k1" }).request();
   assert.ok(exec.body instanceof Uint8Array);
   assert.deepEqual(JSON.parse(new TextDecoder().decode(exec.body)), { command: ["echo", "hi"], timeout_seconds: 30 });
   assert.deepEqual({ ...exec.headers }, { Accept: NDJSON, "Idempotency-Key": "k1" });
@@ -406,7 +407,7 @@ test("an error after events in one piece: the events first, the error next (stic
 
 test("the request builders: the core's requests for every call", () => {
   const plain = (r) => ({ ...r, query: r.query.map((p) => [...p]), headers: { ...r.headers }, body: r.body && JSON.parse(new TextDecoder().decode(r.body)) });
-  assert.deepEqual(plain(Request.start("c1", "echo hi", { timeoutSeconds: 0.5, idempotencyKey: "k" })), {
+  assert.deepEqual(plain(Request.start("c1", "echo hi", { timeoutMs: 500, idempotencyKey: "k" })), {
     method: "POST",
     path: "/computers/c1/processes",
     query: [],
@@ -443,7 +444,8 @@ test("the request builders: TypeErrors for types, the core's InvalidArgument for
   assert.throws(() => Request.start(1, "x"), typeError(/^computerId must be a string/));
   assert.throws(() => Request.start("c1", { argv: [] }), typeError(/^command/));
   assert.throws(() => Request.start("c1", "x", { timeout_seconds: 3 }), typeError(/unknown Request\.start option "timeout_seconds"/));
-  assert.throws(() => Request.start("c1", "x", { timeoutSeconds: "3" }), typeError(/^timeoutSeconds must be a number/));
+  assert.throws(() => Request.start("c1", "x", { timeoutMs: "3" }), typeError(/^timeoutMs must be a number/));
+  assert.throws(() => Request.start("c1", "x", { timeoutSeconds: 3 }), typeError(/"timeoutSeconds": use timeoutMs/));
   assert.throws(() => Request.exec("c1", "x", { stream: "yes" }), typeError(/^stream must be a boolean/));
   assert.throws(() => Request.getProcess("c1", 5), typeError(/^procId must be a string/));
   assert.throws(() => Request.output("c1", "p1", { stdout: "0" }), typeError(/^cursor\.stdout must be a number/));
@@ -452,7 +454,7 @@ test("the request builders: TypeErrors for types, the core's InvalidArgument for
   assert.throws(() => Request.start("", "x"), invalidArgument("computer_id"));
   assert.throws(() => Request.start("c1", ""), invalidArgument("command"));
   assert.throws(() => Request.start("c1", ["", "x"]), invalidArgument("command"));
-  assert.throws(() => Request.start("c1", "x", { timeoutSeconds: -1 }), invalidArgument("timeout_seconds"));
+  assert.throws(() => Request.start("c1", "x", { timeoutMs: -1 }), invalidArgument("timeoutMs"));
   assert.throws(() => Request.exec("c1", "x", { idempotencyKey: "" }), invalidArgument("idempotency_key"));
   assert.throws(() => Request.exec("c1", "x", { idempotencyKey: "k".repeat(256) }), invalidArgument("idempotency_key"));
   assert.throws(() => Request.kill("c1", ""), invalidArgument("proc_id"));

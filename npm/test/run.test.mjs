@@ -387,8 +387,11 @@ test("bad input rejects before any request", async () => {
   await refused({}, TypeError, 5);
   await refused({}, TypeError, ["ls", 1]);
   await refused({ spill: (spillId, data) => `/tmp/${spillId}${data.length}` }, (e) => e instanceof TypeError && /open\(spillId\)/.test(e.message));
-  await refused({ timeoutSeconds: 0 }, (e) => e instanceof InvalidArgument && e.argument === "timeoutSeconds");
-  await refused({ timeoutSeconds: "30" }, TypeError);
+  await refused({ timeoutMs: 0 }, (e) => e instanceof InvalidArgument && e.argument === "timeoutMs");
+  await refused({ timeoutMs: -1 }, (e) => e instanceof InvalidArgument && e.argument === "timeoutMs");
+  await refused({ timeoutMs: "30" }, (e) => e instanceof TypeError && /timeoutMs/.test(e.message));
+  // The retired name fails, naming the new one.
+  await refused({ timeoutSeconds: 30 }, (e) => e instanceof TypeError && /"timeoutSeconds": use timeoutMs/.test(e.message));
   await refused({ retries: -1 }, (e) => e instanceof InvalidArgument && e.argument === "retries");
   await refused({ gapPolicy: "ignore" }, (e) => e instanceof InvalidArgument && e.argument === "gapPolicy");
   await refused({ backoffMs: -5 }, (e) => e instanceof InvalidArgument && e.argument === "backoffMs");

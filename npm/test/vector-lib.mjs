@@ -476,7 +476,8 @@ export function conversationFollower(api, v) {
     case "start":
     case "exec": {
       const build = read.type === "start" ? api.Request.start : api.Request.exec;
-      const request = build(read.computer_id, read.command, { timeoutSeconds: read.timeout_seconds, idempotencyKey: read.idempotency_key });
+      const timeoutMs = read.timeout_seconds === undefined ? undefined : Number(read.timeout_seconds) * 1000;
+      const request = build(read.computer_id, read.command, { timeoutMs, idempotencyKey: read.idempotency_key });
       return api.Follower.call(request, options);
     }
     case "get_process":
@@ -486,7 +487,7 @@ export function conversationFollower(api, v) {
     case "exec_stream":
       return api.Follower.execStream(read.computer_id, read.command, {
         ...options,
-        timeoutSeconds: read.timeout_seconds,
+        timeoutMs: read.timeout_seconds === undefined ? undefined : Number(read.timeout_seconds) * 1000,
         idempotencyKey: read.idempotency_key,
       });
     default:

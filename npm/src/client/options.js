@@ -3,7 +3,7 @@
 // the JavaScript types.
 
 import { Follower, InvalidArgument, Transcript } from "dory-wire";
-import { describe } from "../args.js";
+import { describe, RENAMED_OPTIONS, renamedOption } from "../args.js";
 
 /** How many requests a client has in flight at once, by default (httpx's pool: 100). */
 export const DEFAULT_MAX_CONNECTIONS = 100;
@@ -25,6 +25,7 @@ export function options(value, allowed, what) {
     throw new TypeError(`${what} must be an object, got ${describe(value)}`);
   }
   for (const key of Object.keys(value)) {
+    if (Object.prototype.hasOwnProperty.call(RENAMED_OPTIONS, key) && !allowed.includes(key)) throw renamedOption(what, key);
     if (!allowed.includes(key)) throw new TypeError(`unknown ${what} "${key}" (expected ${allowed.join(", ")})`);
   }
   return value;
@@ -45,9 +46,42 @@ export function stringArg(value, what) {
   return given(value) ? value : undefined;
 }
 
-/** The start's options under the core's names (the client's are the wire's). */
+/**
+ * The process's deadline `timeoutMs` as the client sends it: whole seconds,
+ * rounded up (the process never gets less time than asked: 1 ms is 1 s,
+ * 1500 ms is 2 s), in ms for the core. A value that is not positive stays
+ * as it is, for the core to refuse naming `timeoutMs`.
+ */
+export function wholeSecondsMs(timeoutMs) {
+  if (timeoutMs === undefined) return undefined;
+  const ms = Number(timeoutMs);
+  return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) * 1000 : ms;
+}
+
+/** One option under its name or its documented wire alias, not both. */
+function aliased(o, name, alias) {
+  if (given(o[name]) && given(o[alias])) throw new TypeError(`pass ${name} or its wire spelling ${alias}, not both`);
+  return given(o[name]) ? name : alias;
+}
+
+/**
+ * The start's options (`timeoutMs`, `idempotencyKey`, or the wire's
+ * `timeout_seconds`, `idempotency_key`, documented aliases) under the
+ * core's names. `timeoutMs` is sent as whole seconds, rounded up;
+ * `timeout_seconds` as it is.
+ */
 export function startArgs(o) {
-  return { timeoutSeconds: numberArg(o.timeout_seconds, "timeout_seconds"), idempotencyKey: stringArg(o.idempotency_key, "idempotency_key") };
+  const key = aliased(o, "idempotencyKey", "idempotency_key");
+  const idempotencyKey = stringArg(o[key], key);
+  if (aliased(o, "timeoutMs", "timeout_seconds") === "timeoutMs") {
+    return { timeoutMs: wholeSecondsMs(numberArg(o.timeoutMs, "timeoutMs")), idempotencyKey };
+  }
+  const seconds = numberArg(o.timeout_seconds, "timeout_seconds");
+  if (seconds !== undefined && !(Number.isFinite(Number(seconds)) && Number(seconds) > 0)) {
+    const reason = `must be a positive number of seconds, not ${seconds}`;
+    throw new InvalidArgument(`invalid_argument: timeout_seconds: ${reason}`, { argument: "timeout_seconds", reason });
+  }
+  return { timeoutMs: seconds === undefined ? undefined : Number(seconds) * 1000, idempotencyKey };
 }
 
 /**
@@ -133,7 +167,7 @@ export function whenLoaded(make) {
 export const OFFSETS = ["stdout_offset", "stderr_offset", "cursor"];
 export const STREAM_OPTIONS = RESPONSE_OPTIONS;
 export const READ_OPTIONS = [...FOLLOW_OPTIONS, "transcript", "onReconnect"];
-export const START_OPTIONS = ["timeout_seconds", "idempotency_key"];
+export const START_OPTIONS = ["timeoutMs", "idempotencyKey", "timeout_seconds", "idempotency_key"];
 
 /** The `transcript` option: a core Transcript, or none. */
 export function transcriptArg(value) {

@@ -36,6 +36,8 @@ class Process {
     this.#client = client;
     this.#computer = computer;
     /** The process id. */
+    this.procId = identity.proc_id;
+    /** The process id under the wire's name (a documented alias of `procId`). */
     this.proc_id = identity.proc_id;
     /** Its status when the handle was made. */
     this.status = identity.status;
@@ -87,7 +89,9 @@ class Processes {
   }
 
   /**
-   * Starts a background process. With `idempotency_key`, a repeated start
+   * Starts a background process (`timeoutMs`, sent as whole seconds
+   * rounded up; `idempotencyKey`; or their wire spellings `timeout_seconds`,
+   * `idempotency_key`). With a key, a repeated start
    * answers the same identity and starts nothing.
    */
   async start(command, startOptions) {
@@ -181,8 +185,8 @@ class Computer {
   execStream(command, execOptions) {
     const o = options(execOptions, [...START_OPTIONS, ...FOLLOW_OPTIONS.filter((n) => n !== "follow"), "onReconnect"], "execStream option");
     const onReconnect = hookArg(o.onReconnect);
-    const { timeoutSeconds, idempotencyKey } = startArgs(o);
-    const args = { timeoutSeconds, idempotencyKey, ...followArgs(this.#client, o, FOLLOW_OPTIONS) };
+    const { timeoutMs, idempotencyKey } = startArgs(o);
+    const args = { timeoutMs, idempotencyKey, ...followArgs(this.#client, o, FOLLOW_OPTIONS) };
     const make = () => built(() => Follower.execStream(this.id, command, args));
     return new OutputStream(this.#client, make, { stdout: 0, stderr: 0 }, null, { reconnect: true, onReconnect });
   }

@@ -10,7 +10,7 @@
 import { Run } from "dory-wire";
 import { describe } from "../args.js";
 import { converse } from "./drive.js";
-import { built, FOLLOW_OPTIONS, followArgs, given, hookArg, numberArg, options } from "./options.js";
+import { FOLLOW_OPTIONS, followArgs, given, hookArg, numberArg, options, wholeSecondsMs } from "./options.js";
 import { randomBytes } from "./random.js";
 
 const VIEWS = ["stdout", "stderr", "combined"];
@@ -24,7 +24,7 @@ export const RUN_OPTIONS = [
   "maxBytes",
   "spill",
   "idempotencyKey",
-  "timeoutSeconds",
+  "timeoutMs",
   "hint",
   "onOutput",
   "killOnCancel",
@@ -32,9 +32,6 @@ export const RUN_OPTIONS = [
   ...RUN_FOLLOW_OPTIONS,
   "onReconnect",
 ];
-
-/** The machine's names of the run's options, as the caller wrote them. */
-const RUN_NAMES = { timeoutMs: "timeoutSeconds" };
 
 function functionArg(value, what) {
   if (given(value) && typeof value !== "function") throw new TypeError(`${what} must be a function, got ${describe(value)}`);
@@ -199,24 +196,21 @@ export async function run(client, computer, command, runOptions) {
   const spill = spillArg(o.spill);
   const onOutput = functionArg(o.onOutput, "onOutput");
   const onReconnect = hookArg(o.onReconnect);
-  const seconds = numberArg(o.timeoutSeconds, "timeoutSeconds");
-  const machine = built(
-    () =>
-      new Run(computer.id, command, {
-        ...followArgs(client, o, RUN_FOLLOW_OPTIONS),
-        random: randomBytes(16),
-        maxLines: o.maxLines,
-        maxBytes: o.maxBytes,
-        idempotencyKey: o.idempotencyKey,
-        timeoutMs: seconds === undefined ? undefined : Number(seconds) * 1000,
-        hint: o.hint,
-        killOnCancel: o.killOnCancel,
-        spill: spill !== undefined,
-        onOutput: onOutput !== undefined,
-        answerTimeoutMs: client.livenessTimeoutMs,
-      }),
-    RUN_NAMES,
-  );
+  // The process's deadline: whole seconds on the wire, rounded up.
+  const timeoutMs = wholeSecondsMs(numberArg(o.timeoutMs, "timeoutMs"));
+  const machine = new Run(computer.id, command, {
+    ...followArgs(client, o, RUN_FOLLOW_OPTIONS),
+    random: randomBytes(16),
+    maxLines: o.maxLines,
+    maxBytes: o.maxBytes,
+    idempotencyKey: o.idempotencyKey,
+    timeoutMs,
+    hint: o.hint,
+    killOnCancel: o.killOnCancel,
+    spill: spill !== undefined,
+    onOutput: onOutput !== undefined,
+    answerTimeoutMs: client.livenessTimeoutMs,
+  });
   const io = new RunIo(spill, onOutput);
   try {
     if (signal?.aborted) throw signal.reason;

@@ -35,11 +35,26 @@ export class OutputStream {
   }
 
   /** Bytes of stdout consumed: through the last frame delivered. */
-  get stdout_offset() {
+  get stdoutOffset() {
     return this.#cursor.stdout;
   }
 
   /** Bytes of stderr consumed: through the last frame delivered. */
+  get stderrOffset() {
+    return this.#cursor.stderr;
+  }
+
+  /** The process id, once known (an exec stream learns it from `started` or its header). */
+  get procId() {
+    return this.#procId;
+  }
+
+  /** `stdoutOffset` under the wire's name (a documented alias). */
+  get stdout_offset() {
+    return this.#cursor.stdout;
+  }
+
+  /** `stderrOffset` under the wire's name (a documented alias). */
   get stderr_offset() {
     return this.#cursor.stderr;
   }
@@ -49,7 +64,7 @@ export class OutputStream {
     return { stdout: this.#cursor.stdout, stderr: this.#cursor.stderr };
   }
 
-  /** The process id, once known (an exec stream learns it from `started` or its header). */
+  /** `procId` under the wire's name (a documented alias). */
   get proc_id() {
     return this.#procId;
   }

@@ -181,7 +181,7 @@ async function main(): Promise<void> {
       maxBytes: 8192,
       spill: new SpillDirectory("/tmp/dory-spill", { suffix: ".log" }),
       idempotencyKey: "tool-call-7",
-      timeoutSeconds: 600,
+      timeoutMs: 600_000,
       hint: "read it with exec_command",
       onOutput: ({ stream, data, text }) => void [stream, data.length, text],
       killOnCancel: true,

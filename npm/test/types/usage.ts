@@ -288,7 +288,7 @@ export async function follow(base: string): Promise<number | null> {
 
 export function conversations(): void {
   const command: Command = ["sh", "-c", "echo hi"];
-  const exec = Follower.execStream("c1", command, { timeoutSeconds: 30, idempotencyKey: "k1", retries: 2 });
+  const exec = Follower.execStream("c1", command, { timeoutMs: 30_000, idempotencyKey: "k1", retries: 2 });
   const logs = Follower.setupLogs("c1", { offset: 5, follow: false });
   const resumed = Follower.resume("c1", exec.resumeState(), { gapPolicy: "skip" });
   Follower.resume("c1", logs.resumeStateJson());
@@ -306,7 +306,7 @@ export function conversations(): void {
   resumed.free();
   logs.free();
 
-  const start: Request = Request.start("c1", "echo hi", { timeoutSeconds: 30, idempotencyKey: null });
+  const start: Request = Request.start("c1", "echo hi", { timeoutMs: 30_000, idempotencyKey: null });
   const run: Request = Request.exec("c1", ["true"], { stream: true });
   const get: Request = Request.getProcess("c1", "p1");
   const kill: Request = Request.kill("c1", "p1");
