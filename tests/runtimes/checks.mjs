@@ -394,7 +394,7 @@ async function runCheck(clientApi, api, server, files, state) {
     const r = await computer.run(RUN_COMMAND, {
       ...RUN_LIMITS,
       ...(spill ? { spill } : {}),
-      timeoutSeconds: 60,
+      timeoutMs: 60_000,
       backoffMs: 0,
       onReconnect: () => reconnects++,
       onOutput: ({ stream, data, text }) => {
