@@ -199,17 +199,24 @@ impl Computer {
     /// exact counts and notices pointing at the full output, saved as it
     /// streamed (`docs/run.md`).
     ///
+    /// The whole call is the core's [`dory_wire::Run`]: it says which
+    /// request comes next, what each answer means, how long to wait and
+    /// what to do with each chunk; this call sends, reads, sleeps and does
+    /// what the run asks with the spill and the output hook.
+    ///
     /// 1. Checks, before any request: the limits
     ///    ([`RunBounder::check_limits`]), the command and the key (the
-    ///    core's [`Request::start`]), the timeout and the read options.
+    ///    core's [`Request::start`](dory_wire::Request::start)), the
+    ///    timeout and the read options.
     /// 2. Starts the command as a background process with the idempotency
     ///    key (the caller's or a fresh `run-` key) — never the synchronous
-    ///    exec, which cuts each stream at 1 MiB.
-    /// 3. Follows its output from offset 0 with the core's follower through
-    ///    reconnects; each new chunk goes, once, to the run bounder, to the
-    ///    spill of its stream and of the combined view (each opened when
-    ///    its first byte arrives, named by the bounder's spill id), and to
-    ///    the live output hook. Memory stays in proportion to the limits.
+    ///    exec, which cuts each stream at 1 MiB; a start whose answer was
+    ///    lost is sent again with its key (it starts nothing twice).
+    /// 3. Follows its output from offset 0 through reconnects; each new
+    ///    chunk goes, once, to the run's previews, to the spill of its
+    ///    stream and of the combined view (each opened when its first byte
+    ///    arrives, named by the run's spill id), and to the live output
+    ///    hook. Memory stays in proportion to the limits.
     /// 4. At the exit, commits the spill of each cut view (its notice names
     ///    the file) and discards the others.
     ///
