@@ -158,6 +158,7 @@ pub mod preview;
 mod reader;
 mod request;
 mod run;
+pub mod search;
 mod sink;
 mod transcript;
 mod types;

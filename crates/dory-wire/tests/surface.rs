@@ -31,6 +31,11 @@ use dory_wire::preview::DEFAULT_RUN_MAX_BYTES;
 use dory_wire::preview::DEFAULT_RUN_MAX_LINES;
 use dory_wire::preview::MIN_MAX_BYTES;
 use dory_wire::preview::MIN_RUN_MAX_BYTES;
+use dory_wire::search::SearchOptions;
+use dory_wire::search::SearchResult;
+use dory_wire::search::Searcher;
+use dory_wire::search::MAX_MATCH_BYTES;
+use dory_wire::search::MAX_PATTERN_BYTES;
 use dory_wire::Command;
 use dory_wire::Cursor;
 use dory_wire::Decision;
@@ -143,6 +148,37 @@ fn names_every_type(
     _: Limits,
     _: &mut dyn Sink,
 ) {
+}
+
+/// The search of a spill: its options, methods and result fields.
+fn search_methods(data: &[u8]) -> Result<SearchResult, Error> {
+    let options = SearchOptions {
+        context: 0,
+        max_lines: 400,
+        max_bytes: 16384,
+        ignore_case: false,
+    };
+    let mut searcher: Searcher = Searcher::new("error", options)?;
+    searcher.push(data);
+    let _: usize = searcher.buffered_bytes();
+    let result = searcher.finish(Some("/w/out.txt"));
+    let SearchResult {
+        text: _,
+        truncated: _,
+        total_lines: _,
+        total_bytes: _,
+        matched_lines: _,
+        shown_lines: _,
+        omitted_lines: _,
+        partial_line: _,
+        long_lines: _,
+        first_long_line: _,
+        spill_path: _,
+        command: _,
+        ..
+    } = &result;
+    let _: usize = MAX_MATCH_BYTES + MAX_PATTERN_BYTES;
+    Ok(result)
 }
 
 /// Names every constant of the list, with the type it has.
@@ -588,6 +624,9 @@ fn the_crate_exports_nothing_unlisted() {
     }
     for name in exported_names(&src.join("preview"), &src.join("preview/mod.rs")) {
         exported.insert(format!("dory_wire::preview::{name}"));
+    }
+    for name in exported_names(&src, &src.join("search.rs")) {
+        exported.insert(format!("dory_wire::search::{name}"));
     }
     // Items, not variants: no segment after dory_wire:: but the last is a type.
     let listed: BTreeSet<String> = listed_paths()
