@@ -32,6 +32,8 @@ Main names (the same in Rust and JavaScript):
   :class:`SpillDirectory`), :class:`StreamingBounder`, :class:`Preview`;
   a run's three views (stdout, stderr, both in arrival order):
   :class:`RunBounder`, :class:`RunPending`, :func:`run_spill_id`;
+- searching a spill (the matching lines of a saved output, bounded):
+  :func:`search_file`, :class:`Searcher`, :class:`SearchResult`;
 - :class:`Run`, the agent call ``run`` as one sans-IO conversation (the
   keyed start, the output from offset 0, the spill and output-hook actions,
   a cancel's kill, the result);
@@ -74,6 +76,8 @@ from ._core import (
     Run,
     RunBounder,
     RunPending,
+    Searcher,
+    SearchResult,
     Skipped,
     Started,
     StreamingBounder,
@@ -112,6 +116,7 @@ from ._preview import (
     bound,
     new_spill_id,
 )
+from ._search import search_file
 from ._stream import (
     AsyncEventIterator,
     End,
@@ -175,6 +180,8 @@ __all__ = [
     "Run",
     "RunBounder",
     "RunPending",
+    "SearchResult",
+    "Searcher",
     "Skipped",
     "SpillDirectory",
     "SpillWriter",
@@ -193,4 +200,5 @@ __all__ = [
     "iter_events",
     "new_spill_id",
     "run_spill_id",
+    "search_file",
 ]

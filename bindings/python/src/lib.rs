@@ -17,6 +17,7 @@ mod reader;
 mod request;
 mod run;
 mod run_machine;
+mod search;
 mod transcript;
 mod values;
 
@@ -53,6 +54,8 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<run::RunBounder>()?;
     m.add_class::<run::RunPending>()?;
     m.add_class::<run_machine::PyRun>()?;
+    m.add_class::<search::Searcher>()?;
+    m.add_class::<search::SearchResult>()?;
     m.add_function(wrap_pyfunction!(run::run_spill_id, m)?)?;
     m.add(
         "DEFAULT_RUN_MAX_LINES",
