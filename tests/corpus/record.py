@@ -16,6 +16,7 @@ The recorded bytes are then scrubbed (see README.md): the temporary directory
 becomes /project, $HOME becomes /home/user, the hostname becomes "host", the
 registry hosts become *.invalid ones.
 """
+
 import errno
 import fcntl
 import json
@@ -42,11 +43,18 @@ NEUTRAL_HOME = "/home/user"
 
 # ---------------------------------------------------------------- recording
 
+
 def run_pipe(argv, cwd, env, timeout=900):
     """stdout and stderr on one pipe: bytes in arrival order."""
-    p = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       timeout=timeout)
+    p = subprocess.run(
+        argv,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        timeout=timeout,
+    )
     return p.returncode, p.stdout
 
 
@@ -59,8 +67,9 @@ def run_tty(argv, cwd, env, timeout=900):
         os.setsid()
         fcntl.ioctl(0, termios.TIOCSCTTY, 0)
 
-    p = subprocess.Popen(argv, cwd=cwd, env=env, stdin=slave, stdout=slave,
-                         stderr=slave, preexec_fn=child_setup, close_fds=True)
+    p = subprocess.Popen(
+        argv, cwd=cwd, env=env, stdin=slave, stdout=slave, stderr=slave, preexec_fn=child_setup, close_fds=True
+    )
     os.close(slave)
     out = bytearray()
     deadline = time.time() + timeout
@@ -99,8 +108,9 @@ def run_tty(argv, cwd, env, timeout=900):
 
 def sh(argv, cwd, env, check=True):
     """Set-up step (not recorded); its output goes to our stderr."""
-    p = subprocess.run(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    p = subprocess.run(
+        argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     if check and p.returncode != 0:
         sys.stderr.write(p.stdout.decode("utf-8", "replace"))
         raise RuntimeError("set-up step failed: %r" % (argv,))
@@ -108,6 +118,7 @@ def sh(argv, cwd, env, check=True):
 
 
 # ---------------------------------------------------------------- scrubbing
+
 
 def registry_hosts(env):
     """The registry hosts, asked of the clients rather than written here."""
@@ -120,9 +131,15 @@ def registry_hosts(env):
     except Exception:
         pass
     try:
-        out = sh([sys.executable, "-c",
-                  "from pip._internal.models.index import PyPI as P;"
-                  "print(P.netloc, P.file_storage_domain)"], None, env)
+        out = sh(
+            [
+                sys.executable,
+                "-c",
+                "from pip._internal.models.index import PyPI as P;print(P.netloc, P.file_storage_domain)",
+            ],
+            None,
+            env,
+        )
         index, files = out.split()
         hosts.append((files, "pypi-files.invalid"))
         hosts.append((index, "pypi.invalid"))
@@ -149,12 +166,12 @@ class Scrubber:
             data = data.replace(old, new)
         if self.hostname:
             # the hostname only where it stands as a word (it may be short)
-            data = re.sub(rb"(?<![A-Za-z0-9_.-])" + re.escape(self.hostname) +
-                          rb"(?![A-Za-z0-9_-])", b"host", data)
+            data = re.sub(rb"(?<![A-Za-z0-9_.-])" + re.escape(self.hostname) + rb"(?![A-Za-z0-9_-])", b"host", data)
         return data
 
 
 # ---------------------------------------------------------------- projects
+
 
 def write(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
@@ -164,82 +181,123 @@ def write(path, text):
 
 def make_pytest_project(root):
     """6 modules x 50 tests = 300 tests; 2 assertion failures in test_m3."""
-    write(os.path.join(root, "pyproject.toml"),
-          "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n")
+    write(os.path.join(root, "pyproject.toml"), '[tool.pytest.ini_options]\ntestpaths = ["tests"]\n')
     write(os.path.join(root, "src_pkg", "__init__.py"), "")
-    write(os.path.join(root, "src_pkg", "calc.py"),
-          "def total(xs):\n    return sum(xs)\n\n\n"
-          "def parse_pair(s):\n    k, _, v = s.partition('=')\n"
-          "    return k.strip(), v.strip()\n\n\n"
-          "def normalize(d):\n    return {k.lower(): v for k, v in d.items() if k != 'Debug'}\n")
-    write(os.path.join(root, "tests", "conftest.py"),
-          "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n")
+    write(
+        os.path.join(root, "src_pkg", "calc.py"),
+        "def total(xs):\n    return sum(xs)\n\n\n"
+        "def parse_pair(s):\n    k, _, v = s.partition('=')\n"
+        "    return k.strip(), v.strip()\n\n\n"
+        "def normalize(d):\n    return {k.lower(): v for k, v in d.items() if k != 'Debug'}\n",
+    )
+    write(
+        os.path.join(root, "tests", "conftest.py"),
+        "import os, sys\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n",
+    )
     for m, topic in enumerate(["alpha", "beta", "gamma", "delta", "epsilon", "zeta"], 1):
         lines = ["from src_pkg.calc import total, parse_pair, normalize", "", ""]
         for i in range(50):
             name = "test_%s_%03d" % (topic, i)
             if m == 3 and i == 17:
-                lines += ["def %s():" % name,
-                          "    values = list(range(1, 51))",
-                          "    values.remove(%d)" % (i + 1),
-                          "    assert total(values) == 1275", "", ""]
+                lines += [
+                    "def %s():" % name,
+                    "    values = list(range(1, 51))",
+                    "    values.remove(%d)" % (i + 1),
+                    "    assert total(values) == 1275",
+                    "",
+                    "",
+                ]
             elif m == 3 and i == 34:
-                lines += ["def %s():" % name,
-                          "    got = normalize({'Name': 'x', 'Mode': 'fast', 'Debug': True})",
-                          "    assert got == {'name': 'x', 'mode': 'fast', 'debug': True}", "", ""]
+                lines += [
+                    "def %s():" % name,
+                    "    got = normalize({'Name': 'x', 'Mode': 'fast', 'Debug': True})",
+                    "    assert got == {'name': 'x', 'mode': 'fast', 'debug': True}",
+                    "",
+                    "",
+                ]
             elif i % 3 == 0:
-                lines += ["def %s():" % name,
-                          "    assert total(range(%d)) == %d" % (i, i * (i - 1) // 2), "", ""]
+                lines += ["def %s():" % name, "    assert total(range(%d)) == %d" % (i, i * (i - 1) // 2), "", ""]
             elif i % 3 == 1:
-                lines += ["def %s():" % name,
-                          "    assert parse_pair('key%d = %d') == ('key%d', '%d')" % (i, i, i, i),
-                          "", ""]
+                lines += [
+                    "def %s():" % name,
+                    "    assert parse_pair('key%d = %d') == ('key%d', '%d')" % (i, i, i, i),
+                    "",
+                    "",
+                ]
             else:
-                lines += ["def %s():" % name,
-                          "    assert normalize({'K%d': %d}) == {'k%d': %d}" % (i, i, i, i), "", ""]
-        write(os.path.join(root, "tests", "test_m%d_%s.py" % (m, topic)),
-              "\n".join(lines).rstrip() + "\n")
+                lines += ["def %s():" % name, "    assert normalize({'K%d': %d}) == {'k%d': %d}" % (i, i, i, i), "", ""]
+        write(os.path.join(root, "tests", "test_m%d_%s.py" % (m, topic)), "\n".join(lines).rstrip() + "\n")
 
 
 def make_crate(root):
     """200 tests, 2 of them panic on assert_eq!/assert!; 2 compile warnings."""
-    write(os.path.join(root, "Cargo.toml"),
-          '[package]\nname = "corpus_crate"\nversion = "0.1.0"\nedition = "2021"\n\n'
-          '[dependencies]\nregex = "1"\n')
-    body = ["/// Sum of 1..=n.", "pub fn triangle(n: u64) -> u64 {",
-            "    let unused_scale = 2;", "    (1..=n).sum()", "}", "",
-            "fn helper_never_called(x: u64) -> u64 {", "    x * 3", "}", "",
-            "/// Whether `s` looks like a version number (uses the regex crate, so that the",
-            "/// build has dependencies to compile and cargo's progress bar to draw).",
-            "pub fn is_version(s: &str) -> bool {",
-            "    regex::Regex::new(r\"^\\d+\\.\\d+\\.\\d+$\").unwrap().is_match(s)",
-            "}", "",
-            "pub fn checksum(bytes: &[u8]) -> u32 {",
-            "    bytes.iter().fold(0u32, |acc, b| acc.wrapping_mul(31).wrapping_add(*b as u32))",
-            "}", "", "#[cfg(test)]", "mod tests {", "    use super::*;", ""]
+    write(
+        os.path.join(root, "Cargo.toml"),
+        '[package]\nname = "corpus_crate"\nversion = "0.1.0"\nedition = "2021"\n\n[dependencies]\nregex = "1"\n',
+    )
+    body = [
+        "/// Sum of 1..=n.",
+        "pub fn triangle(n: u64) -> u64 {",
+        "    let unused_scale = 2;",
+        "    (1..=n).sum()",
+        "}",
+        "",
+        "fn helper_never_called(x: u64) -> u64 {",
+        "    x * 3",
+        "}",
+        "",
+        "/// Whether `s` looks like a version number (uses the regex crate, so that the",
+        "/// build has dependencies to compile and cargo's progress bar to draw).",
+        "pub fn is_version(s: &str) -> bool {",
+        '    regex::Regex::new(r"^\\d+\\.\\d+\\.\\d+$").unwrap().is_match(s)',
+        "}",
+        "",
+        "pub fn checksum(bytes: &[u8]) -> u32 {",
+        "    bytes.iter().fold(0u32, |acc, b| acc.wrapping_mul(31).wrapping_add(*b as u32))",
+        "}",
+        "",
+        "#[cfg(test)]",
+        "mod tests {",
+        "    use super::*;",
+        "",
+    ]
     for i in range(200):
         name = "case_%03d" % i
         if i == 87:
-            body += ["    #[test]", "    fn %s() {" % name,
-                     "        assert_eq!(triangle(%d), %d, \"triangle of %d\");" % (i, i * (i + 1) // 2 + 1, i),
-                     "    }", ""]
+            body += [
+                "    #[test]",
+                "    fn %s() {" % name,
+                '        assert_eq!(triangle(%d), %d, "triangle of %d");' % (i, i * (i + 1) // 2 + 1, i),
+                "    }",
+                "",
+            ]
         elif i == 131:
-            body += ["    #[test]", "    fn %s() {" % name,
-                     "        let c = checksum(b\"corpus\");",
-                     "        assert!(c < 1000, \"checksum {} out of range\", c);",
-                     "    }", ""]
+            body += [
+                "    #[test]",
+                "    fn %s() {" % name,
+                '        let c = checksum(b"corpus");',
+                '        assert!(c < 1000, "checksum {} out of range", c);',
+                "    }",
+                "",
+            ]
         elif i % 2 == 0:
-            body += ["    #[test]", "    fn %s() {" % name,
-                     "        assert_eq!(triangle(%d), %d);" % (i, i * (i + 1) // 2),
-                     "    }", ""]
+            body += [
+                "    #[test]",
+                "    fn %s() {" % name,
+                "        assert_eq!(triangle(%d), %d);" % (i, i * (i + 1) // 2),
+                "    }",
+                "",
+            ]
         elif i % 10 == 5:
-            body += ["    #[test]", "    fn %s() {" % name,
-                     "        assert!(is_version(\"1.%d.0\"));" % i,
-                     "    }", ""]
+            body += ["    #[test]", "    fn %s() {" % name, '        assert!(is_version("1.%d.0"));' % i, "    }", ""]
         else:
-            body += ["    #[test]", "    fn %s() {" % name,
-                     "        assert_ne!(checksum(b\"%s\"), 0);" % name,
-                     "    }", ""]
+            body += [
+                "    #[test]",
+                "    fn %s() {" % name,
+                '        assert_ne!(checksum(b"%s"), 0);' % name,
+                "    }",
+                "",
+            ]
     body += ["}", ""]
     write(os.path.join(root, "src", "lib.rs"), "\n".join(body))
 
@@ -247,6 +305,7 @@ def make_crate(root):
 def crate_panic_line(case):
     """Line of the failing assertion of tests::case_NNN in the generated lib.rs."""
     import io
+
     tmp = tempfile.mkdtemp()
     try:
         make_crate(tmp)
@@ -269,34 +328,58 @@ def make_ts_project(root):
         pkg = os.path.join(root, "pkg_" + pk)
         shutil.rmtree(pkg, ignore_errors=True)  # tsc -b is incremental: start clean
         refs.append({"path": "./pkg_" + pk})
-        write(os.path.join(pkg, "tsconfig.json"), json.dumps({
-            "compilerOptions": {"composite": True, "rootDir": "src", "outDir": "dist",
-                                "target": "ES2020", "module": "commonjs", "strict": True,
-                                "skipLibCheck": True},
-            "include": ["src"]}, indent=2) + "\n")
+        write(
+            os.path.join(pkg, "tsconfig.json"),
+            json.dumps(
+                {
+                    "compilerOptions": {
+                        "composite": True,
+                        "rootDir": "src",
+                        "outDir": "dist",
+                        "target": "ES2020",
+                        "module": "commonjs",
+                        "strict": True,
+                        "skipLibCheck": True,
+                    },
+                    "include": ["src"],
+                },
+                indent=2,
+            )
+            + "\n",
+        )
         for i in range(10):
-            lines = ["export interface Item%02d {" % i, "  id: number;", "  label: string;",
-                     "  tags: string[];", "}", "",
-                     "export function make%02d(id: number, label: string): Item%02d {" % (i, i),
-                     "  return { id, label, tags: [] };", "}", ""]
+            lines = [
+                "export interface Item%02d {" % i,
+                "  id: number;",
+                "  label: string;",
+                "  tags: string[];",
+                "}",
+                "",
+                "export function make%02d(id: number, label: string): Item%02d {" % (i, i),
+                "  return { id, label, tags: [] };",
+                "}",
+                "",
+            ]
             if i > 0:
                 lines.insert(0, "import { make%02d, Item%02d } from './mod_%02d';" % (i - 1, i - 1, i - 1))
-                lines += ["export function chain%02d(x: Item%02d): Item%02d {" % (i, i - 1, i),
-                          "  return make%02d(x.id + 1, x.label);" % i, "}", ""]
+                lines += [
+                    "export function chain%02d(x: Item%02d): Item%02d {" % (i, i - 1, i),
+                    "  return make%02d(x.id + 1, x.label);" % i,
+                    "}",
+                    "",
+                ]
             code = errors.get((pk, i))
             if code == "TS2322":
                 lines += ["export const count%02d: number = 'twelve';" % i, ""]
             elif code == "TS2345":
                 lines += ["export const bad%02d = make%02d('27', 'label');" % (i, i), ""]
             elif code == "TS2339":
-                lines += ["export function size%02d(x: Item%02d): number {" % (i, i),
-                          "  return x.tags.size;", "}", ""]
+                lines += ["export function size%02d(x: Item%02d): number {" % (i, i), "  return x.tags.size;", "}", ""]
             write(os.path.join(pkg, "src", "mod_%02d.ts" % i), "\n".join(lines))
-    write(os.path.join(root, "tsconfig.json"),
-          json.dumps({"files": [], "references": refs}, indent=2) + "\n")
+    write(os.path.join(root, "tsconfig.json"), json.dumps({"files": [], "references": refs}, indent=2) + "\n")
 
 
-SET_X_SCRIPT = r'''#!/usr/bin/env bash
+SET_X_SCRIPT = r"""#!/usr/bin/env bash
 # A build script under `set -x` that does many small steps, fails in the middle
 # (a missing tool and a missing file), carries on, and exits 1 at the end.
 set -x
@@ -324,7 +407,7 @@ done
 ls build/out | wc -l
 echo "done with status $status"
 exit "$status"
-'''
+"""
 
 PY_PROGRAM = r'''"""Processes records, then fails on a bad one deep in the call stack."""
 import sys
@@ -369,6 +452,7 @@ if __name__ == "__main__":
 
 # ---------------------------------------------------------------- the logs
 
+
 def recipes(tmp, env):
     """name -> (description, setup, argv, cwd, tty, tool, version_fn, must_keep)."""
     venv = os.path.join(tmp, "venv")
@@ -399,21 +483,27 @@ def recipes(tmp, env):
 
     def setup_npm():
         os.makedirs(npmproj, exist_ok=True)
-        write(os.path.join(npmproj, "package.json"),
-              json.dumps({"name": "corpus-npm", "version": "1.0.0", "private": True}, indent=2) + "\n")
+        write(
+            os.path.join(npmproj, "package.json"),
+            json.dumps({"name": "corpus-npm", "version": "1.0.0", "private": True}, indent=2) + "\n",
+        )
 
     def setup_npm_fresh():
         shutil.rmtree(npmproj2, ignore_errors=True)
         shutil.rmtree(npmcache2, ignore_errors=True)
         os.makedirs(npmproj2)
-        write(os.path.join(npmproj2, "package.json"),
-              json.dumps({"name": "corpus-npm2", "version": "1.0.0", "private": True}, indent=2) + "\n")
+        write(
+            os.path.join(npmproj2, "package.json"),
+            json.dumps({"name": "corpus-npm2", "version": "1.0.0", "private": True}, indent=2) + "\n",
+        )
 
     def setup_ts():
         make_ts_project(tsproj)
         if not os.path.exists(os.path.join(tsproj, "node_modules", ".bin", "tsc")):
-            write(os.path.join(tsproj, "package.json"),
-                  json.dumps({"name": "corpus-ts", "version": "1.0.0", "private": True}, indent=2) + "\n")
+            write(
+                os.path.join(tsproj, "package.json"),
+                json.dumps({"name": "corpus-ts", "version": "1.0.0", "private": True}, indent=2) + "\n",
+            )
             sh(["npm", "install", "--silent"] + npm_flags + ["typescript"], tsproj, env)
 
     def setup_sh():
@@ -441,16 +531,18 @@ def recipes(tmp, env):
         return "npm %s (node %s)" % (sh(["npm", "--version"], tmp, env), sh(["node", "--version"], tmp, env))
 
     def tsc_v():
-        return "tsc %s (node %s)" % (sh([tsc, "--version"], tmp, env).split()[-1],
-                                     sh(["node", "--version"], tmp, env))
+        return "tsc %s (node %s)" % (sh([tsc, "--version"], tmp, env).split()[-1], sh(["node", "--version"], tmp, env))
 
     return {
         "pytest_fail": dict(
             description="pytest -v on a generated project: 300 tests, 2 assertion failures "
-                        "(test_m3_gamma.py::test_gamma_017 and ::test_gamma_034) in the middle "
-                        "of the per-test lines; FAILURES and short summary at the end.",
-            setup=setup_pytest, argv=[vpy, "-m", "pytest", "-v", "-p", "no:cacheprovider"],
-            cwd=pyproj, tty=False, tool="pytest",
+            "(test_m3_gamma.py::test_gamma_017 and ::test_gamma_034) in the middle "
+            "of the per-test lines; FAILURES and short summary at the end.",
+            setup=setup_pytest,
+            argv=[vpy, "-m", "pytest", "-v", "-p", "no:cacheprovider"],
+            cwd=pyproj,
+            tty=False,
+            tool="pytest",
             version=v([vpy, "-m", "pytest", "--version"]),
             must_keep=[
                 "tests/test_m3_gamma.py::test_gamma_017 FAILED",
@@ -461,118 +553,197 @@ def recipes(tmp, env):
                 "FAILED tests/test_m3_gamma.py::test_gamma_017 - assert 1257 == 1275",
                 "FAILED tests/test_m3_gamma.py::test_gamma_034 - AssertionError: assert {'name': 'x', 'mode': 'fas",
                 "2 failed, 298 passed",
-            ]),
+            ],
+        ),
         "cargo_test_fail": dict(
             description="cargo test on a generated crate (depending on regex) in a terminal: "
-                        "cargo's progress bar while the dependencies compile, 2 compile warnings "
-                        "(unused variable, dead code), 200 tests of "
-                        "which tests::case_087 (assert_eq!) and tests::case_131 (assert!) panic.",
-            setup=setup_crate, argv=["cargo", "test"], cwd=crate, tty=True, tool="cargo",
+            "cargo's progress bar while the dependencies compile, 2 compile warnings "
+            "(unused variable, dead code), 200 tests of "
+            "which tests::case_087 (assert_eq!) and tests::case_131 (assert!) panic.",
+            setup=setup_crate,
+            argv=["cargo", "test"],
+            cwd=crate,
+            tty=True,
+            tool="cargo",
             version=v(["cargo", "--version"]),
             must_keep=[
                 "unused variable: `unused_scale`",
                 "function `helper_never_called` is never used",
-                "thread 'tests::case_087'", "panicked at src/lib.rs:%d:9:" % crate_panic_line(87),
+                "thread 'tests::case_087'",
+                "panicked at src/lib.rs:%d:9:" % crate_panic_line(87),
                 "assertion `left == right` failed: triangle of 87",
-                "thread 'tests::case_131'", "panicked at src/lib.rs:%d:9:" % crate_panic_line(131),
+                "thread 'tests::case_131'",
+                "panicked at src/lib.rs:%d:9:" % crate_panic_line(131),
                 "out of range",
                 "    tests::case_087",
                 "    tests::case_131",
                 "198 passed; 2 failed",
                 "test failed, to rerun pass `--lib`",
-            ]),
+            ],
+        ),
         "npm_install_progress": dict(
             description="npm install of a few real packages into an empty project, in a "
-                        "terminal, with an empty cache and --loglevel=http (one line per "
-                        "request) and npm's spinner.",
+            "terminal, with an empty cache and --loglevel=http (one line per "
+            "request) and npm's spinner.",
             setup=setup_npm,
-            argv=["npm", "install", "--loglevel=http", "--foreground-scripts"] + npm_flags +
-                 ["left-pad", "lodash", "chalk@4", "express"],
-            cwd=npmproj, tty=True, tool="npm", version=npm_v,
-            must_keep=["fetch", "GET 200 https://npm-registry.invalid/lodash", "added ", " packages in "]),
+            argv=["npm", "install", "--loglevel=http", "--foreground-scripts"]
+            + npm_flags
+            + ["left-pad", "lodash", "chalk@4", "express"],
+            cwd=npmproj,
+            tty=True,
+            tool="npm",
+            version=npm_v,
+            must_keep=["fetch", "GET 200 https://npm-registry.invalid/lodash", "added ", " packages in "],
+        ),
         "npm_install_spinner": dict(
             description="Plain npm install of the same packages with another empty cache, in a "
-                        "terminal: only npm's spinner (ESC[1G ESC[0K redraws), then 'added N packages'.",
+            "terminal: only npm's spinner (ESC[1G ESC[0K redraws), then 'added N packages'.",
             setup=setup_npm_fresh,
-            argv=["npm", "install", "--cache", npmcache2, "--no-update-notifier", "--no-fund",
-                  "--no-audit", "left-pad", "lodash", "chalk@4", "express"],
-            cwd=npmproj2, tty=True, tool="npm", version=npm_v,
-            must_keep=["added ", " packages in "]),
+            argv=[
+                "npm",
+                "install",
+                "--cache",
+                npmcache2,
+                "--no-update-notifier",
+                "--no-fund",
+                "--no-audit",
+                "left-pad",
+                "lodash",
+                "chalk@4",
+                "express",
+            ],
+            cwd=npmproj2,
+            tty=True,
+            tool="npm",
+            version=npm_v,
+            must_keep=["added ", " packages in "],
+        ),
         "npm_install_e404": dict(
             description="npm install of a package name that does not exist, in a terminal: "
-                        "npm error code E404 (coloured, with the spinner).",
+            "npm error code E404 (coloured, with the spinner).",
             setup=setup_npm,
             argv=["npm", "install"] + npm_flags + ["a-package-that-does-not-exist-xyz"],
-            cwd=npmproj, tty=True, tool="npm", version=npm_v,
-            must_keep=["E404",
-                       "Not Found - GET https://npm-registry.invalid/a-package-that-does-not-exist-xyz",
-                       "'a-package-that-does-not-exist-xyz@*' could not be found",
-                       "A complete log of this run can be found in:"]),
+            cwd=npmproj,
+            tty=True,
+            tool="npm",
+            version=npm_v,
+            must_keep=[
+                "E404",
+                "Not Found - GET https://npm-registry.invalid/a-package-that-does-not-exist-xyz",
+                "'a-package-that-does-not-exist-xyz@*' could not be found",
+                "A complete log of this run can be found in:",
+            ],
+        ),
         "npm_install_e404_pipe": dict(
             description="The same failing npm install on a pipe: plain npm error lines.",
             setup=setup_npm,
             argv=["npm", "install"] + npm_flags + ["a-package-that-does-not-exist-xyz"],
-            cwd=npmproj, tty=False, tool="npm", version=npm_v,
-            must_keep=["npm error code E404",
-                       "npm error 404 Not Found - GET https://npm-registry.invalid/a-package-that-does-not-exist-xyz",
-                       "npm error 404  The requested resource 'a-package-that-does-not-exist-xyz@*' could not be found"]),
+            cwd=npmproj,
+            tty=False,
+            tool="npm",
+            version=npm_v,
+            must_keep=[
+                "npm error code E404",
+                "npm error 404 Not Found - GET https://npm-registry.invalid/a-package-that-does-not-exist-xyz",
+                "npm error 404  The requested resource 'a-package-that-does-not-exist-xyz@*' could not be found",
+            ],
+        ),
         "pip_install_progress": dict(
             description="pip install --no-cache-dir numpy pandas into a fresh venv, in a terminal: "
-                        "one rich progress bar per download (\\r redraws, ANSI colour).",
+            "one rich progress bar per download (\\r redraws, ANSI colour).",
             setup=setup_pipvenv,
             argv=[pip, "install", "--no-cache-dir", "numpy", "pandas"],
-            cwd=tmp, tty=True, tool="pip", version=v([pip, "--version"]),
-            must_keep=["Collecting numpy", "Collecting pandas", "Successfully installed "]),
+            cwd=tmp,
+            tty=True,
+            tool="pip",
+            version=v([pip, "--version"]),
+            must_keep=["Collecting numpy", "Collecting pandas", "Successfully installed "],
+        ),
         "pip_install_not_found": dict(
-            description="pip install of a package name that does not exist, in a terminal: "
-                        "ERROR: lines.",
+            description="pip install of a package name that does not exist, in a terminal: ERROR: lines.",
             setup=setup_pipvenv_once,
             argv=[pip, "install", "--no-cache-dir", "a-package-that-does-not-exist-xyz"],
-            cwd=tmp, tty=True, tool="pip", version=v([pip, "--version"]),
+            cwd=tmp,
+            tty=True,
+            tool="pip",
+            version=v([pip, "--version"]),
             must_keep=[
                 "ERROR: Could not find a version that satisfies the requirement a-package-that-does-not-exist-xyz",
-                "ERROR: No matching distribution found for a-package-that-does-not-exist-xyz"]),
+                "ERROR: No matching distribution found for a-package-that-does-not-exist-xyz",
+            ],
+        ),
         "tsc_build_pretty": dict(
             description="tsc -b --verbose --listEmittedFiles on 5 generated packages of 10 "
-                        "modules, in a terminal (so --pretty: colour and code frames): 3 type "
-                        "errors spread among the per-project progress and emitted-file lines, "
-                        "then the per-file summary.",
-            setup=setup_ts, argv=[tsc, "-b", "--verbose", "--listEmittedFiles"], cwd=tsproj,
-            tty=True, tool="typescript (tsc)", version=tsc_v,
+            "modules, in a terminal (so --pretty: colour and code frames): 3 type "
+            "errors spread among the per-project progress and emitted-file lines, "
+            "then the per-file summary.",
+            setup=setup_ts,
+            argv=[tsc, "-b", "--verbose", "--listEmittedFiles"],
+            cwd=tsproj,
+            tty=True,
+            tool="typescript (tsc)",
+            version=tsc_v,
             must_keep=[
-                "pkg_b/src/mod_03.ts", "TS2322: ", "Type 'string' is not assignable to type 'number'.",
-                "pkg_c/src/mod_06.ts", "TS2345: ",
+                "pkg_b/src/mod_03.ts",
+                "TS2322: ",
+                "Type 'string' is not assignable to type 'number'.",
+                "pkg_c/src/mod_06.ts",
+                "TS2345: ",
                 "Argument of type 'string' is not assignable to parameter of type 'number'.",
-                "pkg_d/src/mod_02.ts", "TS2339: ", "Property 'size' does not exist on type 'string[]'.",
-                "Found 3 errors in 3 files."]),
+                "pkg_d/src/mod_02.ts",
+                "TS2339: ",
+                "Property 'size' does not exist on type 'string[]'.",
+                "Found 3 errors in 3 files.",
+            ],
+        ),
         "tsc_build_plain": dict(
             description="The same build with --pretty false, on a pipe: 3 one-line errors "
-                        "among ~130 lines of build progress and emitted files.",
+            "among ~130 lines of build progress and emitted files.",
             setup=setup_ts,
             argv=[tsc, "-b", "--verbose", "--listEmittedFiles", "--pretty", "false"],
-            cwd=tsproj, tty=False, tool="typescript (tsc)", version=tsc_v,
+            cwd=tsproj,
+            tty=False,
+            tool="typescript (tsc)",
+            version=tsc_v,
             must_keep=[
                 "pkg_b/src/mod_03.ts(16,14): error TS2322: Type 'string' is not assignable to type 'number'.",
                 "pkg_c/src/mod_06.ts(16,29): error TS2345: Argument of type 'string' is not assignable to parameter of type 'number'.",
-                "pkg_d/src/mod_02.ts(17,17): error TS2339: Property 'size' does not exist on type 'string[]'."]),
+                "pkg_d/src/mod_02.ts(17,17): error TS2339: Property 'size' does not exist on type 'string[]'.",
+            ],
+        ),
         "bash_set_x_fail": dict(
             description="A bash build script under set -x (~500 traced lines, stdout and the "
-                        "stderr trace on one pipe) that fails in the middle with `command not "
-                        "found` and `No such file or directory`, carries on, and exits 1.",
-            setup=setup_sh, argv=["bash", "build.sh"], cwd=shproj, tty=False, tool="bash",
+            "stderr trace on one pipe) that fails in the middle with `command not "
+            "found` and `No such file or directory`, carries on, and exits 1.",
+            setup=setup_sh,
+            argv=["bash", "build.sh"],
+            cwd=shproj,
+            tty=False,
+            tool="bash",
             version=v(["bash", "--version"]),
-            must_keep=["build.sh: line 16: frobnicate: command not found",
-                       "cat: build/missing-manifest.txt: No such file or directory",
-                       "done with status 1", "+ exit 1"]),
+            must_keep=[
+                "build.sh: line 16: frobnicate: command not found",
+                "cat: build/missing-manifest.txt: No such file or directory",
+                "done with status 1",
+                "+ exit 1",
+            ],
+        ),
         "python_traceback": dict(
             description="A Python program that prints ~1000 lines (one of them not UTF-8) "
-                        "then dies with a ValueError raised three calls deep (python3 -u so "
-                        "that stdout is not held back behind the traceback on the pipe).",
-            setup=setup_pyapp, argv=[sys.executable, "-u", "app.py"], cwd=pyapp, tty=False,
-            tool="python3", version=v([sys.executable, "--version"]),
-            must_keep=["Traceback (most recent call last):",
-                       'line 7, in parse_amount',
-                       "ValueError: invalid amount '12x' in record 1001: expected an integer"]),
+            "then dies with a ValueError raised three calls deep (python3 -u so "
+            "that stdout is not held back behind the traceback on the pipe).",
+            setup=setup_pyapp,
+            argv=[sys.executable, "-u", "app.py"],
+            cwd=pyapp,
+            tty=False,
+            tool="python3",
+            version=v([sys.executable, "--version"]),
+            must_keep=[
+                "Traceback (most recent call last):",
+                "line 7, in parse_amount",
+                "ValueError: invalid amount '12x' in record 1001: expected an integer",
+            ],
+        ),
     }
 
 
@@ -615,11 +786,28 @@ def main(names):
     os.makedirs(LOGS, exist_ok=True)
     tmp = tempfile.mkdtemp(prefix="dory-corpus-")
     env = dict(os.environ)
-    env.update(TERM="xterm-256color", COLUMNS=str(COLS), LINES=str(ROWS),
-               LANG="C.UTF-8", LC_ALL="C.UTF-8", PYTHONDONTWRITEBYTECODE="1")
-    for k in ("NO_COLOR", "FORCE_COLOR", "CI", "PIP_NO_COLOR", "PIP_PROGRESS_BAR",
-              "CARGO_TERM_COLOR", "RUST_BACKTRACE", "CARGO_TERM_PROGRESS_WHEN", "npm_config_progress",
-              "PIP_FIND_LINKS", "PIP_DISABLE_PIP_VERSION_CHECK", "PIP_CONFIG_FILE"):
+    env.update(
+        TERM="xterm-256color",
+        COLUMNS=str(COLS),
+        LINES=str(ROWS),
+        LANG="C.UTF-8",
+        LC_ALL="C.UTF-8",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    for k in (
+        "NO_COLOR",
+        "FORCE_COLOR",
+        "CI",
+        "PIP_NO_COLOR",
+        "PIP_PROGRESS_BAR",
+        "CARGO_TERM_COLOR",
+        "RUST_BACKTRACE",
+        "CARGO_TERM_PROGRESS_WHEN",
+        "npm_config_progress",
+        "PIP_FIND_LINKS",
+        "PIP_DISABLE_PIP_VERSION_CHECK",
+        "PIP_CONFIG_FILE",
+    ):
         env.pop(k, None)
     scrub = Scrubber(tmp, env)
     manifest = {"logs": {}}
@@ -656,17 +844,19 @@ def main(names):
                 "line_endings": line_endings(data),
                 "invalid_utf8": not is_utf8(data),
                 "must_keep": r["must_keep"],
-                "progress": dict(st, has_cr_redraws=st["cr_redraws"] > 0,
-                                 has_ansi=st["esc_bytes"] > 0),
+                "progress": dict(st, has_cr_redraws=st["cr_redraws"] > 0, has_ansi=st["esc_bytes"] > 0),
             }
             sys.stderr.write("  exit %s, %d bytes, %r\n" % (rc, len(data), st))
         manifest["recorded_on"] = {
             "os": scrub(sh(["uname", "-sm"], None, env).encode()).decode(),
             "terminal": "%dx%d, TERM=xterm-256color, LANG=C.UTF-8" % (COLS, ROWS),
-            "scrubbed": ["temporary project directory -> " + NEUTRAL_ROOT,
-                         "$HOME -> " + NEUTRAL_HOME, "hostname -> host",
-                         "npm registry host -> npm-registry.invalid",
-                         "PyPI hosts -> pypi.invalid, pypi-files.invalid"],
+            "scrubbed": [
+                "temporary project directory -> " + NEUTRAL_ROOT,
+                "$HOME -> " + NEUTRAL_HOME,
+                "hostname -> host",
+                "npm registry host -> npm-registry.invalid",
+                "PyPI hosts -> pypi.invalid, pypi-files.invalid",
+            ],
         }
         manifest["logs"] = dict(sorted(manifest["logs"].items()))
         with open(MANIFEST, "w") as f:
