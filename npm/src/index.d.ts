@@ -917,6 +917,78 @@ export class StreamingBounder {
   free(): void;
 }
 
+// ------------------------------------------------------------------- search
+
+/** Options of a search (the run's limits by default, checked as a run checks them). */
+export interface SearchOptions {
+  /** Lines of context before and after each matching line (`grep -C`); below `maxLines`. Default 0. */
+  context?: number;
+  /** The most lines of the text, notice included (at least 2). Default 400. */
+  maxLines?: number;
+  /** The most bytes of the text, notice included (at least 80). Default 16384. */
+  maxBytes?: number;
+  /** Match letters of either case (`grep -i`). Default false. */
+  ignoreCase?: boolean;
+}
+
+/** The matching lines of a search, bounded, with exact counts. */
+export interface SearchResult {
+  /** `N:text` for a matching line, `N-text` for context, `--` between groups, then the notice when one is needed. */
+  text: string;
+  /** Whether a line of the full `grep` output is not shown, or shown in part. */
+  truncated: boolean;
+  /** Lines of the input (a final run without `\n` counts as a line). */
+  totalLines: number;
+  /** Bytes of the input. */
+  totalBytes: number;
+  /** Lines that matched, shown or not. */
+  matchedLines: number;
+  /** Matching lines shown, whole or in part. */
+  shownLines: number;
+  /** Matching lines not shown. */
+  omittedLines: number;
+  /** The line shown in part, 1-based. */
+  partialLine: number | null;
+  /** Lines longer than 65536 bytes, matched on their first 65536 bytes only. */
+  longLines: number;
+  /** The first such line, 1-based. */
+  firstLongLine: number | null;
+  /** The path given to `finish`. */
+  spillPath: string | null;
+  /** `grep -n -E 'PATTERN' PATH`, listing every match, when a path was given. */
+  command: string | null;
+}
+
+/**
+ * Searches a saved output (a spill) for a pattern, from chunks of any size, in
+ * memory bounded by the limits.
+ */
+export class Searcher {
+  /** @throws {DoryWireError} `invalid_argument` (argument `pattern` or `context`), `invalid_limits` */
+  constructor(pattern: string, options?: SearchOptions);
+  /** Feeds the next bytes. @throws {DoryWireError} `invalid_state` after `finish` */
+  push(chunk: Uint8Array): void;
+  /** Bytes held: bounded by the options. */
+  readonly bufferedBytes: number;
+  /** Ends the input; `path` is where the output is saved (the notice's grep command reads it). */
+  finish(path?: string | null): SearchResult;
+  /** Releases the WebAssembly memory now (optional). */
+  free(): void;
+}
+
+/** Options of `searchChunks`: a search's, and the path the output is saved at. */
+export interface SearchChunksOptions extends SearchOptions {
+  /** Where the output is saved: the notice's grep command reads it. */
+  path?: string | null;
+}
+
+/** Searches an (async) iterable of Uint8Array chunks, e.g. `fs.createReadStream(path)`. */
+export function searchChunks(
+  chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+  pattern: string,
+  options?: SearchChunksOptions,
+): Promise<SearchResult>;
+
 // ---------------------------------------------------------------------- run
 
 /** One of a run's three views: each stream alone, or both in the order they arrived (what `2>&1` gives). */

@@ -41,6 +41,7 @@ mod preview;
 mod reader;
 mod run;
 mod run_machine;
+mod search;
 mod text;
 mod transcript;
 
