@@ -11,6 +11,7 @@ import * as api from "/dist/web/index.js";
 import {
   checkConversation,
   checkRun,
+  checkSearch,
   checkRunConversation,
   chunkings,
   compareJs,
@@ -27,7 +28,7 @@ import {
 import { vectorWriter } from "/test/preview-lib.mjs";
 
 async function run() {
-  const result = { decodePassed: 0, conversationsPassed: 0, runsPassed: 0, runConversationsPassed: 0, failures: [], previews: {}, runs: {}, fetched: null, beforeInit: null };
+  const result = { decodePassed: 0, conversationsPassed: 0, runsPassed: 0, runConversationsPassed: 0, searchesPassed: 0, unknownKinds: [], failures: [], previews: {}, runs: {}, fetched: null, beforeInit: null };
   try {
     new api.Reader("exec");
   } catch (e) {
@@ -73,6 +74,10 @@ async function run() {
       if (problems.length) result.failures.push(...problems.map((p) => `${v.name}: ${p}`));
       else result.runsPassed++;
       result.runs[v.name] = playRun(api, v, runItems(v));
+    } else if (v.kind === "search") {
+      const problems = checkSearch(api, v);
+      if (problems.length) result.failures.push(...problems.map((p) => `${v.name}: ${p}`));
+      else result.searchesPassed++;
     } else if (v.kind === "preview") {
       try {
         const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined, spillId: v.spill_id ?? "0123456789abcdef0123456789abcdef" };
@@ -80,6 +85,8 @@ async function run() {
       } catch (e) {
         result.previews[v.name] = { error: e.code ?? String(e) };
       }
+    } else {
+      result.unknownKinds.push(`${v.name}: ${v.kind}`);
     }
   }
   // A real streamed fetch body, read through iterEvents with the Response.

@@ -122,6 +122,10 @@ test("the browser build decodes in headless Chromium", async (t) => {
   const runVectors = vectors.filter((v) => v.kind === "run");
   assert.ok(runVectors.length > 0);
   assert.equal(result.runsPassed, runVectors.length);
+  assert.deepEqual(result.unknownKinds, [], "a vector kind the browser runner does not know");
+  const searches = vectors.filter((v) => v.kind === "search").length;
+  assert.ok(searches >= 20, `at least 20 search vectors, found ${searches}`);
+  assert.equal(result.searchesPassed, searches);
   // The browser's run previews are byte for byte those of Node.
   for (const v of runVectors) assert.deepEqual(result.runs[v.name], playRun(api, v, runItems(v)), v.name);
 

@@ -1238,3 +1238,82 @@ export function checkRunConversation(v, played) {
   if (!resultOk) problems.push(`result\n    expected ${show(expectedResult)}\n    got      ${show(played.result)}`);
   return problems;
 }
+
+// ---- kind "search" (docs/VECTORS.md): a saved output through a Searcher
+
+const SEARCH_FIELDS = {
+  text: "text",
+  truncated: "truncated",
+  total_lines: "totalLines",
+  total_bytes: "totalBytes",
+  matched_lines: "matchedLines",
+  shown_lines: "shownLines",
+  omitted_lines: "omittedLines",
+  partial_line: "partialLine",
+  long_lines: "longLines",
+  first_long_line: "firstLongLine",
+  spill_path: "spillPath",
+  command: "command",
+};
+
+/** The result of a search vector over `chunks`, in the vectors' shape (snake_case keys). */
+export function playSearch(api, v, chunks) {
+  const options = {};
+  if (v.context !== undefined) options.context = v.context;
+  if (v.max_lines !== undefined) options.maxLines = v.max_lines;
+  if (v.max_bytes !== undefined) options.maxBytes = v.max_bytes;
+  if (v.ignore_case !== undefined) options.ignoreCase = v.ignore_case;
+  let searcher;
+  try {
+    searcher = new api.Searcher(v.pattern, options);
+  } catch (e) {
+    if (!(e instanceof api.DoryWireError)) throw e;
+    const error = { code: e.code };
+    if (e.argument !== undefined) error.argument = e.argument;
+    return { error };
+  }
+  for (const chunk of chunks) searcher.push(chunk);
+  const r = searcher.finish(v.path ?? null);
+  const out = {};
+  for (const [key, field] of Object.entries(SEARCH_FIELDS)) out[key] = r[field];
+  return out;
+}
+
+/** Deep equality of JSON values, whatever the order of object keys. */
+function sameJson(a, b) {
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return a === b;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  return ka.length === Object.keys(b).length && ka.every((k) => Object.hasOwn(b, k) && sameJson(a[k], b[k]));
+}
+
+/**
+ * What is wrong with a search vector's result against `expect`: fed whole,
+ * byte by byte and at the Rust runner's seeded splits (the same each time),
+ * the keys of `expect`, both limits.
+ */
+export function checkSearch(api, v, expect = v.expect) {
+  const data = vectorInput(v);
+  const whole = playSearch(api, v, [data]);
+  const problems = [];
+  const splits = [["bytewise", Array.from({ length: Math.max(0, data.length - 1) }, (_, i) => i + 1)]];
+  const rng = new SplitMix64(BigInt(0x5ea4) ^ BigInt(data.length));
+  for (let i = 0; i < 8; i++) {
+    const cuts = rng.cuts(data.length, 6);
+    splits.push([`cuts ${cuts}`, cuts]);
+  }
+  for (const [how, cuts] of splits) {
+    if (!sameJson(playSearch(api, v, splitAt(data, cuts)), whole)) problems.push(`${how}: differs from the whole input`);
+  }
+  if (Object.keys(expect).length === 0) problems.push("expect is empty");
+  for (const [key, want] of Object.entries(expect)) {
+    const got = whole[key];
+    if (!sameJson(got, want)) problems.push(`${key}: got ${JSON.stringify(got)} expected ${JSON.stringify(want)}`);
+  }
+  if (typeof whole.text === "string") {
+    const bytes = new TextEncoder().encode(whole.text).length;
+    const lines = whole.text.split("\n").length - 1;
+    if (bytes > (v.max_bytes ?? 16384) || lines > (v.max_lines ?? 400)) problems.push("the text is over the limits");
+  }
+  return problems;
+}

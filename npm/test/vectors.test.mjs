@@ -10,7 +10,8 @@
 // (without losses or a stderr section) bound() of that view's bytes; every
 // run-conversation vector is played through a Run, its bodies fed whole,
 // byte by byte and at seeded random splits (the same requests, steps,
-// actions and result each time).
+// actions and result each time); every search vector goes through a
+// Searcher whole, byte by byte and at the Rust runner's seeded splits.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import * as api from "dory-wire";
@@ -20,6 +21,7 @@ import {
   checkConversation,
   checkRun,
   checkRunConversation,
+  checkSearch,
   chunkings,
   compareJs,
   conversationSplits,
@@ -40,6 +42,7 @@ const previewVectors = vectors.filter((v) => v.kind === "preview");
 const conversationVectors = vectors.filter((v) => v.kind === "conversation");
 const runVectors = vectors.filter((v) => v.kind === "run");
 const runConversationVectors = vectors.filter((v) => v.kind === "run-conversation");
+const searchVectors = vectors.filter((v) => v.kind === "search");
 
 test("vectors are found", () => {
   assert.ok(vectors.length > 0, "no vector found below tests/vectors");
@@ -48,12 +51,14 @@ test("vectors are found", () => {
   for (const v of vectors) {
     assert.ok(!names.has(v.name), `duplicate vector name ${v.name}`);
     names.add(v.name);
-    assert.ok(["decode", "preview", "conversation", "run", "run-conversation"].includes(v.kind), `${v.name}: unknown kind ${v.kind}`);
+    assert.ok(["decode", "preview", "conversation", "run", "run-conversation", "search"].includes(v.kind), `${v.name}: unknown kind ${v.kind}`);
   }
   // docs/VECTORS.md: every runner fails with fewer than 40 conversations.
   assert.ok(conversationVectors.length >= 40, `at least 40 conversation vectors, found ${conversationVectors.length}`);
   // docs/VECTORS.md: at least 15 run vectors.
   assert.ok(runVectors.length >= 15, `at least 15 run vectors, found ${runVectors.length}`);
+  // docs/VECTORS.md: at least 20 search vectors.
+  assert.ok(searchVectors.length >= 20, `at least 20 search vectors, found ${searchVectors.length}`);
   // docs/VECTORS.md: at least 25 run-conversation vectors.
   assert.ok(runConversationVectors.length >= 25, `at least 25 run-conversation vectors, found ${runConversationVectors.length}`);
   const shown = (f) => runVectors.some((v) => v.expect.combined !== undefined && f(v));
@@ -114,6 +119,26 @@ for (const v of conversationVectors) {
     assert.deepEqual(failures, [], `${v.name}:\n${failures.join("\n")}`);
   });
 }
+
+for (const v of searchVectors) {
+  test(`search ${v.file} ${v.name}`, () => {
+    const problems = checkSearch(api, v);
+    assert.deepEqual(problems, [], `${v.name}:\n  ${problems.join("\n  ")}`);
+  });
+}
+
+test("the search runner can fail: a wrong text, count or error expectation is reported", () => {
+  const v = searchVectors.find((x) => x.expect.text !== undefined && x.expect.truncated);
+  assert.ok(v, "a search vector that is cut");
+  assert.deepEqual(checkSearch(api, v), []);
+  assert.match(checkSearch(api, v, { ...v.expect, text: "not this" }).join("\n"), /^text: got /);
+  assert.deepEqual(checkSearch(api, v, { matched_lines: 12345 }), [`matched_lines: got ${v.expect.matched_lines} expected 12345`]);
+  assert.ok(checkSearch(api, v, { error: { code: "invalid_argument" } }).length > 0);
+  const failing = searchVectors.find((x) => x.expect.error !== undefined);
+  assert.deepEqual(checkSearch(api, failing), []);
+  assert.ok(checkSearch(api, failing, { text: "" }).length > 0);
+  assert.ok(checkSearch(api, v, {}).length > 0);
+});
 
 for (const v of runVectors) {
   test(`run ${v.file} ${v.name}`, () => {

@@ -15,7 +15,9 @@ expected fields, both limits, and each view without loss or stderr section
 equal to ``bound()`` of that view's bytes. A run-conversation vector is
 played through a :class:`dory_wire.Run` — its requests, steps, spill and hook
 actions and result — whole, byte by byte and at the Rust runner's seeded
-splits, each the same.
+splits, each the same. A search vector is searched through a
+:class:`dory_wire.Searcher` whole, byte by byte and at seeded splits, each
+the same and equal to its expectation.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from vectors import (
     play_run_conversation,
     run_conversation_problems,
     run_problems,
+    search_problems,
 )
 
 import dory_wire as dw
@@ -49,6 +52,7 @@ PREVIEW = [(vid, v) for vid, v in VECTORS if v.get("kind") == "preview"]
 CONVERSATION = [(vid, v) for vid, v in VECTORS if v.get("kind") == "conversation"]
 RUN = [(vid, v) for vid, v in VECTORS if v.get("kind") == "run"]
 RUN_CONVERSATION = [(vid, v) for vid, v in VECTORS if v.get("kind") == "run-conversation"]
+SEARCH = [(vid, v) for vid, v in VECTORS if v.get("kind") == "search"]
 SEEDS = range(5)
 # VECTORS.md: every runner fails with fewer conversation vectors.
 MIN_CONVERSATIONS = 40
@@ -56,6 +60,8 @@ MIN_CONVERSATIONS = 40
 MIN_RUNS = 15
 # VECTORS.md: at least 25 run-conversation vectors.
 MIN_RUN_CONVERSATIONS = 25
+# VECTORS.md: at least 20 search vectors.
+MIN_SEARCHES = 20
 
 
 def test_vectors_are_found() -> None:
@@ -71,6 +77,7 @@ def test_vectors_are_found() -> None:
         f"at least {MIN_RUN_CONVERSATIONS} expected"
     )
     assert len(RUN) >= MIN_RUNS, f"only {len(RUN)} run vectors below {VECTOR_DIR}"
+    assert len(SEARCH) >= MIN_SEARCHES, f"only {len(SEARCH)} search vectors below {VECTOR_DIR}"
 
 
 def test_vector_names_are_unique_and_kinds_known() -> None:
@@ -79,7 +86,7 @@ def test_vector_names_are_unique_and_kinds_known() -> None:
     assert not duplicates, f"duplicate vector names: {duplicates}"
     unknown = sorted(
         {str(v.get("kind")) for _, v in VECTORS}
-        - {"decode", "preview", "conversation", "run", "run-conversation"}
+        - {"decode", "preview", "conversation", "run", "run-conversation", "search"}
     )
     assert not unknown, f"unknown vector kinds: {unknown}"
 
@@ -248,6 +255,30 @@ def test_conversation_vector(vid: str, vector: dict[str, Any]) -> None:
     assert {k: into[k] for k in ("requests", "decisions", "cursor", "proc_id", "state")} == {
         k: whole[k] for k in ("requests", "decisions", "cursor", "proc_id", "state")
     }
+
+
+@pytest.mark.parametrize(("vid", "vector"), SEARCH, ids=[vid for vid, _ in SEARCH])
+def test_search_vector(vid: str, vector: dict[str, Any]) -> None:
+    problems = search_problems(vector, vector["expect"])
+    assert not problems, "\n".join(problems)
+
+
+def test_the_search_runner_can_fail() -> None:
+    # A wrong text, a wrong count, an error where there is a result and a
+    # result where there is an error are each reported.
+    vector = next(v for _, v in SEARCH if "text" in v["expect"])
+    assert not search_problems(vector, vector["expect"])
+    assert any(
+        p.startswith("text:")
+        for p in search_problems(vector, {**vector["expect"], "text": "not this"})
+    )
+    assert search_problems(vector, {"matched_lines": 12345}) == [
+        f"matched_lines: got {vector['expect']['matched_lines']} expected 12345"
+    ]
+    assert search_problems(vector, {"error": {"code": "invalid_argument"}})
+    failing = next(v for _, v in SEARCH if "error" in v["expect"])
+    assert search_problems(failing, {"text": ""})
+    assert search_problems(vector, {})
 
 
 @pytest.mark.parametrize(("vid", "vector"), RUN, ids=[vid for vid, _ in RUN])

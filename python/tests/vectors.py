@@ -951,3 +951,83 @@ def run_conversation_problems(vector: dict[str, Any], played: dict[str, Any]) ->
     ):
         problems.append(f"result: expected {want_result}, got {got_result}")
     return problems
+
+
+# ---- kind "search" (VECTORS.md): a saved output searched through a Searcher
+
+SEARCH_FIELDS = (
+    "text",
+    "truncated",
+    "total_lines",
+    "total_bytes",
+    "matched_lines",
+    "shown_lines",
+    "omitted_lines",
+    "partial_line",
+    "long_lines",
+    "first_long_line",
+    "spill_path",
+    "command",
+)
+
+
+def search_input(vector: dict[str, Any]) -> bytes:
+    if "input_b64" in vector:
+        return base64.b64decode(vector["input_b64"], validate=True)
+    return str(vector["input"]).encode("utf-8")
+
+
+def search(vector: dict[str, Any], chunks: list[Any]) -> dict[str, Any]:
+    """The result of the vector's search over `chunks`, as VECTORS.md's JSON."""
+    options = {
+        k: vector[k] for k in ("context", "max_lines", "max_bytes", "ignore_case") if k in vector
+    }
+    try:
+        searcher = dw.Searcher(vector["pattern"], **options)
+    except dw.DoryWireError as err:
+        error: dict[str, Any] = {"code": err.code}
+        if isinstance(err, dw.InvalidArgument):
+            error["argument"] = err.argument
+        return {"error": error}
+    for chunk in chunks:
+        searcher.push(chunk)
+    result = searcher.finish(vector.get("path"))
+    return {field: getattr(result, field) for field in SEARCH_FIELDS}
+
+
+def search_problems(vector: dict[str, Any], expect: dict[str, Any]) -> list[str]:
+    """What is wrong with the search of `vector` against `expect`: fed whole,
+    byte by byte and at seeded splits (the same result each time), the keys
+    of `expect`, both limits."""
+    from splitmix import SplitMix64
+
+    data = search_input(vector)
+    splits: list[tuple[str, list[Any]]] = [
+        ("bytewise", [data[i : i + 1] for i in range(len(data))])
+    ]
+    rng = SplitMix64(0x5EA4 ^ len(data))  # the seed of the Rust search runner
+    kinds = (bytes, bytearray, memoryview)
+    for _ in range(8):
+        cuts = rng.cuts(len(data), 6)
+        bounds = [0, *cuts, len(data)]
+        chunks = [kinds[i % 3](data[a:b]) for i, (a, b) in enumerate(zip(bounds, bounds[1:]))]
+        splits.append((f"cuts {cuts}", chunks))
+    whole = search(vector, [data])
+    problems = [
+        f"{name}: differs from the whole input"
+        for name, chunks in splits
+        if search(vector, chunks) != whole
+    ]
+    if not expect:
+        problems.append("expect is empty")
+    for key, want in expect.items():
+        got = whole.get(key, "<missing>")
+        if got != want:
+            problems.append(f"{key}: got {got!r} expected {want!r}")
+    text = whole.get("text")
+    if isinstance(text, str) and (
+        len(text.encode()) > vector.get("max_bytes", dw.DEFAULT_RUN_MAX_BYTES)
+        or text.count("\n") > vector.get("max_lines", dw.DEFAULT_RUN_MAX_LINES)
+    ):
+        problems.append("the text is over the limits")
+    return problems

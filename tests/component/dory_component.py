@@ -114,6 +114,7 @@ INTERFACES = {
     "run-bounder": "run",
     "run-pending": "run",
     "run": "run-machine",
+    "searcher": "search",
 }
 FOLLOW_OPTIONS = (
     "follow",

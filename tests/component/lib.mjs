@@ -313,6 +313,61 @@ export function previewApi(mod) {
   };
 }
 
+/**
+ * The search API of the npm package (`Searcher`, `DoryWireError`) on top of
+ * the component's `searcher`, so that the npm package's own search checks
+ * (`checkSearch`) run unchanged against it.
+ */
+export function searchApi(mod) {
+  class DoryWireError extends Error {
+    constructor(err) {
+      super(err.message);
+      this.code = err.code;
+      const argument = err.fields.find((f) => f.name === "argument");
+      if (argument !== undefined) this.argument = argument.value.val;
+    }
+  }
+  const opt = (n) => (n === undefined || n === null ? null : num(n));
+  return {
+    DoryWireError,
+    Searcher: class {
+      constructor(pattern, { context = 0, maxLines = 400, maxBytes = 16384, ignoreCase = false } = {}) {
+        try {
+          this.inner = mod.search.Searcher.create(pattern, {
+            context: BigInt(context),
+            maxLines: BigInt(maxLines),
+            maxBytes: BigInt(maxBytes),
+            ignoreCase,
+          });
+        } catch (err) {
+          if (isWitError(err)) throw new DoryWireError(err);
+          throw err;
+        }
+      }
+      push(chunk) {
+        this.inner.push(chunk);
+      }
+      finish(path) {
+        const r = mod.search.Searcher.finish(this.inner, path ?? undefined);
+        return {
+          text: r.text,
+          truncated: r.truncated,
+          totalLines: num(r.totalLines),
+          totalBytes: num(r.totalBytes),
+          matchedLines: num(r.matchedLines),
+          shownLines: num(r.shownLines),
+          omittedLines: num(r.omittedLines),
+          partialLine: opt(r.partialLine),
+          longLines: num(r.longLines),
+          firstLongLine: opt(r.firstLongLine),
+          spillPath: r.spillPath ?? null,
+          command: r.command ?? null,
+        };
+      }
+    },
+  };
+}
+
 // -- conversations (docs/VECTORS.md, "kind conversation") ---------------------
 
 const MS = 1_000_000n; // nanoseconds in a millisecond

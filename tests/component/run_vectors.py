@@ -22,7 +22,9 @@ vectors drive the exported `run` resource (docs/VECTORS.md, "kind
 run-conversation"): requests and steps compared, responses played with their
 bodies whole, byte by byte and at seeded random splits (the same play every
 time), the actions done by a recording spill writer and output hook, and the
-result compared. Last, wrong expectations of each kind must be reported (the
+result compared. Search vectors go through the exported `searcher` whole,
+byte by byte (inputs up to 8 KiB) and at the Rust runner's seeded splits,
+the same result every time, equal to their expectation. Last, wrong expectations of each kind must be reported (the
 runner can fail).
 
     python tests/component/run_vectors.py      (prints "N passed, N failed")
@@ -1079,6 +1081,69 @@ def check_run_conversation(dw: DoryWire, v: dict[str, Any]) -> None:
         assert played == reference, f"{how}: differs from the whole bodies: {played}"
 
 
+SEARCH_FIELDS = (
+    "text",
+    "truncated",
+    "total_lines",
+    "total_bytes",
+    "matched_lines",
+    "shown_lines",
+    "omitted_lines",
+    "partial_line",
+    "long_lines",
+    "first_long_line",
+    "spill_path",
+    "command",
+)
+# Inputs longer than this are not fed byte by byte (one call per byte).
+SEARCH_BYTEWISE_LIMIT = 8192
+
+
+def search(dw: DoryWire, v: dict[str, Any], chunks: list[bytes]) -> dict[str, Any]:
+    """A search vector's result over `chunks`, in the vectors' shape."""
+    options = record(
+        context=v.get("context", 0),
+        max_lines=v.get("max_lines", 400),
+        max_bytes=v.get("max_bytes", 16384),
+        ignore_case=v.get("ignore_case", False),
+    )
+    ok, searcher = result(dw.static("searcher", "create", v["pattern"], options))
+    if not ok:
+        error: dict[str, Any] = {"code": searcher.code}
+        for f in searcher.fields:
+            if f.name == "argument":
+                error["argument"] = f.value.payload if isinstance(f.value, Variant) else f.value
+        return {"error": error}
+    for chunk in chunks:
+        dw.method("searcher", "push", searcher, chunk)
+    got = dw.static("searcher", "finish", searcher, v.get("path"))
+    return {name: field(got, name) for name in SEARCH_FIELDS}
+
+
+def check_search(dw: DoryWire, v: dict[str, Any]) -> None:
+    """Whole, byte by byte (small inputs) and at the Rust runner's seeded
+    splits: the same result, equal to the keys of `expect`, within both limits."""
+    data = base64.b64decode(v["input_b64"], validate=True) if "input_b64" in v else v["input"].encode("utf-8")
+    whole = search(dw, v, [data])
+    splits = []
+    if len(data) <= SEARCH_BYTEWISE_LIMIT:
+        splits.append(("bytewise", [data[i : i + 1] for i in range(len(data))]))
+    rng = SplitMix64(0x5EA4 ^ len(data))
+    for _ in range(8):
+        cuts = rng.cuts(len(data), 6)
+        bounds = [0, *cuts, len(data)]
+        splits.append((f"cuts {cuts}", [data[a:b] for a, b in zip(bounds, bounds[1:])]))
+    for how, chunks in splits:
+        assert search(dw, v, chunks) == whole, f"{how}: differs from the whole input"
+    assert v["expect"], "expect is empty"
+    for key, want in v["expect"].items():
+        assert whole.get(key, "<missing>") == want, f"{key}: got {whole.get(key, '<missing>')!r} expected {want!r}"
+    text = whole.get("text")
+    if isinstance(text, str):
+        assert len(text.encode()) <= v.get("max_bytes", 16384), "over max_bytes"
+        assert text.count("\n") <= v.get("max_lines", 400), "over max_lines"
+
+
 def the_runner_can_fail(dw: DoryWire, vectors: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Wrong expectations of each kind are reported: the problems of a runner
     that passed one (an empty list when every wrong expectation failed)."""
@@ -1091,6 +1156,8 @@ def the_runner_can_fail(dw: DoryWire, vectors: list[tuple[str, dict[str, Any]]])
     pre = first("preview", lambda v: "preview" in v["expect"])
     conv = first("conversation", lambda v: v["exchanges"][-1]["decision"]["type"] == "done")
     rc = first("run-conversation", lambda v: v["name"] == "run-output-cut-mid-frame-resumes-from-the-cursor")
+    sea = first("search", lambda v: "text" in v["expect"] and v["expect"]["truncated"])
+    bad = first("search", lambda v: "error" in v["expect"])
     cases: list[tuple[str, Any, dict[str, Any], Any]] = [
         ("a wrong combined preview", check_run, run, lambda w: w["expect"]["combined"].update(preview="not this")),
         ("wrong stdout lost bytes", check_run, run, lambda w: w["expect"]["stdout"].update(lost_bytes=12345)),
@@ -1139,6 +1206,10 @@ def the_runner_can_fail(dw: DoryWire, vectors: list[tuple[str, dict[str, Any]]])
         ),
         ("a wrong run state", check_run_conversation, rc, lambda w: w["expect"].update(state="cancelled")),
         ("a spill too few", check_run_conversation, rc, lambda w: w["expect"]["spills"].pop("stdout")),
+        ("a wrong search text", check_search, sea, lambda w: w["expect"].update(text="not this")),
+        ("a wrong match count", check_search, sea, lambda w: w["expect"].update(matched_lines=12345)),
+        ("an error for a search result", check_search, sea, lambda w: w.update(expect={"error": {"code": "x"}})),
+        ("a result for a search error", check_search, bad, lambda w: w.update(expect={"text": ""})),
     ]
     problems = []
     for what, check, vector, edit in cases:
@@ -1161,11 +1232,13 @@ def main() -> int:
         for v in json.loads(path.read_text(encoding="utf-8"))["vectors"]:
             vectors.append((f"{path.relative_to(VECTOR_DIR)}::{v['name']}", v))
     kinds = {v.get("kind") for _, v in vectors}
-    assert {"decode", "preview", "conversation", "run", "run-conversation"} <= kinds, (
+    assert {"decode", "preview", "conversation", "run", "run-conversation", "search"} <= kinds, (
         f"vectors missing: found kinds {kinds}"
     )
     count = sum(v["kind"] == "run-conversation" for _, v in vectors)
     assert count >= 25, f"at least 25 run-conversation vectors, found {count}"
+    count = sum(v["kind"] == "search" for _, v in vectors)
+    assert count >= 20, f"at least 20 search vectors, found {count}"
     passed = failed = 0
     for vid, v in vectors:
         try:
@@ -1179,6 +1252,8 @@ def main() -> int:
                 check_run(dw, v)
             elif v["kind"] == "run-conversation":
                 check_run_conversation(dw, v)
+            elif v["kind"] == "search":
+                check_search(dw, v)
             else:
                 raise AssertionError(f"unknown kind {v['kind']!r}")
             passed += 1

@@ -19,14 +19,16 @@
 // "kind run-conversation"): requests and steps compared, responses played
 // with their bodies whole, byte by byte and at seeded random splits (the same
 // play every time), the actions done by a recording spill writer and output
-// hook, and the result compared. Last, wrong expectations of each kind must
+// hook, and the result compared. Search vectors run the npm package's own
+// check (whole, byte by byte, seeded splits) against the exported searcher.
+// Last, wrong expectations of each kind must
 // be reported (the runner can fail).
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
 import { loadVectors } from "../../npm/test/helpers.mjs";
 import { checkPreviewVector } from "../../npm/test/preview-lib.mjs";
-import { chunkings, vectorBody } from "../../npm/test/vector-lib.mjs";
+import { checkSearch, chunkings, vectorBody } from "../../npm/test/vector-lib.mjs";
 import {
   big,
   CONVERSATION_SPLITS,
@@ -41,6 +43,7 @@ import {
   previewApi,
   runConversationProblems,
   same,
+  searchApi,
 } from "./lib.mjs";
 
 const mod = await loadComponent();
@@ -50,6 +53,7 @@ const preview = vectors.filter((v) => v.kind === "preview");
 const conversation = vectors.filter((v) => v.kind === "conversation");
 const run = vectors.filter((v) => v.kind === "run");
 const runConversation = vectors.filter((v) => v.kind === "run-conversation");
+const search = vectors.filter((v) => v.kind === "search");
 
 test("the vectors are found", () => {
   assert.ok(decode.length > 0, "no decode vectors");
@@ -57,8 +61,28 @@ test("the vectors are found", () => {
   assert.ok(conversation.length > 0, "no conversation vectors");
   assert.ok(run.length > 0, "no run vectors");
   assert.ok(runConversation.length >= 25, `at least 25 run-conversation vectors, found ${runConversation.length}`);
+  assert.ok(search.length >= 20, `at least 20 search vectors, found ${search.length}`);
   const kinds = new Set(vectors.map((v) => v.kind));
-  assert.deepEqual([...kinds].sort(), ["conversation", "decode", "preview", "run", "run-conversation"], "a kind this runner does not know");
+  assert.deepEqual([...kinds].sort(), ["conversation", "decode", "preview", "run", "run-conversation", "search"], "a kind this runner does not know");
+});
+
+const searching = searchApi(mod);
+for (const v of search) {
+  test(`search ${v.name}, whole, byte by byte and at the Rust runner's splits`, () => {
+    const problems = checkSearch(searching, v);
+    assert.deepEqual(problems, [], `${v.name}:\n  ${problems.join("\n  ")}`);
+  });
+}
+
+test("the search runner can fail: a wrong text, count or error expectation is reported", () => {
+  const v = search.find((x) => x.expect.text !== undefined && x.expect.truncated);
+  assert.deepEqual(checkSearch(searching, v), []);
+  assert.match(checkSearch(searching, v, { ...v.expect, text: "not this" }).join("\n"), /^text: got /);
+  assert.ok(checkSearch(searching, v, { matched_lines: 12345 }).length > 0);
+  assert.ok(checkSearch(searching, v, { error: { code: "invalid_argument" } }).length > 0);
+  const failing = search.find((x) => x.expect.error !== undefined);
+  assert.deepEqual(checkSearch(searching, failing), []);
+  assert.ok(checkSearch(searching, failing, { text: "" }).length > 0);
 });
 
 for (const file of [...new Set(decode.map((v) => v.file))]) {

@@ -18,6 +18,9 @@ format of VECTORS.md, not about decoding (the runners do that):
   exactly from the stream's cursor (overlap already trimmed), the expected
   cursor is where the events leave it, an `exited` end matches the last `exit`
   event, setup logs never show stderr;
+- `search` vectors have a pattern, an input, known options and an
+  expectation with known keys whose counts add up (at least 20, showing a
+  whole result, a cut, context, no match, a long line and an error);
 - `preview` vectors have an input and an expectation (their own checks live with
   the preview runners); an expected error has a code of the core.
 
@@ -139,6 +142,34 @@ RUN_VIEW_KEYS = {
     "spill_path",
     "spill_error",
 }
+SEARCH_KEYS = {
+    "name",
+    "kind",
+    "pattern",
+    "input",
+    "input_b64",
+    "context",
+    "max_lines",
+    "max_bytes",
+    "ignore_case",
+    "path",
+    "expect",
+}
+SEARCH_EXPECT_KEYS = {
+    "text",
+    "truncated",
+    "total_lines",
+    "total_bytes",
+    "matched_lines",
+    "shown_lines",
+    "omitted_lines",
+    "partial_line",
+    "long_lines",
+    "first_long_line",
+    "spill_path",
+    "command",
+}
+SEARCH_ERROR_CODES = {"invalid_argument", "invalid_limits"}
 PREVIEW_KEYS = {"name", "kind", "input", "input_b64", "max_lines", "max_bytes", "spill", "hint", "expect"}
 
 EVENT_KEYS = {
@@ -207,7 +238,9 @@ class Checker:
             "run": set(),
             "run_step": set(),
             "run_cancel": set(),
+            "search": set(),
         }
+        self.searches = 0
         self.runs = 0
         self.run_conversations = 0
 
@@ -262,6 +295,8 @@ class Checker:
                 self.check_run(where, v)
             elif kind == "run-conversation":
                 self.check_run_conversation(where, v)
+            elif kind == "search":
+                self.check_search(where, v)
             else:
                 self.err(where, f"unknown kind {kind!r}")
 
@@ -281,6 +316,59 @@ class Checker:
                 self.err(where, f"a preview error must be one of {sorted(PREVIEW_ERROR_CODES)}, got {code!r}")
             else:
                 self.seen["code"].add(code)
+
+    def check_search(self, where, v):
+        """The format of kind "search" (VECTORS.md)."""
+        self.searches += 1
+        unknown = set(v) - SEARCH_KEYS
+        if unknown:
+            self.err(where, f"unknown keys {sorted(unknown)}")
+        if ("input" in v) == ("input_b64" in v):
+            self.err(where, "exactly one of input / input_b64 is required")
+        elif "input_b64" in v and strict_b64(v["input_b64"]) is None:
+            self.err(where, "input_b64 is not strict base64")
+        if not isinstance(v.get("pattern"), str):
+            self.err(where, "pattern must be a string")
+        for key in ("context", "max_lines", "max_bytes"):
+            if key in v and not is_u64(v[key]):
+                self.err(where, f"{key} must be a non-negative integer")
+        if "ignore_case" in v and not isinstance(v["ignore_case"], bool):
+            self.err(where, "ignore_case must be a boolean")
+        if v.get("path") is not None and not isinstance(v["path"], str):
+            self.err(where, "path must be a string or null")
+        expect = v.get("expect")
+        if not isinstance(expect, dict) or not expect:
+            self.err(where, "expect must be a non-empty object")
+            return
+        if "error" in expect:
+            error = expect["error"]
+            if set(expect) != {"error"} or not isinstance(error, dict) or set(error) - {"code", "argument"}:
+                self.err(where, 'an error expect is {"error": {"code": ..., "argument": ...}} alone')
+            elif error.get("code") not in SEARCH_ERROR_CODES:
+                self.err(
+                    where, f"a search error must be one of {sorted(SEARCH_ERROR_CODES)}, got {error.get('code')!r}"
+                )
+            else:
+                self.seen["search"].add("error")
+            return
+        unknown = set(expect) - SEARCH_EXPECT_KEYS
+        if unknown:
+            self.err(where, f"unknown expect keys {sorted(unknown)}")
+        counts = [expect.get(k) for k in ("matched_lines", "shown_lines", "omitted_lines")]
+        if all(is_u64(c) for c in counts) and counts[0] != counts[1] + counts[2]:
+            self.err(where, "matched_lines must be shown_lines + omitted_lines")
+        text = expect.get("text")
+        if isinstance(text, str):
+            size = len(text.encode("utf-8"))
+            if size > v.get("max_bytes", 16384) or text.count("\n") > v.get("max_lines", 400):
+                self.err(where, "the expected text is over the limits")
+            self.seen["search"].add("truncated" if expect.get("truncated") else "whole")
+            if v.get("context"):
+                self.seen["search"].add("context")
+            if expect.get("matched_lines") == 0:
+                self.seen["search"].add("no_match")
+            if expect.get("long_lines"):
+                self.seen["search"].add("long_line")
 
     def check_run(self, where, v):
         self.runs += 1
@@ -670,9 +758,12 @@ class Checker:
             "run": {"stdout", "stderr", "lost", "stderr_section"},
             "run_step": RUN_STEPS,
             "run_cancel": {"with_request", "before_request"},
+            "search": {"whole", "truncated", "context", "no_match", "long_line", "error"},
         }
         if self.run_conversations < 25:
             self.err("coverage", f"only {self.run_conversations} run-conversation vectors (at least 25)")
+        if self.searches < 20:
+            self.err("coverage", f"only {self.searches} search vectors (at least 20)")
         if self.runs < 15:
             self.err("coverage", f"only {self.runs} run vectors (at least 15)")
         unknown_kinds = (

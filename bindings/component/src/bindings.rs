@@ -26562,6 +26562,924 @@ pub mod exports {
                         + 34 * ::core::mem::size_of::<*const u8>()],
                 );
             }
+            /// Searching a spill: the matching lines of a saved output (`grep -n`
+            /// style, with context), bounded like a run's preview, with an exact notice
+            /// of the matching lines not shown and the `grep -n -E` command that lists
+            /// them all. The component does no IO: the host reads the saved output and
+            /// pushes it in chunks of any size; memory stays bounded whatever the input.
+            ///
+            /// 1. `searcher.create` with the pattern and options;
+            /// 2. `push` each chunk;
+            /// 3. `searcher.finish`, with the path the output is saved at (for the
+            ///    notice's command).
+            #[allow(dead_code, async_fn_in_trait, unused_imports, clippy::all)]
+            pub mod search {
+                #[used]
+                #[doc(hidden)]
+                static __FORCE_SECTION_REF: fn() = super::super::super::super::__link_custom_section_describing_imports;
+                use super::super::super::super::_rt;
+                pub type Error = super::super::super::super::exports::dory::wire::types::Error;
+                /// The limits and switches of a search.
+                #[repr(C)]
+                #[derive(Clone, Copy)]
+                pub struct SearchOptions {
+                    /// Lines of context before and after each matching line (below `max-lines`).
+                    pub context: u64,
+                    /// The most lines of the text, notice included (at least 2; a run's default is 400).
+                    pub max_lines: u64,
+                    /// The most bytes of the text, notice included (at least 80; a run's default is 16384).
+                    pub max_bytes: u64,
+                    /// Match letters of either case (`grep -i`).
+                    pub ignore_case: bool,
+                }
+                impl ::core::fmt::Debug for SearchOptions {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("SearchOptions")
+                            .field("context", &self.context)
+                            .field("max-lines", &self.max_lines)
+                            .field("max-bytes", &self.max_bytes)
+                            .field("ignore-case", &self.ignore_case)
+                            .finish()
+                    }
+                }
+                /// The matching lines of a search, bounded, with exact counts.
+                #[derive(Clone)]
+                pub struct SearchResult {
+                    /// `N:text` for a matching line, `N-text` for context, `--` between
+                    /// groups, then the notice when one is needed.
+                    pub text: _rt::String,
+                    /// Whether a line of the full `grep` output is not shown, or shown in part.
+                    pub truncated: bool,
+                    /// Lines of the input (a final run without a newline counts as a line).
+                    pub total_lines: u64,
+                    /// Bytes of the input.
+                    pub total_bytes: u64,
+                    /// Lines that matched, shown or not.
+                    pub matched_lines: u64,
+                    /// Matching lines shown, whole or in part.
+                    pub shown_lines: u64,
+                    /// Matching lines not shown.
+                    pub omitted_lines: u64,
+                    /// The line shown in part, 1-based.
+                    pub partial_line: ::core::option::Option<u64>,
+                    /// Lines longer than 65536 bytes, matched on their first 65536 bytes only.
+                    pub long_lines: u64,
+                    /// The first such line, 1-based.
+                    pub first_long_line: ::core::option::Option<u64>,
+                    /// The path given to `finish`.
+                    pub spill_path: ::core::option::Option<_rt::String>,
+                    /// `grep -n -E 'PATTERN' PATH`, listing every match, when a path was given.
+                    pub command: ::core::option::Option<_rt::String>,
+                }
+                impl ::core::fmt::Debug for SearchResult {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("SearchResult")
+                            .field("text", &self.text)
+                            .field("truncated", &self.truncated)
+                            .field("total-lines", &self.total_lines)
+                            .field("total-bytes", &self.total_bytes)
+                            .field("matched-lines", &self.matched_lines)
+                            .field("shown-lines", &self.shown_lines)
+                            .field("omitted-lines", &self.omitted_lines)
+                            .field("partial-line", &self.partial_line)
+                            .field("long-lines", &self.long_lines)
+                            .field("first-long-line", &self.first_long_line)
+                            .field("spill-path", &self.spill_path)
+                            .field("command", &self.command)
+                            .finish()
+                    }
+                }
+                /// A streaming search of one saved output.
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct Searcher {
+                    handle: _rt::Resource<Searcher>,
+                }
+                impl Searcher {
+                    /// Creates a new resource from the specified representation.
+                    ///
+                    /// This function will create a new resource handle by moving `val` onto
+                    /// the heap and then passing that heap pointer to the component model to
+                    /// create a handle. The owned handle is then returned as `Searcher`.
+                    pub fn new<T: GuestSearcher>(val: T) -> Self {
+                        Self::type_guard::<T>();
+                        let rep = <T::Rep as wit_bindgen::rt::ResourceRep<
+                            T,
+                        >>::rep_new(val);
+                        unsafe {
+                            let ptr = T::resource_into_raw_(rep);
+                            Self::from_handle(T::_resource_new(ptr.cast()))
+                        }
+                    }
+                    /// Gets access to the underlying `T` which represents this resource.
+                    pub fn get<T: GuestSearcher>(&self) -> &T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    /// Gets mutable access to the underlying `T` which represents this
+                    /// resource.
+                    pub fn get_mut<T: GuestSearcher>(&mut self) -> &mut T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_mut(ptr)
+                        }
+                    }
+                    /// Consumes this resource and returns the underlying `T`.
+                    pub fn into_inner<T: GuestSearcher>(self) -> T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_take(ptr)
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn from_handle(handle: u32) -> Self {
+                        Self {
+                            handle: unsafe { _rt::Resource::from_handle(handle) },
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub fn take_handle(&self) -> u32 {
+                        _rt::Resource::take_handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    pub fn handle(&self) -> u32 {
+                        _rt::Resource::handle(&self.handle)
+                    }
+                    #[doc(hidden)]
+                    fn type_guard<T: wit_bindgen::rt::Resource>() {
+                        use core::any::TypeId;
+                        static mut LAST_TYPE: Option<TypeId> = None;
+                        unsafe {
+                            assert!(! cfg!(target_feature = "atomics"));
+                            let id = TypeId::of::<T>();
+                            match LAST_TYPE {
+                                Some(ty) => {
+                                    assert!(
+                                        ty == id, "cannot use two types with this resource type"
+                                    )
+                                }
+                                None => LAST_TYPE = Some(id),
+                            }
+                        }
+                    }
+                    #[doc(hidden)]
+                    pub unsafe fn dtor<T: GuestSearcher>(handle: *mut u8) {
+                        Self::type_guard::<T>();
+                        unsafe {
+                            let _rep = T::resource_from_raw_(handle.cast());
+                        }
+                    }
+                    fn as_ptr<T: GuestSearcher>(&self) -> *mut T::Rep {
+                        Searcher::type_guard::<T>();
+                        T::_resource_rep(self.handle()).cast()
+                    }
+                }
+                /// A borrowed version of [`Searcher`] which represents a borrowed value
+                /// with the lifetime `'a`.
+                #[derive(Debug)]
+                #[repr(transparent)]
+                pub struct SearcherBorrow<'a> {
+                    rep: *const u8,
+                    _marker: core::marker::PhantomData<&'a Searcher>,
+                }
+                impl<'a> SearcherBorrow<'a> {
+                    #[doc(hidden)]
+                    pub unsafe fn lift(rep: *const u8) -> Self {
+                        Self {
+                            rep,
+                            _marker: core::marker::PhantomData,
+                        }
+                    }
+                    /// Gets access to the underlying `T` in this resource.
+                    pub fn get<T: GuestSearcher>(&self) -> &'a T {
+                        let ptr = self.as_ptr::<T>();
+                        unsafe {
+                            <T::Rep as wit_bindgen::rt::ResourceRep<T>>::rep_as_ref(ptr)
+                        }
+                    }
+                    fn as_ptr<T: GuestSearcher>(&self) -> *const T::Rep {
+                        Searcher::type_guard::<T>();
+                        self.rep.cast()
+                    }
+                }
+                unsafe impl _rt::WasmResource for Searcher {
+                    #[inline]
+                    unsafe fn drop(_handle: u32) {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/search@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-drop]searcher"]
+                            fn drop(_: i32);
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn drop(_: i32) {
+                            unreachable!()
+                        }
+                        unsafe {
+                            drop(_handle as i32);
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_searcher_create_cabi<T_: GuestSearcher>(
+                    arg0: *mut u8,
+                    arg1: usize,
+                    arg2: i64,
+                    arg3: i64,
+                    arg4: i64,
+                    arg5: i32,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            let len0 = arg1;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg0.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::create(
+                                _rt::string_lift(bytes0),
+                                SearchOptions {
+                                    context: arg2 as u64,
+                                    max_lines: arg3 as u64,
+                                    max_bytes: arg4 as u64,
+                                    ignore_case: _rt::bool_lift(arg5 as u8),
+                                },
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result1 {
+                            Ok(e) => {
+                                *ptr2.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr2
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr2.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code3,
+                                    class_name: class_name3,
+                                    kind: kind3,
+                                    message: message3,
+                                    fields: fields3,
+                                } = e;
+                                let vec4 = (code3.into_bytes()).into_boxed_slice();
+                                let ptr4 = vec4.as_ptr().cast::<u8>();
+                                let len4 = vec4.len();
+                                ::core::mem::forget(vec4);
+                                *ptr2
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len4;
+                                *ptr2
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr4.cast_mut();
+                                let vec5 = (class_name3.into_bytes()).into_boxed_slice();
+                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                let len5 = vec5.len();
+                                ::core::mem::forget(vec5);
+                                *ptr2
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len5;
+                                *ptr2
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                                *ptr2
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind3.clone() as i32) as u8;
+                                let vec6 = (message3.into_bytes()).into_boxed_slice();
+                                let ptr6 = vec6.as_ptr().cast::<u8>();
+                                let len6 = vec6.len();
+                                ::core::mem::forget(vec6);
+                                *ptr2
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len6;
+                                *ptr2
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr6.cast_mut();
+                                let vec13 = fields3;
+                                let len13 = vec13.len();
+                                let layout13 = _rt::alloc::Layout::from_size_align(
+                                        vec13.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result13, _cleanup13) = wit_bindgen::rt::Cleanup::new(
+                                    layout13,
+                                );
+                                if let Some(cleanup) = _cleanup13 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec13.into_iter().enumerate() {
+                                    let base = result13
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name7,
+                                            value: value7,
+                                        } = e;
+                                        let vec8 = (name7.into_bytes()).into_boxed_slice();
+                                        let ptr8 = vec8.as_ptr().cast::<u8>();
+                                        let len8 = vec8.len();
+                                        ::core::mem::forget(vec8);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len8;
+                                        *base.add(0).cast::<*mut u8>() = ptr8.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V12;
+                                        match value7 {
+                                            V12::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec9 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr9 = vec9.as_ptr().cast::<u8>();
+                                                let len9 = vec9.len();
+                                                ::core::mem::forget(vec9);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len9;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr9.cast_mut();
+                                            }
+                                            V12::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec10 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                                        let len10 = vec10.len();
+                                                        ::core::mem::forget(vec10);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len10;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr10.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V12::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V12::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V12::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout11,
+                                                    stderr: stderr11,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout11);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr11);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr2
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result13;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_searcher_create<T_: GuestSearcher>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_searcher_push_cabi<T_: GuestSearcher>(
+                    arg0: *mut u8,
+                    arg1: *mut u8,
+                    arg2: usize,
+                ) {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        {
+                            let len0 = arg2;
+                            T_::push(
+                                SearcherBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                <_ as From<
+                                    _rt::Vec<_>,
+                                >>::from(_rt::Vec::from_raw_parts(arg1.cast(), len0, len0)),
+                            )
+                        };
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_searcher_buffered_bytes_cabi<
+                    T_: GuestSearcher,
+                >(arg0: *mut u8) -> i64 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = {
+                            T_::buffered_bytes(
+                                SearcherBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                            )
+                        };
+                        _rt::as_i64(result0)
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_static_searcher_finish_cabi<T_: GuestSearcher>(
+                    arg0: i32,
+                    arg1: i32,
+                    arg2: *mut u8,
+                    arg3: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            T_::finish(
+                                Searcher::from_handle(arg0 as u32),
+                                match arg1 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len0 = arg3;
+                                            let bytes0 = _rt::Vec::from_raw_parts(
+                                                arg2.cast(),
+                                                len0,
+                                                len0,
+                                            );
+                                            _rt::string_lift(bytes0)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let SearchResult {
+                            text: text3,
+                            truncated: truncated3,
+                            total_lines: total_lines3,
+                            total_bytes: total_bytes3,
+                            matched_lines: matched_lines3,
+                            shown_lines: shown_lines3,
+                            omitted_lines: omitted_lines3,
+                            partial_line: partial_line3,
+                            long_lines: long_lines3,
+                            first_long_line: first_long_line3,
+                            spill_path: spill_path3,
+                            command: command3,
+                        } = result1;
+                        let vec4 = (text3.into_bytes()).into_boxed_slice();
+                        let ptr4 = vec4.as_ptr().cast::<u8>();
+                        let len4 = vec4.len();
+                        ::core::mem::forget(vec4);
+                        *ptr2.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len4;
+                        *ptr2.add(0).cast::<*mut u8>() = ptr4.cast_mut();
+                        *ptr2
+                            .add(2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<u8>() = (match truncated3 {
+                            true => 1,
+                            false => 0,
+                        }) as u8;
+                        *ptr2
+                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(total_lines3);
+                        *ptr2
+                            .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(total_bytes3);
+                        *ptr2
+                            .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(matched_lines3);
+                        *ptr2
+                            .add(32 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(shown_lines3);
+                        *ptr2
+                            .add(40 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(omitted_lines3);
+                        match partial_line3 {
+                            Some(e) => {
+                                *ptr2
+                                    .add(48 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                *ptr2
+                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr2
+                                    .add(48 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        *ptr2
+                            .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                            .cast::<i64>() = _rt::as_i64(long_lines3);
+                        match first_long_line3 {
+                            Some(e) => {
+                                *ptr2
+                                    .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                *ptr2
+                                    .add(80 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr2
+                                    .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match spill_path3 {
+                            Some(e) => {
+                                *ptr2
+                                    .add(88 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let vec5 = (e.into_bytes()).into_boxed_slice();
+                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                let len5 = vec5.len();
+                                ::core::mem::forget(vec5);
+                                *ptr2
+                                    .add(88 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len5;
+                                *ptr2
+                                    .add(88 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                            }
+                            None => {
+                                *ptr2
+                                    .add(88 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match command3 {
+                            Some(e) => {
+                                *ptr2
+                                    .add(88 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let vec6 = (e.into_bytes()).into_boxed_slice();
+                                let ptr6 = vec6.as_ptr().cast::<u8>();
+                                let len6 = vec6.len();
+                                ::core::mem::forget(vec6);
+                                *ptr2
+                                    .add(88 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len6;
+                                *ptr2
+                                    .add(88 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr6.cast_mut();
+                            }
+                            None => {
+                                *ptr2
+                                    .add(88 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_static_searcher_finish<T_: GuestSearcher>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        _rt::cabi_dealloc(l0, l1, 1);
+                        let l2 = i32::from(
+                            *arg0
+                                .add(88 + 2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l2 {
+                            0 => {}
+                            _ => {
+                                let l3 = *arg0
+                                    .add(88 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(88 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                            }
+                        }
+                        let l5 = i32::from(
+                            *arg0
+                                .add(88 + 5 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l5 {
+                            0 => {}
+                            _ => {
+                                let l6 = *arg0
+                                    .add(88 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l7 = *arg0
+                                    .add(88 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l6, l7, 1);
+                            }
+                        }
+                    }
+                }
+                pub trait Guest {
+                    type Searcher: GuestSearcher;
+                }
+                pub trait GuestSearcher: wit_bindgen::rt::Resource {
+                    #[doc(hidden)]
+                    unsafe fn _resource_new(val: *mut u8) -> u32
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/search@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-new]searcher"]
+                            fn new(_: *mut u8) -> i32;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn new(_: *mut u8) -> i32 {
+                            unreachable!()
+                        }
+                        unsafe { new(val) as u32 }
+                    }
+                    #[doc(hidden)]
+                    fn _resource_rep(handle: u32) -> *mut u8
+                    where
+                        Self: Sized,
+                    {
+                        #[cfg(target_arch = "wasm32")]
+                        #[link(wasm_import_module = "[export]dory:wire/search@0.1.0")]
+                        unsafe extern "C" {
+                            #[link_name = "[resource-rep]searcher"]
+                            fn rep(_: i32) -> *mut u8;
+                        }
+                        #[cfg(not(target_arch = "wasm32"))]
+                        unsafe extern "C" fn rep(_: i32) -> *mut u8 {
+                            unreachable!()
+                        }
+                        unsafe { rep(handle as i32) }
+                    }
+                    /// Place this resource's representation into a location with a stable pointer,
+                    /// returning a pointer to that location.
+                    ///
+                    /// This method is used to place `val` on the heap, for example, or possibly in
+                    /// an arena. The returned pointer must remain valid for the lifetime of this
+                    /// resource. The default implementation of this metho will place `val` onto the
+                    /// heap with `Box`. The returned pointer will be deallocated by the sibling
+                    /// `resource_from_raw_` function.
+                    ///
+                    /// # Safety
+                    ///
+                    /// Note that this method is not `unsafe` to call, but it is `unsafe` to
+                    /// define. When overriding this method you must additionally override the
+                    /// `resource_from_raw_` to insert an appropriate deallocation for the returned
+                    /// pointer. In the future this might become a default associated trait bound,
+                    /// but that's not stable in Rust right now.
+                    #[doc(hidden)]
+                    unsafe fn resource_into_raw_(val: Self::Rep) -> *mut Self::Rep {
+                        _rt::Box::into_raw(_rt::Box::new(val))
+                    }
+                    /// Consumes and deallocates a pointer previously returned by
+                    /// `resource_into_raw_`.
+                    ///
+                    /// This function is used to deallocate resources and allocations associated
+                    /// with the allocation routine when creating a resource. The default
+                    /// implementation of this method will read `handle`'s value and deallocate it
+                    /// as a `Box`.
+                    ///
+                    /// Note that when overriding this method you'll almost surely want to override
+                    /// `resource_into_raw_` as well.
+                    ///
+                    /// # Safety
+                    ///
+                    /// This method is only safe to call with pointers previously created by
+                    /// `resource_into_raw_`. For more information see `Box::from_raw` for examples.
+                    #[doc(hidden)]
+                    unsafe fn resource_from_raw_(handle: *mut Self::Rep) -> Self::Rep {
+                        *unsafe { _rt::Box::from_raw(handle) }
+                    }
+                    /// A search for `pattern` (the `regex` crate's syntax). Errors:
+                    /// `invalid_argument` (argument `pattern` or `context`),
+                    /// `invalid_limits` (limits a run refuses).
+                    #[allow(async_fn_in_trait)]
+                    fn create(
+                        pattern: _rt::String,
+                        options: SearchOptions,
+                    ) -> ::core::result::Result<Searcher, Error>;
+                    /// Feeds the next chunk, of any size, even empty.
+                    #[allow(async_fn_in_trait)]
+                    fn push(&self, chunk: _rt::Vec<u8>) -> ();
+                    /// Bytes held now, bounded by the options.
+                    #[allow(async_fn_in_trait)]
+                    fn buffered_bytes(&self) -> u64;
+                    /// Ends the input, consuming the searcher; `path` is where the output
+                    /// is saved (the notice's `grep` command reads it).
+                    #[allow(async_fn_in_trait)]
+                    fn finish(
+                        searcher: Searcher,
+                        path: ::core::option::Option<_rt::String>,
+                    ) -> SearchResult;
+                }
+                #[doc(hidden)]
+                macro_rules! __export_dory_wire_search_0_1_0_cabi {
+                    ($ty:ident with_types_in $($path_to_types:tt)*) => {
+                        const _ : () = { #[unsafe (export_name =
+                        "dory:wire/search@0.1.0#[static]searcher.create")] unsafe extern
+                        "C" fn export_static_searcher_create(arg0 : * mut u8, arg1 :
+                        usize, arg2 : i64, arg3 : i64, arg4 : i64, arg5 : i32,) -> * mut
+                        u8 { unsafe { $($path_to_types)*::
+                        _export_static_searcher_create_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Searcher > (arg0, arg1, arg2, arg3,
+                        arg4, arg5) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/search@0.1.0#[static]searcher.create")]
+                        unsafe extern "C" fn _post_return_static_searcher_create(arg0 : *
+                        mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_static_searcher_create::<<$ty as
+                        $($path_to_types)*:: Guest >::Searcher > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/search@0.1.0#[method]searcher.push")]
+                        unsafe extern "C" fn export_method_searcher_push(arg0 : * mut u8,
+                        arg1 : * mut u8, arg2 : usize,) { unsafe { $($path_to_types)*::
+                        _export_method_searcher_push_cabi::<<$ty as $($path_to_types)*::
+                        Guest >::Searcher > (arg0, arg1, arg2) } } #[unsafe (export_name
+                        = "dory:wire/search@0.1.0#[method]searcher.buffered-bytes")]
+                        unsafe extern "C" fn export_method_searcher_buffered_bytes(arg0 :
+                        * mut u8,) -> i64 { unsafe { $($path_to_types)*::
+                        _export_method_searcher_buffered_bytes_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Searcher > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/search@0.1.0#[static]searcher.finish")]
+                        unsafe extern "C" fn export_static_searcher_finish(arg0 : i32,
+                        arg1 : i32, arg2 : * mut u8, arg3 : usize,) -> * mut u8 { unsafe
+                        { $($path_to_types)*:: _export_static_searcher_finish_cabi::<<$ty
+                        as $($path_to_types)*:: Guest >::Searcher > (arg0, arg1, arg2,
+                        arg3) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/search@0.1.0#[static]searcher.finish")]
+                        unsafe extern "C" fn _post_return_static_searcher_finish(arg0 : *
+                        mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_static_searcher_finish::<<$ty as
+                        $($path_to_types)*:: Guest >::Searcher > (arg0) } } const _ : ()
+                        = { #[doc(hidden)] #[unsafe (export_name =
+                        "dory:wire/search@0.1.0#[dtor]searcher")]
+                        #[allow(non_snake_case)] unsafe extern "C" fn dtor(rep : * mut
+                        u8) { unsafe { $($path_to_types)*:: Searcher::dtor::< <$ty as
+                        $($path_to_types)*:: Guest >::Searcher > (rep) } } }; };
+                    };
+                }
+                #[doc(hidden)]
+                pub(crate) use __export_dory_wire_search_0_1_0_cabi;
+                #[repr(align(8))]
+                struct _RetArea(
+                    [::core::mem::MaybeUninit<
+                        u8,
+                    >; 88 + 8 * ::core::mem::size_of::<*const u8>()],
+                );
+                static mut _RET_AREA: _RetArea = _RetArea(
+                    [::core::mem::MaybeUninit::uninit(); 88
+                        + 8 * ::core::mem::size_of::<*const u8>()],
+                );
+            }
         }
     }
 }
@@ -26811,6 +27729,9 @@ macro_rules! __export_dory_wire_impl {
         $($path_to_types_root)*:: exports::dory::wire::run); $($path_to_types_root)*::
         exports::dory::wire::run_machine::__export_dory_wire_run_machine_0_1_0_cabi!($ty
         with_types_in $($path_to_types_root)*:: exports::dory::wire::run_machine);
+        $($path_to_types_root)*::
+        exports::dory::wire::search::__export_dory_wire_search_0_1_0_cabi!($ty
+        with_types_in $($path_to_types_root)*:: exports::dory::wire::search);
     };
 }
 #[doc(inline)]
@@ -26822,8 +27743,8 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 8919] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xd7D\x01A\x02\x01A\x1d\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9429] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xd5H\x01A\x02\x01A\x1f\
 \x01B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdou\
 tw\x06stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06\
 misuse\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03st\
@@ -27009,9 +27930,19 @@ w\x13\x07outcome\x09\x01\0\x04\0\x1b[method]run.spill-committed\x01F\x01j\x013\x
 dempotency-key\x01J\x01@\x01\x04self:\0\x15\x04\0\x13[method]run.proc-id\x01K\x01\
 @\x02\x04self:\x04view\x13\0s\x04\0\x14[method]run.spill-id\x01L\x01@\x01\x04sel\
 f:\0\x05\x04\0\x12[method]run.cursor\x01M\x04\0\x1bdory:wire/run-machine@0.1.0\x05\
-\x15\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\0\0\
-\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10wit-bind\
-gen-rust\x060.63.0";
+\x15\x01B\x15\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\0\x01r\x04\x07contextw\x09\
+max-linesw\x09max-bytesw\x0bignore-case\x7f\x04\0\x0esearch-options\x03\0\x02\x01\
+kw\x01ks\x01r\x0c\x04texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0dm\
+atched-linesw\x0bshown-linesw\x0domitted-linesw\x0cpartial-line\x04\x0along-line\
+sw\x0ffirst-long-line\x04\x0aspill-path\x05\x07command\x05\x04\0\x0dsearch-resul\
+t\x03\0\x06\x04\0\x08searcher\x03\x01\x01i\x08\x01j\x01\x09\x01\x01\x01@\x02\x07\
+patterns\x07options\x03\0\x0a\x04\0\x17[static]searcher.create\x01\x0b\x01h\x08\x01\
+p}\x01@\x02\x04self\x0c\x05chunk\x0d\x01\0\x04\0\x15[method]searcher.push\x01\x0e\
+\x01@\x01\x04self\x0c\0w\x04\0\x1f[method]searcher.buffered-bytes\x01\x0f\x01@\x02\
+\x08searcher\x09\x04path\x05\0\x07\x04\0\x17[static]searcher.finish\x01\x10\x04\0\
+\x16dory:wire/search@0.1.0\x05\x16\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\
+\x01\0\x09dory-wire\x03\0\0\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-compo\
+nent\x070.262.0\x10wit-bindgen-rust\x060.63.0";
 #[inline(never)]
 #[doc(hidden)]
 pub fn __link_custom_section_describing_imports() {

@@ -38,6 +38,7 @@ pub mod preview;
 pub mod request;
 pub mod run;
 pub mod run_machine;
+pub mod search;
 
 /// The code `wit-bindgen` generates from `wit/` (types, traits and the
 /// canonical-ABI export glue), checked in as `src/bindings.rs`:
