@@ -73,6 +73,7 @@ mod client;
 mod frame;
 mod resources;
 mod run;
+mod search;
 mod spill;
 mod stream;
 
@@ -86,6 +87,7 @@ pub use resources::{
     Setup, StartOptions,
 };
 pub use run::{RunOptions, RunResult};
+pub use search::{search_file, SearchFileError};
 pub use spill::{RunSpill, SpillDirectory};
 pub use stream::{Frames, OutputStream};
 

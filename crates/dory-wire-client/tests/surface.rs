@@ -11,6 +11,7 @@ use std::path::Path;
 use std::time::Duration;
 
 // ---- the list: exactly the dory_wire_client:: paths of client_concepts
+use dory_wire_client::search_file;
 use dory_wire_client::Client;
 use dory_wire_client::ClientBuilder;
 use dory_wire_client::CommandArg;
@@ -30,6 +31,7 @@ use dory_wire_client::Result;
 use dory_wire_client::RunOptions;
 use dory_wire_client::RunResult;
 use dory_wire_client::RunSpill;
+use dory_wire_client::SearchFileError;
 use dory_wire_client::Setup;
 use dory_wire_client::SpillDirectory;
 use dory_wire_client::StartOptions;
