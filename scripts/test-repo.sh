@@ -3,7 +3,8 @@
 # the format and coverage of the shared vectors (tests/vectors/check_vectors.py),
 # that the repository stands alone — every relative link of every
 # Markdown file resolves, nothing names a file outside it
-# (tests/api/check_standalone.py) — and that the files generated from the
+# (tests/api/check_standalone.py) — that the corpus of real tool logs
+# matches its manifest (tests/corpus/check_corpus.py) — and that the files generated from the
 # asyncio client (its sync twin and tests) are up to date (scripts/unasync.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,5 +13,7 @@ echo "== vectors: format and coverage (tests/vectors/check_vectors.py)"
 python3 tests/vectors/check_vectors.py
 echo "== the repository stands alone (tests/api/check_standalone.py)"
 python3 tests/api/check_standalone.py
+echo "== the corpus of real tool logs matches its manifest (tests/corpus/check_corpus.py)"
+python3 tests/corpus/check_corpus.py
 echo "== the synchronous client is generated from the asyncio one (scripts/unasync.py --check)"
 python3 scripts/unasync.py --check
