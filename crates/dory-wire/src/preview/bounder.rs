@@ -6,10 +6,12 @@ use crate::error::Error;
 
 use super::count::count_newlines;
 use super::digest::spill_id_of;
+use super::keep::Keep;
 use super::limits::Limits;
 use super::plan::Retained;
 use super::render::Window;
 use super::result::Preview;
+use super::shape::Shape;
 use super::spill::{Bounded, PendingSpill};
 use super::stream::StreamingBounder;
 
@@ -27,9 +29,10 @@ use super::stream::StreamingBounder;
 /// );
 /// # Ok::<(), dory_wire::Error>(())
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Bounder {
     limits: Limits,
+    shape: Shape,
 }
 
 impl Bounder {
@@ -42,7 +45,65 @@ impl Bounder {
 
     /// A bounder for these limits.
     pub fn with_limits(limits: Limits) -> Self {
-        Bounder { limits }
+        Bounder {
+            limits,
+            shape: Shape::default(),
+        }
+    }
+
+    /// Keeps the lines matching `keep` that fall in the omitted middle,
+    /// shown after the notice with their line numbers, within the same
+    /// limits (see [`Keep`] and `docs/preview.md`). Off by default.
+    ///
+    /// ```
+    /// use dory_wire::preview::{Bounder, Keep, SpillOutcome};
+    ///
+    /// let log: String = (1..=300)
+    ///     .map(|i| if i == 150 { "error[E0308]: mismatched types\n".to_owned() } else { format!("ok {i}\n") })
+    ///     .collect();
+    /// let bounder = Bounder::new(12, 400).with_keep(Keep::defaults());
+    /// let saved = SpillOutcome::Saved { path: "/w/out.txt".into() };
+    /// let preview = bounder.bound(log.as_bytes())?.render(saved, None);
+    /// assert!(preview.text.contains("\n150:error[E0308]: mismatched types\n"));
+    /// assert!(preview.text.len() <= 400);
+    /// # Ok::<(), dory_wire::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_keep(mut self, keep: Keep) -> Self {
+        self.shape.keep = keep;
+        self
+    }
+
+    /// With `true`, the preview's text is what a terminal would show: a
+    /// line redrawn with `\r` shows its last state, escape sequences and
+    /// control bytes are removed; line numbers stay the raw input's (see
+    /// `docs/preview.md`). Off by default.
+    ///
+    /// ```
+    /// use dory_wire::preview::{Bounder, SpillOutcome};
+    ///
+    /// let out = b"\r[###   ]\r[######]\n\x1b[32mok\x1b[0m\n";
+    /// let preview = Bounder::new(10, 400).with_terminal(true).bound(out)?.render(SpillOutcome::NotSaved, None);
+    /// assert_eq!(
+    ///     preview.text,
+    ///     "[######]\nok\n[... terminal: 1 redraw collapsed, 2 escape sequences removed ...]\n"
+    /// );
+    /// # Ok::<(), dory_wire::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_terminal(mut self, terminal: bool) -> Self {
+        self.shape.terminal = terminal;
+        self
+    }
+
+    /// The kept-lines option.
+    pub fn keep(&self) -> &Keep {
+        &self.shape.keep
+    }
+
+    /// Whether terminal rendering is on.
+    pub fn terminal(&self) -> bool {
+        self.shape.terminal
     }
 
     /// The limits.
@@ -50,9 +111,9 @@ impl Bounder {
         self.limits
     }
 
-    /// A streaming bounder with the same limits.
+    /// A streaming bounder with the same limits and options.
     pub fn streaming(&self) -> StreamingBounder {
-        StreamingBounder::with_limits(self.limits)
+        StreamingBounder::with_limits(self.limits).with_shape(self.shape.clone())
     }
 
     /// Bounds `data`. When it must be cut, the spill id is derived from the
@@ -90,6 +151,9 @@ impl Bounder {
         data: &'a [u8],
         spill_id: Option<&'a str>,
     ) -> Result<Bounded<'a>, Error> {
+        if !self.shape.is_off() {
+            return self.bound_shaped(data, spill_id);
+        }
         let total = data.len() as u64;
         let newlines = count_newlines(data);
         let lines = newlines + u64::from(data.last().is_some_and(|&b| b != b'\n'));
@@ -105,6 +169,18 @@ impl Bounder {
             }
         }
         self.bound_rest(data, spill_id, newlines, lines, fits)
+    }
+
+    /// With an option on: the streaming bounder given the whole input (the
+    /// spill id derived from the same bytes).
+    #[inline(never)]
+    fn bound_shaped(&self, data: &[u8], spill_id: Option<&str>) -> Result<Bounded<'static>, Error> {
+        let mut streaming = self.streaming();
+        if let Some(id) = spill_id {
+            streaming = streaming.with_spill_id(id);
+        }
+        streaming.push(data);
+        streaming.finish()
     }
 
     /// Input that must be cut, or that is not valid UTF-8 (already checked
@@ -146,6 +222,7 @@ impl Bounder {
             limits: self.limits,
             retained,
             spill_id: spill_id.map_or_else(|| Cow::Owned(spill_id_of(data)), Cow::Borrowed),
+            extras: None,
         }))
     }
 }

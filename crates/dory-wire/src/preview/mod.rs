@@ -40,16 +40,20 @@
 mod bounder;
 mod count;
 mod digest;
+mod keep;
 mod limits;
 mod notice;
 mod plan;
 mod render;
 mod result;
 mod run;
+mod shape;
 mod spill;
 mod stream;
+mod terminal;
 
 pub use bounder::Bounder;
+pub use keep::Keep;
 pub use limits::{Limits, MIN_MAX_BYTES};
 pub use result::Preview;
 pub use run::{

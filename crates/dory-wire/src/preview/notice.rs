@@ -176,6 +176,11 @@ fn push_shell_word(out: &mut String, path: &str, safe: bool) {
     out.push('\'');
 }
 
+/// Appends `path` as one shell word (see [`push_shell_word`]).
+pub(crate) fn push_shell_path(out: &mut String, path: &str) {
+    push_shell_word(out, path, all_shell_safe(path.as_bytes()));
+}
+
 /// `" bytes omitted"` or `" byte omitted"`.
 fn bytes_word(n: u64) -> &'static str {
     if n == 1 {

@@ -759,6 +759,12 @@ impl<'a> Planner<'a> {
         }
     }
 
+    /// Where the notice starts in the text [`Planner::assemble`] gives.
+    pub(crate) fn notice_start(&self, plan: &Plan) -> usize {
+        let head = &self.r.head.text()[..plan.cut.head.edge];
+        head.len() + usize::from(!head.is_empty() && !head.ends_with('\n'))
+    }
+
     /// Assembles head, notice and tail into the preview text.
     pub(crate) fn assemble(&self, plan: &Plan, form: &Form<'_>) -> String {
         let head = &self.r.head.text()[..plan.cut.head.edge];

@@ -9,6 +9,7 @@ use crate::sink::Sink;
 use crate::types::{Event, Stream};
 
 use super::digest::spill_id_of;
+use super::keep::Keep;
 use super::limits::{Limits, MIN_MAX_BYTES};
 use super::plan::MIN_PARTIAL;
 use super::result::Preview;
@@ -182,6 +183,9 @@ pub struct RunBounder {
     spans_cover: u64,
     losses: [Losses; 2],
     seq: u64,
+    /// Whether the views render as a terminal would (then the stderr
+    /// section and its runs are of rendered bytes).
+    terminal: bool,
 }
 
 impl RunBounder {
@@ -226,6 +230,41 @@ impl RunBounder {
             spans_cover: 0,
             losses: [Losses::default(); 2],
             seq: 0,
+            terminal: false,
+        }
+    }
+
+    /// Keeps, in each view, the lines matching `keep` that fall in its
+    /// omitted middle (see [`StreamingBounder::with_keep`]). Call it before
+    /// pushing data.
+    #[must_use]
+    pub fn with_keep(self, keep: Keep) -> Self {
+        let [out, err, both] = self.views;
+        RunBounder {
+            views: [
+                out.with_keep(keep.clone()),
+                err.with_keep(keep.clone()),
+                both.with_keep(keep),
+            ],
+            ..self
+        }
+    }
+
+    /// Renders each view as a terminal would (see
+    /// [`StreamingBounder::with_terminal`]); the combined view is rendered
+    /// from the bytes in arrival order, as a terminal showing both streams
+    /// would. Call it before pushing data.
+    #[must_use]
+    pub fn with_terminal(self, terminal: bool) -> Self {
+        let [out, err, both] = self.views;
+        RunBounder {
+            views: [
+                out.with_terminal(terminal),
+                err.with_terminal(terminal),
+                both.with_terminal(terminal),
+            ],
+            terminal,
+            ..self
         }
     }
 
@@ -263,28 +302,59 @@ impl RunBounder {
         if data.is_empty() {
             return;
         }
+        if self.terminal {
+            self.push_rendered(stream, data);
+            self.seq += 1;
+            return;
+        }
         self.views[View::from(stream).index()].push(data);
         self.views[View::Combined.index()].push(data);
         if stream == Stream::Stderr {
             self.stderr_tail.push(data);
             let len = data.len() as u64;
             let start = self.views[View::Combined.index()].total_bytes() - len;
-            match self.stderr_spans.back_mut() {
-                Some(last) if last.0 + last.1 == start => last.1 += len,
-                _ => self.stderr_spans.push_back((start, len)),
-            }
-            self.spans_cover += len;
-            // Keep the runs covering the ring's bytes, no more.
-            let cap = self.stderr_tail.cap() as u64;
-            while let Some(&(_, first)) = self.stderr_spans.front() {
-                if self.spans_cover - first < cap {
-                    break;
-                }
-                self.stderr_spans.pop_front();
-                self.spans_cover -= first;
-            }
+            self.add_span(start, len);
         }
         self.seq += 1;
+    }
+
+    /// [`push`](Self::push) under `terminal`: the stderr ring takes the
+    /// stderr view's rendered bytes, and the runs are the rendered bytes the
+    /// combined view gave out during a stderr push.
+    fn push_rendered(&mut self, stream: Stream, data: &[u8]) {
+        let index = View::from(stream).index();
+        if stream == Stream::Stderr {
+            let ring = &mut self.stderr_tail;
+            self.views[index].push_with(data, &mut |b| ring.push(b));
+        } else {
+            self.views[index].push(data);
+        }
+        let combined = &mut self.views[View::Combined.index()];
+        let start = combined.shown_bytes();
+        combined.push(data);
+        let len = combined.shown_bytes() - start;
+        if stream == Stream::Stderr && len > 0 {
+            self.add_span(start, len);
+        }
+    }
+
+    /// Records that stderr's bytes sit at `start..start + len` of the
+    /// combined view.
+    fn add_span(&mut self, start: u64, len: u64) {
+        match self.stderr_spans.back_mut() {
+            Some(last) if last.0 + last.1 == start => last.1 += len,
+            _ => self.stderr_spans.push_back((start, len)),
+        }
+        self.spans_cover += len;
+        // Keep the runs covering the ring's bytes, no more.
+        let cap = self.stderr_tail.cap() as u64;
+        while let Some(&(_, first)) = self.stderr_spans.front() {
+            if self.spans_cover - first < cap {
+                break;
+            }
+            self.stderr_spans.pop_front();
+            self.spans_cover -= first;
+        }
     }
 
     /// Records that `stream` lost offsets `[start, end)` (a `skipped`
@@ -336,7 +406,12 @@ impl RunBounder {
     /// room for the line saying so.
     pub fn finish(self) -> Result<RunPending, Error> {
         let losses = View::ALL.map(|v| self.losses(v));
-        let stderr_total = self.views[View::Stderr.index()].total_bytes();
+        let stderr = &self.views[View::Stderr.index()];
+        let stderr_total = if self.terminal {
+            stderr.shown_bytes()
+        } else {
+            stderr.total_bytes()
+        };
         let limits = self.limits;
         let [out, err, both] = self.views;
         let kept = [out.into_kept(), err.into_kept(), both.into_kept()];

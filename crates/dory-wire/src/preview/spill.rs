@@ -8,6 +8,7 @@ use super::limits::Limits;
 use super::notice::{self, Form, Pointer};
 use super::plan::{Plan, Planner, Retained};
 use super::result::Preview;
+use super::shape::SpillExtras;
 
 /// What the caller did with the full output it was asked to spill.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -177,6 +178,8 @@ pub struct PendingSpill<'a> {
     pub(crate) retained: Retained<'a>,
     /// The caller's id (borrowed from `bound_with_spill_id`) or the digest's.
     pub(crate) spill_id: Cow<'a, str>,
+    /// What the bounder's options add when rendering (`None` when off).
+    pub(crate) extras: Option<Box<SpillExtras>>,
 }
 
 impl PendingSpill<'_> {
@@ -187,6 +190,7 @@ impl PendingSpill<'_> {
             limits: self.limits,
             retained: self.retained.into_owned(),
             spill_id: Cow::Owned(self.spill_id.into_owned()),
+            extras: self.extras,
         }
     }
 
@@ -227,6 +231,34 @@ impl PendingSpill<'_> {
         hint: Option<&str>,
         spill_id: String,
     ) -> Preview<'static> {
+        match &self.extras {
+            None => self.render_plain(outcome, hint, spill_id).0,
+            Some(extras) => {
+                let again = outcome.clone();
+                let (preview, _) = self.render_plain(outcome, hint, spill_id);
+                extras.apply(preview, self.limits, again, hint)
+            }
+        }
+    }
+
+    /// The preview without the options' additions, and where its notice
+    /// ends in its text.
+    pub(crate) fn render_parts(
+        &self,
+        outcome: SpillOutcome,
+        hint: Option<&str>,
+    ) -> (Preview<'static>, usize) {
+        self.render_plain(outcome, hint, self.spill_id.to_string())
+    }
+
+    /// [`PendingSpill::render_with_id`] of the bounded bytes alone.
+    #[inline]
+    fn render_plain(
+        &self,
+        outcome: SpillOutcome,
+        hint: Option<&str>,
+        spill_id: String,
+    ) -> (Preview<'static>, usize) {
         let hint = hint.filter(|h| !h.is_empty());
         let (path, mut error) = match outcome {
             SpillOutcome::Saved { path } if path.is_empty() => {
@@ -275,11 +307,17 @@ impl PendingSpill<'_> {
             (plan, form, planner)
         });
         let text = planner.assemble(&plan, &form);
+        // The notice is one line: it ends at the next `\n` or the text's end.
+        let start = planner.notice_start(&plan);
+        let notice_end = text
+            .get(start..)
+            .and_then(|t| t.find('\n'))
+            .map_or(text.len(), |i| start + i);
         debug_assert!(text.len() <= self.limits.max_bytes());
         debug_assert!(plan.cut.preview_lines() <= self.limits.max_lines());
         let total_bytes = self.retained.total;
         let counts = plan.counts;
-        Preview {
+        let preview = Preview {
             text: Cow::Owned(text),
             truncated: true,
             total_lines: counts.total_lines,
@@ -295,7 +333,8 @@ impl PendingSpill<'_> {
                 _ => None,
             },
             spill_error: error,
-        }
+        };
+        (preview, notice_end)
     }
 
     /// The notice without a path: the plain form, shortened (compact, then

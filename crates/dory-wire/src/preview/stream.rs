@@ -7,10 +7,12 @@ use crate::error::Error;
 use super::bounder::may_fit;
 use super::count::count_newlines;
 use super::digest::Digest;
+use super::keep::Keep;
 use super::limits::Limits;
 use super::plan::Retained;
 use super::render::Window;
 use super::result::Preview;
+use super::shape::{self, Extras, Shape, Shaper};
 use super::spill::{Bounded, PendingSpill};
 
 /// Bounds an input given in chunks, keeping memory proportional to the limits.
@@ -46,6 +48,11 @@ pub struct StreamingBounder {
     /// `None` once the caller supplied its own id.
     digest: Option<Digest>,
     spill_id: Option<String>,
+    /// Raw bytes pushed (`total` counts the rendered ones).
+    raw: u64,
+    shape: Shape,
+    /// The options' state; `None` when both are off.
+    shaper: Option<Box<Shaper>>,
 }
 
 impl StreamingBounder {
@@ -66,7 +73,49 @@ impl StreamingBounder {
             newlines: 0,
             digest: Some(Digest::new()),
             spill_id: None,
+            raw: 0,
+            shape: Shape::default(),
+            shaper: None,
         }
+    }
+
+    /// Keeps the lines matching `keep` that fall in the omitted middle, shown
+    /// after the notice with their line numbers (see [`Keep`] and
+    /// `docs/preview.md`). Call it before pushing data.
+    #[must_use]
+    pub fn with_keep(mut self, keep: Keep) -> Self {
+        self.shape.keep = keep;
+        self.shaper = Shaper::new(&self.shape, self.limits);
+        self
+    }
+
+    /// With `true`, the preview shows what a terminal would: a line redrawn
+    /// with `\r` shows its last state, escape sequences and control bytes
+    /// are removed (see `docs/preview.md`). Line numbers stay the raw
+    /// input's. Call it before pushing data.
+    #[must_use]
+    pub fn with_terminal(mut self, terminal: bool) -> Self {
+        self.shape.terminal = terminal;
+        self.shaper = Shaper::new(&self.shape, self.limits);
+        self
+    }
+
+    /// Both options at once.
+    #[must_use]
+    pub(crate) fn with_shape(mut self, shape: Shape) -> Self {
+        self.shape = shape;
+        self.shaper = Shaper::new(&self.shape, self.limits);
+        self
+    }
+
+    /// The kept-lines option.
+    pub fn keep(&self) -> &Keep {
+        &self.shape.keep
+    }
+
+    /// Whether terminal rendering is on.
+    pub fn terminal(&self) -> bool {
+        self.shape.terminal
     }
 
     /// Uses `spill_id` instead of the content-derived id, which also skips
@@ -80,6 +129,38 @@ impl StreamingBounder {
 
     /// Feeds the next chunk of input. Chunks may be of any size, even empty.
     pub fn push(&mut self, chunk: &[u8]) {
+        self.push_with(chunk, &mut |_| {});
+    }
+
+    /// [`push`](Self::push), giving each rendered piece to `tap` too.
+    pub(crate) fn push_with(&mut self, chunk: &[u8], tap: &mut dyn FnMut(&[u8])) {
+        self.raw += chunk.len() as u64;
+        if let Some(digest) = &mut self.digest {
+            digest.update(chunk);
+        }
+        match self.shaper.take() {
+            None => {
+                tap(chunk);
+                self.push_shown(chunk);
+            }
+            Some(mut shaper) => {
+                shaper.push(chunk, &mut |b| {
+                    tap(b);
+                    self.push_shown(b);
+                });
+                self.shaper = Some(shaper);
+            }
+        }
+    }
+
+    /// Bytes of the rendered input so far (the raw ones when both options
+    /// are off).
+    pub(crate) fn shown_bytes(&self) -> u64 {
+        self.total
+    }
+
+    /// Keeps the next rendered bytes.
+    fn push_shown(&mut self, chunk: &[u8]) {
         self.total += chunk.len() as u64;
         self.newlines += count_newlines(chunk);
         let window = self.limits.head_window();
@@ -89,9 +170,6 @@ impl StreamingBounder {
             self.head.extend_from_slice(&chunk[..take]);
         }
         self.tail.push(chunk);
-        if let Some(digest) = &mut self.digest {
-            digest.update(chunk);
-        }
     }
 
     /// The caller's spill id, when one was given.
@@ -101,13 +179,17 @@ impl StreamingBounder {
 
     /// Bytes pushed so far.
     pub fn total_bytes(&self) -> u64 {
-        self.total
+        self.raw
     }
 
     /// Bytes of buffer this bounder holds (allocated capacity): at most
-    /// `2 × (2 × max_bytes + 8)`, whatever was pushed.
+    /// `2 × (2 × max_bytes + 8)`, whatever was pushed (with `terminal`,
+    /// twice that for the line being rendered, at least 8 KiB; with `keep`,
+    /// the matches remembered: see `docs/preview.md`).
     pub fn retained_bytes(&self) -> usize {
-        self.head.capacity() + self.tail.capacity()
+        self.head.capacity()
+            + self.tail.capacity()
+            + self.shaper.as_ref().map_or(0, |s| s.retained_bytes())
     }
 
     /// Ends the input: the preview if it fits, else a [`PendingSpill`].
@@ -121,7 +203,11 @@ impl StreamingBounder {
     }
 
     /// What this bounder keeps, to be bounded later (possibly at smaller limits).
-    pub(crate) fn into_kept(self) -> Kept {
+    pub(crate) fn into_kept(mut self) -> Kept {
+        let extras = self
+            .shaper
+            .take()
+            .map(|shaper| Box::new(shaper.finish(&mut |b| self.push_shown(b))));
         let spill_id = match (self.spill_id, &self.digest) {
             (Some(id), _) => id,
             (None, Some(digest)) => digest.hex(),
@@ -134,6 +220,7 @@ impl StreamingBounder {
             total: self.total,
             newlines: self.newlines,
             spill_id,
+            extras,
         }
     }
 }
@@ -141,7 +228,7 @@ impl StreamingBounder {
 /// The head and tail a [`StreamingBounder`] kept, which any limits not larger
 /// than its own can bound: exactly what a streaming bounder built with those
 /// limits would have kept of the same input is a prefix and a suffix of it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Kept {
     limits: Limits,
     head: Vec<u8>,
@@ -150,6 +237,8 @@ pub(crate) struct Kept {
     total: u64,
     newlines: u64,
     spill_id: String,
+    /// What the options add (the bytes above are the rendered input).
+    extras: Option<Box<Extras>>,
 }
 
 impl Kept {
@@ -165,6 +254,27 @@ impl Kept {
     /// The bounded result at `limits`, which must not exceed the limits the
     /// bytes were kept for (else the result would not be the whole input's).
     pub(crate) fn bound(&self, limits: Limits) -> Result<Bounded<'static>, Error> {
+        match &self.extras {
+            None => self.bound_plain(limits),
+            Some(extras) => shape::bound(extras, limits, &self.plain()),
+        }
+    }
+
+    /// The same bytes without the options' extras.
+    fn plain(&self) -> Kept {
+        Kept {
+            limits: self.limits,
+            head: self.head.clone(),
+            tail: self.tail.clone(),
+            total: self.total,
+            newlines: self.newlines,
+            spill_id: self.spill_id.clone(),
+            extras: None,
+        }
+    }
+
+    /// [`Kept::bound`] of the bytes alone (the options' extras ignored).
+    pub(crate) fn bound_plain(&self, limits: Limits) -> Result<Bounded<'static>, Error> {
         debug_assert!(limits.max_bytes() <= self.limits.max_bytes());
         if self.whole_in_head() {
             let bounder = super::Bounder::with_limits(limits);
@@ -184,6 +294,9 @@ impl Kept {
 
     /// [`Kept::bound`], consuming the buffers.
     fn bound_owned(self, limits: Limits) -> Result<Bounded<'static>, Error> {
+        if self.extras.is_some() {
+            return self.bound(limits);
+        }
         if self.whole_in_head() {
             let total = self.total;
             let lines = self.newlines + u64::from(self.head.last().is_some_and(|&b| b != b'\n'));
@@ -216,6 +329,7 @@ impl Kept {
                                 newlines: self.newlines,
                             },
                             spill_id: Cow::Owned(self.spill_id),
+                            extras: None,
                         }));
                     }
                 }
@@ -230,6 +344,7 @@ impl Kept {
                     newlines: self.newlines,
                 },
                 spill_id: Cow::Owned(self.spill_id),
+                extras: None,
             }));
         }
         cut(
@@ -266,11 +381,12 @@ fn cut(
             newlines,
         },
         spill_id: Cow::Owned(spill_id),
+        extras: None,
     }))
 }
 
 /// Makes room for `extra` more bytes, growing geometrically but never past `cap`.
-fn grow_capped(buf: &mut Vec<u8>, extra: usize, cap: usize) {
+pub(crate) fn grow_capped(buf: &mut Vec<u8>, extra: usize, cap: usize) {
     let needed = buf.len() + extra;
     if needed > buf.capacity() {
         let target = buf
