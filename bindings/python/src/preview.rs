@@ -105,7 +105,7 @@ impl PyBounder {
         let input = data_input(data, "bound")?;
         let spill_id = opt_string(spill_id, "spill_id")?;
         let bytes = input.as_slice();
-        let bounder = self.0;
+        let bounder = &self.0;
         let run = || match &spill_id {
             Some(id) => bounder.bound_with_spill_id(bytes, id),
             None => bounder.bound(bytes),

@@ -18,6 +18,7 @@ use dory_wire::fresh_run_key;
 use dory_wire::preview::run_spill_id;
 use dory_wire::preview::Bounded;
 use dory_wire::preview::Bounder;
+use dory_wire::preview::Keep;
 use dory_wire::preview::Limits;
 use dory_wire::preview::PendingSpill;
 use dory_wire::preview::Preview;
