@@ -103,6 +103,10 @@ DORY_URL="$CLEAN_URL" node "$ROOT/npm/examples/retained-output.mjs"
 step "preview: 200,000 lines bounded to 2000 lines / 50 KiB (python/examples/preview_demo.py)"
 DORY_URL="$CLEAN_URL" DORY_SPILL_DIR="$WORK/spill" "$E2E_PY" "$ROOT/python/examples/preview_demo.py"
 
+step "preview of a real log: a failing cargo test recorded on a terminal, before and after keep (the default patterns) and terminal rendering (crates/dory-wire/examples/keep_terminal.rs)"
+cargo build --quiet -p dory-wire --example keep_terminal
+"${CARGO_TARGET_DIR:-$ROOT/target}/debug/examples/keep_terminal" "$ROOT/tests/corpus/logs/cargo_test_fail.log"
+
 step "stopping the servers"
 stop_servers
 echo "stopped; no process left running"

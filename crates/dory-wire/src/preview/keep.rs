@@ -68,6 +68,8 @@ impl Keep {
     pub const DEFAULT_PATTERNS: &'static [&'static str] = &[
         // pytest: the short summary's failed and erroring tests.
         "^(FAILED|ERROR) [^ ]",
+        // pytest -v: a failed or erroring test's progress line.
+        "^[^ ]+::[^ ]+ (FAILED|ERROR)( |$)",
         // pytest: the assertion detail lines.
         "^E   ",
         // Rust: a panic (cargo test, a crashed binary).
@@ -512,6 +514,18 @@ mod tests {
                 "ERROR tests/test_b.py - ImportError: no module",
             ],
             &["0 FAILED", "FAILED", "ERRORS: 0", "tests FAILED here"],
+        ),
+        (
+            "^[^ ]+::[^ ]+ (FAILED|ERROR)( |$)",
+            &[
+                "tests/test_a.py::test_x FAILED                  [ 39%]",
+                "tests/test_b.py::TestC::test_y ERROR",
+            ],
+            &[
+                "tests/test_a.py::test_x PASSED                  [ 38%]",
+                "tests/test_a.py::test_FAILED_case PASSED",
+                "FAILED tests/test_a.py::test_x - assert 1 == 2",
+            ],
         ),
         (
             "^E   ",
