@@ -470,8 +470,33 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
             met: Some(floor.iter().all(|(_, x)| *x <= 3.0)),
         }
     });
+    v.push(keep_terminal_verdict(rows));
     v.push(memory_verdict(rows));
     v
+}
+
+/// The streaming preview with the default keep patterns and terminal
+/// rendering: at least 1 GB/s, and within 2× of the plain streaming preview
+/// (the same rows, the same run).
+fn keep_terminal_verdict(rows: &[Row]) -> Verdict {
+    let target = "Streaming preview with keep (default patterns) + terminal: ≥ 1 GB/s and within 2× of the plain one".to_string();
+    let (Some(both), Some(plain)) = (
+        find(rows, "rust", "preview", "P", "preview-keep-terminal"),
+        find(rows, "rust", "preview", "P", "preview"),
+    ) else {
+        return Verdict {
+            target,
+            measured: "not measured".into(),
+            met: None,
+        };
+    };
+    let speed = both.mb_per_s();
+    let slower = both.median() / plain.median();
+    Verdict {
+        target,
+        measured: format!("P: {speed:.0} MB/s, {slower:.2}× the plain preview's time"),
+        met: Some(speed >= 1000.0 && slower <= 2.0),
+    }
 }
 
 /// For a missed Rust collecting target: the speed decoding alone would need

@@ -5,8 +5,8 @@
 use std::hint::black_box;
 
 use dory_wire::preview::{
-    run_spill_id, Bounded, RunBounder, SpillOutcome, StreamingBounder, View, DEFAULT_RUN_MAX_BYTES,
-    DEFAULT_RUN_MAX_LINES,
+    run_spill_id, Bounded, Keep, RunBounder, SpillOutcome, StreamingBounder, View,
+    DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
 };
 use std::borrow::Cow;
 
@@ -56,11 +56,14 @@ pub enum Workload {
     Preview,
     /// `StreamingBounder` deriving the spill id from the content (hashes every byte).
     PreviewDigest,
+    /// `StreamingBounder` with the default keep patterns and terminal
+    /// rendering (what an agent's preview of a build log asks for).
+    PreviewKeepTerminal,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 13] = [
+    pub const ALL: [Workload; 14] = [
         Workload::ReaderSink,
         Workload::FollowerSink,
         Workload::RunFollower,
@@ -74,6 +77,7 @@ impl Workload {
         Workload::CopyFloor,
         Workload::Preview,
         Workload::PreviewDigest,
+        Workload::PreviewKeepTerminal,
     ];
 
     /// The short id used on the command line and in results.
@@ -92,6 +96,7 @@ impl Workload {
             Workload::CopyFloor => "copy",
             Workload::Preview => "preview",
             Workload::PreviewDigest => "preview-digest",
+            Workload::PreviewKeepTerminal => "preview-keep-terminal",
         }
     }
 
@@ -122,6 +127,9 @@ impl Workload {
             Workload::CopyFloor => "input copied into a growing Vec (collecting floor)",
             Workload::Preview => "StreamingBounder, caller's spill id",
             Workload::PreviewDigest => "StreamingBounder, content-derived id",
+            Workload::PreviewKeepTerminal => {
+                "StreamingBounder, default keep patterns + terminal rendering"
+            }
         }
     }
 
@@ -136,7 +144,8 @@ impl Workload {
             | Workload::ReaderDecodeOnly
             | Workload::ReaderTranscript
             | Workload::TranscriptText
-            | Workload::PreviewDigest => "ours-variant",
+            | Workload::PreviewDigest
+            | Workload::PreviewKeepTerminal => "ours-variant",
             Workload::SerdeLines => "baseline",
             Workload::Floor | Workload::CopyFloor => "floor",
         }
@@ -186,6 +195,15 @@ impl Workload {
             }
             Workload::Preview | Workload::PreviewDigest => {
                 let mut bounder = streaming_bounder(self == Workload::Preview);
+                for p in body.chunks(piece) {
+                    bounder.push(black_box(p));
+                }
+                preview_len(bounder)
+            }
+            Workload::PreviewKeepTerminal => {
+                let mut bounder = streaming_bounder(true)
+                    .with_keep(Keep::defaults())
+                    .with_terminal(true);
                 for p in body.chunks(piece) {
                     bounder.push(black_box(p));
                 }
