@@ -734,4 +734,107 @@ mod tests {
         assert!(text.len() <= 200);
         assert!(text.contains("\n3:hit 1 x\n"));
     }
+    /// Every match (line and text) of `m`, first and last stores merged.
+    fn all(m: &Matches) -> (u64, Vec<(u64, Vec<u8>)>) {
+        let mut v: Vec<(u64, Vec<u8>)> = m.first.iter().map(|e| (e.line, e.text.clone())).collect();
+        v.extend(m.last.iter().map(|e| (e.line, e.text.clone())));
+        v.sort();
+        v.dedup();
+        (m.total, v)
+    }
+
+    #[test]
+    fn the_matches_are_the_rule_written_out_line_by_line() {
+        // The remembered matches are those of the rule, written out line by
+        // line, on hostile inputs split anywhere: `$` before `\r\n` and at
+        // the 4096-byte cut, lone `\r`, words at line ends, empty lines, a
+        // last line without `\n`, anchors and flags.
+        let patterns: &[&[&str]] = &[
+            Keep::DEFAULT_PATTERNS,
+            &["^[^ ]+ FAILED$"],
+            &["x$", "\\r$"],
+            &["\\bend\\b", "^$"],
+            &["[^a]+b"],
+            &["(?i)error", "(?:warn|fail)ed"],
+            &["(?-m)^only", "\\Atop"],
+        ];
+        let long = "y".repeat(SCAN_BYTES - 1);
+        let pieces: &[&str] = &[
+            "ok\n",
+            "a b FAILED\n",
+            "a b FAILED\r\n",
+            "zx\r\n",
+            "zx\r\r\n",
+            "\n",
+            "\r\n",
+            "end\n",
+            "the end\r\n",
+            "bb\n",
+            "ab\n",
+            "a\rb\n",
+            "ERROR: x\n",
+            "warned\n",
+            "only\n",
+            "top\n",
+            "test t ... FAILED\n",
+            "E   assert\n",
+            "--- FAIL: T\n",
+        ];
+        let mut rng: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n as u64) as usize
+        };
+        for set in patterns {
+            let keep = Keep::patterns(set.iter().copied()).unwrap();
+            for _ in 0..60 {
+                let mut input = String::new();
+                for _ in 0..next(40) {
+                    match next(12) {
+                        0 => input.push_str(&format!("{long}x\r\n")),
+                        1 => input.push_str(&format!("{long}\r\n")),
+                        2 => input.push_str(&format!("{long}{long}x\n")),
+                        _ => input.push_str(pieces[next(pieces.len())]),
+                    }
+                }
+                if next(3) == 0 {
+                    input.push_str("tail without end x");
+                }
+                let limits = Limits::new(400, 16384);
+                let mut matches = Matches::new(keep.clone(), limits);
+                let cut = next(input.len() + 1);
+                matches.push(&input.as_bytes()[..cut]);
+                matches.push(&input.as_bytes()[cut..]);
+                matches.finish();
+                // The rule, line by line, written out: each line's first
+                // SCAN_BYTES, a `\r` before the `\n` dropped when shorter.
+                let text_cap = matches.text_cap;
+                let mut expected = Vec::new();
+                let mut lines: Vec<&[u8]> = input.as_bytes().split(|&b| b == b'\n').collect();
+                if input.is_empty() || input.ends_with('\n') {
+                    lines.pop();
+                }
+                for (i, line) in lines.iter().enumerate() {
+                    let mut line = &line[..line.len().min(SCAN_BYTES)];
+                    if line.len() < SCAN_BYTES {
+                        line = line.strip_suffix(b"\r").unwrap_or(line);
+                    }
+                    if keep.is_match(line) {
+                        expected.push((i as u64 + 1, line[..line.len().min(text_cap)].to_vec()));
+                    }
+                }
+                let got = all(&matches);
+                assert!(
+                    got == (expected.len() as u64, expected.clone()),
+                    "{set:?} on {} bytes: {:?} != {:?}",
+                    input.len(),
+                    got.1.iter().map(|e| e.0).collect::<Vec<_>>(),
+                    expected.iter().map(|e| e.0).collect::<Vec<_>>()
+                );
+                assert_eq!(matches.line, lines.len() as u64 + 1);
+            }
+        }
+    }
 }
