@@ -115,7 +115,7 @@ fn cmd_one(a: &Args) -> Result<(), String> {
         .options
         .get("workload")
         .and_then(|w| Workload::from_id(w))
-        .ok_or("--workload: one of reader-sink, follower-sink, run-follower, run-machine, reader, reader-decode, reader-transcript, transcript-text, serde-lines, memchr, copy, preview, preview-digest, preview-keep-terminal")?;
+        .ok_or("--workload: one of reader-sink, follower-sink, run-follower, run-machine, reader, reader-decode, reader-transcript, transcript-text, serde-lines, memchr, copy, preview, preview-digest, preview-keep-terminal, search")?;
     let file = PathBuf::from(a.options.get("file").ok_or("--file is required")?);
     let piece = a.get("piece", PIECE)?.max(1);
     let limit = a
@@ -239,6 +239,7 @@ fn cmd_rust(a: &Args) -> Result<(), String> {
         Workload::Preview,
         Workload::PreviewDigest,
         Workload::PreviewKeepTerminal,
+        Workload::Search,
         Workload::Floor,
     ];
     for _ in 0..runs {

@@ -471,8 +471,26 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
         }
     });
     v.push(keep_terminal_verdict(rows));
+    v.push(search_verdict(rows));
     v.push(memory_verdict(rows));
     v
+}
+
+/// The spill search: at least 1 GB/s.
+fn search_verdict(rows: &[Row]) -> Verdict {
+    let target = "Search a spill (`error`, 2 lines of context): ≥ 1 GB/s".to_string();
+    match find(rows, "rust", "preview", "P", "search") {
+        Some(row) => Verdict {
+            target,
+            measured: format!("P: {:.0} MB/s", row.mb_per_s()),
+            met: Some(row.mb_per_s() >= 1000.0),
+        },
+        None => Verdict {
+            target,
+            measured: "not measured".into(),
+            met: None,
+        },
+    }
 }
 
 /// The streaming preview with the default keep patterns and terminal

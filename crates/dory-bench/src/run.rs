@@ -8,6 +8,7 @@ use dory_wire::preview::{
     run_spill_id, Bounded, Keep, RunBounder, SpillOutcome, StreamingBounder, View,
     DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
 };
+use dory_wire::search::{SearchOptions, Searcher};
 use std::borrow::Cow;
 
 use dory_wire::{
@@ -59,11 +60,14 @@ pub enum Workload {
     /// `StreamingBounder` with the default keep patterns and terminal
     /// rendering (what an agent's preview of a build log asks for).
     PreviewKeepTerminal,
+    /// The spill search (`dory_wire::search::Searcher`) for `error` with two
+    /// lines of context, at the run's limits.
+    Search,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 14] = [
+    pub const ALL: [Workload; 15] = [
         Workload::ReaderSink,
         Workload::FollowerSink,
         Workload::RunFollower,
@@ -78,6 +82,7 @@ impl Workload {
         Workload::Preview,
         Workload::PreviewDigest,
         Workload::PreviewKeepTerminal,
+        Workload::Search,
     ];
 
     /// The short id used on the command line and in results.
@@ -97,6 +102,7 @@ impl Workload {
             Workload::Preview => "preview",
             Workload::PreviewDigest => "preview-digest",
             Workload::PreviewKeepTerminal => "preview-keep-terminal",
+            Workload::Search => "search",
         }
     }
 
@@ -130,6 +136,7 @@ impl Workload {
             Workload::PreviewKeepTerminal => {
                 "StreamingBounder, default keep patterns + terminal rendering"
             }
+            Workload::Search => "Searcher for `error`, 2 lines of context (search a spill)",
         }
     }
 
@@ -145,7 +152,8 @@ impl Workload {
             | Workload::ReaderTranscript
             | Workload::TranscriptText
             | Workload::PreviewDigest
-            | Workload::PreviewKeepTerminal => "ours-variant",
+            | Workload::PreviewKeepTerminal
+            | Workload::Search => "ours-variant",
             Workload::SerdeLines => "baseline",
             Workload::Floor | Workload::CopyFloor => "floor",
         }
@@ -199,6 +207,23 @@ impl Workload {
                     bounder.push(black_box(p));
                 }
                 preview_len(bounder)
+            }
+            Workload::Search => {
+                let options = SearchOptions {
+                    context: 2,
+                    ..SearchOptions::default()
+                };
+                let mut searcher = match Searcher::new("error", options) {
+                    Ok(searcher) => searcher,
+                    Err(e) => panic!("the benchmark's search is valid: {e}"),
+                };
+                for p in body.chunks(piece) {
+                    searcher.push(black_box(p));
+                }
+                searcher
+                    .finish(Some("/tmp/dory-bench/spill.txt"))
+                    .text
+                    .len() as u64
             }
             Workload::PreviewKeepTerminal => {
                 let mut bounder = streaming_bounder(true)
