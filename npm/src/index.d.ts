@@ -857,8 +857,27 @@ export type SpillWriter = (spillId: string, data: Uint8Array) => string | null |
 /** An asynchronous spill writer. */
 export type AsyncSpillWriter = (spillId: string, data: Uint8Array) => string | null | undefined | Promise<string | null | undefined>;
 
+/** The `keep` option: lines of the omitted middle to keep (docs/preview.md, "Kept lines"). */
+export type Keep = null | "defaults" | readonly string[];
+
+/** The default keep patterns (`keep: "defaults"`), the core's `Keep::DEFAULT_PATTERNS`. */
+export const DEFAULT_KEEP_PATTERNS: readonly string[];
+
+/** The options `keep` and `terminal`, the same for every bounder (both off by default). */
+export interface PreviewRenderOptions {
+  /**
+   * Lines matching these regular expressions (`"defaults"`:
+   * `DEFAULT_KEEP_PATTERNS`) are kept from the omitted middle, in a section
+   * after the notice. Default null: none.
+   * @throws {InvalidArgument} (argument `keep`) a pattern the core refuses
+   */
+  keep?: Keep;
+  /** Renders the preview as a terminal shows it: redraws collapsed, escapes and controls removed. Default false. */
+  terminal?: boolean;
+}
+
 /** Options of `bound`. */
-export interface BoundOptions<W> {
+export interface BoundOptions<W> extends PreviewRenderOptions {
   /** Most lines of the preview, notice included (any count; a cut needs >= 1). */
   maxLines: number;
   /** Most bytes of the preview, notice included (any count; a cut needs >= `MIN_MAX_BYTES`). */
@@ -898,7 +917,7 @@ export interface FinishOptions<W> {
  */
 export class StreamingBounder {
   /** @throws {RangeError}/{TypeError} as for `bound` (any integer limits are accepted) */
-  constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null });
+  constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null } & PreviewRenderOptions);
   /** Feeds the next chunk. @throws {DoryWireError} `invalid_state` after `finish` */
   push(chunk: Uint8Array | string): void;
   /** Bytes pushed so far. */
@@ -1034,7 +1053,7 @@ export class RunBounder {
    * accepted here; `RunBounder.checkLimits` says whether they suit any run.
    * @throws {RangeError}/{TypeError} a negative or non-integer limit, a wrong argument type
    */
-  constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null });
+  constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null } & PreviewRenderOptions);
   /**
    * Whether these limits can be honoured for any output of a run.
    * @throws {InvalidLimits} when `maxLines < 2` or `maxBytes < MIN_RUN_MAX_BYTES`

@@ -7,8 +7,8 @@
 // something other than a path string never escapes: the notice names no file
 // and `spillError` says why, in the core's words (the same texts as Python).
 
-import { randomBytes, ready, wasm } from "#platform";
-import { checkInteger, checkOptions, describe, optionalString, toBytes } from "./args.js";
+import { core as tables, randomBytes, ready, wasm } from "#platform";
+import { checkBoolean, checkInteger, checkOptions, describe, optionalString, toBytes } from "./args.js";
 import { rethrow, toError } from "./errors.js";
 
 const LIMIT_MAX = 0xffffffff;
@@ -22,6 +22,33 @@ export function checkLimits(o) {
   if (o.maxLines === undefined) throw new TypeError("maxLines is required");
   if (o.maxBytes === undefined) throw new TypeError("maxBytes is required");
   return [checkInteger(o.maxLines, "maxLines", 0, LIMIT_MAX), checkInteger(o.maxBytes, "maxBytes", 0, LIMIT_MAX)];
+}
+
+/** The default keep patterns (the core's `Keep::DEFAULT_PATTERNS`). */
+export const DEFAULT_KEEP_PATTERNS = Object.freeze([...tables.constants.DEFAULT_KEEP_PATTERNS]);
+
+/**
+ * The `keep` and `terminal` options as the core takes them: `[keepWord,
+ * keepPatterns, terminal]`. `keep` is undefined/null (off), a string (only
+ * `"defaults"` is one: the core refuses another) or an array of strings;
+ * `terminal` a boolean (default false). Another type is a TypeError.
+ */
+export function checkKeepTerminal(o) {
+  const keep = o.keep;
+  let word;
+  let patterns;
+  if (typeof keep === "string") {
+    word = keep;
+  } else if (Array.isArray(keep)) {
+    patterns = keep.map((p) => {
+      if (typeof p !== "string") throw new TypeError(`each keep pattern must be a string, got ${describe(p)}`);
+      return p;
+    });
+  } else if (keep !== undefined && keep !== null) {
+    throw new TypeError(`keep must be null, "defaults" or an array of strings, got ${describe(keep)}`);
+  }
+  const terminal = o.terminal === undefined ? false : checkBoolean(o.terminal, "terminal");
+  return [word, patterns, terminal];
 }
 
 function checkWriter(spill) {
@@ -68,7 +95,7 @@ export function settle(pending, outcome, hint) {
   return toPreview(pending.render_saved(path, hint));
 }
 
-const BOUND_OPTIONS = ["maxLines", "maxBytes", "spill", "spillId", "hint"];
+const BOUND_OPTIONS = ["maxLines", "maxBytes", "spill", "spillId", "hint", "keep", "terminal"];
 
 function prepare(data, options, what) {
   ready();
@@ -77,10 +104,11 @@ function prepare(data, options, what) {
   const spill = checkWriter(o.spill);
   const spillId = optionalString(o.spillId, "spillId");
   const hint = optionalString(o.hint, "hint");
+  const [keepWord, keepPatterns, terminal] = checkKeepTerminal(o);
   const bytes = inputBytes(data, `${what}()`);
   let bounder;
   try {
-    bounder = new wasm.WasmBounder(maxLines, maxBytes);
+    bounder = new wasm.WasmBounder(maxLines, maxBytes, keepWord, keepPatterns, terminal);
   } catch (e) {
     rethrow(e);
   }
@@ -190,14 +218,15 @@ export class StreamingBounder {
   #inner;
   #done = false;
 
-  /** @param {object} options `{maxLines, maxBytes, spillId}` */
+  /** @param {object} options `{maxLines, maxBytes, spillId, keep, terminal}` */
   constructor(options) {
     ready();
-    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId"], "StreamingBounder option");
+    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId", "keep", "terminal"], "StreamingBounder option");
     const [maxLines, maxBytes] = checkLimits(o);
     const spillId = optionalString(o.spillId, "spillId");
+    const [keepWord, keepPatterns, terminal] = checkKeepTerminal(o);
     try {
-      this.#inner = new wasm.WasmStreamingBounder(maxLines, maxBytes, spillId);
+      this.#inner = new wasm.WasmStreamingBounder(maxLines, maxBytes, spillId, keepWord, keepPatterns, terminal);
     } catch (e) {
       rethrow(e);
     }

@@ -9,7 +9,7 @@
 import { core as tables, ready, wasm } from "#platform";
 import { checkInteger, checkName, checkOptions, checkString, MAX_SAFE, optionalString } from "./args.js";
 import { misuse, rethrow } from "./errors.js";
-import { checkLimits, inputBytes, settle, toPreview } from "./preview.js";
+import { checkKeepTerminal, checkLimits, inputBytes, settle, toPreview } from "./preview.js";
 
 export const { DEFAULT_RUN_MAX_LINES, DEFAULT_RUN_MAX_BYTES, MIN_RUN_MAX_BYTES } = tables.constants;
 
@@ -61,13 +61,14 @@ export class RunBounder {
   #inner;
   #done = false;
 
-  /** @param {object} options `{maxLines, maxBytes, spillId}` (any integer limits: see `RunBounder.checkLimits`) */
+  /** @param {object} options `{maxLines, maxBytes, spillId, keep, terminal}` (any integer limits: see `RunBounder.checkLimits`) */
   constructor(options) {
     ready();
-    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId"], "RunBounder option");
+    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId", "keep", "terminal"], "RunBounder option");
     const [maxLines, maxBytes] = checkLimits(o);
     const spillId = optionalString(o.spillId, "spillId");
-    this.#inner = core(() => new wasm.WasmRunBounder(maxLines, maxBytes, spillId));
+    const [keepWord, keepPatterns, terminal] = checkKeepTerminal(o);
+    this.#inner = core(() => new wasm.WasmRunBounder(maxLines, maxBytes, spillId, keepWord, keepPatterns, terminal));
   }
 
   /**

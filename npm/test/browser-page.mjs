@@ -20,6 +20,7 @@ import {
   parseJsonExact,
   playConversation,
   playRun,
+  runOptions,
   playRunConversation,
   runItems,
   vectorBody,
@@ -80,7 +81,7 @@ async function run() {
       else result.searchesPassed++;
     } else if (v.kind === "preview") {
       try {
-        const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined, spillId: v.spill_id ?? "0123456789abcdef0123456789abcdef" };
+        const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined, spillId: v.spill_id ?? "0123456789abcdef0123456789abcdef", ...runOptions(v) };
         result.previews[v.name] = api.bound(vectorInput(v), options);
       } catch (e) {
         result.previews[v.name] = { error: e.code ?? String(e) };

@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { extname, join, normalize } from "node:path";
 import * as api from "dory-wire";
 import { loadVectors, npmDir, vectorFiles } from "./helpers.mjs";
-import { playRun, runItems, vectorInput } from "./vector-lib.mjs";
+import { playRun, runItems, runOptions, vectorInput } from "./vector-lib.mjs";
 import { vectorWriter } from "./preview-lib.mjs";
 
 const CHROMIUM = process.env.DORY_CHROMIUM ?? "/usr/bin/chromium";
@@ -133,7 +133,7 @@ test("the browser build decodes in headless Chromium", async (t) => {
   for (const v of vectors.filter((x) => x.kind === "preview")) {
     let expected;
     try {
-      expected = api.bound(vectorInput(v), { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined, spillId: v.spill_id ?? "0123456789abcdef0123456789abcdef" });
+      expected = api.bound(vectorInput(v), { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined, spillId: v.spill_id ?? "0123456789abcdef0123456789abcdef", ...runOptions(v) });
     } catch (e) {
       expected = { error: e.code ?? String(e) };
     }

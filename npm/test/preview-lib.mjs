@@ -138,7 +138,7 @@ export const FIXED_SPILL_ID = "0123456789abcdef0123456789abcdef";
 
 /** The streaming bounder over seeded random chunks of `input`. */
 export function streamPreview(api, input, options, seed) {
-  const sb = new api.StreamingBounder({ maxLines: options.maxLines, maxBytes: options.maxBytes, spillId: options.spillId });
+  const sb = new api.StreamingBounder({ maxLines: options.maxLines, maxBytes: options.maxBytes, spillId: options.spillId, keep: options.keep, terminal: options.terminal });
   for (const chunk of splitAt(input, randomCuts(input.length, seed))) sb.push(chunk);
   const writer = options.spill;
   return sb.finish({ spill: writer ? (id) => writer(id, input) : undefined, hint: options.hint });
@@ -148,16 +148,23 @@ export function streamPreview(api, input, options, seed) {
 export function checkPreviewVector(api, v) {
   const input = vectorInput(v);
   const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined };
+  // docs/VECTORS.md: the options keep and terminal (absent: off).
+  const withOptions = v.keep !== undefined && v.keep !== null || v.terminal === true;
+  if (v.keep !== undefined) options.keep = v.keep;
+  if (v.terminal !== undefined) options.terminal = v.terminal;
   // A fixed id: with a writer the default is random (docs/preview.md), and the
   // streaming and whole results are compared field by field.
   options.spillId = v.spill_id ?? FIXED_SPILL_ID;
   const exp = v.expect ?? {};
   if (exp.error) {
-    const streaming = new api.StreamingBounder({ maxLines: v.max_lines, maxBytes: v.max_bytes });
-    streaming.push(input);
+    const streamingOptions = { maxLines: v.max_lines, maxBytes: v.max_bytes, keep: options.keep, terminal: options.terminal };
+    // A refused keep pattern is refused when the bounder is built; a cut the limits refuse, at finish.
+    const refusedAtOnce = exp.error.code === "invalid_argument";
+    const streaming = refusedAtOnce ? undefined : new api.StreamingBounder(streamingOptions);
+    streaming?.push(input);
     for (const [what, call] of [
       ["bound", () => api.bound(input, options)],
-      ["StreamingBounder.finish", () => streaming.finish()],
+      refusedAtOnce ? ["new StreamingBounder", () => new api.StreamingBounder(streamingOptions)] : ["StreamingBounder.finish", () => streaming.finish()],
     ]) {
       let thrown;
       try {
@@ -172,7 +179,15 @@ export function checkPreviewVector(api, v) {
   }
   const p = api.bound(input, options);
   checkExpect(exp, p, v.name);
-  checkInvariants(input, v.max_lines, v.max_bytes, p, v.name, v.hint ?? undefined);
+  if (withOptions) {
+    // Kept lines and rendering change the shape of head + notice + tail: the limits and the counts still hold.
+    const size = new TextEncoder().encode(p.text).length;
+    check(size <= v.max_bytes && countTextLines(p.text) <= v.max_lines, `${v.name}: ${size} bytes, ${countTextLines(p.text)} lines over the limits`);
+    check(p.headBytes + p.omittedBytes + p.tailBytes === p.totalBytes, `${v.name}: the bytes do not add up`);
+    check(p.truncated === (p.spillId !== null), `${v.name}: spillId`);
+  } else {
+    checkInvariants(input, v.max_lines, v.max_bytes, p, v.name, v.hint ?? undefined);
+  }
   const again = api.bound(p.text, { maxLines: v.max_lines, maxBytes: v.max_bytes });
   check(again.text === p.text && !again.truncated, `${v.name}: bounding the preview again changed it`);
   for (let s = 0; s < 3; s++) {

@@ -745,9 +745,24 @@ function renderRunView(pending, view, spill, hint) {
   return pending.render(view, { spillPath: spill.path, hint });
 }
 
+/** A vector's options `keep` and `terminal` (absent: off). */
+export function runOptions(v) {
+  const o = {};
+  if (v.keep !== undefined) o.keep = v.keep;
+  if (v.terminal !== undefined) o.terminal = v.terminal;
+  return o;
+}
+
 /** A run vector's items through a RunBounder: each view as the vectors write it (plus its Preview), or `{error: code}`. */
 export function playRun(api, v, items) {
-  const run = new api.RunBounder({ maxLines: v.max_lines, maxBytes: v.max_bytes, spillId: v.spill_id });
+  let run;
+  try {
+    run = new api.RunBounder({ maxLines: v.max_lines, maxBytes: v.max_bytes, spillId: v.spill_id, ...runOptions(v) });
+  } catch (e) {
+    // A refused keep pattern (docs/VECTORS.md), when the bounder is built.
+    if (!(e instanceof api.DoryWireError)) throw e;
+    return { error: e.code };
+  }
   for (const item of items) {
     if (item.lost !== undefined) run.lose(item.lost, item.from, item.to);
     else run.push(item.output, item.data);
@@ -850,7 +865,7 @@ export function checkRun(api, v, expect = v.expect) {
       } : () => spill.path;
       let whole;
       try {
-        whole = api.bound(runViewBytes(items, view), { maxLines: v.max_lines, maxBytes: v.max_bytes, spillId: `${v.spill_id}-${view}`, spill: writer, hint: v.hint ?? undefined });
+        whole = api.bound(runViewBytes(items, view), { maxLines: v.max_lines, maxBytes: v.max_bytes, spillId: `${v.spill_id}-${view}`, spill: writer, hint: v.hint ?? undefined, ...runOptions(v) });
       } catch (e) {
         problems.push(`${view}: bound() failed: ${e}`);
         continue;

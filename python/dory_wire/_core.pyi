@@ -10,6 +10,7 @@ from ._errors import StreamDisconnected
 
 __all__ = [
     "DEFAULT_BACKOFF_SECONDS",
+    "DEFAULT_KEEP_PATTERNS",
     "DEFAULT_LIVENESS_TIMEOUT_SECONDS",
     "DEFAULT_MAX_BACKOFF_SECONDS",
     "DEFAULT_MAX_FRAME_BYTES",
@@ -532,6 +533,7 @@ class Follower:
     def resume_state(self) -> ResumeState: ...
 
 MIN_MAX_BYTES: Final[int]
+DEFAULT_KEEP_PATTERNS: Final[tuple[str, ...]]
 _SpillPath: TypeAlias = str | os.PathLike[str] | None
 
 @final
@@ -587,9 +589,13 @@ class PendingSpill:
         hint: str | None = None,
     ) -> Preview: ...
 
+_Keep: TypeAlias = Literal["defaults"] | Sequence[str] | None
+
 @final
 class Bounder:
-    def __new__(cls, max_lines: int, max_bytes: int) -> Bounder: ...
+    def __new__(
+        cls, max_lines: int, max_bytes: int, *, keep: _Keep = None, terminal: bool = False
+    ) -> Bounder: ...
     @property
     def max_lines(self) -> int: ...
     @property
@@ -601,7 +607,13 @@ class Bounder:
 @final
 class StreamingBounder:
     def __new__(
-        cls, max_lines: int, max_bytes: int, *, spill_id: str | None = None
+        cls,
+        max_lines: int,
+        max_bytes: int,
+        *,
+        spill_id: str | None = None,
+        keep: _Keep = None,
+        terminal: bool = False,
     ) -> StreamingBounder: ...
     def push(self, data: str | _BytesLike) -> None: ...
     @property
@@ -624,7 +636,13 @@ def run_spill_id(idempotency_key: str) -> str: ...
 @final
 class RunBounder:
     def __new__(
-        cls, max_lines: int, max_bytes: int, *, spill_id: str | None = None
+        cls,
+        max_lines: int,
+        max_bytes: int,
+        *,
+        spill_id: str | None = None,
+        keep: _Keep = None,
+        terminal: bool = False,
     ) -> RunBounder: ...
     @staticmethod
     def check_limits(max_lines: int, max_bytes: int) -> None: ...

@@ -17,9 +17,9 @@ import os
 import re
 import secrets
 import tempfile
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Sequence
 from pathlib import Path
-from typing import BinaryIO, Callable, Optional, Union
+from typing import BinaryIO, Callable, Literal, Optional, Union
 
 from ._core import Bounder, PendingSpill, Preview
 
@@ -31,6 +31,10 @@ SpillWriter = Callable[[str, bytes], Optional[str]]
 (``None``: nothing saved, the plain notice without an error)."""
 AsyncSpillWriter = Callable[[str, bytes], Union[Awaitable[Optional[str]], Optional[str]]]
 """An async (or sync) :data:`SpillWriter`."""
+
+Keep = Union[Literal["defaults"], Sequence[str], None]
+"""The ``keep`` argument: ``None`` (off), ``"defaults"``
+(:data:`DEFAULT_KEEP_PATTERNS`) or a sequence of regular expressions."""
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
@@ -47,7 +51,13 @@ def _as_bytes(data: Data) -> bytes:
 
 
 def _start(
-    data: Data, max_lines: int, max_bytes: int, spill_id: str | None, writer: object
+    data: Data,
+    max_lines: int,
+    max_bytes: int,
+    spill_id: str | None,
+    writer: object,
+    keep: Keep,
+    terminal: bool,
 ) -> Preview | PendingSpill:
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
         raise TypeError(
@@ -58,7 +68,8 @@ def _start(
         # docs/preview.md: a binding's default spill id is random. A content-derived
         # id (the core's default) could be forced to collide by crafted output.
         spill_id = new_spill_id()
-    return Bounder(max_lines, max_bytes).bound(data, spill_id=spill_id)
+    bounder = Bounder(max_lines, max_bytes, keep=keep, terminal=terminal)
+    return bounder.bound(data, spill_id=spill_id)
 
 
 def bound(
@@ -69,6 +80,8 @@ def bound(
     spill: SpillWriter | None = None,
     spill_id: str | None = None,
     hint: str | None = None,
+    keep: Keep = None,
+    terminal: bool = False,
 ) -> Preview:
     """Bounds ``data`` to a preview of at most ``max_lines`` lines and
     ``max_bytes`` bytes, notice included (see docs/preview.md).
@@ -87,6 +100,12 @@ def bound(
         spill_id: the id to save under (default with a writer: a random
             32-hex id from :func:`new_spill_id`).
         hint: an extra notice note, used only with a saved path.
+        keep: lines of the omitted middle to keep, shown after the notice:
+            ``None`` (default: none), ``"defaults"``
+            (:data:`DEFAULT_KEEP_PATTERNS`) or a sequence of regular
+            expressions (docs/preview.md, "Kept lines").
+        terminal: render the text as a terminal shows it (redraws
+            collapsed, escape sequences and control bytes removed).
 
     Returns:
         A :class:`Preview`; ``spill_error`` says why a save was not used
@@ -94,6 +113,8 @@ def bound(
         path was refused).
 
     Raises:
+        InvalidArgument: a ``keep`` pattern the core refuses (argument
+            ``keep``).
         InvalidLimits: ``data`` must be cut and the limits leave no room for
             a cut (``max_lines`` 0 or ``max_bytes`` below 32); also a
             ``ValueError``. Data that fits is returned whatever the limits.
@@ -112,7 +133,7 @@ def bound(
         x
         <BLANKLINE>
     """
-    bounded = _start(data, max_lines, max_bytes, spill_id, spill)
+    bounded = _start(data, max_lines, max_bytes, spill_id, spill, keep, terminal)
     if isinstance(bounded, Preview):
         return bounded
     if spill is None:
@@ -138,13 +159,15 @@ async def abound(
     spill: AsyncSpillWriter | None = None,
     spill_id: str | None = None,
     hint: str | None = None,
+    keep: Keep = None,
+    terminal: bool = False,
 ) -> Preview:
     """:func:`bound` with an async spill writer: ``await spill(spill_id, data)``
     must give the path (or ``None``). A sync writer is accepted too. A writer
     that raises (except on cancellation) never escapes: see
     :attr:`Preview.spill_error`.
     """
-    bounded = _start(data, max_lines, max_bytes, spill_id, spill)
+    bounded = _start(data, max_lines, max_bytes, spill_id, spill, keep, terminal)
     if isinstance(bounded, Preview):
         return bounded
     if spill is None:

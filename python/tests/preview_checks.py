@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import builtins
 import random
-from typing import Callable
+from typing import Any, Callable
 
 import dory_wire as dw
 
@@ -161,15 +161,20 @@ def streamed(
     spill_path: str | None = None,
     spill_error: str | None = None,
     hint: str | None = None,
+    keep: Any = None,
+    terminal: bool = False,
 ) -> dw.Preview:
-    """The streaming bounder over ``chunks``, finished with ``spill`` (or a
-    writer returning ``spill_path``, or failing as ``spill_error`` says)."""
+    """The streaming bounder over ``chunks`` (with ``keep`` and
+    ``terminal``), finished with ``spill`` (or a writer returning
+    ``spill_path``, or failing as ``spill_error`` says)."""
     if spill is None and spill_path is not None:
         path = spill_path
         spill = lambda _id: path  # noqa: E731
     if spill is None and spill_error is not None:
         spill = _raising(spill_error)
-    bounder = dw.StreamingBounder(max_lines, max_bytes, spill_id=spill_id)
+    bounder = dw.StreamingBounder(
+        max_lines, max_bytes, spill_id=spill_id, keep=keep, terminal=terminal
+    )
     for chunk in chunks:
         bounder.push(chunk)
     assert bounder.total_bytes == len(data)

@@ -171,3 +171,60 @@ def test_a_line_shown_in_part_is_named() -> None:
     assert "omitted: line 1 of 1, partly shown ...]" in preview.text
     assert preview.omitted_range == (1, 1)
     assert preview.head_bytes + preview.tail_bytes > 2000
+
+
+# ---- keep and terminal
+
+
+KEEP_LOG = "".join("error: boom\n" if i == 150 else f"ok {i}\n" for i in range(300))
+
+
+def test_keep_and_terminal_are_taken_by_every_bounder() -> None:
+    import dory_wire as dw
+
+    p = dw.bound(KEEP_LOG, max_lines=12, max_bytes=400, keep="defaults")
+    assert "\n151:error: boom\n" in p.text
+    assert "[... kept 1 omitted line matching the keep patterns ...]" in p.text
+    assert dw.bound(KEEP_LOG, max_lines=12, max_bytes=400, keep=["^error"]).text == p.text
+    assert "151:" not in dw.bound(KEEP_LOG, max_lines=12, max_bytes=400).text
+    s = dw.StreamingBounder(12, 400, keep=("^error",))
+    s.push(KEEP_LOG)
+    assert s.finish().text == p.text
+    r = dw.RunBounder(12, 400, keep="defaults", terminal=True)
+    r.push("stdout", "\x1b[31mred\x1b[0m\n")
+    text = r.finish().render("stdout").text
+    assert text.startswith("red\n[... terminal: 2 escape sequences removed ...]")
+    b = dw.Bounder(10, 400, terminal=True).bound(b"\r[###   ]\r[######]\n")
+    assert isinstance(b, dw.Preview)
+    assert b.text.startswith("[######]\n")
+    assert dw.DEFAULT_KEEP_PATTERNS[0] == "^(FAILED|ERROR) [^ ]"
+
+
+@pytest.mark.parametrize("keep", [["("], [""], "default", ["ok", "\x07"]])
+def test_a_refused_keep_pattern_is_invalid_argument(keep: object) -> None:
+    import dory_wire as dw
+
+    for make in (
+        lambda: dw.bound("x", max_lines=1, max_bytes=40, keep=keep),  # type: ignore[arg-type]
+        lambda: dw.Bounder(1, 40, keep=keep),  # type: ignore[arg-type]
+        lambda: dw.StreamingBounder(1, 40, keep=keep),  # type: ignore[arg-type]
+        lambda: dw.RunBounder(1, 40, keep=keep),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(dw.InvalidArgument) as info:
+            make()
+        assert info.value.argument == "keep"
+
+
+@pytest.mark.parametrize(
+    ("keep", "terminal"), [(1, False), ([1], False), (b"x", False), (None, 1), (None, None)]
+)
+def test_a_wrong_type_of_keep_or_terminal_is_a_type_error(keep: object, terminal: object) -> None:
+    import dory_wire as dw
+
+    for make in (
+        lambda: dw.bound("x", max_lines=1, max_bytes=40, keep=keep, terminal=terminal),  # type: ignore[arg-type]
+        lambda: dw.StreamingBounder(1, 40, keep=keep, terminal=terminal),  # type: ignore[arg-type]
+        lambda: dw.RunBounder(1, 40, keep=keep, terminal=terminal),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(TypeError):
+            make()

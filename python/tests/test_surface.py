@@ -378,3 +378,47 @@ def test_the_run_option_check_can_fail() -> None:
         "C.run has no keyword kill_on_cancel",
         "C.run: keywords not in run_options or client_options: ['extra']",
     ]
+
+
+# ---- the options keep and terminal of every bounder (preview_options)
+
+
+def preview_option_problems(
+    options: list[dict[str, Any]], calls: dict[str, inspect.Signature]
+) -> list[str]:
+    """Each option of `preview_options` a keyword-only parameter of every
+    call, with the listed default."""
+    problems = []
+    for option in options:
+        name = option["python"]
+        for call, signature in calls.items():
+            param = signature.parameters.get(name)
+            if param is None or param.kind is not inspect.Parameter.KEYWORD_ONLY:
+                problems.append(f"{call} has no keyword {name}")
+            elif param.default != option["default"]:
+                problems.append(f"{call}: {name}={param.default!r}, listed {option['default']!r}")
+    return problems
+
+
+def test_every_bounder_takes_the_preview_options() -> None:
+    surface = json.loads(SURFACE.read_text(encoding="utf-8"))
+    calls = {
+        name: inspect.signature(getattr(dw, name))
+        for name in surface["preview_option_calls"]["python"]
+    }
+    assert preview_option_problems(surface["preview_options"], calls) == []
+    assert isinstance(dw.DEFAULT_KEEP_PATTERNS, tuple)
+    assert all(isinstance(p, str) for p in dw.DEFAULT_KEEP_PATTERNS)
+
+
+def test_the_preview_option_check_can_fail() -> None:
+    def bound(data: str, *, keep: object = "defaults") -> None: ...
+
+    options = [
+        {"option": "k", "python": "keep", "default": None},
+        {"option": "t", "python": "terminal", "default": False},
+    ]
+    assert preview_option_problems(options, {"bound": inspect.signature(bound)}) == [
+        "bound: keep='defaults', listed None",
+        "bound has no keyword terminal",
+    ]

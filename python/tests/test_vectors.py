@@ -170,12 +170,20 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
     spill_spec = vector.get("spill")
     hint = vector.get("hint")
     spill_id = vector.get("spill_id")
+    # docs/VECTORS.md: the options keep and terminal (absent: off).
+    options = {"keep": vector.get("keep"), "terminal": vector.get("terminal", False)}
     if "error" in expect:
         with pytest.raises(dw.DoryWireError) as info:
-            dw.bound(data, max_lines=max_lines, max_bytes=max_bytes)
+            dw.bound(data, max_lines=max_lines, max_bytes=max_bytes, **options)
         assert info.value.code == expect["error"]["code"]
         assert isinstance(info.value, ValueError)
-        streaming = dw.StreamingBounder(max_lines, max_bytes)
+        if expect["error"]["code"] == "invalid_argument":
+            # A refused keep pattern: refused when the bounder is built.
+            assert info.value.argument == "keep"  # type: ignore[attr-defined]
+            with pytest.raises(dw.InvalidArgument):
+                dw.StreamingBounder(max_lines, max_bytes, **options)
+            return
+        streaming = dw.StreamingBounder(max_lines, max_bytes, **options)
         streaming.push(data)
         with pytest.raises(dw.DoryWireError) as info:
             streaming.finish()
@@ -189,6 +197,7 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
         spill=_spill_writer(spill_spec),
         spill_id=spill_id,
         hint=hint,
+        **options,
     )
     text = preview.text
     if "preview" in expect:
@@ -209,7 +218,17 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
         assert needle not in text
 
     spill_path = spill_spec.get("path") if spill_spec else None
-    check_invariants(data, preview, max_lines, max_bytes, spill_path)
+    if options["keep"] is None and not options["terminal"]:
+        check_invariants(data, preview, max_lines, max_bytes, spill_path)
+    else:
+        # Kept lines and rendering change the shape of head + notice + tail
+        # (docs/VECTORS.md): the limits and the counts still hold.
+        assert len(text.encode("utf-8")) <= max_bytes
+        assert text.count("\n") + (1 if text and not text.endswith("\n") else 0) <= max_lines
+        assert (
+            preview.head_bytes + preview.omitted_bytes + preview.tail_bytes == preview.total_bytes
+        )
+        assert preview.truncated == (preview.spill_id is not None)
     check_rebound(preview, max_lines, max_bytes)
     if spill_spec and spill_spec.get("fails") and preview.truncated:
         assert preview.spill_path is None
@@ -228,7 +247,9 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
         spill_id = preview.spill_id
     for seed in SEEDS:
         chunks = random_chunks(data, random.Random(seed), max_chunk=max(1, len(data) // 3))
-        got = streamed(data, chunks, max_lines, max_bytes, spill_id=spill_id, hint=hint, **outcome)
+        got = streamed(
+            data, chunks, max_lines, max_bytes, spill_id=spill_id, hint=hint, **options, **outcome
+        )
         assert got == preview, f"seed {seed}: streaming differs"
 
 

@@ -486,10 +486,24 @@ def run_outcome(vector: dict[str, Any], view: str) -> dict[str, str]:
     return {"spill_path": spec.get("path", "")}
 
 
+def run_options(vector: dict[str, Any]) -> dict[str, Any]:
+    """The vector's `keep` and `terminal` (absent: off) as keyword arguments."""
+    return {"keep": vector.get("keep"), "terminal": vector.get("terminal", False)}
+
+
 def play_run(vector: dict[str, Any], items: list[RunItem]) -> dict[str, Any]:
     """The run's result in the vectors' shape (`{view: {...}}`), or
     `{"error": {"code": ...}}` when the core raised one of its errors."""
-    run = dw.RunBounder(vector["max_lines"], vector["max_bytes"], spill_id=vector["spill_id"])
+    try:
+        run = dw.RunBounder(
+            vector["max_lines"],
+            vector["max_bytes"],
+            spill_id=vector["spill_id"],
+            **run_options(vector),
+        )
+    except dw.InvalidArgument as err:
+        # A refused keep pattern (docs/VECTORS.md), when the bounder is built.
+        return {"error": {"code": err.code}}
     for kind, stream, value in items:
         if kind == "output":
             run.push(stream, value)
@@ -579,7 +593,7 @@ def run_problems(vector: dict[str, Any], expect: dict[str, Any]) -> list[str]:
             )
         if have["lost_bytes"] == 0 and "[... the last " not in text:
             outcome = run_outcome(vector, view)
-            whole = dw.Bounder(max_lines, max_bytes).bound(
+            whole = dw.Bounder(max_lines, max_bytes, **run_options(vector)).bound(
                 view_bytes(items, view), spill_id=f"{vector['spill_id']}-{view}"
             )
             if isinstance(whole, dw.PendingSpill):

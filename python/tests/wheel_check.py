@@ -37,7 +37,13 @@ def main() -> None:
             elif v["kind"] == "preview" and "preview" in v["expect"] and "input" in v:
                 if v.get("spill"):
                     continue
-                p = dory_wire.bound(v["input"], max_lines=v["max_lines"], max_bytes=v["max_bytes"])
+                p = dory_wire.bound(
+                    v["input"],
+                    max_lines=v["max_lines"],
+                    max_bytes=v["max_bytes"],
+                    keep=v.get("keep"),
+                    terminal=v.get("terminal", False),
+                )
                 assert p.text == v["expect"]["preview"], v["name"]
                 previewed += 1
     assert decoded, "no decode vector ran"

@@ -156,6 +156,20 @@ def run_options(follow: Record | None = None, **fields: Any) -> Record:
     return out
 
 
+def preview_options(keep: Any = None, terminal: bool = False) -> Record:
+    """A ``preview-options`` record from a vector's ``keep`` (``None``,
+    ``"defaults"`` or a list of patterns) and ``terminal``."""
+    out = Record()
+    if keep is None:
+        out.keep = Variant("none")
+    elif keep == "defaults":
+        out.keep = Variant("defaults")
+    else:
+        out.keep = Variant("patterns", list(keep))
+    out.terminal = bool(terminal)
+    return out
+
+
 def follow_options(**fields: Any) -> Record:
     """A ``follow-options`` record from snake_case keyword arguments; absent
     fields are none, so the core's defaults apply."""
@@ -168,4 +182,14 @@ def follow_options(**fields: Any) -> Record:
     return out
 
 
-__all__ = ["DoryWire", "Variant", "field", "follow_options", "is_error", "record", "result", "run_options"]
+__all__ = [
+    "DoryWire",
+    "Variant",
+    "field",
+    "follow_options",
+    "is_error",
+    "preview_options",
+    "record",
+    "result",
+    "run_options",
+]

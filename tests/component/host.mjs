@@ -130,7 +130,8 @@ reader[Symbol.dispose]();
 //    spill; the host saves the output (here it only names the file) and renders.
 let text = "";
 for (let i = 1; i <= 1000; i++) text += `step ${i}\n`;
-const bounded = preview.bound(enc.encode(text), 6n, 300n, undefined); // throws the error record on error
+const noOptions = { keep: { tag: "none" }, terminal: false }; // keep: defaults / patterns(list), terminal: true to turn them on
+const bounded = preview.bound(enc.encode(text), 6n, 300n, undefined, noOptions); // throws the error record on error
 const pending = bounded.val; // bounded.tag === "needs-spill"
 const path = `/tmp/spill/${pending.spillId()}.txt`;
 const p = pending.render({ tag: "saved", val: path }, "read it with sed");
@@ -143,7 +144,7 @@ process.stdout.write(p.text);
 //    follower delivers it, or passes the events to `feed`), with a range
 //    skipped under gap policy `skip` said at the end, and stderr's end kept.
 run.checkLimits(16n, 600n); // throws the error record for limits a run cannot honour
-const bounder = new run.RunBounder(16n, 600n, run.runSpillId("build-42"));
+const bounder = new run.RunBounder(16n, 600n, run.runSpillId("build-42"), noOptions);
 let offset = 0n;
 for (let i = 1; i <= 300; i++) {
   const line = enc.encode(`compiling unit ${i}\n`);

@@ -212,7 +212,9 @@ reader.drop(store)
 # 3. A long output bounded to 6 lines and 300 bytes. The component asks for a
 #    spill; the host saves the output (here it only names the file) and renders.
 output = b"".join(b"step %d\n" % i for i in range(1, 1001))
-outcome = bound(output, 6, 300, None)  # result<bounded, error>: Variant('ok', ...)
+no_options = Record()  # keep: Variant("defaults") / Variant("patterns", [...]), terminal: True to turn them on
+no_options.keep, no_options.terminal = Variant("none"), False
+outcome = bound(output, 6, 300, None, no_options)  # result<bounded, error>: Variant('ok', ...)
 pending = outcome.payload
 path = f"/tmp/spill/{spill_id(pending)}.txt"
 preview = render(pending, Variant("saved", path), "read it with sed")
@@ -225,7 +227,7 @@ print(preview.text, end="")
 #    follower delivers it, or passes the events to `feed`), with a range
 #    skipped under gap policy `skip` said at the end, and stderr's end kept.
 assert check_limits(16, 600) is None  # the error record for limits a run cannot honour
-bounder = new_run(16, 600, run_spill_id("build-42"))
+bounder = new_run(16, 600, run_spill_id("build-42"), no_options)  # result<run-bounder, error>: the handle
 offset = 0
 for i in range(1, 301):
     line = b"compiling unit %d\n" % i

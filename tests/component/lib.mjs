@@ -246,6 +246,14 @@ export function compareDecode(v, got) {
  * preview checks run unchanged against it. The spill writer is called
  * between `bound` and `render`: the handshake of the WIT interface.
  */
+/** The WIT `preview-options` of the npm options `keep` and `terminal`. */
+export function previewOptions(keep, terminal) {
+  let k = { tag: "none" };
+  if (keep === "defaults") k = { tag: "defaults" };
+  else if (Array.isArray(keep)) k = { tag: "patterns", val: keep };
+  return { keep: k, terminal: terminal === true };
+}
+
 export function previewApi(mod) {
   class DoryWireError extends Error {
     constructor(err) {
@@ -294,14 +302,16 @@ export function previewApi(mod) {
   const encoder = new TextEncoder();
   return {
     DoryWireError,
-    bound(input, { maxLines, maxBytes, spill, spillId, hint } = {}) {
+    bound(input, { maxLines, maxBytes, spill, spillId, hint, keep, terminal } = {}) {
       const data = typeof input === "string" ? encoder.encode(input) : input;
-      const bounded = call(() => mod.preview.bound(data, BigInt(maxLines), BigInt(maxBytes), spillId));
+      const options = previewOptions(keep, terminal);
+      const bounded = call(() => mod.preview.bound(data, BigInt(maxLines), BigInt(maxBytes), spillId, options));
       return settle(bounded, data, spill, hint);
     },
     StreamingBounder: class {
-      constructor({ maxLines, maxBytes, spillId } = {}) {
-        this.inner = new mod.preview.StreamingBounder(BigInt(maxLines), BigInt(maxBytes), spillId);
+      constructor({ maxLines, maxBytes, spillId, keep, terminal } = {}) {
+        const options = previewOptions(keep, terminal);
+        this.inner = call(() => new mod.preview.StreamingBounder(BigInt(maxLines), BigInt(maxBytes), spillId, options));
       }
       push(chunk) {
         this.inner.push(chunk);
@@ -712,7 +722,13 @@ const textLines = (text) => (text.match(/\n/g)?.length ?? 0) + (text.length > 0 
  */
 export function playRun(mod, v, items, { asEvents = false, problems = [] } = {}) {
   const maxBytes = BigInt(v.max_bytes);
-  const rb = new mod.run.RunBounder(BigInt(v.max_lines), maxBytes, v.spill_id);
+  let rb;
+  try {
+    rb = new mod.run.RunBounder(BigInt(v.max_lines), maxBytes, v.spill_id, previewOptions(v.keep, v.terminal));
+  } catch (err) {
+    if (!isWitError(err)) throw err;
+    return { error: err.code };
+  }
   if (asEvents) {
     const at = { stdout: 0n, stderr: 0n };
     const events = items.map((i) => {
@@ -786,7 +802,7 @@ export function checkRunVector(mod, v, expect = v.expect) {
   }
   if (expect.error) {
     if (got.error !== expect.error.code) problems.push(`expected error ${JSON.stringify(expect.error)}, got ${JSON.stringify(got, big)}`);
-    if (!refused) problems.push("check-limits accepts limits a run fails with");
+    if (!refused && expect.error.code === "invalid_limits") problems.push("check-limits accepts limits a run fails with");
   } else if (got.error) {
     problems.push(`unexpected error ${got.error}`);
   } else {
@@ -803,7 +819,7 @@ export function checkRunVector(mod, v, expect = v.expect) {
       const size = Buffer.byteLength(text);
       if (size > v.max_bytes || textLines(text) > v.max_lines) problems.push(`${view}: ${size} bytes, ${textLines(text)} lines over ${v.max_lines}/${v.max_bytes}`);
       if (have.lost_bytes === 0 && !text.includes("[... the last ")) {
-        const bounded = mod.preview.bound(runViewBytes(items, view), BigInt(v.max_lines), BigInt(v.max_bytes), `${v.spill_id}-${view}`);
+        const bounded = mod.preview.bound(runViewBytes(items, view), BigInt(v.max_lines), BigInt(v.max_bytes), `${v.spill_id}-${view}`, previewOptions(v.keep, v.terminal));
         let whole;
         if (bounded.tag === "fits") whole = bounded.val.text;
         else {

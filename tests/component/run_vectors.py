@@ -41,7 +41,18 @@ import types
 from types import SimpleNamespace
 from typing import Any
 
-from dory_component import ROOT, DoryWire, Variant, field, follow_options, is_error, record, result, run_options
+from dory_component import (
+    ROOT,
+    DoryWire,
+    Variant,
+    field,
+    follow_options,
+    is_error,
+    preview_options,
+    record,
+    result,
+    run_options,
+)
 
 sys.path.insert(0, str(ROOT / "python" / "tests"))
 # The Python package's own test helpers: its split generator, and the preview
@@ -480,12 +491,18 @@ def settle(dw: DoryWire, bounded: Any, spill: dict[str, Any] | None, hint: str |
 
 def bound(dw: DoryWire, data: bytes, max_lines: int, max_bytes: int, **kw: Any) -> Any:
     """Whole-input bound; returns the preview dict or the error record."""
-    ok, out = result(dw.call("preview", "bound", data, max_lines, max_bytes, kw.get("spill_id")))
+    options = preview_options(kw.get("keep"), kw.get("terminal", False))
+    ok, out = result(dw.call("preview", "bound", data, max_lines, max_bytes, kw.get("spill_id"), options))
     return settle(dw, out, kw.get("spill"), kw.get("hint")) if ok else out
 
 
 def streamed(dw: DoryWire, chunks: list[bytes], max_lines: int, max_bytes: int, **kw: Any) -> Any:
-    sb = dw.call("preview", "[constructor]streaming-bounder", max_lines, max_bytes, kw.get("spill_id"))
+    options = preview_options(kw.get("keep"), kw.get("terminal", False))
+    ok, sb = result(
+        dw.call("preview", "[constructor]streaming-bounder", max_lines, max_bytes, kw.get("spill_id"), options)
+    )
+    if not ok:
+        return sb
     for chunk in chunks:
         dw.method("streaming-bounder", "push", sb, chunk)
     ok, out = result(dw.static("streaming-bounder", "finish", sb))
@@ -505,8 +522,14 @@ def check_preview(dw: DoryWire, v: dict[str, Any]) -> None:
     data = base64.b64decode(v["input_b64"], validate=True) if "input_b64" in v else v["input"].encode("utf-8")
     max_lines, max_bytes, expect = v["max_lines"], v["max_bytes"], v["expect"]
     kw = {"spill": v.get("spill"), "hint": v.get("hint"), "spill_id": v.get("spill_id") or FIXED_SPILL_ID}
+    # docs/VECTORS.md: the options keep and terminal (absent: off).
+    options = {"keep": v.get("keep"), "terminal": v.get("terminal", False)}
+    kw.update(options)
     if "error" in expect:
-        for got in (bound(dw, data, max_lines, max_bytes), streamed(dw, [data], max_lines, max_bytes)):
+        for got in (
+            bound(dw, data, max_lines, max_bytes, **options),
+            streamed(dw, [data], max_lines, max_bytes, **options),
+        ):
             assert is_error(got) and got.code == expect["error"]["code"], f"expected {expect['error']}, got {got}"
         return
     p = bound(dw, data, max_lines, max_bytes, **kw)
@@ -529,7 +552,13 @@ def check_preview(dw: DoryWire, v: dict[str, Any]) -> None:
     for needle in expect.get("not_contains", []):
         assert needle not in text, f"contains {needle!r}"
     spill = v.get("spill")
-    check_invariants(data, SimpleNamespace(**p), max_lines, max_bytes, spill.get("path") if spill else None)
+    if options["keep"] is None and not options["terminal"]:
+        check_invariants(data, SimpleNamespace(**p), max_lines, max_bytes, spill.get("path") if spill else None)
+    else:
+        # Kept lines and rendering change the shape of head + notice + tail:
+        # the limits and the counts still hold.
+        assert len(text.encode("utf-8")) <= max_bytes and lines_of(text) <= max_lines, "over the limits"
+        assert p["head_bytes"] + p["omitted_bytes"] + p["tail_bytes"] == p["total_bytes"], "bytes do not add up"
     again = bound(dw, text.encode("utf-8"), max_lines, max_bytes)
     assert not again["truncated"] and again["text"] == text, "bounding the preview again changed it"
     if spill and spill.get("fails") and p["truncated"]:
@@ -598,7 +627,10 @@ def play_run(dw: DoryWire, v: dict[str, Any], items: list[tuple[str, Any, Any]],
     the events `feed` takes) and renders every view; returns the views in the
     vectors' shape, or the error's code."""
     max_lines, max_bytes, spill_id = v["max_lines"], v["max_bytes"], v["spill_id"]
-    rb = dw.call("run", "[constructor]run-bounder", max_lines, max_bytes, spill_id)
+    options = preview_options(v.get("keep"), v.get("terminal", False))
+    ok, rb = result(dw.call("run", "[constructor]run-bounder", max_lines, max_bytes, spill_id, options))
+    if not ok:
+        return rb.code
     if as_events:
         events, at = [], {"stdout": 0, "stderr": 0}
         for kind, stream, data in items:
@@ -664,7 +696,8 @@ def check_run(dw: DoryWire, v: dict[str, Any]) -> None:
     checked = dw.call("run", "check-limits", max_lines, max_bytes)
     if "error" in expect:
         assert got == expect["error"]["code"], f"expected error {expect['error']}, got {got}"
-        assert checked is not None, "check-limits accepts limits a run fails with"
+        if expect["error"]["code"] == "invalid_limits":
+            assert checked is not None, "check-limits accepts limits a run fails with"
     else:
         assert not isinstance(got, str), f"unexpected error {got}"
         for view in VIEWS:
@@ -685,6 +718,8 @@ def check_run(dw: DoryWire, v: dict[str, Any]) -> None:
                     spill_id=f"{v['spill_id']}-{view}",
                     spill=(v.get("spill") or {}).get(view),
                     hint=v.get("hint"),
+                    keep=v.get("keep"),
+                    terminal=v.get("terminal", False),
                 )
                 assert not is_error(whole), f"{view}: bound() failed: {whole}"
                 assert whole["text"] == text, (
@@ -710,7 +745,7 @@ def check_run_functions(dw: DoryWire) -> None:
     key = dw.call("run", "run-spill-id", "key-1")
     assert key == dw.call("run", "run-spill-id", "key-1") != dw.call("run", "run-spill-id", "key-2")
     assert key.startswith("run-") and len(key) == 36 and all(c in "0123456789abcdef" for c in key[4:]), key
-    rb = dw.call("run", "[constructor]run-bounder", lines, size, None)
+    _, rb = result(dw.call("run", "[constructor]run-bounder", lines, size, None, preview_options()))
     assert dw.method("run-bounder", "spill-id", rb, "combined") is None, "an unnamed spill id before finish"
     dw.method("run-bounder", "push", rb, "stdout", b"x")
     pending = dw.static("run-bounder", "finish", rb)

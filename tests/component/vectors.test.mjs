@@ -41,6 +41,7 @@ import {
   loadComponent,
   playRunConversation,
   previewApi,
+  previewOptions,
   runConversationProblems,
   same,
   searchApi,
@@ -213,7 +214,7 @@ test("check-limits at its edges, run-spill-id and the run's defaults", () => {
   assert.match(key, /^run-[0-9a-f]{32}$/);
   assert.equal(r.runSpillId("key-1"), key);
   assert.notEqual(r.runSpillId("key-2"), key);
-  const rb = new r.RunBounder(lines, size, undefined);
+  const rb = new r.RunBounder(lines, size, undefined, previewOptions());
   assert.equal(rb.spillId("combined"), undefined, "an unnamed spill id before finish");
   rb.push("stdout", new Uint8Array([120]));
   const pending = r.RunBounder.finish(rb);

@@ -129,7 +129,7 @@ RUN_CONVERSATION_KEYS = {
 RUN_STEPS = {"send", "wait", "done", "cancelled", "error"}
 RUN_STATES = {"finished", "cancelled", "failed"}
 VIEWS = {"stdout", "stderr", "combined"}
-RUN_KEYS = {"name", "kind", "max_lines", "max_bytes", "spill_id", "input", "spill", "hint", "expect"}
+RUN_KEYS = {"name", "kind", "max_lines", "max_bytes", "spill_id", "input", "spill", "hint", "keep", "terminal", "expect"}
 RUN_DATA_KEYS = {"stdout", "stderr", "stdout_b64", "stderr_b64"}
 RUN_VIEW_KEYS = {
     "preview",
@@ -170,7 +170,19 @@ SEARCH_EXPECT_KEYS = {
     "command",
 }
 SEARCH_ERROR_CODES = {"invalid_argument", "invalid_limits"}
-PREVIEW_KEYS = {"name", "kind", "input", "input_b64", "max_lines", "max_bytes", "spill", "hint", "expect"}
+PREVIEW_KEYS = {
+    "name",
+    "kind",
+    "input",
+    "input_b64",
+    "max_lines",
+    "max_bytes",
+    "spill",
+    "hint",
+    "keep",
+    "terminal",
+    "expect",
+}
 
 EVENT_KEYS = {
     "started": {"type", "proc_id"},
@@ -239,7 +251,9 @@ class Checker:
             "run_step": set(),
             "run_cancel": set(),
             "search": set(),
+            "option": set(),
         }
+        self.options = 0
         self.searches = 0
         self.runs = 0
         self.run_conversations = 0
@@ -300,10 +314,34 @@ class Checker:
             else:
                 self.err(where, f"unknown kind {kind!r}")
 
+    def check_options(self, where, v):
+        """The optional `keep` (null, "defaults" or a list of strings) and
+        `terminal` (a bool) of a preview or run vector."""
+        keep = v.get("keep")
+        if "keep" in v:
+            if keep is None:
+                self.seen["option"].add("keep_null")
+            elif keep == "defaults":
+                self.seen["option"].add("keep_defaults")
+            elif isinstance(keep, list) and all(isinstance(p, str) for p in keep):
+                self.seen["option"].add("keep_patterns")
+            else:
+                self.err(where, f'keep must be null, "defaults" or a list of strings, got {keep!r}')
+        if "terminal" in v:
+            if not isinstance(v["terminal"], bool):
+                self.err(where, f"terminal must be a bool, got {v['terminal']!r}")
+            elif v["terminal"]:
+                self.seen["option"].add("terminal")
+        if keep is not None and v.get("terminal") is True:
+            self.seen["option"].add("keep_and_terminal")
+        if keep is not None or v.get("terminal") is True:
+            self.options += 1
+
     def check_preview(self, where, v):
         unknown = set(v) - PREVIEW_KEYS
         if unknown:
             self.err(where, f"unknown keys {sorted(unknown)}")
+        self.check_options(where, v)
         if ("input" in v) == ("input_b64" in v):
             self.err(where, "exactly one of input / input_b64 is required")
         expect = v.get("expect")
@@ -312,7 +350,9 @@ class Checker:
         elif "error" in expect:
             error = expect["error"]
             code = error.get("code") if isinstance(error, dict) else None
-            if code not in PREVIEW_ERROR_CODES:
+            if code == "invalid_argument" and v.get("keep") is not None:
+                self.seen["code"].add(code)
+            elif code not in PREVIEW_ERROR_CODES:
                 self.err(where, f"a preview error must be one of {sorted(PREVIEW_ERROR_CODES)}, got {code!r}")
             else:
                 self.seen["code"].add(code)
@@ -375,6 +415,9 @@ class Checker:
         unknown = set(v) - RUN_KEYS
         if unknown:
             self.err(where, f"unknown keys {sorted(unknown)}")
+        self.check_options(where, v)
+        if v.get("keep") is not None or v.get("terminal") is True:
+            self.seen["option"].add("run")
         for key in ("max_lines", "max_bytes"):
             if not is_int(v.get(key)) or v[key] < 0:
                 self.err(where, f"{key} must be a non-negative integer")
@@ -403,8 +446,10 @@ class Checker:
         if not isinstance(expect, dict):
             self.err(where, "expect must be an object")
         elif "error" in expect:
-            if expect["error"] != {"code": "invalid_limits"}:
-                self.err(where, "a run's only error is invalid_limits")
+            if expect["error"] != {"code": "invalid_limits"} and (
+                expect["error"] != {"code": "invalid_argument"} or v.get("keep") is None
+            ):
+                self.err(where, "a run's errors are invalid_limits, and invalid_argument for a refused keep pattern")
         else:
             for view in ("stdout", "stderr", "combined"):
                 got = expect.get(view)
@@ -759,7 +804,10 @@ class Checker:
             "run_step": RUN_STEPS,
             "run_cancel": {"with_request", "before_request"},
             "search": {"whole", "truncated", "context", "no_match", "long_line", "error"},
+            "option": {"keep_null", "keep_defaults", "keep_patterns", "terminal", "keep_and_terminal", "run"},
         }
+        if self.options < 30:
+            self.err("coverage", f"only {self.options} vectors with keep or terminal (at least 30)")
         if self.run_conversations < 25:
             self.err("coverage", f"only {self.run_conversations} run-conversation vectors (at least 25)")
         if self.searches < 20:

@@ -16966,6 +16966,54 @@ pub mod exports {
                         }
                     }
                 }
+                /// Lines kept from the omitted middle of a cut, in a section after the
+                /// notice (docs/preview.md, "Kept lines").
+                #[derive(Clone)]
+                pub enum Keep {
+                    /// No line is kept (the default).
+                    None,
+                    /// The default patterns, `default-keep-patterns()`.
+                    Defaults,
+                    /// Lines matching these regular expressions (the `regex` crate's
+                    /// syntax); none at all is `none`.
+                    Patterns(_rt::Vec<_rt::String>),
+                }
+                impl ::core::fmt::Debug for Keep {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            Keep::None => f.debug_tuple("Keep::None").finish(),
+                            Keep::Defaults => f.debug_tuple("Keep::Defaults").finish(),
+                            Keep::Patterns(e) => {
+                                f.debug_tuple("Keep::Patterns").field(e).finish()
+                            }
+                        }
+                    }
+                }
+                /// The options of a bounder beside its limits, the same for `bound`, the
+                /// `streaming-bounder` and the `run-bounder` (every view).
+                #[derive(Clone)]
+                pub struct PreviewOptions {
+                    /// Lines of the omitted middle to keep; `none` by default.
+                    pub keep: Keep,
+                    /// Renders the preview as a terminal shows it: a line redrawn with
+                    /// `\r` shows its last state, escape sequences and control bytes
+                    /// are removed (docs/preview.md, "Terminal rendering"). Off by default.
+                    pub terminal: bool,
+                }
+                impl ::core::fmt::Debug for PreviewOptions {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("PreviewOptions")
+                            .field("keep", &self.keep)
+                            .field("terminal", &self.terminal)
+                            .finish()
+                    }
+                }
                 /// The outcome of bounding: a preview, or a request to spill first.
                 pub enum Bounded {
                     /// The input fits both limits: the preview is the input, unchanged.
@@ -17465,6 +17513,75 @@ pub mod exports {
                 }
                 #[doc(hidden)]
                 #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_default_keep_patterns_cabi<T_: Guest>() -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = { T_::default_keep_patterns() };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let vec3 = result0;
+                        let len3 = vec3.len();
+                        let layout3 = _rt::alloc::Layout::from_size_align(
+                                vec3.len() * (2 * ::core::mem::size_of::<*const u8>()),
+                                ::core::mem::size_of::<*const u8>(),
+                            )
+                            .unwrap();
+                        let (result3, _cleanup3) = wit_bindgen::rt::Cleanup::new(
+                            layout3,
+                        );
+                        if let Some(cleanup) = _cleanup3 {
+                            cleanup.forget();
+                        }
+                        for (i, e) in vec3.into_iter().enumerate() {
+                            let base = result3
+                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let vec2 = (e.into_bytes()).into_boxed_slice();
+                                let ptr2 = vec2.as_ptr().cast::<u8>();
+                                let len2 = vec2.len();
+                                ::core::mem::forget(vec2);
+                                *base
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len2;
+                                *base.add(0).cast::<*mut u8>() = ptr2.cast_mut();
+                            }
+                        }
+                        *ptr1.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len3;
+                        *ptr1.add(0).cast::<*mut u8>() = result3;
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_default_keep_patterns<T_: Guest>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        let base4 = l0;
+                        let len4 = l1;
+                        for i in 0..len4 {
+                            let base = base4
+                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let l2 = *base.add(0).cast::<*mut u8>();
+                                let l3 = *base
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l2, l3, 1);
+                            }
+                        }
+                        _rt::cabi_dealloc(
+                            base4,
+                            len4 * (2 * ::core::mem::size_of::<*const u8>()),
+                            ::core::mem::size_of::<*const u8>(),
+                        );
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
                 pub unsafe fn _export_bound_cabi<T_: Guest>(
                     arg0: *mut u8,
                     arg1: usize,
@@ -17473,11 +17590,52 @@ pub mod exports {
                     arg4: i32,
                     arg5: *mut u8,
                     arg6: usize,
+                    arg7: i32,
+                    arg8: *mut u8,
+                    arg9: usize,
+                    arg10: i32,
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result2 = {
+                        let result7 = {
                             let len0 = arg1;
+                            let v6 = match arg7 {
+                                0 => Keep::None,
+                                1 => Keep::Defaults,
+                                n => {
+                                    debug_assert_eq!(n, 2, "invalid enum discriminant");
+                                    let e6 = {
+                                        let base5 = arg8;
+                                        let len5 = arg9;
+                                        let mut result5 = _rt::Vec::with_capacity(len5);
+                                        for i in 0..len5 {
+                                            let base = base5
+                                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                            let e5 = {
+                                                let l2 = *base.add(0).cast::<*mut u8>();
+                                                let l3 = *base
+                                                    .add(::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len4 = l3;
+                                                let bytes4 = _rt::Vec::from_raw_parts(
+                                                    l2.cast(),
+                                                    len4,
+                                                    len4,
+                                                );
+                                                _rt::string_lift(bytes4)
+                                            };
+                                            result5.push(e5);
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base5,
+                                            len5 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            ::core::mem::size_of::<*const u8>(),
+                                        );
+                                        result5
+                                    };
+                                    Keep::Patterns(e6)
+                                }
+                            };
                             T_::bound(
                                 <_ as From<
                                     _rt::Vec<_>,
@@ -17500,241 +17658,245 @@ pub mod exports {
                                     }
                                     _ => _rt::invalid_enum_discriminant(),
                                 },
+                                PreviewOptions {
+                                    keep: v6,
+                                    terminal: _rt::bool_lift(arg10 as u8),
+                                },
                             )
                         };
-                        let ptr3 = (&raw mut _RET_AREA.0).cast::<u8>();
-                        match result2 {
+                        let ptr8 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result7 {
                             Ok(e) => {
-                                *ptr3.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr8.add(0).cast::<u8>() = (0i32) as u8;
                                 match e {
                                     Bounded::Fits(e) => {
-                                        *ptr3.add(8).cast::<u8>() = (0i32) as u8;
+                                        *ptr8.add(8).cast::<u8>() = (0i32) as u8;
                                         let Preview {
-                                            text: text4,
-                                            truncated: truncated4,
-                                            total_lines: total_lines4,
-                                            total_bytes: total_bytes4,
-                                            head_bytes: head_bytes4,
-                                            tail_bytes: tail_bytes4,
-                                            omitted_lines: omitted_lines4,
-                                            omitted_bytes: omitted_bytes4,
-                                            omitted_range: omitted_range4,
-                                            spill_id: spill_id4,
-                                            spill_path: spill_path4,
-                                            spill_error: spill_error4,
+                                            text: text9,
+                                            truncated: truncated9,
+                                            total_lines: total_lines9,
+                                            total_bytes: total_bytes9,
+                                            head_bytes: head_bytes9,
+                                            tail_bytes: tail_bytes9,
+                                            omitted_lines: omitted_lines9,
+                                            omitted_bytes: omitted_bytes9,
+                                            omitted_range: omitted_range9,
+                                            spill_id: spill_id9,
+                                            spill_path: spill_path9,
+                                            spill_error: spill_error9,
                                         } = e;
-                                        let vec5 = (text4.into_bytes()).into_boxed_slice();
-                                        let ptr5 = vec5.as_ptr().cast::<u8>();
-                                        let len5 = vec5.len();
-                                        ::core::mem::forget(vec5);
-                                        *ptr3
+                                        let vec10 = (text9.into_bytes()).into_boxed_slice();
+                                        let ptr10 = vec10.as_ptr().cast::<u8>();
+                                        let len10 = vec10.len();
+                                        ::core::mem::forget(vec10);
+                                        *ptr8
                                             .add(16 + 1 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len5;
-                                        *ptr3.add(16).cast::<*mut u8>() = ptr5.cast_mut();
-                                        *ptr3
+                                            .cast::<usize>() = len10;
+                                        *ptr8.add(16).cast::<*mut u8>() = ptr10.cast_mut();
+                                        *ptr8
                                             .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<u8>() = (match truncated4 {
+                                            .cast::<u8>() = (match truncated9 {
                                             true => 1,
                                             false => 0,
                                         }) as u8;
-                                        *ptr3
+                                        *ptr8
                                             .add(24 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(total_lines4);
-                                        *ptr3
+                                            .cast::<i64>() = _rt::as_i64(total_lines9);
+                                        *ptr8
                                             .add(32 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(total_bytes4);
-                                        *ptr3
+                                            .cast::<i64>() = _rt::as_i64(total_bytes9);
+                                        *ptr8
                                             .add(40 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(head_bytes4);
-                                        *ptr3
+                                            .cast::<i64>() = _rt::as_i64(head_bytes9);
+                                        *ptr8
                                             .add(48 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(tail_bytes4);
-                                        *ptr3
+                                            .cast::<i64>() = _rt::as_i64(tail_bytes9);
+                                        *ptr8
                                             .add(56 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(omitted_lines4);
-                                        *ptr3
+                                            .cast::<i64>() = _rt::as_i64(omitted_lines9);
+                                        *ptr8
                                             .add(64 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(omitted_bytes4);
-                                        match omitted_range4 {
+                                            .cast::<i64>() = _rt::as_i64(omitted_bytes9);
+                                        match omitted_range9 {
                                             Some(e) => {
-                                                *ptr3
+                                                *ptr8
                                                     .add(72 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
-                                                let LineRange { first: first6, last: last6 } = e;
-                                                *ptr3
+                                                let LineRange { first: first11, last: last11 } = e;
+                                                *ptr8
                                                     .add(80 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(first6);
-                                                *ptr3
+                                                    .cast::<i64>() = _rt::as_i64(first11);
+                                                *ptr8
                                                     .add(88 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(last6);
+                                                    .cast::<i64>() = _rt::as_i64(last11);
                                             }
                                             None => {
-                                                *ptr3
+                                                *ptr8
                                                     .add(72 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
-                                        match spill_id4 {
+                                        match spill_id9 {
                                             Some(e) => {
-                                                *ptr3
+                                                *ptr8
                                                     .add(96 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
-                                                let vec7 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr7 = vec7.as_ptr().cast::<u8>();
-                                                let len7 = vec7.len();
-                                                ::core::mem::forget(vec7);
-                                                *ptr3
+                                                let vec12 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr12 = vec12.as_ptr().cast::<u8>();
+                                                let len12 = vec12.len();
+                                                ::core::mem::forget(vec12);
+                                                *ptr8
                                                     .add(96 + 4 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len7;
-                                                *ptr3
+                                                    .cast::<usize>() = len12;
+                                                *ptr8
                                                     .add(96 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr7.cast_mut();
+                                                    .cast::<*mut u8>() = ptr12.cast_mut();
                                             }
                                             None => {
-                                                *ptr3
+                                                *ptr8
                                                     .add(96 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
-                                        match spill_path4 {
+                                        match spill_path9 {
                                             Some(e) => {
-                                                *ptr3
+                                                *ptr8
                                                     .add(96 + 5 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
-                                                let vec8 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr8 = vec8.as_ptr().cast::<u8>();
-                                                let len8 = vec8.len();
-                                                ::core::mem::forget(vec8);
-                                                *ptr3
+                                                let vec13 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr13 = vec13.as_ptr().cast::<u8>();
+                                                let len13 = vec13.len();
+                                                ::core::mem::forget(vec13);
+                                                *ptr8
                                                     .add(96 + 7 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len8;
-                                                *ptr3
+                                                    .cast::<usize>() = len13;
+                                                *ptr8
                                                     .add(96 + 6 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr8.cast_mut();
+                                                    .cast::<*mut u8>() = ptr13.cast_mut();
                                             }
                                             None => {
-                                                *ptr3
+                                                *ptr8
                                                     .add(96 + 5 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
-                                        match spill_error4 {
+                                        match spill_error9 {
                                             Some(e) => {
-                                                *ptr3
+                                                *ptr8
                                                     .add(96 + 8 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
-                                                let vec9 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr9 = vec9.as_ptr().cast::<u8>();
-                                                let len9 = vec9.len();
-                                                ::core::mem::forget(vec9);
-                                                *ptr3
+                                                let vec14 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr14 = vec14.as_ptr().cast::<u8>();
+                                                let len14 = vec14.len();
+                                                ::core::mem::forget(vec14);
+                                                *ptr8
                                                     .add(96 + 10 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len9;
-                                                *ptr3
+                                                    .cast::<usize>() = len14;
+                                                *ptr8
                                                     .add(96 + 9 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr9.cast_mut();
+                                                    .cast::<*mut u8>() = ptr14.cast_mut();
                                             }
                                             None => {
-                                                *ptr3
+                                                *ptr8
                                                     .add(96 + 8 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
                                     }
                                     Bounded::NeedsSpill(e) => {
-                                        *ptr3.add(8).cast::<u8>() = (1i32) as u8;
-                                        *ptr3.add(16).cast::<i32>() = (e).take_handle() as i32;
+                                        *ptr8.add(8).cast::<u8>() = (1i32) as u8;
+                                        *ptr8.add(16).cast::<i32>() = (e).take_handle() as i32;
                                     }
                                 }
                             }
                             Err(e) => {
-                                *ptr3.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr8.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code10,
-                                    class_name: class_name10,
-                                    kind: kind10,
-                                    message: message10,
-                                    fields: fields10,
+                                    code: code15,
+                                    class_name: class_name15,
+                                    kind: kind15,
+                                    message: message15,
+                                    fields: fields15,
                                 } = e;
-                                let vec11 = (code10.into_bytes()).into_boxed_slice();
-                                let ptr11 = vec11.as_ptr().cast::<u8>();
-                                let len11 = vec11.len();
-                                ::core::mem::forget(vec11);
-                                *ptr3
+                                let vec16 = (code15.into_bytes()).into_boxed_slice();
+                                let ptr16 = vec16.as_ptr().cast::<u8>();
+                                let len16 = vec16.len();
+                                ::core::mem::forget(vec16);
+                                *ptr8
                                     .add(8 + 1 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len11;
-                                *ptr3.add(8).cast::<*mut u8>() = ptr11.cast_mut();
-                                let vec12 = (class_name10.into_bytes()).into_boxed_slice();
-                                let ptr12 = vec12.as_ptr().cast::<u8>();
-                                let len12 = vec12.len();
-                                ::core::mem::forget(vec12);
-                                *ptr3
+                                    .cast::<usize>() = len16;
+                                *ptr8.add(8).cast::<*mut u8>() = ptr16.cast_mut();
+                                let vec17 = (class_name15.into_bytes()).into_boxed_slice();
+                                let ptr17 = vec17.as_ptr().cast::<u8>();
+                                let len17 = vec17.len();
+                                ::core::mem::forget(vec17);
+                                *ptr8
                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len12;
-                                *ptr3
+                                    .cast::<usize>() = len17;
+                                *ptr8
                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr12.cast_mut();
-                                *ptr3
+                                    .cast::<*mut u8>() = ptr17.cast_mut();
+                                *ptr8
                                     .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind10.clone() as i32) as u8;
-                                let vec13 = (message10.into_bytes()).into_boxed_slice();
-                                let ptr13 = vec13.as_ptr().cast::<u8>();
-                                let len13 = vec13.len();
-                                ::core::mem::forget(vec13);
-                                *ptr3
+                                    .cast::<u8>() = (kind15.clone() as i32) as u8;
+                                let vec18 = (message15.into_bytes()).into_boxed_slice();
+                                let ptr18 = vec18.as_ptr().cast::<u8>();
+                                let len18 = vec18.len();
+                                ::core::mem::forget(vec18);
+                                *ptr8
                                     .add(8 + 6 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len13;
-                                *ptr3
+                                    .cast::<usize>() = len18;
+                                *ptr8
                                     .add(8 + 5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr13.cast_mut();
-                                let vec20 = fields10;
-                                let len20 = vec20.len();
-                                let layout20 = _rt::alloc::Layout::from_size_align(
-                                        vec20.len()
+                                    .cast::<*mut u8>() = ptr18.cast_mut();
+                                let vec25 = fields15;
+                                let len25 = vec25.len();
+                                let layout25 = _rt::alloc::Layout::from_size_align(
+                                        vec25.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result20, _cleanup20) = wit_bindgen::rt::Cleanup::new(
-                                    layout20,
+                                let (result25, _cleanup25) = wit_bindgen::rt::Cleanup::new(
+                                    layout25,
                                 );
-                                if let Some(cleanup) = _cleanup20 {
+                                if let Some(cleanup) = _cleanup25 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec20.into_iter().enumerate() {
-                                    let base = result20
+                                for (i, e) in vec25.into_iter().enumerate() {
+                                    let base = result25
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name14,
-                                            value: value14,
+                                            name: name19,
+                                            value: value19,
                                         } = e;
-                                        let vec15 = (name14.into_bytes()).into_boxed_slice();
-                                        let ptr15 = vec15.as_ptr().cast::<u8>();
-                                        let len15 = vec15.len();
-                                        ::core::mem::forget(vec15);
+                                        let vec20 = (name19.into_bytes()).into_boxed_slice();
+                                        let ptr20 = vec20.as_ptr().cast::<u8>();
+                                        let len20 = vec20.len();
+                                        ::core::mem::forget(vec20);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len15;
-                                        *base.add(0).cast::<*mut u8>() = ptr15.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V19;
-                                        match value14 {
-                                            V19::Str(e) => {
+                                            .cast::<usize>() = len20;
+                                        *base.add(0).cast::<*mut u8>() = ptr20.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V24;
+                                        match value19 {
+                                            V24::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec16 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr16 = vec16.as_ptr().cast::<u8>();
-                                                let len16 = vec16.len();
-                                                ::core::mem::forget(vec16);
+                                                let vec21 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr21 = vec21.as_ptr().cast::<u8>();
+                                                let len21 = vec21.len();
+                                                ::core::mem::forget(vec21);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len16;
+                                                    .cast::<usize>() = len21;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr16.cast_mut();
+                                                    .cast::<*mut u8>() = ptr21.cast_mut();
                                             }
-                                            V19::OptStr(e) => {
+                                            V24::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -17743,16 +17905,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec17 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr17 = vec17.as_ptr().cast::<u8>();
-                                                        let len17 = vec17.len();
-                                                        ::core::mem::forget(vec17);
+                                                        let vec22 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr22 = vec22.as_ptr().cast::<u8>();
+                                                        let len22 = vec22.len();
+                                                        ::core::mem::forget(vec22);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len17;
+                                                            .cast::<usize>() = len22;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr17.cast_mut();
+                                                            .cast::<*mut u8>() = ptr22.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -17761,7 +17923,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V19::U64(e) => {
+                                            V24::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -17769,7 +17931,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V19::Stream(e) => {
+                                            V24::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -17777,33 +17939,33 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V19::Cursor(e) => {
+                                            V24::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout18,
-                                                    stderr: stderr18,
+                                                    stdout: stdout23,
+                                                    stderr: stderr23,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout18);
+                                                    .cast::<i64>() = _rt::as_i64(stdout23);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr18);
+                                                    .cast::<i64>() = _rt::as_i64(stderr23);
                                             }
                                         }
                                     }
                                 }
-                                *ptr3
+                                *ptr8
                                     .add(8 + 8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len20;
-                                *ptr3
+                                    .cast::<usize>() = len25;
+                                *ptr8
                                     .add(8 + 7 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result20;
+                                    .cast::<*mut u8>() = result25;
                             }
                         };
-                        ptr3
+                        ptr8
                     }
                 }
                 #[doc(hidden)]
@@ -17966,12 +18128,58 @@ pub mod exports {
                 #[allow(non_snake_case, unused_unsafe)]
                 pub unsafe fn _export_constructor_streaming_bounder_cabi<
                     T_: GuestStreamingBounder,
-                >(arg0: i64, arg1: i64, arg2: i32, arg3: *mut u8, arg4: usize) -> i32 {
+                >(
+                    arg0: i64,
+                    arg1: i64,
+                    arg2: i32,
+                    arg3: *mut u8,
+                    arg4: usize,
+                    arg5: i32,
+                    arg6: *mut u8,
+                    arg7: usize,
+                    arg8: i32,
+                ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result1 = {
-                            StreamingBounder::new(
-                                T_::new(
+                        let result6 = {
+                            let v5 = match arg5 {
+                                0 => Keep::None,
+                                1 => Keep::Defaults,
+                                n => {
+                                    debug_assert_eq!(n, 2, "invalid enum discriminant");
+                                    let e5 = {
+                                        let base4 = arg6;
+                                        let len4 = arg7;
+                                        let mut result4 = _rt::Vec::with_capacity(len4);
+                                        for i in 0..len4 {
+                                            let base = base4
+                                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                            let e4 = {
+                                                let l1 = *base.add(0).cast::<*mut u8>();
+                                                let l2 = *base
+                                                    .add(::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len3 = l2;
+                                                let bytes3 = _rt::Vec::from_raw_parts(
+                                                    l1.cast(),
+                                                    len3,
+                                                    len3,
+                                                );
+                                                _rt::string_lift(bytes3)
+                                            };
+                                            result4.push(e4);
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base4,
+                                            len4 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            ::core::mem::size_of::<*const u8>(),
+                                        );
+                                        result4
+                                    };
+                                    Keep::Patterns(e5)
+                                }
+                            };
+                            T_::new(
                                     arg0 as u64,
                                     arg1 as u64,
                                     match arg2 {
@@ -17990,10 +18198,277 @@ pub mod exports {
                                         }
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
-                                ),
-                            )
+                                    PreviewOptions {
+                                        keep: v5,
+                                        terminal: _rt::bool_lift(arg8 as u8),
+                                    },
+                                )
+                                .map(StreamingBounder::new)
                         };
-                        (result1).take_handle() as i32
+                        let ptr7 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result6 {
+                            Ok(e) => {
+                                *ptr7.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr7
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr7.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code8,
+                                    class_name: class_name8,
+                                    kind: kind8,
+                                    message: message8,
+                                    fields: fields8,
+                                } = e;
+                                let vec9 = (code8.into_bytes()).into_boxed_slice();
+                                let ptr9 = vec9.as_ptr().cast::<u8>();
+                                let len9 = vec9.len();
+                                ::core::mem::forget(vec9);
+                                *ptr7
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len9;
+                                *ptr7
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr9.cast_mut();
+                                let vec10 = (class_name8.into_bytes()).into_boxed_slice();
+                                let ptr10 = vec10.as_ptr().cast::<u8>();
+                                let len10 = vec10.len();
+                                ::core::mem::forget(vec10);
+                                *ptr7
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len10;
+                                *ptr7
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr10.cast_mut();
+                                *ptr7
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind8.clone() as i32) as u8;
+                                let vec11 = (message8.into_bytes()).into_boxed_slice();
+                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                let len11 = vec11.len();
+                                ::core::mem::forget(vec11);
+                                *ptr7
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr7
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr11.cast_mut();
+                                let vec18 = fields8;
+                                let len18 = vec18.len();
+                                let layout18 = _rt::alloc::Layout::from_size_align(
+                                        vec18.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result18, _cleanup18) = wit_bindgen::rt::Cleanup::new(
+                                    layout18,
+                                );
+                                if let Some(cleanup) = _cleanup18 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec18.into_iter().enumerate() {
+                                    let base = result18
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name12,
+                                            value: value12,
+                                        } = e;
+                                        let vec13 = (name12.into_bytes()).into_boxed_slice();
+                                        let ptr13 = vec13.as_ptr().cast::<u8>();
+                                        let len13 = vec13.len();
+                                        ::core::mem::forget(vec13);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len13;
+                                        *base.add(0).cast::<*mut u8>() = ptr13.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V17;
+                                        match value12 {
+                                            V17::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec14 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr14 = vec14.as_ptr().cast::<u8>();
+                                                let len14 = vec14.len();
+                                                ::core::mem::forget(vec14);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len14;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                            }
+                                            V17::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec15 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                                        let len15 = vec15.len();
+                                                        ::core::mem::forget(vec15);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len15;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V17::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V17::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V17::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout16,
+                                                    stderr: stderr16,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout16);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr16);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr7
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr7
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result18;
+                            }
+                        };
+                        ptr7
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_constructor_streaming_bounder<
+                    T_: GuestStreamingBounder,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
                     }
                 }
                 #[doc(hidden)]
@@ -18510,17 +18985,23 @@ pub mod exports {
                 pub trait Guest {
                     type PendingSpill: GuestPendingSpill;
                     type StreamingBounder: GuestStreamingBounder;
+                    /// The default keep patterns (`keep::defaults`), in order.
+                    #[allow(async_fn_in_trait)]
+                    fn default_keep_patterns() -> _rt::Vec<_rt::String>;
                     /// Bounds a whole output to at most `max-lines` lines and `max-bytes`
                     /// bytes. `spill-id` replaces the content-derived id. Any limits are
                     /// accepted: input that fits comes back unchanged. Errors:
                     /// `invalid_limits` when the input must be cut and the limits leave no
-                    /// room for the notice (`max-lines` = 0 or `max-bytes` < 32).
+                    /// room for the notice (`max-lines` = 0 or `max-bytes` < 32);
+                    /// `invalid_argument` (argument `keep`) for a keep pattern the core
+                    /// refuses.
                     #[allow(async_fn_in_trait)]
                     fn bound(
                         data: _rt::Vec<u8>,
                         max_lines: u64,
                         max_bytes: u64,
                         spill_id: ::core::option::Option<_rt::String>,
+                        options: PreviewOptions,
                     ) -> ::core::result::Result<Bounded, Error>;
                 }
                 pub trait GuestPendingSpill: wit_bindgen::rt::Resource {
@@ -18697,13 +19178,17 @@ pub mod exports {
                     /// A streaming bounder for previews of at most `max-lines` lines and
                     /// `max-bytes` bytes; `spill-id` replaces the content-derived id (and
                     /// saves hashing the content). Any limits are accepted, as for
-                    /// `bound`. Call `push` next.
+                    /// `bound`. Call `push` next. Errors: `invalid_argument` (argument
+                    /// `keep`) for a keep pattern the core refuses.
                     #[allow(async_fn_in_trait)]
                     fn new(
                         max_lines: u64,
                         max_bytes: u64,
                         spill_id: ::core::option::Option<_rt::String>,
-                    ) -> Self;
+                        options: PreviewOptions,
+                    ) -> Result<Self, Error>
+                    where
+                        Self: Sized;
                     /// Feeds the next chunk of input, of any size, even empty. Write the
                     /// same chunk to the spill file if you are saving the output.
                     #[allow(async_fn_in_trait)]
@@ -18762,22 +19247,42 @@ pub mod exports {
                         unsafe { $($path_to_types)*::
                         __post_return_method_pending_spill_render::<<$ty as
                         $($path_to_types)*:: Guest >::PendingSpill > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/preview@0.1.0#default-keep-patterns")]
+                        unsafe extern "C" fn export_default_keep_patterns() -> * mut u8 {
+                        unsafe { $($path_to_types)*::
+                        _export_default_keep_patterns_cabi::<$ty > () } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/preview@0.1.0#default-keep-patterns")]
+                        unsafe extern "C" fn _post_return_default_keep_patterns(arg0 : *
+                        mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_default_keep_patterns::<$ty > (arg0) } } #[unsafe
                         (export_name = "dory:wire/preview@0.1.0#bound")] unsafe extern
                         "C" fn export_bound(arg0 : * mut u8, arg1 : usize, arg2 : i64,
-                        arg3 : i64, arg4 : i32, arg5 : * mut u8, arg6 : usize,) -> * mut
-                        u8 { unsafe { $($path_to_types)*:: _export_bound_cabi::<$ty >
-                        (arg0, arg1, arg2, arg3, arg4, arg5, arg6) } } #[unsafe
-                        (export_name = "cabi_post_dory:wire/preview@0.1.0#bound")] unsafe
-                        extern "C" fn _post_return_bound(arg0 : * mut u8,) { unsafe {
+                        arg3 : i64, arg4 : i32, arg5 : * mut u8, arg6 : usize, arg7 :
+                        i32, arg8 : * mut u8, arg9 : usize, arg10 : i32,) -> * mut u8 {
+                        unsafe { $($path_to_types)*:: _export_bound_cabi::<$ty > (arg0,
+                        arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) } }
+                        #[unsafe (export_name =
+                        "cabi_post_dory:wire/preview@0.1.0#bound")] unsafe extern "C" fn
+                        _post_return_bound(arg0 : * mut u8,) { unsafe {
                         $($path_to_types)*:: __post_return_bound::<$ty > (arg0) } }
                         #[unsafe (export_name =
                         "dory:wire/preview@0.1.0#[constructor]streaming-bounder")] unsafe
                         extern "C" fn export_constructor_streaming_bounder(arg0 : i64,
-                        arg1 : i64, arg2 : i32, arg3 : * mut u8, arg4 : usize,) -> i32 {
+                        arg1 : i64, arg2 : i32, arg3 : * mut u8, arg4 : usize, arg5 :
+                        i32, arg6 : * mut u8, arg7 : usize, arg8 : i32,) -> * mut u8 {
                         unsafe { $($path_to_types)*::
                         _export_constructor_streaming_bounder_cabi::<<$ty as
                         $($path_to_types)*:: Guest >::StreamingBounder > (arg0, arg1,
-                        arg2, arg3, arg4) } } #[unsafe (export_name =
+                        arg2, arg3, arg4, arg5, arg6, arg7, arg8) } } #[unsafe
+                        (export_name =
+                        "cabi_post_dory:wire/preview@0.1.0#[constructor]streaming-bounder")]
+                        unsafe extern "C" fn
+                        _post_return_constructor_streaming_bounder(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_constructor_streaming_bounder::<<$ty as
+                        $($path_to_types)*:: Guest >::StreamingBounder > (arg0) } }
+                        #[unsafe (export_name =
                         "dory:wire/preview@0.1.0#[method]streaming-bounder.push")] unsafe
                         extern "C" fn export_method_streaming_bounder_push(arg0 : * mut
                         u8, arg1 : * mut u8, arg2 : usize,) { unsafe {
@@ -18867,6 +19372,7 @@ pub mod exports {
                 pub type Error = super::super::super::super::exports::dory::wire::types::Error;
                 pub type Event = super::super::super::super::exports::dory::wire::decode::Event;
                 pub type Preview = super::super::super::super::exports::dory::wire::preview::Preview;
+                pub type PreviewOptions = super::super::super::super::exports::dory::wire::preview::PreviewOptions;
                 pub type SpillOutcome = super::super::super::super::exports::dory::wire::preview::SpillOutcome;
                 /// One of the three views of a run's output.
                 #[repr(u8)]
@@ -19179,12 +19685,53 @@ pub mod exports {
                     arg2: i32,
                     arg3: *mut u8,
                     arg4: usize,
-                ) -> i32 {
+                    arg5: i32,
+                    arg6: *mut u8,
+                    arg7: usize,
+                    arg8: i32,
+                ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result1 = {
-                            RunBounder::new(
-                                T_::new(
+                        let result6 = {
+                            use super::super::super::super::exports::dory::wire::preview::Keep as V5;
+                            let v5 = match arg5 {
+                                0 => V5::None,
+                                1 => V5::Defaults,
+                                n => {
+                                    debug_assert_eq!(n, 2, "invalid enum discriminant");
+                                    let e5 = {
+                                        let base4 = arg6;
+                                        let len4 = arg7;
+                                        let mut result4 = _rt::Vec::with_capacity(len4);
+                                        for i in 0..len4 {
+                                            let base = base4
+                                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                            let e4 = {
+                                                let l1 = *base.add(0).cast::<*mut u8>();
+                                                let l2 = *base
+                                                    .add(::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len3 = l2;
+                                                let bytes3 = _rt::Vec::from_raw_parts(
+                                                    l1.cast(),
+                                                    len3,
+                                                    len3,
+                                                );
+                                                _rt::string_lift(bytes3)
+                                            };
+                                            result4.push(e4);
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base4,
+                                            len4 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            ::core::mem::size_of::<*const u8>(),
+                                        );
+                                        result4
+                                    };
+                                    V5::Patterns(e5)
+                                }
+                            };
+                            T_::new(
                                     arg0 as u64,
                                     arg1 as u64,
                                     match arg2 {
@@ -19203,10 +19750,277 @@ pub mod exports {
                                         }
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
-                                ),
-                            )
+                                    super::super::super::super::exports::dory::wire::preview::PreviewOptions {
+                                        keep: v5,
+                                        terminal: _rt::bool_lift(arg8 as u8),
+                                    },
+                                )
+                                .map(RunBounder::new)
                         };
-                        (result1).take_handle() as i32
+                        let ptr7 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result6 {
+                            Ok(e) => {
+                                *ptr7.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr7
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = (e).take_handle() as i32;
+                            }
+                            Err(e) => {
+                                *ptr7.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code8,
+                                    class_name: class_name8,
+                                    kind: kind8,
+                                    message: message8,
+                                    fields: fields8,
+                                } = e;
+                                let vec9 = (code8.into_bytes()).into_boxed_slice();
+                                let ptr9 = vec9.as_ptr().cast::<u8>();
+                                let len9 = vec9.len();
+                                ::core::mem::forget(vec9);
+                                *ptr7
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len9;
+                                *ptr7
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr9.cast_mut();
+                                let vec10 = (class_name8.into_bytes()).into_boxed_slice();
+                                let ptr10 = vec10.as_ptr().cast::<u8>();
+                                let len10 = vec10.len();
+                                ::core::mem::forget(vec10);
+                                *ptr7
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len10;
+                                *ptr7
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr10.cast_mut();
+                                *ptr7
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind8.clone() as i32) as u8;
+                                let vec11 = (message8.into_bytes()).into_boxed_slice();
+                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                let len11 = vec11.len();
+                                ::core::mem::forget(vec11);
+                                *ptr7
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr7
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr11.cast_mut();
+                                let vec18 = fields8;
+                                let len18 = vec18.len();
+                                let layout18 = _rt::alloc::Layout::from_size_align(
+                                        vec18.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result18, _cleanup18) = wit_bindgen::rt::Cleanup::new(
+                                    layout18,
+                                );
+                                if let Some(cleanup) = _cleanup18 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec18.into_iter().enumerate() {
+                                    let base = result18
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name12,
+                                            value: value12,
+                                        } = e;
+                                        let vec13 = (name12.into_bytes()).into_boxed_slice();
+                                        let ptr13 = vec13.as_ptr().cast::<u8>();
+                                        let len13 = vec13.len();
+                                        ::core::mem::forget(vec13);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len13;
+                                        *base.add(0).cast::<*mut u8>() = ptr13.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V17;
+                                        match value12 {
+                                            V17::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec14 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr14 = vec14.as_ptr().cast::<u8>();
+                                                let len14 = vec14.len();
+                                                ::core::mem::forget(vec14);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len14;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                            }
+                                            V17::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec15 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                                        let len15 = vec15.len();
+                                                        ::core::mem::forget(vec15);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len15;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V17::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V17::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V17::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout16,
+                                                    stderr: stderr16,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout16);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr16);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr7
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr7
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result18;
+                            }
+                        };
+                        ptr7
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_constructor_run_bounder<T_: GuestRunBounder>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
                     }
                 }
                 #[doc(hidden)]
@@ -20719,13 +21533,18 @@ pub mod exports {
                     /// `spill-id` names the views' spills `<spill-id>-stdout`,
                     /// `<spill-id>-stderr` and `<spill-id>-combined` (e.g.
                     /// `run-spill-id(key)`); without it each id is derived from the
-                    /// view's content, known at `finish`.
+                    /// view's content, known at `finish`. `options` (`keep`,
+                    /// `terminal`) apply to every view. Errors: `invalid_argument`
+                    /// (argument `keep`) for a keep pattern the core refuses.
                     #[allow(async_fn_in_trait)]
                     fn new(
                         max_lines: u64,
                         max_bytes: u64,
                         spill_id: ::core::option::Option<_rt::String>,
-                    ) -> Self;
+                        options: PreviewOptions,
+                    ) -> Result<Self, Error>
+                    where
+                        Self: Sized;
                     /// Feeds the next bytes of `stream`, in the order they arrived (an
                     /// empty piece records nothing).
                     #[allow(async_fn_in_trait)]
@@ -20872,13 +21691,19 @@ pub mod exports {
                         const _ : () = { #[unsafe (export_name =
                         "dory:wire/run@0.1.0#[constructor]run-bounder")] unsafe extern
                         "C" fn export_constructor_run_bounder(arg0 : i64, arg1 : i64,
-                        arg2 : i32, arg3 : * mut u8, arg4 : usize,) -> i32 { unsafe {
+                        arg2 : i32, arg3 : * mut u8, arg4 : usize, arg5 : i32, arg6 : *
+                        mut u8, arg7 : usize, arg8 : i32,) -> * mut u8 { unsafe {
                         $($path_to_types)*:: _export_constructor_run_bounder_cabi::<<$ty
                         as $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1, arg2,
-                        arg3, arg4) } } #[unsafe (export_name =
-                        "dory:wire/run@0.1.0#[method]run-bounder.push")] unsafe extern
-                        "C" fn export_method_run_bounder_push(arg0 : * mut u8, arg1 :
-                        i32, arg2 : * mut u8, arg3 : usize,) { unsafe {
+                        arg3, arg4, arg5, arg6, arg7, arg8) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/run@0.1.0#[constructor]run-bounder")] unsafe
+                        extern "C" fn _post_return_constructor_run_bounder(arg0 : * mut
+                        u8,) { unsafe { $($path_to_types)*::
+                        __post_return_constructor_run_bounder::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/run@0.1.0#[method]run-bounder.push")]
+                        unsafe extern "C" fn export_method_run_bounder_push(arg0 : * mut
+                        u8, arg1 : i32, arg2 : * mut u8, arg3 : usize,) { unsafe {
                         $($path_to_types)*:: _export_method_run_bounder_push_cabi::<<$ty
                         as $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1, arg2,
                         arg3) } } #[unsafe (export_name =
@@ -27743,8 +28568,8 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9429] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xd5H\x01A\x02\x01A\x1f\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9631] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x9fJ\x01A\x02\x01A\x20\
 \x01B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdou\
 tw\x06stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06\
 misuse\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03st\
@@ -27847,102 +28672,107 @@ thod]follower.state\x01?\x01@\x01\x04self1\0y\x04\0\x19[method]follower.attempts
 \x01@\x01@\x01\x04self1\0\x17\x04\0\x18[method]follower.options\x01A\x01@\x01\x04\
 self1\0\x0d\x04\0\x1d[method]follower.resume-state\x01B\x01@\x01\x04self1\0s\x04\
 \0\"[method]follower.resume-state-json\x01C\x01@\0\0\x17\x04\0\x0ffollow-default\
-s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B%\x02\x03\x02\x01\x03\x04\0\x05\
+s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B-\x02\x03\x02\x01\x03\x04\0\x05\
 error\x03\0\0\x01r\x02\x05firstw\x04lastw\x04\0\x0aline-range\x03\0\x02\x01k\x03\
 \x01ks\x01r\x0c\x04texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0ahea\
 d-bytesw\x0atail-bytesw\x0domitted-linesw\x0domitted-bytesw\x0domitted-range\x04\
 \x08spill-id\x05\x0aspill-path\x05\x0bspill-error\x05\x04\0\x07preview\x03\0\x06\
 \x01q\x03\x05saved\x01s\0\x06failed\x01s\0\x09not-saved\0\0\x04\0\x0dspill-outco\
-me\x03\0\x08\x04\0\x0dpending-spill\x03\x01\x01i\x0a\x01q\x02\x04fits\x01\x07\0\x0b\
-needs-spill\x01\x0b\0\x04\0\x07bounded\x03\0\x0c\x04\0\x11streaming-bounder\x03\x01\
-\x01h\x0a\x01@\x01\x04self\x0f\0s\x04\0\x1e[method]pending-spill.spill-id\x01\x10\
-\x01@\x01\x04self\x0f\0w\x04\0![method]pending-spill.total-bytes\x01\x11\x04\0![\
-method]pending-spill.total-lines\x01\x11\x01@\x03\x04self\x0f\x07outcome\x09\x04\
-hint\x05\0\x07\x04\0\x1c[method]pending-spill.render\x01\x12\x01i\x0e\x01@\x03\x09\
-max-linesw\x09max-bytesw\x08spill-id\x05\0\x13\x04\0\x1e[constructor]streaming-b\
-ounder\x01\x14\x01h\x0e\x01p}\x01@\x02\x04self\x15\x05chunk\x16\x01\0\x04\0\x1e[\
-method]streaming-bounder.push\x01\x17\x01@\x01\x04self\x15\0w\x04\0%[method]stre\
-aming-bounder.total-bytes\x01\x18\x01j\x01\x0d\x01\x01\x01@\x01\x07bounder\x13\0\
-\x19\x04\0\x20[static]streaming-bounder.finish\x01\x1a\x01@\x04\x04data\x16\x09m\
-ax-linesw\x09max-bytesw\x08spill-id\x05\0\x19\x04\0\x05bound\x01\x1b\x04\0\x17do\
-ry:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\0\x04\x0dspill-ou\
-tcome\x01B;\x02\x03\x02\x01\x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\
-\x05error\x03\0\x02\x02\x03\x02\x01\x06\x04\0\x05event\x03\0\x04\x02\x03\x02\x01\
-\x0f\x04\0\x07preview\x03\0\x06\x02\x03\x02\x01\x10\x04\0\x0dspill-outcome\x03\0\
-\x08\x01m\x03\x06stdout\x06stderr\x08combined\x04\0\x04view\x03\0\x0a\x04\0\x0br\
-un-bounder\x03\x01\x04\0\x0brun-pending\x03\x01\x01ks\x01i\x0c\x01@\x03\x09max-l\
-inesw\x09max-bytesw\x08spill-id\x0e\0\x0f\x04\0\x18[constructor]run-bounder\x01\x10\
-\x01h\x0c\x01p}\x01@\x03\x04self\x11\x06stream\x01\x04data\x12\x01\0\x04\0\x18[m\
-ethod]run-bounder.push\x01\x13\x01@\x04\x04self\x11\x06stream\x01\x05startw\x03e\
-ndw\x01\0\x04\0\x18[method]run-bounder.lose\x01\x14\x01p\x05\x01@\x02\x04self\x11\
-\x06events\x15\x01\0\x04\0\x18[method]run-bounder.feed\x01\x16\x01@\x02\x04self\x11\
-\x04view\x0b\0\x0e\x04\0\x1c[method]run-bounder.spill-id\x01\x17\x01@\x02\x04sel\
-f\x11\x04view\x0b\0w\x04\0\x1f[method]run-bounder.total-bytes\x01\x18\x04\0\x1e[\
-method]run-bounder.lost-bytes\x01\x18\x01@\x01\x04self\x11\0w\x04\0\"[method]run\
--bounder.retained-bytes\x01\x19\x01i\x0d\x01j\x01\x1a\x01\x03\x01@\x01\x07bounde\
-r\x0f\0\x1b\x04\0\x1a[static]run-bounder.finish\x01\x1c\x01h\x0d\x01@\x02\x04sel\
-f\x1d\x04view\x0b\0s\x04\0\x1c[method]run-pending.spill-id\x01\x1e\x01@\x02\x04s\
-elf\x1d\x04view\x0b\0\x7f\x04\0\x1f[method]run-pending.needs-spill\x01\x1f\x01@\x02\
-\x04self\x1d\x04view\x0b\0w\x04\0\x1f[method]run-pending.total-bytes\x01\x20\x01\
-o\x02ww\x01@\x02\x04self\x1d\x04view\x0b\0!\x04\0\x18[method]run-pending.lost\x01\
-\"\x01@\x04\x04self\x1d\x04view\x0b\x07outcome\x09\x04hint\x0e\0\x07\x04\0\x1a[m\
-ethod]run-pending.render\x01#\x01j\0\x01\x03\x01@\x02\x09max-linesw\x09max-bytes\
-w\0$\x04\0\x0ccheck-limits\x01%\x01@\x01\x0fidempotency-keys\0s\x04\0\x0crun-spi\
-ll-id\x01&\x01@\0\0w\x04\0\x15default-run-max-lines\x01'\x04\0\x15default-run-ma\
-x-bytes\x01'\x04\0\x11min-run-max-bytes\x01'\x04\0\x13dory:wire/run@0.1.0\x05\x11\
-\x02\x03\0\x03\x0efollow-options\x02\x03\0\x03\x09reconnect\x02\x03\0\x05\x04vie\
-w\x01B_\x02\x03\x02\x01\x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05\
-error\x03\0\x02\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\x04\x02\x03\x02\x01\x0f\
-\x04\0\x07preview\x03\0\x06\x02\x03\x02\x01\x10\x04\0\x0dspill-outcome\x03\0\x08\
-\x02\x03\x02\x01\x0b\x04\0\x07request\x03\0\x0a\x02\x03\x02\x01\x0c\x04\0\x07com\
-mand\x03\0\x0c\x02\x03\x02\x01\x12\x04\0\x0efollow-options\x03\0\x0e\x02\x03\x02\
-\x01\x13\x04\0\x09reconnect\x03\0\x10\x02\x03\x02\x01\x14\x04\0\x04view\x03\0\x12\
-\x01kw\x01ks\x01ku\x01k\x7f\x01r\x0a\x09max-lines\x14\x09max-bytes\x14\x0fidempo\
-tency-key\x15\x0ftimeout-seconds\x16\x04hint\x15\x0ekill-on-cancel\x17\x05spill\x17\
-\x09on-output\x17\x11answer-timeout-ns\x14\x06follow\x0f\x04\0\x0brun-options\x03\
-\0\x18\x01r\x02\x04view\x13\x08spill-ids\x04\0\x0aspill-open\x03\0\x1a\x01p}\x01\
-r\x02\x04view\x13\x04data\x1c\x04\0\x0bspill-write\x03\0\x1d\x01r\x03\x06stream\x01\
-\x04data\x1c\x04texts\x04\0\x0coutput-chunk\x03\0\x1f\x01q\x05\x0aopen-spill\x01\
-\x1b\0\x0bwrite-spill\x01\x1e\0\x06output\x01\x20\0\x0ccommit-spill\x01\x13\0\x0d\
-discard-spill\x01\x13\0\x04\0\x0arun-action\x03\0!\x01k\x11\x01r\x02\x08delay-ns\
-w\x09reconnect#\x04\0\x08run-wait\x03\0$\x01q\x04\x04send\0\0\x04wait\x01%\0\x04\
-done\0\0\x09cancelled\0\0\x04\0\x08run-step\x03\0&\x01p\"\x01k\x03\x01r\x02\x07a\
-ctions(\x05error)\x04\0\x07run-fed\x03\0*\x01j\x01'\x01\x03\x01r\x02\x07actions(\
-\x04step,\x04\0\x0crun-finished\x03\0-\x01r\x02\x07actions(\x04step'\x04\0\x0dru\
-n-cancelled\x03\0/\x01kx\x01r\x09\x07proc-ids\x0fidempotency-keys\x09exit-code1\x09\
-timed-out\x7f\x06stdout\x07\x06stderr\x07\x08combined\x07\x11stdout-lost-bytesw\x11\
-stderr-lost-bytesw\x04\0\x0arun-result\x03\02\x01m\x07\x08starting\x09following\x0a\
-cancelling\x04done\x08finished\x09cancelled\x06failed\x04\0\x09run-state\x03\04\x04\
-\0\x03run\x03\x01\x01i6\x01j\x017\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0d\
-\x07options\x19\x06random\x1c\08\x04\0\x10[constructor]run\x019\x01h6\x01j\x01\x0b\
-\x01\x03\x01@\x01\x04self:\0;\x04\0\x13[method]run.request\x01<\x01j\0\x01\x03\x01\
-@\x05\x04self:\x06status{\x0ccontent-types\x07proc-id\x15\x0bretry-after\x15\0=\x04\
-\0\x10[method]run.open\x01>\x01@\x02\x04self:\x04data\x1c\0+\x04\0\x10[method]ru\
-n.feed\x01?\x01@\x03\x04self:\x0ftransport-error\x15\x06jitteru\0.\x04\0\x12[met\
-hod]run.finish\x01@\x01@\x03\x04self:\x06details\x06jitteru\0,\x04\0\x17[method]\
-run.no-response\x01A\x01@\x01\x04self:\00\x04\0\x12[method]run.cancel\x01B\x01@\x01\
-\x04self:\0\x14\x04\0\x19[method]run.wait-limit-ns\x01C\x01@\x02\x04self:\x0aela\
-psed-nsw\0\x7f\x04\0\x15[method]run.waited-ns\x01D\x01@\x03\x04self:\x04view\x13\
-\x05errors\x01\0\x04\0\x18[method]run.spill-failed\x01E\x01@\x03\x04self:\x04vie\
-w\x13\x07outcome\x09\x01\0\x04\0\x1b[method]run.spill-committed\x01F\x01j\x013\x01\
-\x03\x01@\x01\x04self:\0\xc7\0\x04\0\x12[method]run.result\x01H\x01@\x01\x04self\
-:\05\x04\0\x11[method]run.state\x01I\x01@\x01\x04self:\0s\x04\0\x1b[method]run.i\
-dempotency-key\x01J\x01@\x01\x04self:\0\x15\x04\0\x13[method]run.proc-id\x01K\x01\
-@\x02\x04self:\x04view\x13\0s\x04\0\x14[method]run.spill-id\x01L\x01@\x01\x04sel\
-f:\0\x05\x04\0\x12[method]run.cursor\x01M\x04\0\x1bdory:wire/run-machine@0.1.0\x05\
-\x15\x01B\x15\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\0\x01r\x04\x07contextw\x09\
-max-linesw\x09max-bytesw\x0bignore-case\x7f\x04\0\x0esearch-options\x03\0\x02\x01\
-kw\x01ks\x01r\x0c\x04texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0dm\
-atched-linesw\x0bshown-linesw\x0domitted-linesw\x0cpartial-line\x04\x0along-line\
-sw\x0ffirst-long-line\x04\x0aspill-path\x05\x07command\x05\x04\0\x0dsearch-resul\
-t\x03\0\x06\x04\0\x08searcher\x03\x01\x01i\x08\x01j\x01\x09\x01\x01\x01@\x02\x07\
-patterns\x07options\x03\0\x0a\x04\0\x17[static]searcher.create\x01\x0b\x01h\x08\x01\
-p}\x01@\x02\x04self\x0c\x05chunk\x0d\x01\0\x04\0\x15[method]searcher.push\x01\x0e\
-\x01@\x01\x04self\x0c\0w\x04\0\x1f[method]searcher.buffered-bytes\x01\x0f\x01@\x02\
-\x08searcher\x09\x04path\x05\0\x07\x04\0\x17[static]searcher.finish\x01\x10\x04\0\
-\x16dory:wire/search@0.1.0\x05\x16\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\
-\x01\0\x09dory-wire\x03\0\0\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-compo\
-nent\x070.262.0\x10wit-bindgen-rust\x060.63.0";
+me\x03\0\x08\x04\0\x0dpending-spill\x03\x01\x01ps\x01q\x03\x04none\0\0\x08defaul\
+ts\0\0\x08patterns\x01\x0b\0\x04\0\x04keep\x03\0\x0c\x01r\x02\x04keep\x0d\x08ter\
+minal\x7f\x04\0\x0fpreview-options\x03\0\x0e\x01i\x0a\x01q\x02\x04fits\x01\x07\0\
+\x0bneeds-spill\x01\x10\0\x04\0\x07bounded\x03\0\x11\x04\0\x11streaming-bounder\x03\
+\x01\x01h\x0a\x01@\x01\x04self\x14\0s\x04\0\x1e[method]pending-spill.spill-id\x01\
+\x15\x01@\x01\x04self\x14\0w\x04\0![method]pending-spill.total-bytes\x01\x16\x04\
+\0![method]pending-spill.total-lines\x01\x16\x01@\x03\x04self\x14\x07outcome\x09\
+\x04hint\x05\0\x07\x04\0\x1c[method]pending-spill.render\x01\x17\x01i\x13\x01j\x01\
+\x18\x01\x01\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x05\x07options\x0f\
+\0\x19\x04\0\x1e[constructor]streaming-bounder\x01\x1a\x01h\x13\x01p}\x01@\x02\x04\
+self\x1b\x05chunk\x1c\x01\0\x04\0\x1e[method]streaming-bounder.push\x01\x1d\x01@\
+\x01\x04self\x1b\0w\x04\0%[method]streaming-bounder.total-bytes\x01\x1e\x01j\x01\
+\x12\x01\x01\x01@\x01\x07bounder\x18\0\x1f\x04\0\x20[static]streaming-bounder.fi\
+nish\x01\x20\x01@\0\0\x0b\x04\0\x15default-keep-patterns\x01!\x01@\x05\x04data\x1c\
+\x09max-linesw\x09max-bytesw\x08spill-id\x05\x07options\x0f\0\x1f\x04\0\x05bound\
+\x01\"\x04\0\x17dory:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\
+\0\x04\x0fpreview-options\x02\x03\0\x04\x0dspill-outcome\x01B>\x02\x03\x02\x01\x01\
+\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\
+\x01\x06\x04\0\x05event\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\x06\
+\x02\x03\x02\x01\x10\x04\0\x0fpreview-options\x03\0\x08\x02\x03\x02\x01\x11\x04\0\
+\x0dspill-outcome\x03\0\x0a\x01m\x03\x06stdout\x06stderr\x08combined\x04\0\x04vi\
+ew\x03\0\x0c\x04\0\x0brun-bounder\x03\x01\x04\0\x0brun-pending\x03\x01\x01ks\x01\
+i\x0e\x01j\x01\x11\x01\x03\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x10\x07\
+options\x09\0\x12\x04\0\x18[constructor]run-bounder\x01\x13\x01h\x0e\x01p}\x01@\x03\
+\x04self\x14\x06stream\x01\x04data\x15\x01\0\x04\0\x18[method]run-bounder.push\x01\
+\x16\x01@\x04\x04self\x14\x06stream\x01\x05startw\x03endw\x01\0\x04\0\x18[method\
+]run-bounder.lose\x01\x17\x01p\x05\x01@\x02\x04self\x14\x06events\x18\x01\0\x04\0\
+\x18[method]run-bounder.feed\x01\x19\x01@\x02\x04self\x14\x04view\x0d\0\x10\x04\0\
+\x1c[method]run-bounder.spill-id\x01\x1a\x01@\x02\x04self\x14\x04view\x0d\0w\x04\
+\0\x1f[method]run-bounder.total-bytes\x01\x1b\x04\0\x1e[method]run-bounder.lost-\
+bytes\x01\x1b\x01@\x01\x04self\x14\0w\x04\0\"[method]run-bounder.retained-bytes\x01\
+\x1c\x01i\x0f\x01j\x01\x1d\x01\x03\x01@\x01\x07bounder\x11\0\x1e\x04\0\x1a[stati\
+c]run-bounder.finish\x01\x1f\x01h\x0f\x01@\x02\x04self\x20\x04view\x0d\0s\x04\0\x1c\
+[method]run-pending.spill-id\x01!\x01@\x02\x04self\x20\x04view\x0d\0\x7f\x04\0\x1f\
+[method]run-pending.needs-spill\x01\"\x01@\x02\x04self\x20\x04view\x0d\0w\x04\0\x1f\
+[method]run-pending.total-bytes\x01#\x01o\x02ww\x01@\x02\x04self\x20\x04view\x0d\
+\0$\x04\0\x18[method]run-pending.lost\x01%\x01@\x04\x04self\x20\x04view\x0d\x07o\
+utcome\x0b\x04hint\x10\0\x07\x04\0\x1a[method]run-pending.render\x01&\x01j\0\x01\
+\x03\x01@\x02\x09max-linesw\x09max-bytesw\0'\x04\0\x0ccheck-limits\x01(\x01@\x01\
+\x0fidempotency-keys\0s\x04\0\x0crun-spill-id\x01)\x01@\0\0w\x04\0\x15default-ru\
+n-max-lines\x01*\x04\0\x15default-run-max-bytes\x01*\x04\0\x11min-run-max-bytes\x01\
+*\x04\0\x13dory:wire/run@0.1.0\x05\x12\x02\x03\0\x03\x0efollow-options\x02\x03\0\
+\x03\x09reconnect\x02\x03\0\x05\x04view\x01B_\x02\x03\x02\x01\x01\x04\0\x06strea\
+m\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\x01\x02\x04\0\
+\x06cursor\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\x06\x02\x03\x02\x01\
+\x11\x04\0\x0dspill-outcome\x03\0\x08\x02\x03\x02\x01\x0b\x04\0\x07request\x03\0\
+\x0a\x02\x03\x02\x01\x0c\x04\0\x07command\x03\0\x0c\x02\x03\x02\x01\x13\x04\0\x0e\
+follow-options\x03\0\x0e\x02\x03\x02\x01\x14\x04\0\x09reconnect\x03\0\x10\x02\x03\
+\x02\x01\x15\x04\0\x04view\x03\0\x12\x01kw\x01ks\x01ku\x01k\x7f\x01r\x0a\x09max-\
+lines\x14\x09max-bytes\x14\x0fidempotency-key\x15\x0ftimeout-seconds\x16\x04hint\
+\x15\x0ekill-on-cancel\x17\x05spill\x17\x09on-output\x17\x11answer-timeout-ns\x14\
+\x06follow\x0f\x04\0\x0brun-options\x03\0\x18\x01r\x02\x04view\x13\x08spill-ids\x04\
+\0\x0aspill-open\x03\0\x1a\x01p}\x01r\x02\x04view\x13\x04data\x1c\x04\0\x0bspill\
+-write\x03\0\x1d\x01r\x03\x06stream\x01\x04data\x1c\x04texts\x04\0\x0coutput-chu\
+nk\x03\0\x1f\x01q\x05\x0aopen-spill\x01\x1b\0\x0bwrite-spill\x01\x1e\0\x06output\
+\x01\x20\0\x0ccommit-spill\x01\x13\0\x0ddiscard-spill\x01\x13\0\x04\0\x0arun-act\
+ion\x03\0!\x01k\x11\x01r\x02\x08delay-nsw\x09reconnect#\x04\0\x08run-wait\x03\0$\
+\x01q\x04\x04send\0\0\x04wait\x01%\0\x04done\0\0\x09cancelled\0\0\x04\0\x08run-s\
+tep\x03\0&\x01p\"\x01k\x03\x01r\x02\x07actions(\x05error)\x04\0\x07run-fed\x03\0\
+*\x01j\x01'\x01\x03\x01r\x02\x07actions(\x04step,\x04\0\x0crun-finished\x03\0-\x01\
+r\x02\x07actions(\x04step'\x04\0\x0drun-cancelled\x03\0/\x01kx\x01r\x09\x07proc-\
+ids\x0fidempotency-keys\x09exit-code1\x09timed-out\x7f\x06stdout\x07\x06stderr\x07\
+\x08combined\x07\x11stdout-lost-bytesw\x11stderr-lost-bytesw\x04\0\x0arun-result\
+\x03\02\x01m\x07\x08starting\x09following\x0acancelling\x04done\x08finished\x09c\
+ancelled\x06failed\x04\0\x09run-state\x03\04\x04\0\x03run\x03\x01\x01i6\x01j\x01\
+7\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0d\x07options\x19\x06random\x1c\0\
+8\x04\0\x10[constructor]run\x019\x01h6\x01j\x01\x0b\x01\x03\x01@\x01\x04self:\0;\
+\x04\0\x13[method]run.request\x01<\x01j\0\x01\x03\x01@\x05\x04self:\x06status{\x0c\
+content-types\x07proc-id\x15\x0bretry-after\x15\0=\x04\0\x10[method]run.open\x01\
+>\x01@\x02\x04self:\x04data\x1c\0+\x04\0\x10[method]run.feed\x01?\x01@\x03\x04se\
+lf:\x0ftransport-error\x15\x06jitteru\0.\x04\0\x12[method]run.finish\x01@\x01@\x03\
+\x04self:\x06details\x06jitteru\0,\x04\0\x17[method]run.no-response\x01A\x01@\x01\
+\x04self:\00\x04\0\x12[method]run.cancel\x01B\x01@\x01\x04self:\0\x14\x04\0\x19[\
+method]run.wait-limit-ns\x01C\x01@\x02\x04self:\x0aelapsed-nsw\0\x7f\x04\0\x15[m\
+ethod]run.waited-ns\x01D\x01@\x03\x04self:\x04view\x13\x05errors\x01\0\x04\0\x18\
+[method]run.spill-failed\x01E\x01@\x03\x04self:\x04view\x13\x07outcome\x09\x01\0\
+\x04\0\x1b[method]run.spill-committed\x01F\x01j\x013\x01\x03\x01@\x01\x04self:\0\
+\xc7\0\x04\0\x12[method]run.result\x01H\x01@\x01\x04self:\05\x04\0\x11[method]ru\
+n.state\x01I\x01@\x01\x04self:\0s\x04\0\x1b[method]run.idempotency-key\x01J\x01@\
+\x01\x04self:\0\x15\x04\0\x13[method]run.proc-id\x01K\x01@\x02\x04self:\x04view\x13\
+\0s\x04\0\x14[method]run.spill-id\x01L\x01@\x01\x04self:\0\x05\x04\0\x12[method]\
+run.cursor\x01M\x04\0\x1bdory:wire/run-machine@0.1.0\x05\x16\x01B\x15\x02\x03\x02\
+\x01\x03\x04\0\x05error\x03\0\0\x01r\x04\x07contextw\x09max-linesw\x09max-bytesw\
+\x0bignore-case\x7f\x04\0\x0esearch-options\x03\0\x02\x01kw\x01ks\x01r\x0c\x04te\
+xts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0dmatched-linesw\x0bshown-\
+linesw\x0domitted-linesw\x0cpartial-line\x04\x0along-linesw\x0ffirst-long-line\x04\
+\x0aspill-path\x05\x07command\x05\x04\0\x0dsearch-result\x03\0\x06\x04\0\x08sear\
+cher\x03\x01\x01i\x08\x01j\x01\x09\x01\x01\x01@\x02\x07patterns\x07options\x03\0\
+\x0a\x04\0\x17[static]searcher.create\x01\x0b\x01h\x08\x01p}\x01@\x02\x04self\x0c\
+\x05chunk\x0d\x01\0\x04\0\x15[method]searcher.push\x01\x0e\x01@\x01\x04self\x0c\0\
+w\x04\0\x1f[method]searcher.buffered-bytes\x01\x0f\x01@\x02\x08searcher\x09\x04p\
+ath\x05\0\x07\x04\0\x17[static]searcher.finish\x01\x10\x04\0\x16dory:wire/search\
+@0.1.0\x05\x17\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wi\
+re\x03\0\0\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10\
+wit-bindgen-rust\x060.63.0";
 #[inline(never)]
 #[doc(hidden)]
 pub fn __link_custom_section_describing_imports() {

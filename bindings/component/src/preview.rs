@@ -8,7 +8,9 @@
 
 use std::cell::RefCell;
 
-use dory_wire::preview::{Bounded, Bounder, PendingSpill, Preview, SpillOutcome, StreamingBounder};
+use dory_wire::preview::{
+    Bounded, Bounder, Keep, PendingSpill, Preview, SpillOutcome, StreamingBounder,
+};
 
 use crate::bindings::exports::dory::wire::preview as wit;
 use crate::bindings::exports::dory::wire::types::Error as WitError;
@@ -62,6 +64,19 @@ pub fn spill_outcome(outcome: wit::SpillOutcome) -> SpillOutcome {
     }
 }
 
+/// The WIT `keep` and `terminal` options as the core's (shared with
+/// [`crate::run`]); a refused pattern is the core's `invalid_argument`.
+pub fn options(options: wit::PreviewOptions) -> Result<(Keep, bool), WitError> {
+    let keep = match options.keep {
+        wit::Keep::None => Keep::none(),
+        wit::Keep::Defaults => Keep::defaults(),
+        wit::Keep::Patterns(patterns) => {
+            Keep::patterns(patterns).map_err(|e| convert::error(&e))?
+        }
+    };
+    Ok((keep, options.terminal))
+}
+
 fn bounded(b: Bounded<'_>) -> wit::Bounded {
     match b {
         Bounded::Fits(p) => wit::Bounded::Fits(preview(p)),
@@ -77,13 +92,24 @@ impl wit::Guest for Component {
     type PendingSpill = PendingSpillResource;
     type StreamingBounder = StreamingBounderResource;
 
+    fn default_keep_patterns() -> Vec<String> {
+        Keep::DEFAULT_PATTERNS
+            .iter()
+            .map(|p| (*p).to_owned())
+            .collect()
+    }
+
     fn bound(
         data: Vec<u8>,
         max_lines: u64,
         max_bytes: u64,
         spill_id: Option<String>,
+        options: wit::PreviewOptions,
     ) -> Result<wit::Bounded, WitError> {
-        let bounder = Bounder::new(limit(max_lines), limit(max_bytes));
+        let (keep, terminal) = self::options(options)?;
+        let bounder = Bounder::new(limit(max_lines), limit(max_bytes))
+            .with_keep(keep)
+            .with_terminal(terminal);
         match &spill_id {
             Some(id) => bounder.bound_with_spill_id(&data, id),
             None => bounder.bound(&data),
@@ -112,14 +138,22 @@ impl wit::GuestPendingSpill for PendingSpillResource {
 }
 
 impl wit::GuestStreamingBounder for StreamingBounderResource {
-    fn new(max_lines: u64, max_bytes: u64, spill_id: Option<String>) -> Self {
-        let mut inner = StreamingBounder::new(limit(max_lines), limit(max_bytes));
+    fn new(
+        max_lines: u64,
+        max_bytes: u64,
+        spill_id: Option<String>,
+        options: wit::PreviewOptions,
+    ) -> Result<Self, WitError> {
+        let (keep, terminal) = self::options(options)?;
+        let mut inner = StreamingBounder::new(limit(max_lines), limit(max_bytes))
+            .with_keep(keep)
+            .with_terminal(terminal);
         if let Some(id) = spill_id {
             inner = inner.with_spill_id(id);
         }
-        StreamingBounderResource {
+        Ok(StreamingBounderResource {
             inner: RefCell::new(inner),
-        }
+        })
     }
 
     fn push(&self, chunk: Vec<u8>) {

@@ -14,10 +14,12 @@ use dory_wire::preview::{
 };
 
 use crate::bindings::exports::dory::wire::decode::Event as WitEvent;
-use crate::bindings::exports::dory::wire::preview::{Preview as WitPreview, SpillOutcome};
+use crate::bindings::exports::dory::wire::preview::{
+    Preview as WitPreview, PreviewOptions, SpillOutcome,
+};
 use crate::bindings::exports::dory::wire::run as wit;
 use crate::bindings::exports::dory::wire::types::{Error as WitError, Stream as WitStream};
-use crate::preview::{limit, preview, spill_outcome};
+use crate::preview::{limit, options as preview_options, preview, spill_outcome};
 use crate::{convert, Component};
 
 /// The state behind one `run-bounder` handle.
@@ -83,14 +85,22 @@ impl RunBounderResource {
 }
 
 impl wit::GuestRunBounder for RunBounderResource {
-    fn new(max_lines: u64, max_bytes: u64, spill_id: Option<String>) -> Self {
-        let mut inner = RunBounder::new(limit(max_lines), limit(max_bytes));
+    fn new(
+        max_lines: u64,
+        max_bytes: u64,
+        spill_id: Option<String>,
+        options: PreviewOptions,
+    ) -> Result<Self, WitError> {
+        let (keep, terminal) = preview_options(options)?;
+        let mut inner = RunBounder::new(limit(max_lines), limit(max_bytes))
+            .with_keep(keep)
+            .with_terminal(terminal);
         if let Some(id) = spill_id {
             inner = inner.with_spill_id(&id);
         }
-        RunBounderResource {
+        Ok(RunBounderResource {
             inner: RefCell::new(inner),
-        }
+        })
     }
 
     fn push(&self, stream: WitStream, data: Vec<u8>) {
@@ -169,6 +179,7 @@ impl wit::GuestRunPending for RunPendingResource {
 mod tests {
     use super::*;
     use crate::bindings::exports::dory::wire::decode::{Output, Skipped};
+    use crate::bindings::exports::dory::wire::preview::Keep;
     use wit::{Guest, GuestRunBounder, GuestRunPending};
 
     const VIEWS: [wit::View; 3] = [wit::View::Stdout, wit::View::Stderr, wit::View::Combined];
@@ -182,10 +193,47 @@ mod tests {
         })
     }
 
+    /// Neither `keep` nor `terminal`.
+    fn off() -> PreviewOptions {
+        PreviewOptions {
+            keep: Keep::None,
+            terminal: false,
+        }
+    }
+
+    #[test]
+    fn options_apply_to_every_view_and_a_bad_pattern_is_refused() {
+        let options = PreviewOptions {
+            keep: Keep::Patterns(vec!["^error".into()]),
+            terminal: true,
+        };
+        let run = RunBounderResource::new(16, 600, None, options).unwrap();
+        for i in 0..200 {
+            let line = if i == 100 {
+                "error: it broke\n".to_owned()
+            } else {
+                format!("\x1b[32mok\x1b[0m {i}\n")
+            };
+            run.push(WitStream::Stdout, line.into_bytes());
+        }
+        let pending = run.finish().unwrap();
+        for v in [wit::View::Stdout, wit::View::Combined] {
+            let text = pending.render(v, SpillOutcome::NotSaved, None).text;
+            assert!(text.contains("\n101:error: it broke\n"), "{text}");
+            assert!(!text.contains('\x1b'), "{text}");
+        }
+        let bad = PreviewOptions {
+            keep: Keep::Patterns(vec!["(".into()]),
+            terminal: false,
+        };
+        let err = RunBounderResource::new(8, 300, None, bad).unwrap_err();
+        assert_eq!(err.code, "invalid_argument");
+    }
+
     #[test]
     fn feeding_events_is_pushing_and_losing_them() {
-        let fed = RunBounderResource::new(6, 200, Some("run-t".into()));
-        let pushed = RunBounderResource::new(6, 200, Some("run-t".into()));
+        let fed = RunBounderResource::new(6, 200, Some("run-t".into()), off()).unwrap();
+        let pushed = RunBounderResource::new(6, 200, Some("run-t".into()), off()).unwrap();
         let mut events = Vec::new();
         let mut at = [0u64; 2];
         for i in 0..40u64 {
@@ -256,7 +304,7 @@ mod tests {
 
     #[test]
     fn an_unnamed_spill_id_is_known_at_finish() {
-        let run = RunBounderResource::new(4, 100, None);
+        let run = RunBounderResource::new(4, 100, None, off()).unwrap();
         run.push(WitStream::Stdout, b"x\n".repeat(100));
         assert_eq!(GuestRunBounder::spill_id(&run, wit::View::Stdout), None);
         assert!(run.retained_bytes() > 0);

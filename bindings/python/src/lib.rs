@@ -68,6 +68,10 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("MIN_RUN_MAX_BYTES", dory_wire::preview::MIN_RUN_MAX_BYTES)?;
     m.add("MIN_MAX_BYTES", dory_wire::preview::MIN_MAX_BYTES)?;
     m.add(
+        "DEFAULT_KEEP_PATTERNS",
+        pyo3::types::PyTuple::new(m.py(), dory_wire::preview::Keep::DEFAULT_PATTERNS)?,
+    )?;
+    m.add(
         "DEFAULT_MAX_FRAME_BYTES",
         dory_wire::DEFAULT_MAX_FRAME_BYTES,
     )?;

@@ -55,6 +55,53 @@ pub(crate) fn opt_string(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<
     }
 }
 
+/// The `keep` argument: `None` (off), `"defaults"`, or a sequence of `str`
+/// patterns (another `str` or a pattern the core refuses is its
+/// `invalid_argument` for `keep`; another type is a `TypeError`).
+pub(crate) fn keep_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<preview::Keep> {
+    let Some(obj) = obj.filter(|o| !o.is_none()) else {
+        return Ok(preview::Keep::none());
+    };
+    if let Ok(text) = obj.cast::<PyString>() {
+        let text: String = text.extract()?;
+        if text == "defaults" {
+            return Ok(preview::Keep::defaults());
+        }
+        return Err(args::invalid(
+            py,
+            "keep",
+            format!(
+                "keep must be None, 'defaults' or a sequence of patterns, not the str {text:?}"
+            ),
+        ));
+    }
+    let wrong = || {
+        PyTypeError::new_err(format!(
+            "keep must be None, 'defaults' or a sequence of str patterns, not {}",
+            args::type_name(obj)
+        ))
+    };
+    if obj.is_instance_of::<pyo3::types::PyBytes>()
+        || obj.is_instance_of::<pyo3::types::PyByteArray>()
+        || obj.is_instance_of::<pyo3::types::PyDict>()
+    {
+        return Err(wrong());
+    }
+    let seq = obj.cast::<pyo3::types::PySequence>().map_err(|_| wrong())?;
+    let mut patterns = Vec::new();
+    for item in seq.try_iter()? {
+        let item = item?;
+        if !item.is_instance_of::<PyString>() {
+            return Err(PyTypeError::new_err(format!(
+                "each keep pattern must be a str, not {}",
+                args::type_name(&item)
+            )));
+        }
+        patterns.push(item.extract::<String>()?);
+    }
+    preview::Keep::patterns(patterns).map_err(|e| to_py_err(py, e, Vec::new()))
+}
+
 /// Bounds whole inputs to a preview of at most ``max_lines`` lines and
 /// ``max_bytes`` bytes (notice included). See :func:`bound` for the usual
 /// entry point.
@@ -68,14 +115,22 @@ pub(crate) struct PyBounder(preview::Bounder);
 #[pymethods]
 impl PyBounder {
     #[new]
+    #[pyo3(signature = (max_lines, max_bytes, *, keep = None, terminal = false))]
     fn py_new(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
         max_bytes: &Bound<'_, PyAny>,
+        keep: Option<&Bound<'_, PyAny>>,
+        terminal: bool,
     ) -> PyResult<Self> {
         let max_lines = limit(py, max_lines, "max_lines")?;
         let max_bytes = limit(py, max_bytes, "max_bytes")?;
-        Ok(PyBounder(preview::Bounder::new(max_lines, max_bytes)))
+        let keep = keep_arg(py, keep)?;
+        Ok(PyBounder(
+            preview::Bounder::new(max_lines, max_bytes)
+                .with_keep(keep)
+                .with_terminal(terminal),
+        ))
     }
 
     /// The most lines a preview may have, notice included.
@@ -367,16 +422,21 @@ fn writer<'py>(spill: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Bound<'py, 
 #[pymethods]
 impl StreamingBounder {
     #[new]
-    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None))]
+    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false))]
     fn py_new(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
         max_bytes: &Bound<'_, PyAny>,
         spill_id: Option<&Bound<'_, PyAny>>,
+        keep: Option<&Bound<'_, PyAny>>,
+        terminal: bool,
     ) -> PyResult<Self> {
         let max_lines = limit(py, max_lines, "max_lines")?;
         let max_bytes = limit(py, max_bytes, "max_bytes")?;
-        let mut inner = preview::StreamingBounder::new(max_lines, max_bytes);
+        let keep = keep_arg(py, keep)?;
+        let mut inner = preview::StreamingBounder::new(max_lines, max_bytes)
+            .with_keep(keep)
+            .with_terminal(terminal);
         if let Some(id) = opt_string(spill_id, "spill_id")? {
             inner = inner.with_spill_id(id);
         }

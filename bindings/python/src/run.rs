@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use crate::args;
 use crate::errors::to_py_err;
 use crate::preview::{
-    data_input, limit, opt_string, outcome, preview_to_py, writer_outcome, Preview,
+    data_input, keep_arg, limit, opt_string, outcome, preview_to_py, writer_outcome, Preview,
     DETACH_THRESHOLD,
 };
 
@@ -91,16 +91,21 @@ impl RunBounder {
 #[pymethods]
 impl RunBounder {
     #[new]
-    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None))]
+    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false))]
     fn py_new(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
         max_bytes: &Bound<'_, PyAny>,
         spill_id: Option<&Bound<'_, PyAny>>,
+        keep: Option<&Bound<'_, PyAny>>,
+        terminal: bool,
     ) -> PyResult<Self> {
         let max_lines = limit(py, max_lines, "max_lines")?;
         let max_bytes = limit(py, max_bytes, "max_bytes")?;
-        let mut inner = preview::RunBounder::new(max_lines, max_bytes);
+        let keep = keep_arg(py, keep)?;
+        let mut inner = preview::RunBounder::new(max_lines, max_bytes)
+            .with_keep(keep)
+            .with_terminal(terminal);
         if let Some(id) = opt_string(spill_id, "spill_id")? {
             inner = inner.with_spill_id(&id);
         }

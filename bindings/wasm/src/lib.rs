@@ -122,7 +122,8 @@ fn push_code(out: &mut String, code: &str, class: &str, kind: &str, fields: &[&s
 ///   (`integer_out_of_range`), in the same shape;
 /// - `constants`: `DEFAULT_MAX_FRAME_BYTES`, `DEFAULT_LIVENESS_TIMEOUT_MS`,
 ///   `MAX_FRAME_BYTES_LIMIT`, `MIN_MAX_BYTES`, and a run's
-///   `DEFAULT_RUN_MAX_LINES`, `DEFAULT_RUN_MAX_BYTES` and `MIN_RUN_MAX_BYTES`;
+///   `DEFAULT_RUN_MAX_LINES`, `DEFAULT_RUN_MAX_BYTES` and `MIN_RUN_MAX_BYTES`,
+///   and `DEFAULT_KEEP_PATTERNS` ([`dory_wire::preview::Keep::DEFAULT_PATTERNS`]);
 /// - `followDefaults`: the core's [`dory_wire::FollowOptions::default`] in
 ///   the JavaScript names and units of the `Follower` options (its keys and
 ///   the types of its values are the options the JavaScript layer accepts).
@@ -170,7 +171,7 @@ pub fn core_tables_json() -> String {
     );
     let _ = write!(
         out,
-        "],\"constants\":{{\"DEFAULT_MAX_FRAME_BYTES\":{},\"DEFAULT_LIVENESS_TIMEOUT_MS\":{},\"MAX_FRAME_BYTES_LIMIT\":{},\"MIN_MAX_BYTES\":{},\"DEFAULT_RUN_MAX_LINES\":{},\"DEFAULT_RUN_MAX_BYTES\":{},\"MIN_RUN_MAX_BYTES\":{}}},\"followDefaults\":{}}}",
+        "],\"constants\":{{\"DEFAULT_MAX_FRAME_BYTES\":{},\"DEFAULT_LIVENESS_TIMEOUT_MS\":{},\"MAX_FRAME_BYTES_LIMIT\":{},\"MIN_MAX_BYTES\":{},\"DEFAULT_RUN_MAX_LINES\":{},\"DEFAULT_RUN_MAX_BYTES\":{},\"MIN_RUN_MAX_BYTES\":{},\"DEFAULT_KEEP_PATTERNS\":[",
         dory_wire::DEFAULT_MAX_FRAME_BYTES,
         dory_wire::DEFAULT_LIVENESS_TIMEOUT.as_millis(),
         reader::MAX_FRAME_BYTES_LIMIT,
@@ -178,6 +179,19 @@ pub fn core_tables_json() -> String {
         dory_wire::preview::DEFAULT_RUN_MAX_LINES,
         dory_wire::preview::DEFAULT_RUN_MAX_BYTES,
         dory_wire::preview::MIN_RUN_MAX_BYTES,
+    );
+    for (i, pattern) in dory_wire::preview::Keep::DEFAULT_PATTERNS
+        .iter()
+        .enumerate()
+    {
+        if i > 0 {
+            out.push(',');
+        }
+        json::push_str(&mut out, pattern);
+    }
+    let _ = write!(
+        out,
+        "]}},\"followDefaults\":{}}}",
         follow::options_json(&dory_wire::FollowOptions::default()),
     );
     out
@@ -209,6 +223,10 @@ mod tests {
         assert_eq!(
             v["constants"]["MIN_RUN_MAX_BYTES"],
             dory_wire::preview::MIN_RUN_MAX_BYTES
+        );
+        assert_eq!(
+            v["constants"]["DEFAULT_KEEP_PATTERNS"],
+            serde_json::json!(dory_wire::preview::Keep::DEFAULT_PATTERNS)
         );
         assert_eq!(v["bindingErrorCodes"][0]["code"], "integer_out_of_range");
         assert_eq!(v["followDefaults"]["retries"], dory_wire::DEFAULT_RETRIES);

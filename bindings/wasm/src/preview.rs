@@ -5,7 +5,9 @@
 //! asks for the spill id, runs the caller's writer (sync or async) itself, and
 //! answers with the outcome, so no JavaScript callback is ever called from Rust.
 
-use dory_wire::preview::{Bounded, Bounder, Preview, SpillError, SpillOutcome, StreamingBounder};
+use dory_wire::preview::{
+    Bounded, Bounder, Keep, Preview, SpillError, SpillOutcome, StreamingBounder,
+};
 use wasm_bindgen::prelude::*;
 
 use crate::json::{self, OutOfRange};
@@ -24,6 +26,27 @@ pub(crate) fn limit(value: f64, what: &str) -> Result<usize, String> {
         );
         out.push('}');
         Err(out)
+    }
+}
+
+/// The `keep` option: `word` is the string given (only `"defaults"` is
+/// one; another is the core's `invalid_argument` for `keep`), `patterns`
+/// the array of strings; neither is [`Keep::none`]. Throws an error-object
+/// JSON string for a pattern the core refuses.
+pub(crate) fn keep(word: Option<String>, patterns: Option<Vec<String>>) -> Result<Keep, String> {
+    match (word, patterns) {
+        (Some(word), _) if word == "defaults" => Ok(Keep::defaults()),
+        (Some(word), _) => {
+            let err = dory_wire::Error::InvalidArgument {
+                argument: "keep".to_owned(),
+                reason: format!(
+                    "keep must be null, \"defaults\" or an array of patterns, not the string {word:?}"
+                ),
+            };
+            Err(json::write_error(&err))
+        }
+        (None, Some(patterns)) => Keep::patterns(patterns).map_err(|e| json::write_error(&e)),
+        (None, None) => Ok(Keep::none()),
     }
 }
 
@@ -98,11 +121,20 @@ pub struct WasmBounder {
 
 #[wasm_bindgen]
 impl WasmBounder {
-    /// A bounder for previews of at most `max_lines` lines and `max_bytes` bytes.
+    /// A bounder for previews of at most `max_lines` lines and `max_bytes`
+    /// bytes, with the `keep` option (see [`keep`]) and terminal rendering.
     #[wasm_bindgen(constructor)]
-    pub fn new(max_lines: f64, max_bytes: f64) -> Result<WasmBounder, String> {
+    pub fn new(
+        max_lines: f64,
+        max_bytes: f64,
+        keep_word: Option<String>,
+        keep_patterns: Option<Vec<String>>,
+        terminal: bool,
+    ) -> Result<WasmBounder, String> {
         Ok(WasmBounder {
-            inner: bounder(max_lines, max_bytes)?,
+            inner: bounder(max_lines, max_bytes)?
+                .with_keep(keep(keep_word, keep_patterns)?)
+                .with_terminal(terminal),
         })
     }
 
@@ -201,14 +233,21 @@ fn finished() -> String {
 
 #[wasm_bindgen]
 impl WasmStreamingBounder {
-    /// A streaming bounder; `spill_id` replaces the content-derived id.
+    /// A streaming bounder; `spill_id` replaces the content-derived id;
+    /// `keep_word`, `keep_patterns` and `terminal` as for [`WasmBounder`].
     #[wasm_bindgen(constructor)]
     pub fn new(
         max_lines: f64,
         max_bytes: f64,
         spill_id: Option<String>,
+        keep_word: Option<String>,
+        keep_patterns: Option<Vec<String>>,
+        terminal: bool,
     ) -> Result<WasmStreamingBounder, String> {
-        let streaming = bounder(max_lines, max_bytes)?.streaming();
+        let streaming = bounder(max_lines, max_bytes)?
+            .with_keep(keep(keep_word, keep_patterns)?)
+            .with_terminal(terminal)
+            .streaming();
         Ok(WasmStreamingBounder {
             inner: Some(match spill_id {
                 Some(id) => streaming.with_spill_id(id),

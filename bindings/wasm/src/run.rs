@@ -14,7 +14,7 @@ use dory_wire::{Error, Stream};
 use wasm_bindgen::prelude::*;
 
 use crate::json;
-use crate::preview::{limit, preview_json};
+use crate::preview::{keep, limit, preview_json};
 
 /// The error-object JSON of a call after `finish`.
 fn finished() -> String {
@@ -64,7 +64,8 @@ pub struct WasmRunBounder {
 
 #[wasm_bindgen]
 impl WasmRunBounder {
-    /// A run bounder; `spill_id` names the views' spills `<id>-<view>`.
+    /// A run bounder; `spill_id` names the views' spills `<id>-<view>`;
+    /// `keep_word`, `keep_patterns` and `terminal` as for `WasmBounder`.
     /// Throws an error-object JSON string (`range_error`) for limits that
     /// are not integers in range; any integer limits are accepted.
     #[wasm_bindgen(constructor)]
@@ -72,9 +73,14 @@ impl WasmRunBounder {
         max_lines: f64,
         max_bytes: f64,
         spill_id: Option<String>,
+        keep_word: Option<String>,
+        keep_patterns: Option<Vec<String>>,
+        terminal: bool,
     ) -> Result<WasmRunBounder, String> {
         let bounder =
-            preview::RunBounder::new(limit(max_lines, "maxLines")?, limit(max_bytes, "maxBytes")?);
+            preview::RunBounder::new(limit(max_lines, "maxLines")?, limit(max_bytes, "maxBytes")?)
+                .with_keep(keep(keep_word, keep_patterns)?)
+                .with_terminal(terminal);
         Ok(WasmRunBounder {
             inner: Some(match spill_id {
                 Some(id) => bounder.with_spill_id(&id),
@@ -235,7 +241,8 @@ mod tests {
 
     #[test]
     fn a_run_renders_its_views_and_says_a_loss() {
-        let mut run = WasmRunBounder::new(20.0, 400.0, Some("run-x".into())).unwrap();
+        let mut run =
+            WasmRunBounder::new(20.0, 400.0, Some("run-x".into()), None, None, false).unwrap();
         run.push(0, b"out\n").unwrap();
         run.push(1, b"err\n").unwrap();
         run.lose(1, 4.0, 10.0).unwrap();

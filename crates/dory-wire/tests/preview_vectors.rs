@@ -6,7 +6,7 @@ mod common;
 
 use base64::Engine;
 use common::preview::{count_lines, expected_notices, lossy, notice_of};
-use dory_wire::preview::{Bounded, Bounder, Preview, SpillOutcome};
+use dory_wire::preview::{Bounded, Bounder, Keep, Preview, SpillOutcome};
 use serde_json::Value;
 
 struct Case {
@@ -16,7 +16,41 @@ struct Case {
     max_bytes: usize,
     outcome: SpillOutcome,
     hint: Option<String>,
+    /// The vector's `keep`: the option, or the core's error for it.
+    keep: Result<Keep, dory_wire::Error>,
+    terminal: bool,
     expect: Value,
+}
+
+/// A vector's `keep`: absent or null (none), `"defaults"`, or a list of
+/// patterns (which the core may refuse).
+fn parse_keep(name: &str, v: &Value) -> Result<Result<Keep, dory_wire::Error>, String> {
+    match v.get("keep") {
+        None | Some(Value::Null) => Ok(Ok(Keep::none())),
+        Some(Value::String(s)) if s == "defaults" => Ok(Ok(Keep::defaults())),
+        Some(Value::Array(patterns)) => {
+            let patterns: Option<Vec<&str>> = patterns.iter().map(Value::as_str).collect();
+            Ok(Keep::patterns(patterns.ok_or_else(|| {
+                format!("{name}: a keep pattern is not a string")
+            })?))
+        }
+        Some(other) => Err(format!("{name}: bad keep {other}")),
+    }
+}
+
+impl Case {
+    /// Whether an option changes the preview's shape (kept lines, rendering):
+    /// then the invariants of a plain head + notice + tail are not checked.
+    fn options(&self) -> bool {
+        self.terminal || self.keep.as_ref().map_or(true, |k| !k.is_none())
+    }
+
+    /// The bounder of the vector: its limits and options.
+    fn bounder(&self) -> Result<Bounder, dory_wire::Error> {
+        Ok(Bounder::new(self.max_lines, self.max_bytes)
+            .with_keep(self.keep.clone()?)
+            .with_terminal(self.terminal))
+    }
 }
 
 fn parse(v: &Value) -> Result<Case, String> {
@@ -55,7 +89,15 @@ fn parse(v: &Value) -> Result<Case, String> {
                 .to_owned(),
         },
     };
+    let terminal = match v.get("terminal") {
+        None => false,
+        Some(t) => t
+            .as_bool()
+            .ok_or_else(|| format!("{name}: terminal is not a bool"))?,
+    };
     Ok(Case {
+        keep: parse_keep(&name, v)?,
+        terminal,
         max_lines: limit("max_lines")?,
         max_bytes: limit("max_bytes")?,
         hint: v.get("hint").and_then(Value::as_str).map(str::to_owned),
@@ -85,6 +127,27 @@ fn check_invariants(case: &Case, p: &Preview) -> Result<(), String> {
     ensure(count_lines(text) <= case.max_lines as u64, || {
         format!("{} lines > max_lines", count_lines(text))
     })?;
+    if case.options() {
+        // Kept lines and rendering change the text's shape (docs/preview.md,
+        // "Kept lines", "Terminal rendering"); the counts still add up, and
+        // the expectation (exact text) says the rest.
+        ensure(
+            p.head_bytes + p.omitted_bytes + p.tail_bytes == p.total_bytes,
+            || "bytes do not add up".into(),
+        )?;
+        ensure(p.truncated == p.spill_id.is_some(), || "spill id".into())?;
+        if case.keep.as_ref().is_ok_and(Keep::is_none) {
+            ensure(!p.text.contains("[... kept "), || {
+                "kept lines without keep".into()
+            })?;
+        }
+        if !case.terminal {
+            ensure(!p.text.contains("[... terminal: "), || {
+                "a terminal line without terminal".into()
+            })?;
+        }
+        return Ok(());
+    }
     // Counts add up.
     ensure(p.total_bytes == data.len() as u64, || "total_bytes".into())?;
     ensure(p.total_lines == count_lines(data), || "total_lines".into())?;
@@ -213,7 +276,15 @@ fn check_expect(case: &Case, p: &Preview) -> Result<(), String> {
 }
 
 fn run(case: &Case) -> Result<(), String> {
-    let bounder = Bounder::new(case.max_lines, case.max_bytes);
+    let bounder = match case.bounder() {
+        Ok(bounder) => bounder,
+        Err(e) => {
+            let want = case.expect.get("error").map(|e| &e["code"]);
+            return ensure(want.and_then(Value::as_str) == Some(e.code()), || {
+                format!("the options were refused: {e}")
+            });
+        }
+    };
     if let Some(code) = case.expect.get("error").map(|e| &e["code"]) {
         let code = code.as_str().ok_or("error without code")?;
         ensure(
@@ -323,8 +394,7 @@ fn write_actual_previews() {
     let mut lines = String::new();
     for (_, v) in common::vectors("preview") {
         let case = parse(&v).expect("a valid vector");
-        let bounder = Bounder::new(case.max_lines, case.max_bytes);
-        let actual = match bounder.bound(&case.input) {
+        let actual = match case.bounder().and_then(|b| b.bound(&case.input)) {
             Err(e) => serde_json::json!({"name": case.name, "error": {"code": e.code()}}),
             Ok(bounded) => {
                 let p = bounded.render(case.outcome.clone(), case.hint.as_deref());

@@ -11,7 +11,7 @@ mod common;
 
 use base64::Engine;
 use dory_testkit::Rng;
-use dory_wire::preview::{Bounder, Preview, RunBounder, SpillOutcome, View};
+use dory_wire::preview::{Bounder, Keep, Preview, RunBounder, SpillOutcome, View};
 use dory_wire::Stream;
 use serde_json::{json, Map, Value};
 
@@ -29,6 +29,9 @@ struct Case {
     items: Vec<Item>,
     outcomes: [SpillOutcome; 3],
     hint: Option<String>,
+    /// The vector's `keep` (absent or null: none), or the core's error for it.
+    keep: Result<Keep, dory_wire::Error>,
+    terminal: bool,
 }
 
 fn stream_of(name: &str) -> Result<Stream, String> {
@@ -81,7 +84,24 @@ fn parse(v: &Value) -> Result<Case, String> {
             path: s["path"].as_str().unwrap_or_default().to_owned(),
         },
     };
+    let keep = match v.get("keep") {
+        None | Some(Value::Null) => Ok(Keep::none()),
+        Some(Value::String(s)) if s == "defaults" => Ok(Keep::defaults()),
+        Some(Value::Array(patterns)) => Keep::patterns(
+            patterns
+                .iter()
+                .map(|p| p.as_str().ok_or("a keep pattern is not a string"))
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        Some(other) => return Err(format!("{name}: bad keep {other}")),
+    };
+    let terminal = match v.get("terminal") {
+        None => false,
+        Some(t) => t.as_bool().ok_or("terminal is not a bool")?,
+    };
     Ok(Case {
+        keep,
+        terminal,
         max_lines: v["max_lines"].as_u64().ok_or("max_lines")? as usize,
         max_bytes: v["max_bytes"].as_u64().ok_or("max_bytes")? as usize,
         spill_id: v["spill_id"].as_str().ok_or("spill_id")?.to_owned(),
@@ -94,7 +114,11 @@ fn parse(v: &Value) -> Result<Case, String> {
 
 /// The run's result as the vectors write it, or the error's code.
 fn play(case: &Case, items: &[Item]) -> Result<Value, String> {
-    let mut run = RunBounder::new(case.max_lines, case.max_bytes).with_spill_id(&case.spill_id);
+    let keep = case.keep.clone().map_err(|e| e.code().to_owned())?;
+    let mut run = RunBounder::new(case.max_lines, case.max_bytes)
+        .with_keep(keep)
+        .with_terminal(case.terminal)
+        .with_spill_id(&case.spill_id);
     for item in items {
         match item {
             Item::Output(stream, data) => run.push(*stream, data),
@@ -203,7 +227,10 @@ fn check(case: &Case, expect: &Value) -> Result<(), String> {
         if plain {
             let bytes = view_bytes(&case.items, view);
             let id = format!("{}-{name}", case.spill_id);
+            let keep = case.keep.clone().map_err(|e| e.to_string())?;
             let whole: Preview = Bounder::new(case.max_lines, case.max_bytes)
+                .with_keep(keep)
+                .with_terminal(case.terminal)
                 .bound_with_spill_id(&bytes, &id)
                 .map_err(|e| format!("{name}: bound() failed: {e}"))?
                 .render(case.outcomes[view as usize].clone(), case.hint.as_deref());
@@ -339,6 +366,8 @@ fn random_runs_hold_the_limits_and_split_invariance() {
             spill_id: "r".into(),
             outcomes: [path("a"), SpillOutcome::NotSaved, path("c")],
             hint: None,
+            keep: Ok(Keep::none()),
+            terminal: false,
             items,
         };
         let got = play(&case, &case.items);
