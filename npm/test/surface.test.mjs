@@ -258,3 +258,45 @@ test("run_options: the JS names are computer.run's options, with the core's defa
   assert.deepEqual(result.combined, expected);
   assert.match(result.idempotencyKey, /^run-[0-9a-f]{32}$/, "the default key is a fresh run- key");
 });
+
+// ------------------------------------------------------- preview_options
+
+test("preview_options: every bounder takes keep and terminal, with the listed defaults", async () => {
+  const options = surface.preview_options;
+  const calls = surface.preview_option_calls.js;
+  assert.ok(Array.isArray(options) && options.length > 0);
+  const log = Array.from({ length: 300 }, (_, i) => (i === 149 ? "error: boom\n" : `\x1b[32mok\x1b[0m ${i}\n`)).join("");
+  const make = {
+    bound: (o) => esm.bound(log, { maxLines: 12, maxBytes: 400, ...o }).text,
+    boundAsync: async (o) => (await esm.boundAsync(log, { maxLines: 12, maxBytes: 400, ...o })).text,
+    StreamingBounder: (o) => {
+      const s = new esm.StreamingBounder({ maxLines: 12, maxBytes: 400, ...o });
+      s.push(log);
+      return s.finish().text;
+    },
+    RunBounder: (o) => {
+      const r = new esm.RunBounder({ maxLines: 12, maxBytes: 400, ...o });
+      r.push("stdout", log);
+      return r.finish().render("stdout").text;
+    },
+  };
+  assert.deepEqual(Object.keys(make).sort(), [...calls].sort(), "the calls listed are the bounders");
+  const plain = make.bound({});
+  for (const name of calls) {
+    for (const o of options) {
+      // The option given its listed default changes nothing; another value changes the preview.
+      assert.equal(await make[name]({ [o.js]: o.default }), plain, `${name}: ${o.js} = ${JSON.stringify(o.default)}`);
+      const on = o.default === null ? "defaults" : true;
+      assert.notEqual(await make[name]({ [o.js]: on }), plain, `${name}: ${o.js} = ${JSON.stringify(on)} is taken`);
+    }
+    let error;
+    try {
+      await make[name]({ "no such option": 1 });
+    } catch (e) {
+      error = e;
+    }
+    assert.ok(error instanceof TypeError, `${name} refuses an unknown option: ${error}`);
+    const accepted = /\(expected ([^)]*)\)/.exec(error.message)[1].split(", ");
+    for (const o of options) assert.ok(accepted.includes(o.js), `${name} lists ${o.js} among its options: ${accepted}`);
+  }
+});

@@ -733,6 +733,27 @@ def check_run(dw: DoryWire, v: dict[str, Any]) -> None:
     assert play_run(dw, v, items, as_events=True) == got, "feed (events) gives another result"
 
 
+def check_preview_options(dw: DoryWire) -> None:
+    """`default-keep-patterns`, and a refused keep pattern in every bounder:
+    the core's `invalid_argument` naming `keep`."""
+    defaults = dw.call("preview", "default-keep-patterns")
+    assert defaults and all(isinstance(p, str) for p in defaults), defaults
+    assert defaults[0] == "^(FAILED|ERROR) [^ ]", defaults[0]
+    log = b"".join(b"error: boom\n" if i == 150 else b"ok %d\n" % i for i in range(1, 301))
+    kept = bound(dw, log, 12, 400, keep="defaults")
+    assert "\n150:error: boom\n" in kept["text"], kept["text"]
+    assert bound(dw, log, 12, 400, keep=list(defaults)) == kept, "defaults are default-keep-patterns()"
+    bad = preview_options(["("])
+    for what, got in (
+        ("bound", dw.call("preview", "bound", b"x", 1, 40, None, bad)),
+        ("streaming-bounder", dw.call("preview", "[constructor]streaming-bounder", 1, 40, None, bad)),
+        ("run-bounder", dw.call("run", "[constructor]run-bounder", 2, 80, None, bad)),
+    ):
+        ok, err = result(got)
+        assert not ok and is_error(err) and err.code == "invalid_argument", f"{what}: {got}"
+        assert "keep" in err.message, f"{what}: {err.message}"
+
+
 def check_run_functions(dw: DoryWire) -> None:
     """`check-limits` at its edges, `run-spill-id` and the run's defaults."""
     least = dw.call("run", "min-run-max-bytes")
@@ -1297,6 +1318,7 @@ def main() -> int:
             print(f"FAIL {vid}: {exc}", file=sys.stderr)
     try:
         check_run_functions(dw)
+        check_preview_options(dw)
         problems = the_runner_can_fail(dw, vectors)
     except AssertionError as exc:
         problems = [f"the run functions, or an unchanged vector: {exc}"]

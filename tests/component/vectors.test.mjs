@@ -222,6 +222,33 @@ test("check-limits at its edges, run-spill-id and the run's defaults", () => {
   pending[Symbol.dispose]();
 });
 
+test("preview-options: default-keep-patterns, kept lines, rendering, and a refused pattern in every bounder", () => {
+  const { preview: pv, run: r } = mod;
+  const defaults = pv.defaultKeepPatterns();
+  assert.ok(defaults.length > 0 && defaults.every((p) => typeof p === "string"));
+  assert.equal(defaults[0], "^(FAILED|ERROR) [^ ]");
+  const enc = new TextEncoder();
+  let log = "";
+  for (let i = 1; i <= 300; i++) log += i === 150 ? "\x1b[31merror\x1b[0m: boom\n" : `ok ${i}\n`;
+  const text = (options) => {
+    const b = pv.bound(enc.encode(log), 12n, 400n, undefined, options);
+    assert.equal(b.tag, "needs-spill");
+    const t = b.val.render({ tag: "not-saved" }, undefined).text;
+    b.val[Symbol.dispose]();
+    return t;
+  };
+  const kept = text(previewOptions("defaults", true));
+  assert.ok(kept.includes("\n150:error: boom\n"), kept);
+  assert.ok(kept.endsWith("[... terminal: 2 escape sequences removed ...]\n"), kept);
+  assert.equal(text(previewOptions([...defaults], true)), kept, "defaults are default-keep-patterns()");
+  assert.ok(!text(previewOptions()).includes("150:"), "off by default");
+  const bad = previewOptions(["("]);
+  const refused = (err) => isWitError(err) && err.code === "invalid_argument" && err.message.includes("keep");
+  assert.throws(() => pv.bound(enc.encode("x"), 1n, 40n, undefined, bad), refused, "bound");
+  assert.throws(() => new pv.StreamingBounder(1n, 40n, undefined, bad), refused, "streaming-bounder");
+  assert.throws(() => new r.RunBounder(2n, 80n, undefined, bad), refused, "run-bounder");
+});
+
 test("the runner can fail: a wrong expectation of each kind is reported", () => {
   const copy = (v) => structuredClone(v);
   const v = run.find((x) => x.expect.combined?.truncated);

@@ -384,6 +384,53 @@ fn run_methods(data: &[u8]) -> Result<Preview<'static>, Error> {
     Ok(pending.render(View::Combined, SpillOutcome::NotSaved, None))
 }
 
+/// The options of every bounder (`preview_options` of surface.json): the
+/// builders each listed type has, by the names the file gives.
+fn preview_option_methods() -> Result<(), Error> {
+    let keep: Keep = Keep::patterns(["^error"])?;
+    let _: &[&str] = Keep::DEFAULT_PATTERNS;
+    let _ = Bounder::new(10, 1000)
+        .with_keep(Keep::defaults())
+        .with_terminal(true);
+    let _ = StreamingBounder::new(10, 1000)
+        .with_keep(keep.clone())
+        .with_terminal(false);
+    let _ = RunBounder::new(10, 1000)
+        .with_keep(Keep::none())
+        .with_terminal(true);
+    Ok(())
+}
+
+#[test]
+fn the_preview_options_are_the_builders() {
+    preview_option_methods().expect("the options build");
+    let json: serde_json::Value =
+        serde_json::from_str(&read(&repo_root().join("tests/api/surface.json")))
+            .expect("tests/api/surface.json is JSON");
+    let names: BTreeSet<&str> = json["preview_options"]
+        .as_array()
+        .expect("a preview_options array")
+        .iter()
+        .map(|o| o["rust"].as_str().expect("a rust builder name"))
+        .collect();
+    // The builders `preview_option_methods` calls on every listed type.
+    assert_eq!(names, BTreeSet::from(["with_keep", "with_terminal"]));
+    let types: BTreeSet<&str> = json["preview_option_calls"]["rust"]
+        .as_array()
+        .expect("the rust calls")
+        .iter()
+        .filter_map(|t| t.as_str())
+        .collect();
+    assert_eq!(
+        types,
+        BTreeSet::from([
+            "dory_wire::preview::Bounder",
+            "dory_wire::preview::RunBounder",
+            "dory_wire::preview::StreamingBounder",
+        ])
+    );
+}
+
 /// The run machine's conversation, as `docs/api.md` gives it.
 fn run_machine_methods(sink: &mut Vec<RunActionBuf>) -> Result<RunResult, Error> {
     let options: RunOptions = RunOptions::new()
