@@ -129,7 +129,19 @@ RUN_CONVERSATION_KEYS = {
 RUN_STEPS = {"send", "wait", "done", "cancelled", "error"}
 RUN_STATES = {"finished", "cancelled", "failed"}
 VIEWS = {"stdout", "stderr", "combined"}
-RUN_KEYS = {"name", "kind", "max_lines", "max_bytes", "spill_id", "input", "spill", "hint", "keep", "terminal", "expect"}
+RUN_KEYS = {
+    "name",
+    "kind",
+    "max_lines",
+    "max_bytes",
+    "spill_id",
+    "input",
+    "spill",
+    "hint",
+    "keep",
+    "terminal",
+    "expect",
+}
 RUN_DATA_KEYS = {"stdout", "stderr", "stdout_b64", "stderr_b64"}
 RUN_VIEW_KEYS = {
     "preview",
