@@ -26,8 +26,8 @@ pub struct FollowerResource {
 }
 
 /// The core's options from the WIT record; absent fields keep the core's
-/// defaults (no default is written here).
-fn options(options: &wit::FollowOptions) -> FollowOptions {
+/// defaults (no default is written here). A `run` takes them alike.
+pub(crate) fn options(options: &wit::FollowOptions) -> FollowOptions {
     let mut out = FollowOptions::default();
     if let Some(follow) = options.follow {
         out = out.follow(follow);

@@ -14,16 +14,16 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use dory_wire::preview::{SpillError, View};
-use dory_wire::{FollowOptions, Run, RunAction, RunOptions, RunSink, RunState, RunStep};
+use dory_wire::{Run, RunAction, RunOptions, RunSink, RunState, RunStep};
 
-use crate::bindings::exports::dory::wire::follow::{FollowOptions as WitFollowOptions, Reconnect};
+use crate::bindings::exports::dory::wire::follow::Reconnect;
 use crate::bindings::exports::dory::wire::preview::SpillOutcome;
 use crate::bindings::exports::dory::wire::request::{Command, Request};
 use crate::bindings::exports::dory::wire::run::View as WitView;
 use crate::bindings::exports::dory::wire::run_machine as wit;
 use crate::bindings::exports::dory::wire::types::{Cursor, Error as WitError};
 use crate::preview::{limit, preview, spill_outcome};
-use crate::{convert, decode, request, Component};
+use crate::{convert, decode, follow, request, Component};
 
 /// The state behind one `run` handle.
 #[derive(Debug)]
@@ -49,44 +49,10 @@ fn view_of(v: View) -> WitView {
     }
 }
 
-/// The core's follow options from the WIT record, as the `follower`
-/// resource converts them: absent fields keep the core's defaults.
-fn follow_options(options: &WitFollowOptions) -> FollowOptions {
-    let mut out = FollowOptions::default();
-    if let Some(follow) = options.follow {
-        out = out.follow(follow);
-    }
-    if let Some(policy) = options.gap_policy {
-        out = out.gap_policy(decode::gap_policy(policy));
-    }
-    if let Some(retries) = options.retries {
-        out = out.retries(retries);
-    }
-    if let Some(ns) = options.backoff_ns {
-        out = out.backoff(Duration::from_nanos(ns));
-    }
-    if let Some(ns) = options.max_backoff_ns {
-        out = out.max_backoff(Duration::from_nanos(ns));
-    }
-    if let Some(jitter) = options.jitter {
-        out = out.jitter(jitter);
-    }
-    if let Some(ns) = options.liveness_timeout_ns {
-        out = out.liveness_timeout(Duration::from_nanos(ns));
-    }
-    if let Some(limit) = options.max_frame_bytes {
-        out = out.max_frame_bytes(decode::frame_limit(limit));
-    }
-    if let Some(strict) = options.strict {
-        out = out.strict(strict);
-    }
-    out
-}
-
 /// The core's run options from the WIT record; absent fields keep the
 /// core's defaults (no default is written here).
 fn run_options(options: wit::RunOptions) -> RunOptions {
-    let mut out = RunOptions::new().follow(follow_options(&options.follow));
+    let mut out = RunOptions::new().follow(follow::options(&options.follow));
     if let Some(n) = options.max_lines {
         out = out.max_lines(limit(n));
     }
@@ -365,6 +331,7 @@ impl wit::GuestRun for RunResource {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bindings::exports::dory::wire::follow::FollowOptions as WitFollowOptions;
     use wit::GuestRun as _;
 
     fn absent_follow() -> WitFollowOptions {

@@ -24,7 +24,7 @@ use crate::reader::{address, Batch, IntoTranscript, FLAG_SIDE, MAX_FRAME_BYTES_L
 use crate::transcript::WasmTranscript;
 
 /// The core's `invalid_argument` error for a JavaScript argument.
-fn invalid(name: &str, reason: String) -> Error {
+pub(crate) fn invalid(name: &str, reason: String) -> Error {
     Error::InvalidArgument {
         argument: name.to_owned(),
         reason,
@@ -53,7 +53,7 @@ fn offset_arg(name: &str, value: f64) -> Result<u64, String> {
 }
 
 /// A number of milliseconds as a [`Duration`]: finite and `>= 0`.
-fn millis(name: &str, ms: f64) -> Result<Duration, Error> {
+pub(crate) fn millis(name: &str, ms: f64) -> Result<Duration, Error> {
     if ms.is_nan() || ms < 0.0 {
         return Err(invalid(
             name,
@@ -70,7 +70,7 @@ fn millis(name: &str, ms: f64) -> Result<Duration, Error> {
 
 /// A duration in milliseconds, as a JSON number (exact to the nanosecond
 /// where an `f64` can be).
-fn push_millis(out: &mut String, d: Duration) {
+pub(crate) fn push_millis(out: &mut String, d: Duration) {
     let _ = write!(out, "{}", d.as_nanos() as f64 / 1_000_000.0);
 }
 
@@ -287,6 +287,11 @@ impl WasmFollowOptions {
 }
 
 impl WasmFollowOptions {
+    /// The core's options as they stand (a `Run` takes them as they are).
+    pub(crate) fn options(&self) -> &FollowOptions {
+        &self.inner
+    }
+
     fn number(&mut self, name: &str, value: f64) -> Result<(), Error> {
         let o = self.inner.clone();
         self.inner = match name {

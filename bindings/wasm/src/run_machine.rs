@@ -21,16 +21,12 @@
 //! small JSON documents.
 
 use std::fmt::Write as _;
-use std::time::Duration;
 
 use dory_wire::preview::{SpillError, SpillOutcome, View};
-use dory_wire::{
-    Command, Error, FollowOptions, GapPolicy, Reconnect, Run, RunAction, RunOptions, RunSink,
-    RunStep,
-};
+use dory_wire::{Command, Error, Reconnect, Run, RunAction, RunOptions, RunSink, RunStep};
 use wasm_bindgen::prelude::*;
 
-use crate::follow::{request_json, WasmFollowOptions};
+use crate::follow::{invalid, millis, push_millis, request_json, WasmFollowOptions};
 use crate::json::{self, OutOfRange};
 use crate::preview::{limit, preview_json};
 use crate::reader::address;
@@ -46,14 +42,6 @@ const KIND_DISCARD_SPILL: f64 = 4.0;
 /// A data buffer larger than this is released after the call instead of
 /// being kept for the next one.
 const KEEP_DATA_CAPACITY: usize = 4 << 20;
-
-/// The core's `invalid_argument` error for a JavaScript argument.
-fn invalid(name: &str, reason: String) -> Error {
-    Error::InvalidArgument {
-        argument: name.to_owned(),
-        reason,
-    }
-}
 
 fn err_json(e: &Error) -> String {
     json::write_error(e)
@@ -91,27 +79,6 @@ fn command(command_json: &str) -> Result<Command, Error> {
     }
 }
 
-/// A number of milliseconds as a [`Duration`]: finite and `>= 0`.
-fn millis(name: &str, ms: f64) -> Result<Duration, Error> {
-    if ms.is_nan() || ms < 0.0 {
-        return Err(invalid(
-            name,
-            format!("must be a number of milliseconds >= 0, not {ms}"),
-        ));
-    }
-    Duration::try_from_secs_f64(ms / 1000.0).map_err(|_| {
-        invalid(
-            name,
-            format!("must be a finite number of milliseconds >= 0, not {ms}"),
-        )
-    })
-}
-
-/// A duration in milliseconds, as a JSON number.
-fn push_millis(out: &mut String, d: Duration) {
-    let _ = write!(out, "{}", d.as_nanos() as f64 / 1_000_000.0);
-}
-
 /// The process's deadline in seconds for `timeout_ms`: exactly `ms / 1000`
 /// (the core writes whole seconds as an integer, others as a decimal, as
 /// in Rust and Python; the HTTP client rounds up to whole seconds before).
@@ -128,38 +95,6 @@ fn timeout_seconds(timeout_ms: Option<f64>) -> Result<Option<f64>, Error> {
         ));
     }
     Ok(Some(ms / 1000.0))
-}
-
-/// The follow options a `WasmFollowOptions` holds: converted by the
-/// follower's own conversion (the same names, checks and errors as
-/// `Follower`), read back from its JavaScript form.
-fn follow_options(options: &WasmFollowOptions) -> Result<FollowOptions, Error> {
-    let broken = || Error::InvalidState {
-        reason: "the follow options did not cross (binding mismatch)".to_owned(),
-    };
-    let v: serde_json::Value = serde_json::from_str(&options.to_json()).map_err(|_| broken())?;
-    let flag = |k: &str| v[k].as_bool().ok_or_else(broken);
-    let ms = |k: &str| {
-        v[k].as_f64()
-            .map(|ms| Duration::from_nanos((ms * 1_000_000.0).round() as u64))
-            .ok_or_else(broken)
-    };
-    let policy = v["gapPolicy"]
-        .as_str()
-        .and_then(GapPolicy::from_name)
-        .ok_or_else(broken)?;
-    let retries = v["retries"].as_u64().ok_or_else(broken)?;
-    let frame = v["maxFrameBytes"].as_u64().ok_or_else(broken)?;
-    Ok(FollowOptions::default()
-        .follow(flag("follow")?)
-        .gap_policy(policy)
-        .retries(u32::try_from(retries).map_err(|_| broken())?)
-        .backoff(ms("backoffMs")?)
-        .max_backoff(ms("maxBackoffMs")?)
-        .jitter(flag("jitter")?)
-        .liveness_timeout(ms("livenessTimeoutMs")?)
-        .max_frame_bytes(usize::try_from(frame).map_err(|_| broken())?)
-        .strict(flag("strict")?))
 }
 
 /// The core's argument names, as the JavaScript `Run` calls them.
@@ -394,7 +329,7 @@ impl WasmRun {
             ))
         })?;
         let mut o = RunOptions::new()
-            .follow(follow_options(&follow).map_err(|e| err_json(&e))?)
+            .follow(follow.options().clone())
             .kill_on_cancel(kill_on_cancel)
             .spill(spill)
             .on_output(on_output);
