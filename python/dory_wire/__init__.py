@@ -111,6 +111,7 @@ from ._errors import (
 from ._follow import Decision
 from ._preview import (
     AsyncSpillWriter,
+    Keep,
     SpillDirectory,
     SpillWriter,
     abound,
@@ -165,6 +166,7 @@ __all__ = [
     "InvalidArgument",
     "InvalidLimits",
     "InvalidState",
+    "Keep",
     "LossError",
     "MalformedFrame",
     "NoAnswer",

@@ -23,7 +23,15 @@ from typing import BinaryIO, Callable, Literal, Optional, Union
 
 from ._core import Bounder, PendingSpill, Preview
 
-__all__ = ["AsyncSpillWriter", "SpillDirectory", "SpillWriter", "abound", "bound", "new_spill_id"]
+__all__ = [
+    "AsyncSpillWriter",
+    "Keep",
+    "SpillDirectory",
+    "SpillWriter",
+    "abound",
+    "bound",
+    "new_spill_id",
+]
 
 Data = Union[str, bytes, bytearray, memoryview]
 SpillWriter = Callable[[str, bytes], Optional[str]]
