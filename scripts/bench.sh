@@ -10,6 +10,7 @@
 #   DORY_BENCH_MB     corpus size in MB (default 100)
 #   DORY_BENCH_ONLY   space-separated subset of "rust python node" (default all)
 #   DORY_BENCH_OUT    where the markdown goes besides stdout (default target/bench-results/latest.md)
+#   DORY_BENCH_DOCS   0: do not write the table and targets into docs/bench.md (a full run does by default)
 # A language whose toolchain cannot be set up is reported as skipped, not fatal.
 set -euo pipefail
 
@@ -265,3 +266,15 @@ PY
     fi
     echo "Raw records: \`${RESULTS#"$ROOT"/}\`; finished in $((SECONDS - START)) s."
 } | tee "$MD_OUT"
+
+# docs/bench.md shows the latest full run (every language, 100 MB corpora):
+# its two marked regions are rewritten from this report. DORY_BENCH_DOCS=0
+# leaves the docs alone; a partial run never touches them.
+if [[ "${DORY_BENCH_DOCS:-1}" != 0 && "$MB" == 100 && ${#skipped[@]} -eq 0 ]] \
+    && wants rust && wants python && wants node; then
+    commit="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    git diff --quiet HEAD -- crates bindings python npm 2>/dev/null || commit="$commit with changes not committed"
+    python3 "$ROOT/scripts/bench-docs.py" "$MD_OUT" "$ROOT/docs/bench.md" --commit "$commit"
+else
+    echo "bench: docs/bench.md left as it is (only a full run writes it: every language, DORY_BENCH_MB=100, nothing skipped, DORY_BENCH_DOCS unset or 1)" >&2
+fi

@@ -5,7 +5,8 @@
 # Markdown file resolves, nothing names a file outside it
 # (tests/api/check_standalone.py) — that the corpus of real tool logs
 # matches its manifest (tests/corpus/check_corpus.py) — and that the files generated from the
-# asyncio client (its sync twin and tests) are up to date (scripts/unasync.py).
+# asyncio client (its sync twin and tests) are up to date (scripts/unasync.py) —
+# and that the writer of docs/bench.md's results works on its text (scripts/bench-docs.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,3 +18,5 @@ echo "== the corpus of real tool logs matches its manifest (tests/corpus/check_c
 python3 tests/corpus/check_corpus.py
 echo "== the synchronous client is generated from the asyncio one (scripts/unasync.py --check)"
 python3 scripts/unasync.py --check
+echo "== make bench's writer of docs/bench.md (scripts/bench-docs.py --self-test)"
+python3 scripts/bench-docs.py --self-test
