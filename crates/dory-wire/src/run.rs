@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::error::Error;
 use crate::follow::{Decision, FollowOptions, Follower, Reconnect};
 use crate::preview::{
-    run_spill_id, Preview, RunBounder, RunPending, SpillError, SpillOutcome, View,
+    run_spill_id, Keep, Preview, RunBounder, RunPending, SpillError, SpillOutcome, View,
     DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
 };
 use crate::request::{Command, Request};
@@ -26,12 +26,18 @@ use crate::types::{Cursor, Event, Stream};
 /// otherwise: 30 s, every client's answer timeout.
 pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// What a [`Run`] is given: the previews' limits, the start's key and
-/// deadline, what a cancel does, how the output is followed, and which of
-/// the caller's sinks exist. The names and defaults are those of every
-/// client's `run` (`docs/run.md`).
+/// What a [`Run`] is given: the previews' limits and options (kept lines,
+/// terminal rendering), the start's key and deadline, what a cancel does,
+/// how the output is followed, and which of the caller's sinks exist. The
+/// names and defaults are those of every client's `run` (`docs/run.md`).
+///
+/// Unlike a bare [`RunBounder`], a run keeps the lines matching
+/// [`Keep::defaults`] and renders its previews as a terminal shows them by
+/// default: the previews are for a model to read, while the spill keeps the
+/// raw bytes (and the previews' line numbers are those of the raw bytes).
 ///
 /// ```
+/// use dory_wire::preview::Keep;
 /// use dory_wire::{FollowOptions, GapPolicy, RunOptions};
 ///
 /// let options = RunOptions::new()
@@ -41,6 +47,12 @@ pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 ///     .spill(true)
 ///     .follow(FollowOptions::default().gap_policy(GapPolicy::Skip));
 /// assert_eq!(options.max_lines, 400);
+/// assert_eq!(options.keep, Keep::defaults());
+/// assert!(options.terminal);
+///
+/// // The raw text, as a bare bounder gives it.
+/// let raw = RunOptions::new().keep(Keep::none()).terminal(false);
+/// assert!(raw.keep.is_none() && !raw.terminal);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -49,6 +61,14 @@ pub struct RunOptions {
     pub max_lines: usize,
     /// The most bytes of each preview (default [`DEFAULT_RUN_MAX_BYTES`], 16 KiB).
     pub max_bytes: usize,
+    /// The lines of each view's omitted middle to keep (default
+    /// [`Keep::defaults`]; [`Keep::none`] keeps none); see
+    /// [`RunBounder::with_keep`].
+    pub keep: Keep,
+    /// Renders each preview as a terminal shows it: a line redrawn with
+    /// `\r` shows its last state, escape sequences and control bytes are
+    /// removed (default `true`); see [`RunBounder::with_terminal`].
+    pub terminal: bool,
     /// The start's key; `None` (the default): a fresh `run-` key made of
     /// the caller's random bytes (see [`Run::new`]).
     pub idempotency_key: Option<String>,
@@ -78,6 +98,8 @@ impl Default for RunOptions {
         RunOptions {
             max_lines: DEFAULT_RUN_MAX_LINES,
             max_bytes: DEFAULT_RUN_MAX_BYTES,
+            keep: Keep::defaults(),
+            terminal: true,
             idempotency_key: None,
             timeout_seconds: None,
             hint: None,
@@ -103,6 +125,17 @@ impl RunOptions {
     /// The most bytes of each preview.
     pub fn max_bytes(mut self, max_bytes: usize) -> Self {
         self.max_bytes = max_bytes;
+        self
+    }
+    /// Keeps the lines of each view's omitted middle that match `keep`
+    /// ([`Keep::none`]: none).
+    pub fn keep(mut self, keep: Keep) -> Self {
+        self.keep = keep;
+        self
+    }
+    /// Whether each preview is rendered as a terminal shows it.
+    pub fn terminal(mut self, terminal: bool) -> Self {
+        self.terminal = terminal;
         self
     }
     /// Starts with this idempotency key.
@@ -350,6 +383,72 @@ pub struct RunResult {
     pub stdout_lost_bytes: u64,
     /// Bytes of stderr lost.
     pub stderr_lost_bytes: u64,
+}
+
+impl RunResult {
+    /// A result of process `proc_id` started with `idempotency_key`, its
+    /// three previews given, with no exit code, no timeout and no loss; the
+    /// other fields are public (the bindings rebuild their results with it).
+    pub fn new(
+        proc_id: String,
+        idempotency_key: String,
+        [stdout, stderr, combined]: [Preview<'static>; 3],
+    ) -> Self {
+        RunResult {
+            proc_id,
+            idempotency_key,
+            exit_code: None,
+            timed_out: false,
+            stdout,
+            stderr,
+            combined,
+            stdout_lost_bytes: 0,
+            stderr_lost_bytes: 0,
+        }
+    }
+
+    /// The result as one canonical JSON object, the same bytes in every
+    /// language: compact, keys in this order, integers exact, each preview
+    /// as [`Preview::to_json`] writes it:
+    ///
+    /// `{"proc_id", "idempotency_key", "exit_code": integer | null,
+    /// "timed_out", "stdout", "stderr", "combined", "stdout_lost_bytes",
+    /// "stderr_lost_bytes"}`
+    ///
+    /// What a tool call can return as it is (`docs/run.md`); the JSON Schema
+    /// is `docs/schema/run-result.schema.json`.
+    pub fn to_json(&self) -> String {
+        use std::fmt::Write as _;
+        let previews = [&self.stdout, &self.stderr, &self.combined];
+        let size: usize = previews.iter().map(|p| p.text.len() + 512).sum();
+        let mut out = String::with_capacity(size + 256);
+        out.push_str("{\"proc_id\":");
+        crate::preview::push_json_str(&mut out, &self.proc_id);
+        out.push_str(",\"idempotency_key\":");
+        crate::preview::push_json_str(&mut out, &self.idempotency_key);
+        // Writing to a `String` cannot fail.
+        match self.exit_code {
+            Some(code) => {
+                let _ = write!(out, ",\"exit_code\":{code}");
+            }
+            None => out.push_str(",\"exit_code\":null"),
+        }
+        out.push_str(if self.timed_out {
+            ",\"timed_out\":true"
+        } else {
+            ",\"timed_out\":false"
+        });
+        for (key, preview) in ["stdout", "stderr", "combined"].iter().zip(previews) {
+            let _ = write!(out, ",\"{key}\":");
+            preview.write_json(&mut out);
+        }
+        let _ = write!(
+            out,
+            ",\"stdout_lost_bytes\":{},\"stderr_lost_bytes\":{}}}",
+            self.stdout_lost_bytes, self.stderr_lost_bytes
+        );
+        out
+    }
 }
 
 /// One view's spill file, as the run knows it.
@@ -640,6 +739,8 @@ impl Run {
             .liveness_timeout(options.answer_timeout);
         calls.check()?;
         let bounder = RunBounder::new(options.max_lines, options.max_bytes)
+            .with_keep(options.keep)
+            .with_terminal(options.terminal)
             .with_spill_id(&run_spill_id(&key));
         let ids = View::ALL.map(|v| bounder.spill_id(v).unwrap_or_default().to_owned());
         let first = Follower::call(start.clone(), calls.clone())?;
