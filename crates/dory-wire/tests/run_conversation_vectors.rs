@@ -79,6 +79,29 @@ fn preview_json(p: &Preview<'_>) -> Value {
 }
 
 fn result_json(r: &RunResult) -> Value {
+    // The canonical JSON (RunResult::to_json) says the same as the fields.
+    let canonical: Value = serde_json::from_str(&r.to_json()).expect("to_json is JSON");
+    for (key, preview) in [
+        ("stdout", &r.stdout),
+        ("stderr", &r.stderr),
+        ("combined", &r.combined),
+    ] {
+        let mine = preview_json(preview);
+        for field in mine.as_object().expect("an object").keys() {
+            assert_eq!(canonical[key][field], mine[field], "{key}.{field}");
+        }
+        let kinds: Vec<&str> = preview.notices.iter().map(|n| n.kind.as_str()).collect();
+        let written: Vec<&str> = canonical[key]["notices"]
+            .as_array()
+            .expect("notices")
+            .iter()
+            .map(|n| n["kind"].as_str().expect("kind"))
+            .collect();
+        assert_eq!(kinds, written, "{key}");
+    }
+    assert_eq!(canonical["proc_id"], r.proc_id);
+    assert_eq!(canonical["exit_code"], json!(r.exit_code));
+    assert_eq!(canonical["stdout_lost_bytes"], r.stdout_lost_bytes);
     json!({
         "proc_id": r.proc_id, "idempotency_key": r.idempotency_key,
         "exit_code": r.exit_code, "timed_out": r.timed_out,

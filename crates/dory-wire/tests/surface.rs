@@ -20,6 +20,8 @@ use dory_wire::preview::Bounded;
 use dory_wire::preview::Bounder;
 use dory_wire::preview::Keep;
 use dory_wire::preview::Limits;
+use dory_wire::preview::Notice;
+use dory_wire::preview::NoticeKind;
 use dory_wire::preview::PendingSpill;
 use dory_wire::preview::Preview;
 use dory_wire::preview::RunBounder;
@@ -351,10 +353,24 @@ fn preview_methods(data: &[u8]) -> Result<Preview<'static>, Error> {
     let _: Bounded = bounder.bound(data)?;
     let mut streaming: StreamingBounder = StreamingBounder::new(10, 1000);
     streaming.push(data);
-    Ok(match streaming.finish()? {
+    let preview = match streaming.finish()? {
         Bounded::Fits(preview) => preview,
         Bounded::NeedsSpill(pending) => pending.render(SpillOutcome::NotSaved, None),
-    })
+    };
+    let _: String = preview.to_json();
+    let notices: &[Notice] = &preview.notices;
+    for notice in notices {
+        let _: (NoticeKind, usize, usize, &str) = (
+            notice.kind,
+            notice.start,
+            notice.end,
+            preview.notice_text(notice),
+        );
+        let _: Option<NoticeKind> = NoticeKind::from_name(notice.kind.as_str());
+    }
+    let _: [NoticeKind; 5] = NoticeKind::ALL;
+    let _: Notice = Notice::new(NoticeKind::Omitted, 0, 0);
+    Ok(preview)
 }
 
 /// The run bounder's entry points of docs/api.md.
@@ -472,6 +488,16 @@ fn run_machine_methods(sink: &mut Vec<RunActionBuf>) -> Result<RunResult, Error>
         result.stderr_lost_bytes,
     );
     let _: [&Preview<'static>; 3] = [&result.stdout, &result.stderr, &result.combined];
+    let _: String = result.to_json();
+    let _: RunResult = RunResult::new(
+        String::new(),
+        String::new(),
+        [
+            result.stdout.clone(),
+            result.stderr.clone(),
+            result.combined.clone(),
+        ],
+    );
     fn sink_of(_: &mut impl RunSink) {}
     sink_of(&mut |_: RunAction<'_>| {});
     Ok(result)

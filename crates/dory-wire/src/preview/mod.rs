@@ -55,7 +55,8 @@ mod terminal;
 pub use bounder::Bounder;
 pub use keep::Keep;
 pub use limits::{Limits, MIN_MAX_BYTES};
-pub use result::Preview;
+pub(crate) use result::push_json_str;
+pub use result::{Notice, NoticeKind, Preview};
 pub use run::{
     run_spill_id, RunBounder, RunPending, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
     MIN_RUN_MAX_BYTES,

@@ -56,6 +56,81 @@ pub struct Preview<'a> {
     /// Why the notice does not point at a saved file, when the caller tried to
     /// save one (writer failure, refused or oversized path or hint).
     pub spill_error: Option<String>,
+    /// The notice lines the bounder wrote into `text`, in the order they
+    /// appear: the cut's notice, the kept-lines header, the terminal line, a
+    /// run's stderr-section header and loss line. Empty when nothing was
+    /// written (input that fits, unchanged). Lines of the input that merely
+    /// look like notices are never listed.
+    pub notices: Vec<Notice>,
+}
+
+/// What a notice line of a [`Preview`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum NoticeKind {
+    /// The cut: `[... N bytes omitted: lines F-L of T; sed -n 'F,Lp' <path> ...]`
+    /// in one of its forms (one per cut preview).
+    Omitted,
+    /// The header of the kept-lines section (`keep`):
+    /// `[... kept N omitted lines matching the keep patterns ...]`.
+    Kept,
+    /// The terminal line (`terminal`):
+    /// `[... terminal: N redraws collapsed, … ...]`.
+    Terminal,
+    /// The header of a run's stderr section (combined view):
+    /// `[... the last N of T bytes of stderr ...]`.
+    Stderr,
+    /// A run's loss line: `[... N bytes lost: … ...]`.
+    Lost,
+}
+
+impl NoticeKind {
+    /// The kinds, in the order of [`NoticeKind::as_str`]'s documentation.
+    pub const ALL: [NoticeKind; 5] = [
+        NoticeKind::Omitted,
+        NoticeKind::Kept,
+        NoticeKind::Terminal,
+        NoticeKind::Stderr,
+        NoticeKind::Lost,
+    ];
+
+    /// `"omitted"`, `"kept"`, `"terminal"`, `"stderr"` or `"lost"`: the
+    /// `kind` of the notice in [`Preview::to_json`].
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NoticeKind::Omitted => "omitted",
+            NoticeKind::Kept => "kept",
+            NoticeKind::Terminal => "terminal",
+            NoticeKind::Stderr => "stderr",
+            NoticeKind::Lost => "lost",
+        }
+    }
+
+    /// The kind named `name` (see [`NoticeKind::as_str`]).
+    pub fn from_name(name: &str) -> Option<NoticeKind> {
+        NoticeKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
+/// One notice line of a [`Preview`]: its kind and where it is in `text`
+/// (a whole line, without its `\n`: `text[start..end]`, see
+/// [`Preview::notice_text`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Notice {
+    /// What the notice says.
+    pub kind: NoticeKind,
+    /// Byte offset of its first byte in the preview's `text`.
+    pub start: usize,
+    /// Byte offset just past its last byte (before its `\n`, if any).
+    pub end: usize,
+}
+
+impl Notice {
+    /// The notice of `kind` at `text[start..end]`.
+    pub fn new(kind: NoticeKind, start: usize, end: usize) -> Self {
+        Notice { kind, start, end }
+    }
 }
 
 impl Preview<'_> {
@@ -74,7 +149,29 @@ impl Preview<'_> {
             spill_id: self.spill_id,
             spill_path: self.spill_path,
             spill_error: self.spill_error,
+            notices: self.notices,
         }
+    }
+
+    /// The text of `notice`, a notice of this preview (empty when it is
+    /// not one: its range is not in `text`).
+    pub fn notice_text(&self, notice: &Notice) -> &str {
+        self.text.get(notice.start..notice.end).unwrap_or("")
+    }
+
+    /// Appends `line` to `text` as a line of its own (after a `\n` when the
+    /// text does not end with one), followed by `\n`, and records it as a
+    /// notice of `kind`.
+    pub(crate) fn append_notice(&mut self, kind: NoticeKind, line: &str) {
+        let text = self.text.to_mut();
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        let start = text.len();
+        text.push_str(line.strip_suffix('\n').unwrap_or(line));
+        let end = text.len();
+        text.push('\n');
+        self.notices.push(Notice::new(kind, start, end));
     }
 }
 
@@ -94,6 +191,113 @@ impl<'a> Preview<'a> {
             spill_id: None,
             spill_path: None,
             spill_error: None,
+            notices: Vec::new(),
         }
+    }
+}
+
+/// Writes `s` as a JSON string (serde_json's escaping: `"`, `\` and the
+/// control characters; everything else as it is).
+pub(crate) fn push_json_str(out: &mut String, s: &str) {
+    // Serializing a `str` into a `String` cannot fail.
+    match serde_json::to_string(s) {
+        Ok(quoted) => out.push_str(&quoted),
+        Err(_) => out.push_str("\"\""),
+    }
+}
+
+/// Writes an optional string as a JSON string or `null`.
+pub(crate) fn push_json_opt(out: &mut String, s: Option<&str>) {
+    match s {
+        Some(s) => push_json_str(out, s),
+        None => out.push_str("null"),
+    }
+}
+
+impl Preview<'_> {
+    /// The preview as one canonical JSON object, the same bytes in every
+    /// language (the Python, JavaScript and Component bindings give this
+    /// writer's output): compact, keys in this order, every key always
+    /// present (`null` when empty), integers exact:
+    ///
+    /// `{"text", "truncated", "total_lines", "total_bytes", "head_bytes",
+    /// "tail_bytes", "omitted_lines", "omitted_bytes", "omitted_range":
+    /// {"first", "last"} | null, "spill_id", "spill_path", "spill_error",
+    /// "notices": [{"kind", "line", "text"}]}`
+    ///
+    /// `text` is the whole preview, notices included; each notice's `line`
+    /// is its 1-based line number in `text` and its `text` the line itself
+    /// (without `\n`). The JSON Schema is `docs/schema/preview.schema.json`.
+    ///
+    /// ```
+    /// use dory_wire::preview::{Bounder, SpillOutcome};
+    ///
+    /// let input = "line\n".repeat(100);
+    /// let preview = Bounder::new(4, 200).bound(input.as_bytes())?.render(SpillOutcome::NotSaved, None);
+    /// let json: serde_json::Value = serde_json::from_str(&preview.to_json()).unwrap();
+    /// assert_eq!(json["notices"][0]["kind"], "omitted");
+    /// assert_eq!(json["notices"][0]["line"], 3);
+    /// assert_eq!(json["notices"][0]["text"], "[... 485 bytes omitted: lines 3-99 of 100 ...]");
+    /// # Ok::<(), dory_wire::Error>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        let mut out = String::with_capacity(self.text.len() + 256 + 64 * self.notices.len());
+        self.write_json(&mut out);
+        out
+    }
+
+    /// [`Preview::to_json`], appended to `out`.
+    pub(crate) fn write_json(&self, out: &mut String) {
+        use std::fmt::Write as _;
+        out.push_str("{\"text\":");
+        push_json_str(out, &self.text);
+        out.push_str(if self.truncated {
+            ",\"truncated\":true"
+        } else {
+            ",\"truncated\":false"
+        });
+        // Writing to a `String` cannot fail.
+        let _ = write!(
+            out,
+            ",\"total_lines\":{},\"total_bytes\":{},\"head_bytes\":{},\"tail_bytes\":{},\"omitted_lines\":{},\"omitted_bytes\":{}",
+            self.total_lines,
+            self.total_bytes,
+            self.head_bytes,
+            self.tail_bytes,
+            self.omitted_lines,
+            self.omitted_bytes
+        );
+        match self.omitted_range {
+            Some((first, last)) => {
+                let _ = write!(
+                    out,
+                    ",\"omitted_range\":{{\"first\":{first},\"last\":{last}}}"
+                );
+            }
+            None => out.push_str(",\"omitted_range\":null"),
+        }
+        out.push_str(",\"spill_id\":");
+        push_json_opt(out, self.spill_id.as_deref());
+        out.push_str(",\"spill_path\":");
+        push_json_opt(out, self.spill_path.as_deref());
+        out.push_str(",\"spill_error\":");
+        push_json_opt(out, self.spill_error.as_deref());
+        out.push_str(",\"notices\":[");
+        // Line numbers counted once, from the text's start, in order.
+        let (mut line, mut at) = (1u64, 0usize);
+        for (i, notice) in self.notices.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            let upto = notice.start.min(self.text.len()).max(at);
+            line += memchr::memchr_iter(b'\n', &self.text.as_bytes()[at..upto]).count() as u64;
+            at = upto;
+            out.push_str("{\"kind\":\"");
+            out.push_str(notice.kind.as_str());
+            let _ = write!(out, "\",\"line\":{line},\"text\":");
+            push_json_str(out, self.notice_text(notice));
+            out.push('}');
+        }
+        out.push_str("]}");
     }
 }

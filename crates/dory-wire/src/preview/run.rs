@@ -12,7 +12,7 @@ use super::digest::spill_id_of;
 use super::keep::Keep;
 use super::limits::{Limits, MIN_MAX_BYTES};
 use super::plan::MIN_PARTIAL;
-use super::result::Preview;
+use super::result::{Notice, NoticeKind, Preview};
 use super::spill::{Bounded, SpillOutcome};
 use super::stream::{Kept, Ring, StreamingBounder};
 
@@ -564,20 +564,18 @@ impl RunPending {
                     if !text.ends_with('\n') {
                         text.push('\n');
                     }
+                    // The section's first line is its header: a notice.
+                    let start = text.len();
+                    let end = start + section.find('\n').unwrap_or(section.len());
                     text.push_str(&section);
                     p.text = Cow::Owned(text);
+                    p.notices.push(Notice::new(NoticeKind::Stderr, start, end));
                     preview = p;
                 }
             }
         }
         if let Some(line) = &v.loss_line {
-            let mut text = preview.text.into_owned();
-            if !text.is_empty() && !text.ends_with('\n') {
-                text.push('\n');
-            }
-            text.push_str(line);
-            text.push('\n');
-            preview.text = Cow::Owned(text);
+            preview.append_notice(NoticeKind::Lost, line);
         }
         preview
     }

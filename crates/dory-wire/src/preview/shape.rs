@@ -11,7 +11,7 @@
 
 use super::keep::{Keep, Matches};
 use super::limits::{Limits, MIN_MAX_BYTES};
-use super::result::Preview;
+use super::result::{Notice, NoticeKind, Preview};
 use super::spill::{Bounded, SpillOutcome};
 use super::stream::Kept;
 use super::terminal::{TermCounts, Terminal};
@@ -121,15 +121,6 @@ fn lines_of(text: &str) -> usize {
         + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
-/// Appends `line` as a line of its own.
-fn append_line(text: &mut String, line: &str) {
-    if !text.is_empty() && !text.ends_with('\n') {
-        text.push('\n');
-    }
-    text.push_str(line);
-    text.push('\n');
-}
-
 /// [`Kept::bound`] for a kept input with options: `plain` is the rendered
 /// input (without options).
 pub(crate) fn bound(
@@ -150,9 +141,7 @@ pub(crate) fn bound(
                 let fits = p.text.len() + line.len() + 2 <= limits.max_bytes()
                     && lines_of(&p.text) < limits.max_lines();
                 if fits {
-                    let mut text = p.text.into_owned();
-                    append_line(&mut text, &line);
-                    p.text = text.into();
+                    p.append_notice(NoticeKind::Terminal, &line);
                 }
             }
             Ok(Bounded::Fits(p))
@@ -201,9 +190,7 @@ impl SpillExtras {
             preview = kept;
         }
         if let Some(line) = &self.term_line {
-            let mut text = preview.text.into_owned();
-            append_line(&mut text, line);
-            preview.text = text.into();
+            preview.append_notice(NoticeKind::Terminal, line);
         }
         preview
     }
@@ -238,6 +225,9 @@ impl SpillExtras {
         let mut out = String::with_capacity(text.len() + section.len() + 1);
         out.push_str(text.get(..at)?);
         out.push('\n');
+        // The section's first line is its header: a notice.
+        let header_start = out.len();
+        let header_end = header_start + section.find('\n').unwrap_or(section.len());
         out.push_str(&section);
         // The tail, after the `\n` that ended the notice.
         out.push_str(
@@ -246,6 +236,9 @@ impl SpillExtras {
         );
         let mut p = p;
         p.text = out.into();
+        // The cut's notice ends at `at`, before the section: it stays first.
+        p.notices
+            .push(Notice::new(NoticeKind::Kept, header_start, header_end));
         Some(p)
     }
 }

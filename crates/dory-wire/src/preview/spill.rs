@@ -7,7 +7,7 @@ use std::fmt;
 use super::limits::Limits;
 use super::notice::{self, Form, Pointer};
 use super::plan::{Plan, Planner, Retained};
-use super::result::Preview;
+use super::result::{Notice, NoticeKind, Preview};
 use super::shape::SpillExtras;
 
 /// What the caller did with the full output it was asked to spill.
@@ -333,6 +333,7 @@ impl PendingSpill<'_> {
                 _ => None,
             },
             spill_error: error,
+            notices: vec![Notice::new(NoticeKind::Omitted, start, notice_end)],
         };
         (preview, notice_end)
     }
