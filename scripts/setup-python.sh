@@ -2,9 +2,10 @@
 # Python toolchain for dory-wire, idempotent and quick when already done.
 #
 # Creates the virtualenv <repo>/.venv, installs the tools (maturin, pytest,
-# hypothesis, mypy, ruff) and builds the `dory_wire` package into it in
-# develop mode (Python sources edited in place are live; the native module is
-# rebuilt only when a Rust source changed since the last build).
+# hypothesis, mypy, ruff, httpx; jsonschema for the JSON Schema tests) and
+# builds the `dory_wire` package into it in develop mode (Python sources
+# edited in place are live; the native module is rebuilt only when a Rust
+# source changed since the last build).
 #
 # Env: PYTHON (interpreter for the venv, default python3),
 #      CARGO_TARGET_DIR (default <repo>/target/python).
@@ -16,7 +17,7 @@ PYTHON="${PYTHON:-python3}"
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/python}"
 
 # Bump the list to reinstall; the stamp records what is installed.
-TOOLS=("maturin>=1.9,<2" "pytest>=8" "hypothesis>=6.100" "mypy>=1.11" "ruff>=0.6" "httpx>=0.27")
+TOOLS=("maturin>=1.9,<2" "pytest>=8" "hypothesis>=6.100" "mypy>=1.11" "ruff>=0.6" "httpx>=0.27" "jsonschema>=4.18")
 TOOLS_STAMP="$VENV/.dory-wire-tools"
 BUILD_STAMP="$VENV/.dory-wire-build"
 

@@ -618,6 +618,17 @@ impl Preview {
         self.0.spill_error.as_deref()
     }
 
+    /// The preview as one canonical JSON object (a ``str``), the core's
+    /// bytes in every language: the fields above in snake_case, with
+    /// ``omitted_range`` as ``{"first", "last"}`` and ``notices``, the notice
+    /// lines the bounder wrote into ``text``, in order, each ``{"kind",
+    /// "line", "text"}`` (``kind`` one of ``"omitted"``, ``"kept"``,
+    /// ``"terminal"``, ``"stderr"``, ``"lost"``). Integers are exact. The
+    /// JSON Schema: ``docs/schema/preview.schema.json``.
+    fn to_json(&self) -> String {
+        self.0.to_json()
+    }
+
     fn __str__(&self) -> &str {
         &self.0.text
     }
@@ -643,4 +654,32 @@ impl Preview {
             opt(&p.spill_error)?,
         ))
     }
+}
+
+/// The canonical JSON of a ``RunResult`` (``dory_wire.client.RunResult``
+/// or any object with its fields, the previews :class:`Preview` objects):
+/// the core's ``RunResult::to_json``, its fields read from ``result``.
+#[pyfunction]
+pub(crate) fn _run_result_json(result: &Bound<'_, PyAny>) -> PyResult<String> {
+    let field = |name: &str| result.getattr(name);
+    let preview = |name: &str| -> PyResult<preview::Preview<'static>> {
+        let value = field(name)?;
+        let p = value.cast::<Preview>().map_err(|_| {
+            PyTypeError::new_err(format!(
+                "RunResult.{name} must be a Preview, not {}",
+                args::type_name(&value)
+            ))
+        })?;
+        Ok(p.get().0.clone())
+    };
+    let mut r = dory_wire::RunResult::new(
+        field("proc_id")?.extract()?,
+        field("idempotency_key")?.extract()?,
+        [preview("stdout")?, preview("stderr")?, preview("combined")?],
+    );
+    r.exit_code = field("exit_code")?.extract()?;
+    r.timed_out = field("timed_out")?.extract()?;
+    r.stdout_lost_bytes = field("stdout_lost_bytes")?.extract()?;
+    r.stderr_lost_bytes = field("stderr_lost_bytes")?.extract()?;
+    Ok(r.to_json())
 }

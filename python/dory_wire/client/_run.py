@@ -17,7 +17,7 @@ from typing import Any, Literal, Protocol, Union
 
 import anyio
 
-from .._core import Preview, Run
+from .._core import Preview, Run, _run_result_json
 
 __all__ = [
     "AsyncShield",
@@ -115,6 +115,16 @@ class RunResult:
     """Bytes of stdout that were not retained (skipped under ``gap_policy="skip"``)."""
     stderr_lost_bytes: int
     """Bytes of stderr that were not retained."""
+
+    def to_json(self) -> str:
+        """The result as one canonical JSON object, what a tool call can
+        return as it is: the core's bytes, the same in every language
+        (``proc_id``, ``idempotency_key``, ``exit_code``, ``timed_out``, the
+        three previews as :meth:`~dory_wire.Preview.to_json` writes them,
+        ``stdout_lost_bytes``, ``stderr_lost_bytes``; integers exact). The
+        JSON Schema: ``docs/schema/run-result.schema.json`` (docs/run.md,
+        "Returning a result from a tool call")."""
+        return _run_result_json(self)
 
 
 class _RunFiles:
