@@ -7,7 +7,7 @@
 #     (scripts/wasm-cargo.sh chooses, as npm/build.mjs does)
 #   - Debian's chromium (for the real-browser test), where apt-get is
 #   - wasm-bindgen-cli pinned to the wasm-bindgen version of bindings/wasm
-#   - the npm dev dependencies of npm/ (typescript, fast-check, playwright-core)
+#   - the npm dev dependencies of npm/ (typescript, fast-check, playwright-core, ajv)
 # Quick when everything is already present.
 set -euo pipefail
 

@@ -7,7 +7,7 @@
 // means, when to reconnect, how long to wait, when to give up); the client
 // sends, feeds the answers back, runs the follower's clock and sleeps.
 
-import type { Cursor, End, GapPolicy, Preview, Reconnect, Stream, Transcript } from "./index.js";
+import type { Cursor, End, GapPolicy, Preview, Reconnect, RunResultJSON, Stream, Transcript } from "./index.js";
 
 export {
   Transcript,
@@ -317,6 +317,12 @@ export interface RunResult {
   stdoutLostBytes: number;
   /** Bytes of stderr that were not retained. */
   stderrLostBytes: number;
+  /**
+   * The canonical JSON object (docs/schema/run-result.schema.json), what a
+   * tool call can return as it is: `JSON.stringify(result)` gives the same
+   * bytes as Python's `RunResult.to_json()` and Rust's `RunResult::to_json`.
+   */
+  toJSON(): RunResultJSON;
 }
 
 /**

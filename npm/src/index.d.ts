@@ -850,6 +850,61 @@ export interface Preview {
    * long: …`, or the caller's reason.
    */
   spillError: string | null;
+  /**
+   * The notice lines the bounder wrote into `text`, in the order they appear
+   * (empty for input that fits unchanged): the cut's notice, the kept-lines
+   * header, the terminal line, a run's stderr header and loss line.
+   */
+  notices: Notice[];
+  /**
+   * The canonical JSON object (docs/schema/preview.schema.json): the core's
+   * `Preview::to_json` parsed, snake_case, so `JSON.stringify(preview)` gives
+   * the same bytes as Python's `Preview.to_json()` and Rust's `to_json`.
+   */
+  toJSON(): PreviewJSON;
+}
+
+/** What a notice line of a preview says (docs/preview.md, "The notices"). */
+export type NoticeKind = "omitted" | "kept" | "terminal" | "stderr" | "lost";
+
+/** One notice line of a preview. */
+export interface Notice {
+  /** `omitted` (the cut), `kept` (the kept-lines header), `terminal` (the rendering line), `stderr` (a run's stderr header) or `lost` (a run's loss line). */
+  kind: NoticeKind;
+  /** Its 1-based line number in the preview's `text`. */
+  line: number;
+  /** The line itself, without its `\n`. */
+  text: string;
+}
+
+/** A preview's canonical JSON object (`preview.toJSON()`; docs/schema/preview.schema.json). */
+export interface PreviewJSON {
+  text: string;
+  truncated: boolean;
+  total_lines: number;
+  total_bytes: number;
+  head_bytes: number;
+  tail_bytes: number;
+  omitted_lines: number;
+  omitted_bytes: number;
+  omitted_range: { first: number; last: number } | null;
+  spill_id: string | null;
+  spill_path: string | null;
+  spill_error: string | null;
+  notices: Notice[];
+}
+
+/** A run result's canonical JSON object (`result.toJSON()`; docs/schema/run-result.schema.json). */
+export interface RunResultJSON {
+  proc_id: string;
+  idempotency_key: string;
+  exit_code: number | null;
+  timed_out: boolean;
+  stdout: PreviewJSON;
+  stderr: PreviewJSON;
+  combined: PreviewJSON;
+  stdout_lost_bytes: number;
+  stderr_lost_bytes: number;
 }
 
 /** A synchronous spill writer: saves `data` under `spillId` and returns the path, or null to save nothing. */
@@ -1231,6 +1286,8 @@ export class Run {
     combined: Preview;
     stdoutLostBytes: number;
     stderrLostBytes: number;
+    /** The canonical JSON object: `JSON.stringify(result)` gives the core's `RunResult::to_json` bytes. */
+    toJSON(): RunResultJSON;
   };
   /** The name `view`'s spill is saved under (`<run spill id>-<view>`). */
   spillId(view: View): string;

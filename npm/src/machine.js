@@ -24,6 +24,8 @@ import { FOLLOW_DEFAULTS } from "./constants.js";
 import { misuse, rethrow, toError } from "./errors.js";
 import { memoryBuffer } from "./memory.js";
 import { built } from "./request.js";
+// The result's toJSON (the canonical JSON of docs/schema/run-result.schema.json).
+import { toRunResult } from "./preview.js";
 
 const FOLLOW_OPTIONS = Object.keys(FOLLOW_DEFAULTS);
 /** The options of `new Run(...)`: the run's, then the follow options (those of `Follower`). */
@@ -351,7 +353,8 @@ export class Run {
     const inner = this.#live();
     const r = JSON.parse(core(() => inner.result()));
     for (const view of VIEWS) if (r[view].error) throw toError(r[view].error);
-    return r;
+    // `JSON.stringify(result)` gives the core's canonical RunResult JSON.
+    return toRunResult(r);
   }
 
   /** The name `view`'s spill is saved under (`<run spill id>-<view>`). */

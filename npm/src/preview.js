@@ -62,7 +62,72 @@ function checkWriter(spill) {
 export function toPreview(json) {
   const p = JSON.parse(json);
   if (p.error) throw toError(p.error);
+  return withToJSON(p);
+}
+
+/**
+ * The canonical JSON object of a preview (docs/schema/preview.schema.json):
+ * the core's `Preview::to_json` parsed, its fields in snake_case and in the
+ * core's order, so `JSON.stringify(preview)` gives the core's bytes.
+ */
+function previewToJSON(p) {
+  const range = p.omittedRange;
+  return {
+    text: p.text,
+    truncated: p.truncated,
+    total_lines: p.totalLines,
+    total_bytes: p.totalBytes,
+    head_bytes: p.headBytes,
+    tail_bytes: p.tailBytes,
+    omitted_lines: p.omittedLines,
+    omitted_bytes: p.omittedBytes,
+    omitted_range: range === null ? null : { first: range[0], last: range[1] },
+    spill_id: p.spillId,
+    spill_path: p.spillPath,
+    spill_error: p.spillError,
+    notices: p.notices.map((n) => ({ kind: n.kind, line: n.line, text: n.text })),
+  };
+}
+
+/** Gives a preview object from the core its `toJSON` (not enumerable: the fields stay the preview's own). */
+export function withToJSON(p) {
+  Object.defineProperty(p, "toJSON", {
+    value() {
+      return previewToJSON(this);
+    },
+    enumerable: false,
+    writable: true,
+    configurable: true,
+  });
   return p;
+}
+
+/**
+ * Gives a run's result object (`{procId, …, stdout, stderr, combined, …}`
+ * from the core) and its previews their `toJSON`: the core's
+ * `RunResult::to_json` parsed (docs/schema/run-result.schema.json).
+ */
+export function toRunResult(r) {
+  for (const view of ["stdout", "stderr", "combined"]) withToJSON(r[view]);
+  Object.defineProperty(r, "toJSON", {
+    value() {
+      return {
+        proc_id: this.procId,
+        idempotency_key: this.idempotencyKey,
+        exit_code: this.exitCode,
+        timed_out: this.timedOut,
+        stdout: previewToJSON(this.stdout),
+        stderr: previewToJSON(this.stderr),
+        combined: previewToJSON(this.combined),
+        stdout_lost_bytes: this.stdoutLostBytes,
+        stderr_lost_bytes: this.stderrLostBytes,
+      };
+    },
+    enumerable: false,
+    writable: true,
+    configurable: true,
+  });
+  return r;
 }
 
 /** `Name: message` for what a writer threw (`String(err)` for an Error). */

@@ -218,3 +218,26 @@ def test_exact_integers_and_a_run_result_built_by_hand() -> None:
         RunResult(**{**result.__dict__, "stdout_lost_bytes": 2**64}).to_json()
     with pytest.raises(TypeError, match=r"RunResult\.stderr must be a Preview, not str"):
         RunResult(**{**result.__dict__, "stderr": "text"}).to_json()  # type: ignore[arg-type]
+
+
+CASES = json.loads((ROOT / "tests" / "api" / "canonical-json.json").read_text(encoding="utf-8"))[
+    "cases"
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["name"] for c in CASES])
+def test_the_shared_cases_give_the_same_bytes(case: dict[str, Any]) -> None:
+    data = "".join(text * times for text, times in case["input"])
+    path = case["spill_path"]
+    p = bound(
+        data,
+        max_lines=case["max_lines"],
+        max_bytes=case["max_bytes"],
+        spill=(lambda spill_id, data: path) if path is not None else None,
+        spill_id=case["spill_id"],
+        hint=case["hint"],
+        keep=case["keep"],
+        terminal=case["terminal"],
+    )
+    assert p.to_json() == case["json"]
+    check_preview(json.loads(case["json"]), p)

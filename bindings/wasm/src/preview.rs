@@ -59,7 +59,8 @@ fn bounder(max_lines: f64, max_bytes: f64) -> Result<Bounder, String> {
     ))
 }
 
-/// The preview as a JSON object with camelCase keys.
+/// The preview as a JSON object with camelCase keys, its notices
+/// (`kind`, `line`, `text`) as the core's `Preview::to_json` gives them.
 pub(crate) fn preview_json(p: &Preview<'_>) -> String {
     let mut out = String::with_capacity(p.text.len() + 256);
     let result: Result<(), OutOfRange> = (|| {
@@ -103,7 +104,21 @@ pub(crate) fn preview_json(p: &Preview<'_>) -> String {
                 None => out.push_str("null"),
             }
         }
-        out.push('}');
+        // The notice lines, as the core's canonical JSON gives them.
+        out.push_str(",\"notices\":[");
+        for (i, (kind, line, text)) in p.notice_lines().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str("{\"kind\":\"");
+            out.push_str(kind.as_str());
+            out.push_str("\",\"line\":");
+            json::push_u64(&mut out, "notices", line)?;
+            out.push_str(",\"text\":");
+            json::push_str(&mut out, text);
+            out.push('}');
+        }
+        out.push_str("]}");
         Ok(())
     })();
     match result {

@@ -128,6 +128,16 @@ fn check_value(preview: &Preview<'_>, v: &Value) {
     let lines: Vec<&str> = preview.text.split('\n').collect();
     let notices = v["notices"].as_array().expect("notices");
     assert_eq!(notices.len(), preview.notices.len());
+    for ((kind, line, text), j) in preview.notice_lines().zip(notices) {
+        assert_eq!(
+            (kind.as_str(), line, text),
+            (
+                &*j["kind"].as_str().expect("kind"),
+                j["line"].as_u64().expect("line"),
+                j["text"].as_str().expect("text")
+            )
+        );
+    }
     let mut last_line = 0;
     let mut last_end = 0;
     for (n, j) in preview.notices.iter().zip(notices) {
@@ -403,4 +413,62 @@ fn invalid_utf8_and_controls_round_trip() {
     assert_eq!(check(&p), [NoticeKind::Omitted]);
     assert!(p.to_json().contains("\\u0007"));
     assert!(p.to_json().contains('\u{fffd}'));
+}
+
+#[test]
+fn the_shared_cases_give_the_same_bytes() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/api/canonical-json.json"
+    );
+    let doc: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("the cases")).expect("JSON");
+    let cases = doc["cases"].as_array().expect("cases");
+    assert!(cases.len() >= 5);
+    for case in cases {
+        let name = case["name"].as_str().expect("name");
+        let input: String = case["input"]
+            .as_array()
+            .expect("input")
+            .iter()
+            .map(|piece| {
+                piece[0]
+                    .as_str()
+                    .expect("text")
+                    .repeat(piece[1].as_u64().expect("times") as usize)
+            })
+            .collect();
+        let limit = |key: &str| case[key].as_u64().expect("a limit") as usize;
+        let mut bounder = Bounder::new(limit("max_lines"), limit("max_bytes"))
+            .with_terminal(case["terminal"].as_bool().expect("terminal"));
+        bounder = match &case["keep"] {
+            Value::Null => bounder,
+            Value::String(word) if word == "defaults" => bounder.with_keep(Keep::defaults()),
+            patterns => bounder.with_keep(
+                Keep::patterns(
+                    patterns
+                        .as_array()
+                        .expect("patterns")
+                        .iter()
+                        .map(|p| p.as_str().expect("a pattern")),
+                )
+                .expect("valid patterns"),
+            ),
+        };
+        let outcome = match case["spill_path"].as_str() {
+            Some(path) => SpillOutcome::Saved { path: path.into() },
+            None => SpillOutcome::NotSaved,
+        };
+        let spill_id = case["spill_id"].as_str().expect("spill_id");
+        let preview = bounder
+            .bound_with_spill_id(input.as_bytes(), spill_id)
+            .expect("bounded")
+            .render(outcome, case["hint"].as_str());
+        check(&preview);
+        assert_eq!(
+            preview.to_json(),
+            case["json"].as_str().expect("json"),
+            "{name}"
+        );
+    }
 }

@@ -283,21 +283,31 @@ impl Preview<'_> {
         out.push_str(",\"spill_error\":");
         push_json_opt(out, self.spill_error.as_deref());
         out.push_str(",\"notices\":[");
-        // Line numbers counted once, from the text's start, in order.
-        let (mut line, mut at) = (1u64, 0usize);
-        for (i, notice) in self.notices.iter().enumerate() {
+        for (i, (kind, line, text)) in self.notice_lines().enumerate() {
             if i > 0 {
                 out.push(',');
             }
-            let upto = notice.start.min(self.text.len()).max(at);
-            line += memchr::memchr_iter(b'\n', &self.text.as_bytes()[at..upto]).count() as u64;
-            at = upto;
             out.push_str("{\"kind\":\"");
-            out.push_str(notice.kind.as_str());
+            out.push_str(kind.as_str());
             let _ = write!(out, "\",\"line\":{line},\"text\":");
-            push_json_str(out, self.notice_text(notice));
+            push_json_str(out, text);
             out.push('}');
         }
         out.push_str("]}");
+    }
+
+    /// Each notice of [`Preview::notices`], in order, as its kind, its
+    /// 1-based line number in `text` and its text (what
+    /// [`Preview::to_json`] writes for it).
+    pub fn notice_lines(&self) -> impl Iterator<Item = (NoticeKind, u64, &str)> + '_ {
+        let bytes = self.text.as_bytes();
+        // Line numbers counted once, from the text's start, in order.
+        let (mut line, mut at) = (1u64, 0usize);
+        self.notices.iter().map(move |notice| {
+            let upto = notice.start.min(bytes.len()).max(at);
+            line += memchr::memchr_iter(b'\n', &bytes[at..upto]).count() as u64;
+            at = upto;
+            (notice.kind, line, self.notice_text(notice))
+        })
     }
 }
