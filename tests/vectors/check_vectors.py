@@ -125,6 +125,8 @@ RUN_CONVERSATION_KEYS = {
     "spill",
     "on_output",
     "answer_timeout_ms",
+    "keep",
+    "terminal",
 }
 RUN_STEPS = {"send", "wait", "done", "cancelled", "error"}
 RUN_STATES = {"finished", "cancelled", "failed"}
@@ -749,6 +751,14 @@ class Checker:
             self.err(where, "run needs computer_id and command")
         elif "random_hex" in run and not re.fullmatch(r"[0-9a-f]{32}", str(run["random_hex"])):
             self.err(where, "random_hex must be 32 lowercase hex digits")
+        elif "keep" in run and not (
+            run["keep"] is None
+            or run["keep"] == "defaults"
+            or (isinstance(run["keep"], list) and all(isinstance(p, str) for p in run["keep"]))
+        ):
+            self.err(where, f'run.keep must be null, "defaults" or a list of strings, got {run["keep"]!r}')
+        elif "terminal" in run and not isinstance(run["terminal"], bool):
+            self.err(where, "run.terminal must be a boolean")
         options = v.get("options", {})
         if not isinstance(options, dict) or set(options) - OPTION_KEYS:
             self.err(where, f"options may only hold {sorted(OPTION_KEYS)}")

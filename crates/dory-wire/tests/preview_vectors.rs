@@ -5,7 +5,7 @@
 mod common;
 
 use base64::Engine;
-use common::preview::{count_lines, expected_notices, lossy, notice_of};
+use common::preview::{count_lines, expected_notices, keep_of, lossy, notice_of};
 use dory_wire::preview::{Bounded, Bounder, Keep, Preview, SpillOutcome};
 use serde_json::Value;
 
@@ -25,17 +25,7 @@ struct Case {
 /// A vector's `keep`: absent or null (none), `"defaults"`, or a list of
 /// patterns (which the core may refuse).
 fn parse_keep(name: &str, v: &Value) -> Result<Result<Keep, dory_wire::Error>, String> {
-    match v.get("keep") {
-        None | Some(Value::Null) => Ok(Ok(Keep::none())),
-        Some(Value::String(s)) if s == "defaults" => Ok(Ok(Keep::defaults())),
-        Some(Value::Array(patterns)) => {
-            let patterns: Option<Vec<&str>> = patterns.iter().map(Value::as_str).collect();
-            Ok(Keep::patterns(patterns.ok_or_else(|| {
-                format!("{name}: a keep pattern is not a string")
-            })?))
-        }
-        Some(other) => Err(format!("{name}: bad keep {other}")),
-    }
+    keep_of(v.get("keep").unwrap_or(&Value::Null)).map_err(|e| format!("{name}: {e}"))
 }
 
 impl Case {

@@ -17,6 +17,7 @@ use base64::Engine as _;
 use common::conversation::{
     body_bytes, command_of, error_json, options_of, reconnect_json, request_json,
 };
+use common::preview::keep_of;
 use common::{subset_matches, vectors, Rng};
 use dory_wire::preview::{Preview, SpillError, SpillOutcome, View};
 use dory_wire::{Error, Run, RunActionBuf, RunOptions, RunResult, RunStep};
@@ -42,6 +43,13 @@ fn run_of(v: &Value) -> Result<Run, Error> {
     }
     if let Some(ms) = r.get("answer_timeout_ms").and_then(Value::as_u64) {
         options = options.answer_timeout(Duration::from_millis(ms));
+    }
+    // Absent: the run's defaults (the default patterns, terminal on).
+    if let Some(keep) = r.get("keep") {
+        options = options.keep(keep_of(keep).expect("a vector's keep")?);
+    }
+    if let Some(terminal) = r.get("terminal") {
+        options = options.terminal(terminal.as_bool().expect("terminal is a bool"));
     }
     let mut random = [0u8; 16];
     if let Some(hex) = r.get("random_hex").and_then(Value::as_str) {

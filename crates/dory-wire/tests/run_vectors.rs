@@ -10,6 +10,7 @@
 mod common;
 
 use base64::Engine;
+use common::preview::keep_of;
 use dory_testkit::Rng;
 use dory_wire::preview::{Bounder, Keep, Preview, RunBounder, SpillOutcome, View};
 use dory_wire::Stream;
@@ -84,17 +85,8 @@ fn parse(v: &Value) -> Result<Case, String> {
             path: s["path"].as_str().unwrap_or_default().to_owned(),
         },
     };
-    let keep = match v.get("keep") {
-        None | Some(Value::Null) => Ok(Keep::none()),
-        Some(Value::String(s)) if s == "defaults" => Ok(Keep::defaults()),
-        Some(Value::Array(patterns)) => Keep::patterns(
-            patterns
-                .iter()
-                .map(|p| p.as_str().ok_or("a keep pattern is not a string"))
-                .collect::<Result<Vec<_>, _>>()?,
-        ),
-        Some(other) => return Err(format!("{name}: bad keep {other}")),
-    };
+    let keep =
+        keep_of(v.get("keep").unwrap_or(&Value::Null)).map_err(|e| format!("{name}: {e}"))?;
     let terminal = match v.get("terminal") {
         None => false,
         Some(t) => t.as_bool().ok_or("terminal is not a bool")?,

@@ -1,7 +1,25 @@
 //! What the preview tests share: the reference notice wording and the
 //! counting rules of docs/preview.md, written independently of the crate.
 
-use dory_wire::preview::Preview;
+use dory_wire::preview::{Keep, Preview};
+use serde_json::Value;
+
+/// A vector's `keep` value (docs/VECTORS.md): `null` (none), `"defaults"`,
+/// or a list of patterns, which the core may refuse (the inner error). The
+/// outer error is a malformed vector.
+pub fn keep_of(value: &Value) -> Result<Result<Keep, dory_wire::Error>, String> {
+    match value {
+        Value::Null => Ok(Ok(Keep::none())),
+        Value::String(s) if s == "defaults" => Ok(Ok(Keep::defaults())),
+        Value::Array(patterns) => {
+            let patterns: Option<Vec<&str>> = patterns.iter().map(Value::as_str).collect();
+            Ok(Keep::patterns(
+                patterns.ok_or("a keep pattern is not a string")?,
+            ))
+        }
+        other => Err(format!("bad keep {other}")),
+    }
+}
 
 /// How every language renders kept bytes: U+FFFD per maximal invalid run.
 pub fn lossy(bytes: &[u8]) -> String {
