@@ -733,6 +733,8 @@ class Run:
         spill: bool = False,
         on_output: bool = False,
         answer_timeout_seconds: float = 30.0,
+        keep: _Keep = "defaults",
+        terminal: bool = True,
         follow: bool = True,
         gap_policy: _GapPolicyName = "fail",
         retries: int = 5,

@@ -209,6 +209,7 @@ def test_a_refused_keep_pattern_is_invalid_argument(keep: object) -> None:
         lambda: dw.Bounder(1, 40, keep=keep),  # type: ignore[arg-type]
         lambda: dw.StreamingBounder(1, 40, keep=keep),  # type: ignore[arg-type]
         lambda: dw.RunBounder(1, 40, keep=keep),  # type: ignore[arg-type]
+        lambda: dw.Run("c1", "make", random=bytes(16), keep=keep),  # type: ignore[arg-type]
     ):
         with pytest.raises(dw.InvalidArgument) as info:
             make()
@@ -225,6 +226,7 @@ def test_a_wrong_type_of_keep_or_terminal_is_a_type_error(keep: object, terminal
         lambda: dw.bound("x", max_lines=1, max_bytes=40, keep=keep, terminal=terminal),  # type: ignore[arg-type]
         lambda: dw.StreamingBounder(1, 40, keep=keep, terminal=terminal),  # type: ignore[arg-type]
         lambda: dw.RunBounder(1, 40, keep=keep, terminal=terminal),  # type: ignore[arg-type]
+        lambda: dw.Run("c1", "make", random=bytes(16), keep=keep, terminal=terminal),  # type: ignore[arg-type]
     ):
         with pytest.raises(TypeError):
             make()

@@ -619,7 +619,16 @@ def run_machine_of(vector: dict[str, Any]) -> dw.Run:
     """The Run of the vector's `run`, with its follow options."""
     r = vector["run"]
     kwargs: dict[str, Any] = follow_options(vector)
-    for key in ("idempotency_key", "timeout_seconds", "hint", "max_lines", "max_bytes"):
+    # keep and terminal: absent, the run's defaults (the default patterns, on).
+    for key in (
+        "idempotency_key",
+        "timeout_seconds",
+        "hint",
+        "max_lines",
+        "max_bytes",
+        "keep",
+        "terminal",
+    ):
         if key in r:
             kwargs[key] = r[key]
     for key in ("kill_on_cancel", "spill", "on_output"):

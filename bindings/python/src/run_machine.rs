@@ -21,7 +21,7 @@ use pyo3::{intern, IntoPyObjectExt};
 use crate::args;
 use crate::errors::to_py_err;
 use crate::follow::{follow_options, Reconnect};
-use crate::preview::{limit, preview_to_py, writer_outcome};
+use crate::preview::{keep_arg, limit, preview_to_py, writer_outcome};
 use crate::request::PyRequest;
 use crate::values::PyCursor;
 
@@ -319,8 +319,11 @@ fn error_with(py: Python<'_>, err: Error, actions: PyResult<Bound<'_, PyList>>) 
 ///
 /// Everything is checked when it is built, before any request: the limits,
 /// the command, the key, the timeout, the follow options (the keywords of
-/// :class:`Follower`; ``follow`` must be true) and ``answer_timeout_seconds``
-/// (each wait of the start's and the kill's answer). ``random`` is 16 bytes
+/// :class:`Follower`; ``follow`` must be true), ``answer_timeout_seconds``
+/// (each wait of the start's and the kill's answer) and the previews'
+/// ``keep`` and ``terminal`` (as :class:`Bounder`'s, but by default the
+/// default patterns and on: a model reads the previews, the spill keeps the
+/// raw bytes; ``keep=None, terminal=False`` gives the raw text). ``random`` is 16 bytes
 /// from a secure source (``secrets.token_bytes(16)``): the fresh ``run-``
 /// key when ``idempotency_key`` is ``None``. A wrong type is a
 /// ``TypeError``; a wrong value is :class:`InvalidArgument` or
@@ -347,7 +350,7 @@ impl PyRun {
             idempotency_key = None, timeout_seconds = None, hint = None, kill_on_cancel = None,
             spill = None, on_output = None, answer_timeout_seconds = None, **options
         ),
-        text_signature = "(computer_id, command, *, random, max_lines=400, max_bytes=16384, idempotency_key=None, timeout_seconds=None, hint=None, kill_on_cancel=False, spill=False, on_output=False, answer_timeout_seconds=30.0, **options)"
+        text_signature = "(computer_id, command, *, random, max_lines=400, max_bytes=16384, idempotency_key=None, timeout_seconds=None, hint=None, kill_on_cancel=False, spill=False, on_output=False, answer_timeout_seconds=30.0, keep='defaults', terminal=True, **options)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
@@ -379,7 +382,30 @@ impl PyRun {
         let flag = |obj: Option<&Bound<'_, PyAny>>, name: &str| {
             obj.map_or(Ok(false), |o| args::flag(o, name))
         };
-        let mut o = RunOptions::new()
+        // `keep` and `terminal` come with the follow options' keywords, so
+        // that an explicit `keep=None` (no kept lines) differs from an absent
+        // `keep` (the run's default patterns).
+        let (keep, terminal) = match options {
+            Some(options) => {
+                let keep = options.get_item("keep")?;
+                let terminal = options.get_item("terminal")?;
+                for name in ["keep", "terminal"] {
+                    if options.contains(name)? {
+                        options.del_item(name)?;
+                    }
+                }
+                (keep, terminal)
+            }
+            None => (None, None),
+        };
+        let mut o = RunOptions::new();
+        if let Some(keep) = keep {
+            o = o.keep(keep_arg(py, Some(&keep))?);
+        }
+        if let Some(terminal) = terminal {
+            o = o.terminal(args::flag(&terminal, "terminal")?);
+        }
+        o = o
             .follow(follow_options("Run", options)?)
             .kill_on_cancel(flag(kill_on_cancel, "kill_on_cancel")?)
             .spill(flag(spill, "spill")?)
