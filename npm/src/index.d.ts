@@ -1194,6 +1194,10 @@ export interface RunMachineOptions extends FollowOptions {
   onOutput?: boolean | null;
   /** The longest each wait of the start's and the kill's answer may last, in ms (default 30000). */
   answerTimeoutMs?: number | null;
+  /** Lines of each view's omitted middle to keep, as a bounder's `keep` (default `"defaults"`: a model reads the previews; `null`: none). */
+  keep?: Keep;
+  /** Render each preview as a terminal shows it, as a bounder's `terminal` (default true; the spill keeps the raw bytes). */
+  terminal?: boolean;
 }
 
 /** One thing a `Run` asks its client to do, in order; switch on `type`. */

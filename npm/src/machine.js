@@ -21,6 +21,7 @@ import {
   transportDetail,
 } from "./args.js";
 import { FOLLOW_DEFAULTS } from "./constants.js";
+import { checkKeepTerminal } from "./preview.js";
 import { misuse, rethrow, toError } from "./errors.js";
 import { memoryBuffer } from "./memory.js";
 import { built } from "./request.js";
@@ -40,6 +41,8 @@ const RUN_MACHINE_OPTIONS = [
   "spill",
   "onOutput",
   "answerTimeoutMs",
+  "keep",
+  "terminal",
   ...FOLLOW_OPTIONS,
 ];
 const VIEWS = ["stdout", "stderr", "combined"];
@@ -200,7 +203,10 @@ export class Run {
   /**
    * A run of `command` on `computerId`, checked whole before any request:
    * the limits, the command, the key, the timeout, the follow options (a
-   * `Follower`'s; `follow` must be true) and `answerTimeoutMs`. `random`
+   * `Follower`'s; `follow` must be true), `answerTimeoutMs` and the
+   * previews' `keep` and `terminal` (a bounder's options, but by default the
+   * default patterns and on: a model reads the previews, the spill keeps
+   * the raw bytes; `{keep: null, terminal: false}` gives the raw text). `random`
    * is 16 bytes from a secure source (`crypto.getRandomValues(new
    * Uint8Array(16))`): the fresh `run-` key when no `idempotencyKey` is
    * given. A wrong type is a TypeError; a wrong value the core's
@@ -224,8 +230,16 @@ export class Run {
     const spill = optionalBoolean(o.spill, "spill");
     const onOutput = optionalBoolean(o.onOutput, "onOutput");
     const answer = optionalNumber(o.answerTimeoutMs, "answerTimeoutMs");
+    // keep and terminal as a bounder's, except that undefined is the run's
+    // default, the core's (the default patterns, terminal on); null keep is off.
+    const keepGiven = o.keep !== undefined;
+    const [keepWord, keepPatterns] = checkKeepTerminal({ keep: o.keep });
+    const terminal = o.terminal === undefined ? undefined : checkBoolean(o.terminal, "terminal");
     const follow = followOptions(o);
-    this.#inner = core(() => new wasm.WasmRun(computerId, cmd, random, follow, maxLines, maxBytes, key, timeout, hint, kill, spill, onOutput, answer));
+    this.#inner = core(
+      () =>
+        new wasm.WasmRun(computerId, cmd, random, follow, maxLines, maxBytes, key, timeout, hint, kill, spill, onOutput, answer, keepGiven, keepWord, keepPatterns, terminal),
+    );
     this.#spillIds = VIEWS.map((_, tag) => this.#inner.spill_id(tag));
   }
 

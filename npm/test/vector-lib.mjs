@@ -906,6 +906,9 @@ export function runConversationRun(api, v) {
     spill: r.spill ?? false,
     onOutput: r.on_output ?? false,
     answerTimeoutMs: r.answer_timeout_ms === undefined ? undefined : Number(r.answer_timeout_ms),
+    // Absent: undefined, the run's defaults; null keep: off.
+    keep: r.keep,
+    terminal: r.terminal,
   });
 }
 

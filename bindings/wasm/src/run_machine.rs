@@ -28,7 +28,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::follow::{invalid, millis, push_millis, request_json, WasmFollowOptions};
 use crate::json::{self, OutOfRange};
-use crate::preview::{limit, preview_json};
+use crate::preview::{keep, limit, preview_json};
 use crate::reader::address;
 
 /// Numbers per action record.
@@ -304,7 +304,11 @@ pub struct WasmRun {
 impl WasmRun {
     /// A run of `command_json` on `computer_id`, checked whole before any
     /// request (see [`Run::new`]); `follow` holds the follow options,
-    /// converted as a `Follower`'s. Throws an error-object JSON string.
+    /// converted as a `Follower`'s. `keep_word` and `keep_patterns` are the
+    /// `keep` option as a bounder's (see [`keep`]) when `keep_given`, else
+    /// the run's default ([`RunOptions::keep`]: the default patterns);
+    /// `terminal` none is the run's default (on). Throws an error-object
+    /// JSON string.
     #[wasm_bindgen(constructor)]
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -321,6 +325,10 @@ impl WasmRun {
         spill: bool,
         on_output: bool,
         answer_timeout_ms: Option<f64>,
+        keep_given: bool,
+        keep_word: Option<String>,
+        keep_patterns: Option<Vec<String>>,
+        terminal: Option<bool>,
     ) -> Result<WasmRun, String> {
         let random = <[u8; 16]>::try_from(random).map_err(|_| {
             err_json(&invalid(
@@ -333,6 +341,12 @@ impl WasmRun {
             .kill_on_cancel(kill_on_cancel)
             .spill(spill)
             .on_output(on_output);
+        if keep_given {
+            o = o.keep(keep(keep_word, keep_patterns)?);
+        }
+        if let Some(terminal) = terminal {
+            o = o.terminal(terminal);
+        }
         if let Some(n) = max_lines {
             o = o.max_lines(limit(n, "maxLines")?);
         }
@@ -637,6 +651,10 @@ mod tests {
             spill,
             on_output,
             None,
+            false,
+            None,
+            None,
+            None,
         )
         .unwrap();
         let start = value(&run.request().unwrap());
@@ -705,6 +723,10 @@ mod tests {
                     false,
                     false,
                     None,
+                    false,
+                    None,
+                    None,
+                    None,
                 )
                 .unwrap_err(),
             )
@@ -713,5 +735,39 @@ mod tests {
         assert_eq!(bad(None, Some(0.0), &[0; 16])["argument"], "timeoutMs");
         assert_eq!(bad(None, None, &[0; 3])["argument"], "random");
         assert_eq!(timeout_seconds(Some(30_000.0)).unwrap(), Some(30.0));
+    }
+
+    #[test]
+    fn a_refused_keep_pattern_is_invalid_argument_keep() {
+        let with_keep = |word: Option<&str>, patterns: Option<Vec<String>>| {
+            WasmRun::new(
+                "c1",
+                "\"make\"",
+                &[0; 16],
+                WasmFollowOptions::new(),
+                None,
+                None,
+                None,
+                None,
+                None,
+                false,
+                false,
+                false,
+                None,
+                true,
+                word.map(str::to_owned),
+                patterns,
+                Some(false),
+            )
+        };
+        let err = value(&with_keep(None, Some(vec!["(".into()])).unwrap_err());
+        assert_eq!(
+            (err["code"].as_str(), err["argument"].as_str()),
+            (Some("invalid_argument"), Some("keep"))
+        );
+        let err = value(&with_keep(Some("all"), None).unwrap_err());
+        assert_eq!(err["argument"], "keep");
+        assert!(with_keep(Some("defaults"), None).is_ok());
+        assert!(with_keep(None, None).is_ok(), "given and empty: off");
     }
 }
