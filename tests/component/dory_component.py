@@ -139,13 +139,16 @@ RUN_OPTIONS = (
     "spill",
     "on-output",
     "answer-timeout-ns",
+    "keep",
+    "terminal",
 )
 
 
 def run_options(follow: Record | None = None, **fields: Any) -> Record:
     """A ``run-options`` record from snake_case keyword arguments and a
     ``follow-options`` record; absent fields are none, so the defaults of
-    every client's ``run`` apply."""
+    every client's ``run`` apply. ``keep`` is a ``keep`` variant (see
+    :func:`keep_variant`)."""
     unknown = {name.replace("_", "-") for name in fields} - set(RUN_OPTIONS)
     if unknown:
         raise TypeError(f"not run options: {sorted(unknown)}")
@@ -160,14 +163,19 @@ def preview_options(keep: Any = None, terminal: bool = False) -> Record:
     """A ``preview-options`` record from a vector's ``keep`` (``None``,
     ``"defaults"`` or a list of patterns) and ``terminal``."""
     out = Record()
-    if keep is None:
-        out.keep = Variant("none")
-    elif keep == "defaults":
-        out.keep = Variant("defaults")
-    else:
-        out.keep = Variant("patterns", list(keep))
+    out.keep = keep_variant(keep)
     out.terminal = bool(terminal)
     return out
+
+
+def keep_variant(keep: Any) -> Variant:
+    """The WIT ``keep`` of a vector's ``keep``: ``None`` (none),
+    ``"defaults"`` or a list of patterns."""
+    if keep is None:
+        return Variant("none")
+    if keep == "defaults":
+        return Variant("defaults")
+    return Variant("patterns", list(keep))
 
 
 def follow_options(**fields: Any) -> Record:

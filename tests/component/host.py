@@ -274,6 +274,8 @@ def run_options(**fields) -> Record:
         "spill",
         "on-output",
         "answer-timeout-ns",
+        "keep",
+        "terminal",
     ):
         setattr(out, name, fields.get(name.replace("-", "_")))
     out.follow = follow_options()

@@ -856,6 +856,9 @@ export function runOptions(v) {
   out.spill = Boolean(r.spill);
   out.onOutput = Boolean(r.on_output);
   if (r.answer_timeout_ms !== undefined) out.answerTimeoutNs = msToNs(r.answer_timeout_ms);
+  // Absent: the run's defaults; a null keep is keep::none.
+  if (r.keep !== undefined) out.keep = previewOptions(r.keep, false).keep;
+  if (r.terminal !== undefined) out.terminal = r.terminal;
   return out;
 }
 

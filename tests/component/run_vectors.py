@@ -48,6 +48,7 @@ from dory_component import (
     field,
     follow_options,
     is_error,
+    keep_variant,
     preview_options,
     record,
     result,
@@ -803,6 +804,9 @@ def run_of(dw: DoryWire, v: dict[str, Any]) -> Any:
         spill=bool(r.get("spill", False)),
         on_output=bool(r.get("on_output", False)),
         answer_timeout_ns=None if answer is None else round(answer * MS),
+        # Absent: none, the run's defaults; a null keep is keep::none.
+        keep=keep_variant(r["keep"]) if "keep" in r else None,
+        terminal=r.get("terminal"),
     )
     random_bytes = bytes.fromhex(r["random_hex"]) if "random_hex" in r else bytes(16)
     _, built = result(dw.call("run-machine", "[constructor]run", r["computer_id"], r["command"], options, random_bytes))

@@ -21886,6 +21886,7 @@ pub mod exports {
                 pub type Cursor = super::super::super::super::exports::dory::wire::types::Cursor;
                 pub type Preview = super::super::super::super::exports::dory::wire::preview::Preview;
                 pub type SpillOutcome = super::super::super::super::exports::dory::wire::preview::SpillOutcome;
+                pub type Keep = super::super::super::super::exports::dory::wire::preview::Keep;
                 pub type Request = super::super::super::super::exports::dory::wire::request::Request;
                 pub type Command = super::super::super::super::exports::dory::wire::request::Command;
                 pub type FollowOptions = super::super::super::super::exports::dory::wire::follow::FollowOptions;
@@ -21916,6 +21917,14 @@ pub mod exports {
                     /// The longest each wait of the start's and the kill's answer may
                     /// last, in nanoseconds (must be positive). Default: 30 s.
                     pub answer_timeout_ns: ::core::option::Option<u64>,
+                    /// Lines of each view's omitted middle to keep, as `preview-options`'
+                    /// `keep` (`keep::none`: none). Default: `keep::defaults` — a model
+                    /// reads the previews, the spill keeps the raw bytes.
+                    pub keep: ::core::option::Option<Keep>,
+                    /// Renders each preview as a terminal shows it, as
+                    /// `preview-options`' `terminal`. Default: true (the spill keeps the
+                    /// raw bytes; line numbers are the raw bytes').
+                    pub terminal: ::core::option::Option<bool>,
                     /// How the output is followed (`follow` must be true or none); the
                     /// start and the kill use the same retries and backoff.
                     pub follow: FollowOptions,
@@ -21935,6 +21944,8 @@ pub mod exports {
                             .field("spill", &self.spill)
                             .field("on-output", &self.on_output)
                             .field("answer-timeout-ns", &self.answer_timeout_ns)
+                            .field("keep", &self.keep)
+                            .field("terminal", &self.terminal)
                             .field("follow", &self.follow)
                             .finish()
                     }
@@ -22402,7 +22413,7 @@ pub mod exports {
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result57 = {
+                        let result68 = {
                             let l0 = *arg0.add(0).cast::<*mut u8>();
                             let l1 = *arg0
                                 .add(::core::mem::size_of::<*const u8>())
@@ -22524,53 +22535,63 @@ pub mod exports {
                                     .add(96 + 8 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l38 = i32::from(
+                            let l45 = i32::from(
                                 *arg0
-                                    .add(98 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(96 + 12 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l40 = i32::from(
+                            let l47 = i32::from(
                                 *arg0
-                                    .add(100 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(104 + 12 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l42 = i32::from(
+                            let l49 = i32::from(
                                 *arg0
-                                    .add(112 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(106 + 12 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l44 = i32::from(
+                            let l51 = i32::from(
                                 *arg0
-                                    .add(128 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(108 + 12 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l46 = i32::from(
+                            let l53 = i32::from(
                                 *arg0
-                                    .add(144 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(120 + 12 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l48 = i32::from(
+                            let l55 = i32::from(
                                 *arg0
-                                    .add(152 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(136 + 12 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l50 = i32::from(
+                            let l57 = i32::from(
                                 *arg0
-                                    .add(168 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(152 + 12 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l52 = i32::from(
+                            let l59 = i32::from(
                                 *arg0
-                                    .add(184 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(160 + 12 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l54 = *arg0
-                                .add(192 + 8 * ::core::mem::size_of::<*const u8>())
+                            let l61 = i32::from(
+                                *arg0
+                                    .add(176 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l63 = i32::from(
+                                *arg0
+                                    .add(192 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l65 = *arg0
+                                .add(200 + 12 * ::core::mem::size_of::<*const u8>())
                                 .cast::<*mut u8>();
-                            let l55 = *arg0
-                                .add(192 + 9 * ::core::mem::size_of::<*const u8>())
+                            let l66 = *arg0
+                                .add(200 + 13 * ::core::mem::size_of::<*const u8>())
                                 .cast::<usize>();
-                            let len56 = l55;
+                            let len67 = l66;
                             T_::new(
                                     _rt::string_lift(bytes2),
                                     v13,
@@ -22716,129 +22737,203 @@ pub mod exports {
                                             }
                                             _ => _rt::invalid_enum_discriminant(),
                                         },
+                                        keep: match l36 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l37 = i32::from(
+                                                        *arg0
+                                                            .add(96 + 9 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>(),
+                                                    );
+                                                    use super::super::super::super::exports::dory::wire::preview::Keep as V44;
+                                                    let v44 = match l37 {
+                                                        0 => V44::None,
+                                                        1 => V44::Defaults,
+                                                        n => {
+                                                            debug_assert_eq!(n, 2, "invalid enum discriminant");
+                                                            let e44 = {
+                                                                let l38 = *arg0
+                                                                    .add(96 + 10 * ::core::mem::size_of::<*const u8>())
+                                                                    .cast::<*mut u8>();
+                                                                let l39 = *arg0
+                                                                    .add(96 + 11 * ::core::mem::size_of::<*const u8>())
+                                                                    .cast::<usize>();
+                                                                let base43 = l38;
+                                                                let len43 = l39;
+                                                                let mut result43 = _rt::Vec::with_capacity(len43);
+                                                                for i in 0..len43 {
+                                                                    let base = base43
+                                                                        .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                                                    let e43 = {
+                                                                        let l40 = *base.add(0).cast::<*mut u8>();
+                                                                        let l41 = *base
+                                                                            .add(::core::mem::size_of::<*const u8>())
+                                                                            .cast::<usize>();
+                                                                        let len42 = l41;
+                                                                        let bytes42 = _rt::Vec::from_raw_parts(
+                                                                            l40.cast(),
+                                                                            len42,
+                                                                            len42,
+                                                                        );
+                                                                        _rt::string_lift(bytes42)
+                                                                    };
+                                                                    result43.push(e43);
+                                                                }
+                                                                _rt::cabi_dealloc(
+                                                                    base43,
+                                                                    len43 * (2 * ::core::mem::size_of::<*const u8>()),
+                                                                    ::core::mem::size_of::<*const u8>(),
+                                                                );
+                                                                result43
+                                                            };
+                                                            V44::Patterns(e44)
+                                                        }
+                                                    };
+                                                    v44
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        terminal: match l45 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l46 = i32::from(
+                                                        *arg0
+                                                            .add(97 + 12 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>(),
+                                                    );
+                                                    _rt::bool_lift(l46 as u8)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
                                         follow: super::super::super::super::exports::dory::wire::follow::FollowOptions {
-                                            follow: match l36 {
+                                            follow: match l47 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l37 = i32::from(
+                                                        let l48 = i32::from(
                                                             *arg0
-                                                                .add(97 + 8 * ::core::mem::size_of::<*const u8>())
+                                                                .add(105 + 12 * ::core::mem::size_of::<*const u8>())
                                                                 .cast::<u8>(),
                                                         );
-                                                        _rt::bool_lift(l37 as u8)
+                                                        _rt::bool_lift(l48 as u8)
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            gap_policy: match l38 {
+                                            gap_policy: match l49 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l39 = i32::from(
+                                                        let l50 = i32::from(
                                                             *arg0
-                                                                .add(99 + 8 * ::core::mem::size_of::<*const u8>())
+                                                                .add(107 + 12 * ::core::mem::size_of::<*const u8>())
                                                                 .cast::<u8>(),
                                                         );
                                                         super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
-                                                            l39 as u8,
+                                                            l50 as u8,
                                                         )
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            retries: match l40 {
+                                            retries: match l51 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l41 = *arg0
-                                                            .add(104 + 8 * ::core::mem::size_of::<*const u8>())
+                                                        let l52 = *arg0
+                                                            .add(112 + 12 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<i32>();
-                                                        l41 as u32
+                                                        l52 as u32
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            backoff_ns: match l42 {
+                                            backoff_ns: match l53 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l43 = *arg0
-                                                            .add(120 + 8 * ::core::mem::size_of::<*const u8>())
+                                                        let l54 = *arg0
+                                                            .add(128 + 12 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<i64>();
-                                                        l43 as u64
+                                                        l54 as u64
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            max_backoff_ns: match l44 {
+                                            max_backoff_ns: match l55 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l45 = *arg0
-                                                            .add(136 + 8 * ::core::mem::size_of::<*const u8>())
+                                                        let l56 = *arg0
+                                                            .add(144 + 12 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<i64>();
-                                                        l45 as u64
+                                                        l56 as u64
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            jitter: match l46 {
+                                            jitter: match l57 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l47 = i32::from(
+                                                        let l58 = i32::from(
                                                             *arg0
-                                                                .add(145 + 8 * ::core::mem::size_of::<*const u8>())
+                                                                .add(153 + 12 * ::core::mem::size_of::<*const u8>())
                                                                 .cast::<u8>(),
                                                         );
-                                                        _rt::bool_lift(l47 as u8)
+                                                        _rt::bool_lift(l58 as u8)
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            liveness_timeout_ns: match l48 {
+                                            liveness_timeout_ns: match l59 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l49 = *arg0
-                                                            .add(160 + 8 * ::core::mem::size_of::<*const u8>())
+                                                        let l60 = *arg0
+                                                            .add(168 + 12 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<i64>();
-                                                        l49 as u64
+                                                        l60 as u64
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            max_frame_bytes: match l50 {
+                                            max_frame_bytes: match l61 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l51 = *arg0
-                                                            .add(176 + 8 * ::core::mem::size_of::<*const u8>())
+                                                        let l62 = *arg0
+                                                            .add(184 + 12 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<i64>();
-                                                        l51 as u64
+                                                        l62 as u64
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            strict: match l52 {
+                                            strict: match l63 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l53 = i32::from(
+                                                        let l64 = i32::from(
                                                             *arg0
-                                                                .add(185 + 8 * ::core::mem::size_of::<*const u8>())
+                                                                .add(193 + 12 * ::core::mem::size_of::<*const u8>())
                                                                 .cast::<u8>(),
                                                         );
-                                                        _rt::bool_lift(l53 as u8)
+                                                        _rt::bool_lift(l64 as u8)
                                                     };
                                                     Some(e)
                                                 }
@@ -22848,113 +22943,113 @@ pub mod exports {
                                     },
                                     <_ as From<
                                         _rt::Vec<_>,
-                                    >>::from(_rt::Vec::from_raw_parts(l54.cast(), len56, len56)),
+                                    >>::from(_rt::Vec::from_raw_parts(l65.cast(), len67, len67)),
                                 )
                                 .map(Run::new)
                         };
                         _rt::cabi_dealloc(
                             arg0,
-                            192 + 10 * ::core::mem::size_of::<*const u8>(),
+                            200 + 14 * ::core::mem::size_of::<*const u8>(),
                             8,
                         );
-                        let ptr58 = (&raw mut _RET_AREA.0).cast::<u8>();
-                        match result57 {
+                        let ptr69 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result68 {
                             Ok(e) => {
-                                *ptr58.add(0).cast::<u8>() = (0i32) as u8;
-                                *ptr58
+                                *ptr69.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr69
                                     .add(::core::mem::size_of::<*const u8>())
                                     .cast::<i32>() = (e).take_handle() as i32;
                             }
                             Err(e) => {
-                                *ptr58.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr69.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code59,
-                                    class_name: class_name59,
-                                    kind: kind59,
-                                    message: message59,
-                                    fields: fields59,
+                                    code: code70,
+                                    class_name: class_name70,
+                                    kind: kind70,
+                                    message: message70,
+                                    fields: fields70,
                                 } = e;
-                                let vec60 = (code59.into_bytes()).into_boxed_slice();
-                                let ptr60 = vec60.as_ptr().cast::<u8>();
-                                let len60 = vec60.len();
-                                ::core::mem::forget(vec60);
-                                *ptr58
+                                let vec71 = (code70.into_bytes()).into_boxed_slice();
+                                let ptr71 = vec71.as_ptr().cast::<u8>();
+                                let len71 = vec71.len();
+                                ::core::mem::forget(vec71);
+                                *ptr69
                                     .add(2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len60;
-                                *ptr58
+                                    .cast::<usize>() = len71;
+                                *ptr69
                                     .add(::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr60.cast_mut();
-                                let vec61 = (class_name59.into_bytes()).into_boxed_slice();
-                                let ptr61 = vec61.as_ptr().cast::<u8>();
-                                let len61 = vec61.len();
-                                ::core::mem::forget(vec61);
-                                *ptr58
+                                    .cast::<*mut u8>() = ptr71.cast_mut();
+                                let vec72 = (class_name70.into_bytes()).into_boxed_slice();
+                                let ptr72 = vec72.as_ptr().cast::<u8>();
+                                let len72 = vec72.len();
+                                ::core::mem::forget(vec72);
+                                *ptr69
                                     .add(4 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len61;
-                                *ptr58
+                                    .cast::<usize>() = len72;
+                                *ptr69
                                     .add(3 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr61.cast_mut();
-                                *ptr58
+                                    .cast::<*mut u8>() = ptr72.cast_mut();
+                                *ptr69
                                     .add(5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind59.clone() as i32) as u8;
-                                let vec62 = (message59.into_bytes()).into_boxed_slice();
-                                let ptr62 = vec62.as_ptr().cast::<u8>();
-                                let len62 = vec62.len();
-                                ::core::mem::forget(vec62);
-                                *ptr58
+                                    .cast::<u8>() = (kind70.clone() as i32) as u8;
+                                let vec73 = (message70.into_bytes()).into_boxed_slice();
+                                let ptr73 = vec73.as_ptr().cast::<u8>();
+                                let len73 = vec73.len();
+                                ::core::mem::forget(vec73);
+                                *ptr69
                                     .add(7 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len62;
-                                *ptr58
+                                    .cast::<usize>() = len73;
+                                *ptr69
                                     .add(6 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr62.cast_mut();
-                                let vec69 = fields59;
-                                let len69 = vec69.len();
-                                let layout69 = _rt::alloc::Layout::from_size_align(
-                                        vec69.len()
+                                    .cast::<*mut u8>() = ptr73.cast_mut();
+                                let vec80 = fields70;
+                                let len80 = vec80.len();
+                                let layout80 = _rt::alloc::Layout::from_size_align(
+                                        vec80.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result69, _cleanup69) = wit_bindgen::rt::Cleanup::new(
-                                    layout69,
+                                let (result80, _cleanup80) = wit_bindgen::rt::Cleanup::new(
+                                    layout80,
                                 );
-                                if let Some(cleanup) = _cleanup69 {
+                                if let Some(cleanup) = _cleanup80 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec69.into_iter().enumerate() {
-                                    let base = result69
+                                for (i, e) in vec80.into_iter().enumerate() {
+                                    let base = result80
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name63,
-                                            value: value63,
+                                            name: name74,
+                                            value: value74,
                                         } = e;
-                                        let vec64 = (name63.into_bytes()).into_boxed_slice();
-                                        let ptr64 = vec64.as_ptr().cast::<u8>();
-                                        let len64 = vec64.len();
-                                        ::core::mem::forget(vec64);
+                                        let vec75 = (name74.into_bytes()).into_boxed_slice();
+                                        let ptr75 = vec75.as_ptr().cast::<u8>();
+                                        let len75 = vec75.len();
+                                        ::core::mem::forget(vec75);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len64;
-                                        *base.add(0).cast::<*mut u8>() = ptr64.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V68;
-                                        match value63 {
-                                            V68::Str(e) => {
+                                            .cast::<usize>() = len75;
+                                        *base.add(0).cast::<*mut u8>() = ptr75.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V79;
+                                        match value74 {
+                                            V79::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec65 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr65 = vec65.as_ptr().cast::<u8>();
-                                                let len65 = vec65.len();
-                                                ::core::mem::forget(vec65);
+                                                let vec76 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr76 = vec76.as_ptr().cast::<u8>();
+                                                let len76 = vec76.len();
+                                                ::core::mem::forget(vec76);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len65;
+                                                    .cast::<usize>() = len76;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr65.cast_mut();
+                                                    .cast::<*mut u8>() = ptr76.cast_mut();
                                             }
-                                            V68::OptStr(e) => {
+                                            V79::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -22963,16 +23058,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec66 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr66 = vec66.as_ptr().cast::<u8>();
-                                                        let len66 = vec66.len();
-                                                        ::core::mem::forget(vec66);
+                                                        let vec77 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr77 = vec77.as_ptr().cast::<u8>();
+                                                        let len77 = vec77.len();
+                                                        ::core::mem::forget(vec77);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len66;
+                                                            .cast::<usize>() = len77;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr66.cast_mut();
+                                                            .cast::<*mut u8>() = ptr77.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -22981,7 +23076,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V68::U64(e) => {
+                                            V79::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -22989,7 +23084,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V68::Stream(e) => {
+                                            V79::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -22997,33 +23092,33 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V68::Cursor(e) => {
+                                            V79::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout67,
-                                                    stderr: stderr67,
+                                                    stdout: stdout78,
+                                                    stderr: stderr78,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout67);
+                                                    .cast::<i64>() = _rt::as_i64(stdout78);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr67);
+                                                    .cast::<i64>() = _rt::as_i64(stderr78);
                                             }
                                         }
                                     }
                                 }
-                                *ptr58
+                                *ptr69
                                     .add(9 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len69;
-                                *ptr58
+                                    .cast::<usize>() = len80;
+                                *ptr69
                                     .add(8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result69;
+                                    .cast::<*mut u8>() = result80;
                             }
                         };
-                        ptr58
+                        ptr69
                     }
                 }
                 #[doc(hidden)]
@@ -28568,21 +28663,21 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9631] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x9fJ\x01A\x02\x01A\x20\
-\x01B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdou\
-tw\x06stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06\
-misuse\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03st\
-r\x01s\0\x07opt-str\x01\x06\0\x03u64\x01w\0\x06stream\x01\x01\0\x06cursor\x01\x03\
-\0\x04\0\x0bfield-value\x03\0\x07\x01r\x02\x04names\x05value\x08\x04\0\x05field\x03\
-\0\x09\x01p\x0a\x01r\x05\x04codes\x0aclass-names\x04kind\x05\x07messages\x06fiel\
-ds\x0b\x04\0\x05error\x03\0\x0c\x01ps\x01r\x04\x04codes\x0aclass-names\x04kind\x05\
-\x06fields\x0e\x04\0\x0aerror-code\x03\0\x0f\x01p\x10\x01@\0\0\x11\x04\0\x0berro\
-r-codes\x01\x12\x04\0\x15dory:wire/types@0.1.0\x05\0\x02\x03\0\0\x06stream\x02\x03\
-\0\0\x06cursor\x02\x03\0\0\x05error\x01BW\x02\x03\x02\x01\x01\x04\0\x06stream\x03\
-\0\0\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\x02\x02\x03\x02\x01\x03\x04\0\x05\
-error\x03\0\x04\x01m\x04\x04exec\x0eprocess-output\x0asetup-logs\x08document\x04\
-\0\x08endpoint\x03\0\x06\x01m\x02\x04fail\x04skip\x04\0\x0agap-policy\x03\0\x08\x01\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9675] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xcbJ\x01A\x02\x01A!\x01\
+B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdoutw\x06\
+stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06misu\
+se\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03str\x01\
+s\0\x07opt-str\x01\x06\0\x03u64\x01w\0\x06stream\x01\x01\0\x06cursor\x01\x03\0\x04\
+\0\x0bfield-value\x03\0\x07\x01r\x02\x04names\x05value\x08\x04\0\x05field\x03\0\x09\
+\x01p\x0a\x01r\x05\x04codes\x0aclass-names\x04kind\x05\x07messages\x06fields\x0b\
+\x04\0\x05error\x03\0\x0c\x01ps\x01r\x04\x04codes\x0aclass-names\x04kind\x05\x06\
+fields\x0e\x04\0\x0aerror-code\x03\0\x0f\x01p\x10\x01@\0\0\x11\x04\0\x0berror-co\
+des\x01\x12\x04\0\x15dory:wire/types@0.1.0\x05\0\x02\x03\0\0\x06stream\x02\x03\0\
+\0\x06cursor\x02\x03\0\0\x05error\x01BW\x02\x03\x02\x01\x01\x04\0\x06stream\x03\0\
+\0\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\x02\x02\x03\x02\x01\x03\x04\0\x05er\
+ror\x03\0\x04\x01m\x04\x04exec\x0eprocess-output\x0asetup-logs\x08document\x04\0\
+\x08endpoint\x03\0\x06\x01m\x02\x04fail\x04skip\x04\0\x0agap-policy\x03\0\x08\x01\
 k\x03\x01k\x09\x01kw\x01k\x7f\x01r\x05\x06cursor\x0a\x0agap-policy\x0b\x0fmax-fr\
 ame-bytes\x0c\x13liveness-timeout-ns\x0c\x06strict\x0d\x04\0\x0ereader-options\x03\
 \0\x0e\x01m\x02\x07running\x06exited\x04\0\x0eprocess-status\x03\0\x10\x01r\x01\x07\
@@ -28719,47 +28814,48 @@ utcome\x0b\x04hint\x10\0\x07\x04\0\x1a[method]run-pending.render\x01&\x01j\0\x01
 \x03\x01@\x02\x09max-linesw\x09max-bytesw\0'\x04\0\x0ccheck-limits\x01(\x01@\x01\
 \x0fidempotency-keys\0s\x04\0\x0crun-spill-id\x01)\x01@\0\0w\x04\0\x15default-ru\
 n-max-lines\x01*\x04\0\x15default-run-max-bytes\x01*\x04\0\x11min-run-max-bytes\x01\
-*\x04\0\x13dory:wire/run@0.1.0\x05\x12\x02\x03\0\x03\x0efollow-options\x02\x03\0\
-\x03\x09reconnect\x02\x03\0\x05\x04view\x01B_\x02\x03\x02\x01\x01\x04\0\x06strea\
-m\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\x01\x02\x04\0\
-\x06cursor\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\x06\x02\x03\x02\x01\
-\x11\x04\0\x0dspill-outcome\x03\0\x08\x02\x03\x02\x01\x0b\x04\0\x07request\x03\0\
-\x0a\x02\x03\x02\x01\x0c\x04\0\x07command\x03\0\x0c\x02\x03\x02\x01\x13\x04\0\x0e\
-follow-options\x03\0\x0e\x02\x03\x02\x01\x14\x04\0\x09reconnect\x03\0\x10\x02\x03\
-\x02\x01\x15\x04\0\x04view\x03\0\x12\x01kw\x01ks\x01ku\x01k\x7f\x01r\x0a\x09max-\
-lines\x14\x09max-bytes\x14\x0fidempotency-key\x15\x0ftimeout-seconds\x16\x04hint\
-\x15\x0ekill-on-cancel\x17\x05spill\x17\x09on-output\x17\x11answer-timeout-ns\x14\
-\x06follow\x0f\x04\0\x0brun-options\x03\0\x18\x01r\x02\x04view\x13\x08spill-ids\x04\
-\0\x0aspill-open\x03\0\x1a\x01p}\x01r\x02\x04view\x13\x04data\x1c\x04\0\x0bspill\
--write\x03\0\x1d\x01r\x03\x06stream\x01\x04data\x1c\x04texts\x04\0\x0coutput-chu\
-nk\x03\0\x1f\x01q\x05\x0aopen-spill\x01\x1b\0\x0bwrite-spill\x01\x1e\0\x06output\
-\x01\x20\0\x0ccommit-spill\x01\x13\0\x0ddiscard-spill\x01\x13\0\x04\0\x0arun-act\
-ion\x03\0!\x01k\x11\x01r\x02\x08delay-nsw\x09reconnect#\x04\0\x08run-wait\x03\0$\
-\x01q\x04\x04send\0\0\x04wait\x01%\0\x04done\0\0\x09cancelled\0\0\x04\0\x08run-s\
-tep\x03\0&\x01p\"\x01k\x03\x01r\x02\x07actions(\x05error)\x04\0\x07run-fed\x03\0\
-*\x01j\x01'\x01\x03\x01r\x02\x07actions(\x04step,\x04\0\x0crun-finished\x03\0-\x01\
-r\x02\x07actions(\x04step'\x04\0\x0drun-cancelled\x03\0/\x01kx\x01r\x09\x07proc-\
-ids\x0fidempotency-keys\x09exit-code1\x09timed-out\x7f\x06stdout\x07\x06stderr\x07\
-\x08combined\x07\x11stdout-lost-bytesw\x11stderr-lost-bytesw\x04\0\x0arun-result\
-\x03\02\x01m\x07\x08starting\x09following\x0acancelling\x04done\x08finished\x09c\
-ancelled\x06failed\x04\0\x09run-state\x03\04\x04\0\x03run\x03\x01\x01i6\x01j\x01\
-7\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0d\x07options\x19\x06random\x1c\0\
-8\x04\0\x10[constructor]run\x019\x01h6\x01j\x01\x0b\x01\x03\x01@\x01\x04self:\0;\
-\x04\0\x13[method]run.request\x01<\x01j\0\x01\x03\x01@\x05\x04self:\x06status{\x0c\
-content-types\x07proc-id\x15\x0bretry-after\x15\0=\x04\0\x10[method]run.open\x01\
->\x01@\x02\x04self:\x04data\x1c\0+\x04\0\x10[method]run.feed\x01?\x01@\x03\x04se\
-lf:\x0ftransport-error\x15\x06jitteru\0.\x04\0\x12[method]run.finish\x01@\x01@\x03\
-\x04self:\x06details\x06jitteru\0,\x04\0\x17[method]run.no-response\x01A\x01@\x01\
-\x04self:\00\x04\0\x12[method]run.cancel\x01B\x01@\x01\x04self:\0\x14\x04\0\x19[\
-method]run.wait-limit-ns\x01C\x01@\x02\x04self:\x0aelapsed-nsw\0\x7f\x04\0\x15[m\
-ethod]run.waited-ns\x01D\x01@\x03\x04self:\x04view\x13\x05errors\x01\0\x04\0\x18\
-[method]run.spill-failed\x01E\x01@\x03\x04self:\x04view\x13\x07outcome\x09\x01\0\
-\x04\0\x1b[method]run.spill-committed\x01F\x01j\x013\x01\x03\x01@\x01\x04self:\0\
-\xc7\0\x04\0\x12[method]run.result\x01H\x01@\x01\x04self:\05\x04\0\x11[method]ru\
-n.state\x01I\x01@\x01\x04self:\0s\x04\0\x1b[method]run.idempotency-key\x01J\x01@\
-\x01\x04self:\0\x15\x04\0\x13[method]run.proc-id\x01K\x01@\x02\x04self:\x04view\x13\
-\0s\x04\0\x14[method]run.spill-id\x01L\x01@\x01\x04self:\0\x05\x04\0\x12[method]\
-run.cursor\x01M\x04\0\x1bdory:wire/run-machine@0.1.0\x05\x16\x01B\x15\x02\x03\x02\
+*\x04\0\x13dory:wire/run@0.1.0\x05\x12\x02\x03\0\x04\x04keep\x02\x03\0\x03\x0efo\
+llow-options\x02\x03\0\x03\x09reconnect\x02\x03\0\x05\x04view\x01Bb\x02\x03\x02\x01\
+\x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\
+\x02\x01\x02\x04\0\x06cursor\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\
+\x06\x02\x03\x02\x01\x11\x04\0\x0dspill-outcome\x03\0\x08\x02\x03\x02\x01\x13\x04\
+\0\x04keep\x03\0\x0a\x02\x03\x02\x01\x0b\x04\0\x07request\x03\0\x0c\x02\x03\x02\x01\
+\x0c\x04\0\x07command\x03\0\x0e\x02\x03\x02\x01\x14\x04\0\x0efollow-options\x03\0\
+\x10\x02\x03\x02\x01\x15\x04\0\x09reconnect\x03\0\x12\x02\x03\x02\x01\x16\x04\0\x04\
+view\x03\0\x14\x01kw\x01ks\x01ku\x01k\x7f\x01k\x0b\x01r\x0c\x09max-lines\x16\x09\
+max-bytes\x16\x0fidempotency-key\x17\x0ftimeout-seconds\x18\x04hint\x17\x0ekill-\
+on-cancel\x19\x05spill\x19\x09on-output\x19\x11answer-timeout-ns\x16\x04keep\x1a\
+\x08terminal\x19\x06follow\x11\x04\0\x0brun-options\x03\0\x1b\x01r\x02\x04view\x15\
+\x08spill-ids\x04\0\x0aspill-open\x03\0\x1d\x01p}\x01r\x02\x04view\x15\x04data\x1f\
+\x04\0\x0bspill-write\x03\0\x20\x01r\x03\x06stream\x01\x04data\x1f\x04texts\x04\0\
+\x0coutput-chunk\x03\0\"\x01q\x05\x0aopen-spill\x01\x1e\0\x0bwrite-spill\x01!\0\x06\
+output\x01#\0\x0ccommit-spill\x01\x15\0\x0ddiscard-spill\x01\x15\0\x04\0\x0arun-\
+action\x03\0$\x01k\x13\x01r\x02\x08delay-nsw\x09reconnect&\x04\0\x08run-wait\x03\
+\0'\x01q\x04\x04send\0\0\x04wait\x01(\0\x04done\0\0\x09cancelled\0\0\x04\0\x08ru\
+n-step\x03\0)\x01p%\x01k\x03\x01r\x02\x07actions+\x05error,\x04\0\x07run-fed\x03\
+\0-\x01j\x01*\x01\x03\x01r\x02\x07actions+\x04step/\x04\0\x0crun-finished\x03\00\
+\x01r\x02\x07actions+\x04step*\x04\0\x0drun-cancelled\x03\02\x01kx\x01r\x09\x07p\
+roc-ids\x0fidempotency-keys\x09exit-code4\x09timed-out\x7f\x06stdout\x07\x06stde\
+rr\x07\x08combined\x07\x11stdout-lost-bytesw\x11stderr-lost-bytesw\x04\0\x0arun-\
+result\x03\05\x01m\x07\x08starting\x09following\x0acancelling\x04done\x08finishe\
+d\x09cancelled\x06failed\x04\0\x09run-state\x03\07\x04\0\x03run\x03\x01\x01i9\x01\
+j\x01:\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0f\x07options\x1c\x06random\x1f\
+\0;\x04\0\x10[constructor]run\x01<\x01h9\x01j\x01\x0d\x01\x03\x01@\x01\x04self=\0\
+>\x04\0\x13[method]run.request\x01?\x01j\0\x01\x03\x01@\x05\x04self=\x06status{\x0c\
+content-types\x07proc-id\x17\x0bretry-after\x17\0\xc0\0\x04\0\x10[method]run.ope\
+n\x01A\x01@\x02\x04self=\x04data\x1f\0.\x04\0\x10[method]run.feed\x01B\x01@\x03\x04\
+self=\x0ftransport-error\x17\x06jitteru\01\x04\0\x12[method]run.finish\x01C\x01@\
+\x03\x04self=\x06details\x06jitteru\0/\x04\0\x17[method]run.no-response\x01D\x01\
+@\x01\x04self=\03\x04\0\x12[method]run.cancel\x01E\x01@\x01\x04self=\0\x16\x04\0\
+\x19[method]run.wait-limit-ns\x01F\x01@\x02\x04self=\x0aelapsed-nsw\0\x7f\x04\0\x15\
+[method]run.waited-ns\x01G\x01@\x03\x04self=\x04view\x15\x05errors\x01\0\x04\0\x18\
+[method]run.spill-failed\x01H\x01@\x03\x04self=\x04view\x15\x07outcome\x09\x01\0\
+\x04\0\x1b[method]run.spill-committed\x01I\x01j\x016\x01\x03\x01@\x01\x04self=\0\
+\xca\0\x04\0\x12[method]run.result\x01K\x01@\x01\x04self=\08\x04\0\x11[method]ru\
+n.state\x01L\x01@\x01\x04self=\0s\x04\0\x1b[method]run.idempotency-key\x01M\x01@\
+\x01\x04self=\0\x17\x04\0\x13[method]run.proc-id\x01N\x01@\x02\x04self=\x04view\x15\
+\0s\x04\0\x14[method]run.spill-id\x01O\x01@\x01\x04self=\0\x05\x04\0\x12[method]\
+run.cursor\x01P\x04\0\x1bdory:wire/run-machine@0.1.0\x05\x17\x01B\x15\x02\x03\x02\
 \x01\x03\x04\0\x05error\x03\0\0\x01r\x04\x07contextw\x09max-linesw\x09max-bytesw\
 \x0bignore-case\x7f\x04\0\x0esearch-options\x03\0\x02\x01kw\x01ks\x01r\x0c\x04te\
 xts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0dmatched-linesw\x0bshown-\
@@ -28770,7 +28866,7 @@ cher\x03\x01\x01i\x08\x01j\x01\x09\x01\x01\x01@\x02\x07patterns\x07options\x03\0
 \x05chunk\x0d\x01\0\x04\0\x15[method]searcher.push\x01\x0e\x01@\x01\x04self\x0c\0\
 w\x04\0\x1f[method]searcher.buffered-bytes\x01\x0f\x01@\x02\x08searcher\x09\x04p\
 ath\x05\0\x07\x04\0\x17[static]searcher.finish\x01\x10\x04\0\x16dory:wire/search\
-@0.1.0\x05\x17\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wi\
+@0.1.0\x05\x18\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wi\
 re\x03\0\0\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10\
 wit-bindgen-rust\x060.63.0";
 #[inline(never)]

@@ -67,14 +67,19 @@ pub fn spill_outcome(outcome: wit::SpillOutcome) -> SpillOutcome {
 /// The WIT `keep` and `terminal` options as the core's (shared with
 /// [`crate::run`]); a refused pattern is the core's `invalid_argument`.
 pub fn options(options: wit::PreviewOptions) -> Result<(Keep, bool), WitError> {
-    let keep = match options.keep {
+    Ok((keep(options.keep)?, options.terminal))
+}
+
+/// The WIT `keep` as the core's (shared with [`crate::run_machine`]); a
+/// refused pattern is the core's `invalid_argument`.
+pub fn keep(keep: wit::Keep) -> Result<Keep, WitError> {
+    Ok(match keep {
         wit::Keep::None => Keep::none(),
         wit::Keep::Defaults => Keep::defaults(),
         wit::Keep::Patterns(patterns) => {
             Keep::patterns(patterns).map_err(|e| convert::error(&e))?
         }
-    };
-    Ok((keep, options.terminal))
+    })
 }
 
 fn bounded(b: Bounded<'_>) -> wit::Bounded {

@@ -22,7 +22,7 @@ use crate::bindings::exports::dory::wire::request::{Command, Request};
 use crate::bindings::exports::dory::wire::run::View as WitView;
 use crate::bindings::exports::dory::wire::run_machine as wit;
 use crate::bindings::exports::dory::wire::types::{Cursor, Error as WitError};
-use crate::preview::{limit, preview, spill_outcome};
+use crate::preview::{self, limit, preview, spill_outcome};
 use crate::{convert, decode, follow, request, Component};
 
 /// The state behind one `run` handle.
@@ -50,9 +50,16 @@ fn view_of(v: View) -> WitView {
 }
 
 /// The core's run options from the WIT record; absent fields keep the
-/// core's defaults (no default is written here).
-fn run_options(options: wit::RunOptions) -> RunOptions {
+/// core's defaults (no default is written here). A refused keep pattern is
+/// the core's `invalid_argument`.
+fn run_options(options: wit::RunOptions) -> Result<RunOptions, WitError> {
     let mut out = RunOptions::new().follow(follow::options(&options.follow));
+    if let Some(keep) = options.keep {
+        out = out.keep(preview::keep(keep)?);
+    }
+    if let Some(terminal) = options.terminal {
+        out = out.terminal(terminal);
+    }
     if let Some(n) = options.max_lines {
         out = out.max_lines(limit(n));
     }
@@ -75,7 +82,7 @@ fn run_options(options: wit::RunOptions) -> RunOptions {
         // A zero timeout is the core's to refuse.
         out = out.answer_timeout(Duration::from_nanos(ns));
     }
-    out
+    Ok(out)
 }
 
 /// The 16 random bytes of a fresh key, or `invalid_argument`.
@@ -181,7 +188,7 @@ impl RunResource {
         Run::new(
             computer_id,
             &request::command(command),
-            run_options(options),
+            run_options(options)?,
             random,
         )
         .map(|inner| RunResource {
@@ -359,6 +366,8 @@ mod tests {
             spill: Some(true),
             on_output: Some(true),
             answer_timeout_ns: None,
+            keep: None,
+            terminal: None,
             follow: absent_follow(),
         }
     }
