@@ -7,7 +7,7 @@
 // means, when to reconnect, how long to wait, when to give up); the client
 // sends, feeds the answers back, runs the follower's clock and sleeps.
 
-import type { Cursor, End, GapPolicy, Preview, Reconnect, RunResultJSON, Stream, Transcript } from "./index.js";
+import type { Cursor, End, GapPolicy, Keep, Preview, Reconnect, RunResultJSON, Stream, Transcript } from "./index.js";
 
 export {
   Transcript,
@@ -289,6 +289,15 @@ export interface RunOptions extends ReconnectOptions {
   onOutput?: ((chunk: { stream: Stream; data: Uint8Array; text: string }) => void | Promise<void>) | null;
   /** Kill the process when `signal` aborts the call (default false: it keeps running). */
   killOnCancel?: boolean;
+  /**
+   * Lines of each view's omitted middle to keep, shown with their line
+   * numbers in the raw output: `"defaults"` (the default: the patterns of
+   * `DEFAULT_KEEP_PATTERNS`, since a model reads the previews), an array of
+   * patterns, or `null` for none.
+   */
+  keep?: Keep;
+  /** Render each preview as a terminal shows it (default true; the spill keeps the raw bytes; false: the raw text). */
+  terminal?: boolean;
   /** Cancels the call: the promise rejects with the signal's reason. */
   signal?: AbortSignal | null;
   /** `"fail"` (default): lost output rejects with `OutputGap`; `"skip"`: the previews say the exact loss. */

@@ -243,7 +243,7 @@ test("run_options: the JS names are computer.run's options, with the core's defa
   // Exactly the run options, the signal and the read options of every read but `follow`.
   const reads = surface.client_options.map((o) => o.js).filter((n) => n !== null && n !== "follow" && n !== "maxConnections");
   assert.deepEqual([...accepted].sort(), [...options.map((o) => o.js), "signal", ...reads].sort());
-  const defaults = { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, killOnCancel: false };
+  const defaults = { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, killOnCancel: false, keep: "defaults", terminal: true };
   for (const o of options) {
     assert.equal(o.default, o.js in defaults ? defaults[o.js] : null, `${o.js}: the listed default is the core's`);
     // The real call takes the option with its listed default.
@@ -251,9 +251,9 @@ test("run_options: the JS names are computer.run's options, with the core's defa
     assert.equal(result.exitCode, 0, o.js);
   }
   // The defaults are the ones used: the combined view is bound() of the
-  // bytes at the core's default limits (one line too many: cut).
+  // bytes at the core's default limits and options (one line too many: cut).
   const result = await computer.run("true");
-  const expected = bound(lines, { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, spillId: `${runSpillId(result.idempotencyKey)}-combined` });
+  const expected = bound(lines, { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, spillId: `${runSpillId(result.idempotencyKey)}-combined`, keep: "defaults", terminal: true });
   assert.equal(expected.truncated, true);
   assert.deepEqual(result.combined, expected);
   assert.match(result.idempotencyKey, /^run-[0-9a-f]{32}$/, "the default key is a fresh run- key");

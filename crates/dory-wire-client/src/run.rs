@@ -7,7 +7,7 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use dory_wire::preview::{
-    SpillError, SpillOutcome, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
+    Keep, SpillError, SpillOutcome, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
 };
 use dory_wire::{
     Cursor, Error, GapPolicy, Run, RunAction, RunOptions as CoreRunOptions, RunSink, RunStep,
@@ -27,16 +27,22 @@ type OutputHook = Box<dyn FnMut(Stream, &[u8], &str) + Send>;
 /// the start's key and deadline, the live output hook, what cancellation
 /// does, and how the output is followed (the read options of every read).
 ///
-/// The names and defaults are those of every client (`docs/run.md`).
+/// The names and defaults are those of every client (`docs/run.md`). The
+/// previews keep the lines matching [`Keep::defaults`] and are rendered as
+/// a terminal shows them unless told otherwise: a model reads them, and the
+/// spill keeps the raw bytes.
 ///
 /// ```
 /// use std::time::Duration;
 /// use dory_wire::GapPolicy;
-/// use dory_wire::preview::{DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES};
+/// use dory_wire::preview::{Keep, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES};
 /// use dory_wire_client::{ReadOptions, RunOptions, SpillDirectory};
 ///
 /// let defaults = RunOptions::new();
 /// assert_eq!((defaults.max_lines, defaults.max_bytes), (DEFAULT_RUN_MAX_LINES, DEFAULT_RUN_MAX_BYTES));
+/// assert_eq!((defaults.keep, defaults.terminal), (Keep::defaults(), true));
+/// let raw = RunOptions::new().keep(Keep::none()).terminal(false); // the raw text
+/// assert!(raw.keep.is_none() && !raw.terminal);
 /// let options = RunOptions::new()
 ///     .max_lines(200)
 ///     .max_bytes(8192)
@@ -54,6 +60,11 @@ pub struct RunOptions {
     pub max_lines: usize,
     /// The most bytes of each preview (default [`DEFAULT_RUN_MAX_BYTES`], 16 KiB).
     pub max_bytes: usize,
+    /// The lines of each view's omitted middle to keep (default
+    /// [`Keep::defaults`]; [`Keep::none`] keeps none).
+    pub keep: Keep,
+    /// Renders each preview as a terminal shows it (default `true`).
+    pub terminal: bool,
     /// The key the start is sent with; `None` (the default): a fresh
     /// `run-` key of 32 random hex digits. The same key re-attaches to the
     /// same process and gives the same result.
@@ -76,9 +87,13 @@ pub struct RunOptions {
 
 impl Default for RunOptions {
     fn default() -> Self {
+        // The core's defaults for the previews' options.
+        let core = CoreRunOptions::default();
         RunOptions {
             max_lines: DEFAULT_RUN_MAX_LINES,
             max_bytes: DEFAULT_RUN_MAX_BYTES,
+            keep: core.keep,
+            terminal: core.terminal,
             idempotency_key: None,
             timeout_seconds: None,
             hint: None,
@@ -95,6 +110,8 @@ impl fmt::Debug for RunOptions {
         f.debug_struct("RunOptions")
             .field("max_lines", &self.max_lines)
             .field("max_bytes", &self.max_bytes)
+            .field("keep", &self.keep)
+            .field("terminal", &self.terminal)
             .field("spill", &self.spill.as_ref().map(|_| ".."))
             .field("idempotency_key", &self.idempotency_key)
             .field("timeout_seconds", &self.timeout_seconds)
@@ -120,6 +137,20 @@ impl RunOptions {
     /// [`MIN_RUN_MAX_BYTES`](dory_wire::preview::MIN_RUN_MAX_BYTES), 80).
     pub fn max_bytes(mut self, max_bytes: usize) -> Self {
         self.max_bytes = max_bytes;
+        self
+    }
+    /// Keeps the lines of each view's omitted middle that match `keep`
+    /// (default [`Keep::defaults`]; [`Keep::none`]: none), each shown with
+    /// its line number in the raw output.
+    pub fn keep(mut self, keep: Keep) -> Self {
+        self.keep = keep;
+        self
+    }
+    /// Whether each preview is rendered as a terminal shows it: a line
+    /// redrawn with `\r` shows its last state, escape sequences and control
+    /// bytes are removed (default `true`; the spill keeps the raw bytes).
+    pub fn terminal(mut self, terminal: bool) -> Self {
+        self.terminal = terminal;
         self
     }
     /// Writes each view as it streams with `spill` (e.g. a
@@ -290,6 +321,8 @@ impl Computer {
         let mut core = CoreRunOptions::new()
             .max_lines(options.max_lines)
             .max_bytes(options.max_bytes)
+            .keep(std::mem::take(&mut options.keep))
+            .terminal(options.terminal)
             .kill_on_cancel(options.kill_on_cancel)
             .follow(options.read.policy(&self.client))
             .answer_timeout(self.client.inner.timeout)

@@ -191,6 +191,8 @@ fn the_run_options_are_the_listed_ones_with_their_defaults() {
         .hint("h")
         .on_output(|_, _, _| {})
         .kill_on_cancel(true)
+        .keep(dory_wire::preview::Keep::none())
+        .terminal(false)
         .gap_policy(dory_wire::GapPolicy::Skip)
         .read_options(ReadOptions::new());
     assert!(set.has_spill() && set.has_on_output());
@@ -203,6 +205,8 @@ fn the_run_options_are_the_listed_ones_with_their_defaults() {
         "hint",
         "on_output",
         "kill_on_cancel",
+        "keep",
+        "terminal",
     ]
     .into_iter()
     .collect();
@@ -227,6 +231,12 @@ fn the_run_options_are_the_listed_ones_with_their_defaults() {
             Some("hint") => serde_json::json!(defaults.hint),
             Some("on_output") => serde_json::json!(defaults.has_on_output().then_some("set")),
             Some("kill_on_cancel") => serde_json::json!(defaults.kill_on_cancel),
+            // "defaults" is Keep::defaults() (the other forms: null, patterns).
+            Some("keep") if defaults.keep == dory_wire::preview::Keep::defaults() => {
+                serde_json::json!("defaults")
+            }
+            Some("keep") => serde_json::json!(defaults.keep.as_slice()),
+            Some("terminal") => serde_json::json!(defaults.terminal),
             other => panic!("unexpected run option {other:?}"),
         };
         assert_eq!(option["default"], actual, "{option}: the default");

@@ -28,6 +28,8 @@ export const RUN_OPTIONS = [
   "hint",
   "onOutput",
   "killOnCancel",
+  "keep",
+  "terminal",
   "signal",
   ...RUN_FOLLOW_OPTIONS,
   "onReconnect",
@@ -207,6 +209,10 @@ export async function run(client, computer, command, runOptions) {
     timeoutMs,
     hint: o.hint,
     killOnCancel: o.killOnCancel,
+    // The previews' options: undefined is the core's default (the default
+    // patterns, terminal on); null keep is off.
+    keep: o.keep,
+    terminal: o.terminal,
     spill: spill !== undefined,
     onOutput: onOutput !== undefined,
     answerTimeoutMs: client.livenessTimeoutMs,

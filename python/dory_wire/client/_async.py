@@ -45,6 +45,7 @@ from .._core import (
     Transcript,
 )
 from .._errors import DoryWireError, NoAnswer
+from .._preview import Keep
 from .._stream import End, Event
 from ._errors import StreamDisconnected, from_reconnect
 from ._frames import Frame
@@ -676,6 +677,8 @@ class AsyncComputer:
         hint: str | None = None,
         on_output: OnOutput | None = None,
         kill_on_cancel: bool = False,
+        keep: Keep = "defaults",
+        terminal: bool = True,
         gap_policy: GapPolicy = "fail",
         retries: int = DEFAULT_RETRIES,
         backoff_seconds: float = DEFAULT_BACKOFF_SECONDS,
@@ -717,6 +720,14 @@ class AsyncComputer:
         4. At the exit, each view that was cut has its spill committed and
            its notice names the path (with ``hint``); a view that fits has
            its spill discarded.
+
+        ``keep`` and ``terminal`` are the previews' options of
+        :func:`~dory_wire.bound`, on by default here: a model reads the
+        previews, so the lines of a cut middle matching the default patterns
+        (``DEFAULT_KEEP_PATTERNS``) are kept with their line numbers, and
+        ``\\r`` redraws and escape sequences are rendered as a terminal shows
+        them; the spill keeps the raw bytes, and line numbers are the raw
+        bytes'. ``keep=None, terminal=False`` gives the raw text.
 
         Calling it again with the same key re-attaches to the same process
         (the keyed start starts nothing) and returns an equal result: the
@@ -763,6 +774,8 @@ class AsyncComputer:
             kill_on_cancel=kill_on_cancel,
             spill=spill is not None,
             on_output=on_output is not None,
+            keep=keep,
+            terminal=terminal,
             **options,
         )
         checked_spill = check_spill(spill)
