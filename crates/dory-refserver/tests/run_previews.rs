@@ -1,0 +1,91 @@
+//! `run`'s preview options against this server: by default the combined
+//! preview keeps a failing line from the cut middle, with its line number
+//! in the raw output, and renders a `\r` redraw as a terminal shows it; with
+//! `Keep::none()` and `terminal(false)` it is the raw text, and the failing
+//! line is not kept. The same two cases, against this server, are in
+//! `tests/e2e/python/test_client_run_previews.py` and
+//! `tests/e2e/node/client-run-previews.test.mjs`; here for the Rust client.
+
+mod common;
+
+use common::Server;
+use dory_wire::preview::Keep;
+use dory_wire_client::{Client, Computer, RunOptions};
+
+/// A redrawn progress line (raw line 1), 100 passing tests, one failure (raw
+/// line 102), 100 more passing tests: cut at 20 lines, the failure is in the
+/// omitted middle.
+const COMMAND: &str = concat!(
+    "printf 'building 0%%\\rbuilding 100%%\\n'; ",
+    r#"i=1; while [ $i -le 100 ]; do echo "test case_$i ... ok"; i=$((i+1)); done; "#,
+    r#"echo "test case_x ... FAILED"; "#,
+    r#"while [ $i -le 200 ]; do echo "test case_$i ... ok"; i=$((i+1)); done; exit 101"#,
+);
+const KEPT: &str =
+    "[... kept 1 omitted line matching the keep patterns ...]\n102:test case_x ... FAILED\n";
+
+fn computer(server: &Server) -> Computer {
+    Client::builder()
+        .base_url(format!("http://127.0.0.1:{}", server.port))
+        .build()
+        .expect("client")
+        .computers()
+        .get("e2e")
+}
+
+fn limits() -> RunOptions {
+    RunOptions::new().max_lines(20).max_bytes(2000)
+}
+
+#[tokio::test]
+async fn run_keeps_a_failing_line_with_its_raw_line_number_by_default() {
+    let server = Server::start(&["--port", "0"]);
+    let result = computer(&server).run(COMMAND, limits()).await.expect("run");
+    let combined = &result.combined;
+    assert_eq!(result.exit_code, Some(101));
+    assert!(
+        combined.truncated && combined.total_lines == 202,
+        "{combined:?}"
+    );
+    assert!(combined.text.contains(KEPT), "{}", combined.text);
+    // Rendered: the redraw's last state, and the terminal line says so.
+    assert!(
+        combined
+            .text
+            .starts_with("building 100%\ntest case_1 ... ok\n"),
+        "{}",
+        combined.text
+    );
+    assert!(!combined.text.contains('\r') && combined.text.contains("[... terminal: "));
+    assert_eq!(
+        result.stdout.text, combined.text,
+        "stdout alone: the combined view is the same"
+    );
+}
+
+#[tokio::test]
+async fn run_with_keep_none_and_terminal_off_gives_the_raw_text() {
+    let server = Server::start(&["--port", "0"]);
+    let computer = computer(&server);
+    let off = computer
+        .run(COMMAND, limits().keep(Keep::none()).terminal(false))
+        .await
+        .expect("run");
+    let text = &off.combined.text;
+    assert!(!text.contains("FAILED") && !text.contains("kept"), "{text}");
+    assert!(
+        text.starts_with("building 0%\rbuilding 100%\ntest case_1 ... ok\n"),
+        "{text}"
+    );
+    assert!(!text.contains("[... terminal: "), "{text}");
+    // The explicit defaults are the defaults.
+    let explicit = computer
+        .run(COMMAND, limits().keep(Keep::defaults()).terminal(true))
+        .await
+        .expect("run");
+    assert!(
+        explicit.combined.text.contains(KEPT),
+        "{}",
+        explicit.combined.text
+    );
+}

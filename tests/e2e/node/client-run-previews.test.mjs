@@ -1,0 +1,61 @@
+// run's preview options against the reference server: by default the
+// combined preview keeps a failing line from the cut middle, with its line
+// number in the raw output, and renders a \r redraw as a terminal shows it;
+// with { keep: null, terminal: false } it is the raw text, and the failing
+// line is not kept. The same two cases, against the same reference server,
+// are in tests/e2e/python/test_client_run_previews.py and
+// crates/dory-refserver/tests/run_previews.rs.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ROOT, RefServer } from "./refserver.mjs";
+
+const { Client } = await import(join(ROOT, "npm", "dist", "node", "client.mjs"));
+
+// A redrawn progress line (raw line 1), 100 passing tests, one failure (raw
+// line 102), 100 more passing tests: cut at 20 lines, the failure is in the
+// omitted middle.
+const COMMAND =
+  "printf 'building 0%%\\rbuilding 100%%\\n'; " +
+  'i=1; while [ $i -le 100 ]; do echo "test case_$i ... ok"; i=$((i+1)); done; ' +
+  'echo "test case_x ... FAILED"; ' +
+  'while [ $i -le 200 ]; do echo "test case_$i ... ok"; i=$((i+1)); done; exit 101';
+const LIMITS = { maxLines: 20, maxBytes: 2000 };
+const KEPT = "[... kept 1 omitted line matching the keep patterns ...]\n102:test case_x ... FAILED\n";
+
+async function withComputer(body) {
+  const server = await new RefServer().start();
+  const client = new Client({ baseUrl: server.url });
+  try {
+    return await body(await client.computers.get(server.computer));
+  } finally {
+    client.close();
+    await server.stop();
+  }
+}
+
+test("run keeps a failing line with its raw line number by default, and renders a redraw", async () => {
+  await withComputer(async (computer) => {
+    const result = await computer.run(COMMAND, LIMITS);
+    const { combined } = result;
+    assert.equal(result.exitCode, 101);
+    assert.ok(combined.truncated && combined.totalLines === 202, JSON.stringify(combined));
+    assert.ok(combined.text.includes(KEPT), combined.text);
+    assert.ok(combined.text.startsWith("building 100%\ntest case_1 ... ok\n"), combined.text);
+    assert.ok(!combined.text.includes("\r") && combined.text.includes("[... terminal: "), combined.text);
+    assert.equal(result.stdout.text, combined.text, "stdout alone: the combined view is the same");
+  });
+});
+
+test("run with { keep: null, terminal: false } gives the raw text: the failing line is not kept", async () => {
+  await withComputer(async (computer) => {
+    const off = (await computer.run(COMMAND, { ...LIMITS, keep: null, terminal: false })).combined.text;
+    assert.ok(!off.includes("FAILED") && !off.includes("kept"), off);
+    assert.ok(off.startsWith("building 0%\rbuilding 100%\ntest case_1 ... ok\n"), off);
+    assert.ok(!off.includes("[... terminal: "), off);
+    // The explicit defaults are the defaults.
+    const explicit = (await computer.run(COMMAND, { ...LIMITS, keep: "defaults", terminal: true })).combined.text;
+    assert.ok(explicit.includes(KEPT) && explicit.startsWith("building 100%\n"), explicit);
+  });
+});
