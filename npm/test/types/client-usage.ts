@@ -200,6 +200,12 @@ async function main(): Promise<void> {
       open: async (spillId: string) => ({ write: (data: Uint8Array) => void [spillId, data], commit: () => `/tmp/${spillId}`, discard: () => undefined }),
     };
     await computer.run("true", { spill: mine, onOutput: async () => {} });
+    // The previews' options: on by default; off gives the raw text.
+    await computer.run("true", { keep: null, terminal: false });
+    await computer.run("true", { keep: "defaults", terminal: true });
+    await computer.run("true", { keep: ["^FATAL", "panicked at"] });
+    // @ts-expect-error: keep is null, "defaults" or patterns
+    await computer.run("true", { keep: 1 });
     const file = await new SpillDirectory("/tmp/x").open("run-1-stdout");
     await file.write(new Uint8Array(1));
     const saved: string = await file.commit();
