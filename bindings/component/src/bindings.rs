@@ -16750,6 +16750,83 @@ pub mod exports {
                             .finish()
                     }
                 }
+                /// What a notice line of a preview says.
+                #[repr(u8)]
+                #[derive(Clone, Copy, Eq, Ord, PartialEq, PartialOrd)]
+                pub enum NoticeKind {
+                    /// The cut: `[... N bytes omitted ...]` in one of its forms.
+                    Omitted,
+                    /// The header of the kept-lines section (`keep`).
+                    Kept,
+                    /// The terminal line (`terminal`).
+                    Terminal,
+                    /// The header of a run's stderr section (combined view).
+                    Stderr,
+                    /// A run's loss line.
+                    Lost,
+                }
+                impl ::core::fmt::Debug for NoticeKind {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            NoticeKind::Omitted => {
+                                f.debug_tuple("NoticeKind::Omitted").finish()
+                            }
+                            NoticeKind::Kept => {
+                                f.debug_tuple("NoticeKind::Kept").finish()
+                            }
+                            NoticeKind::Terminal => {
+                                f.debug_tuple("NoticeKind::Terminal").finish()
+                            }
+                            NoticeKind::Stderr => {
+                                f.debug_tuple("NoticeKind::Stderr").finish()
+                            }
+                            NoticeKind::Lost => {
+                                f.debug_tuple("NoticeKind::Lost").finish()
+                            }
+                        }
+                    }
+                }
+                impl NoticeKind {
+                    #[doc(hidden)]
+                    pub unsafe fn _lift(val: u8) -> NoticeKind {
+                        if !cfg!(debug_assertions) {
+                            return unsafe { ::core::mem::transmute(val) };
+                        }
+                        match val {
+                            0 => NoticeKind::Omitted,
+                            1 => NoticeKind::Kept,
+                            2 => NoticeKind::Terminal,
+                            3 => NoticeKind::Stderr,
+                            4 => NoticeKind::Lost,
+                            _ => panic!("invalid enum discriminant"),
+                        }
+                    }
+                }
+                /// One notice line of a preview.
+                #[derive(Clone)]
+                pub struct Notice {
+                    /// What it says.
+                    pub kind: NoticeKind,
+                    /// Its 1-based line number in the preview's `text`.
+                    pub line: u64,
+                    /// The line itself, without its line break.
+                    pub text: _rt::String,
+                }
+                impl ::core::fmt::Debug for Notice {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("Notice")
+                            .field("kind", &self.kind)
+                            .field("line", &self.line)
+                            .field("text", &self.text)
+                            .finish()
+                    }
+                }
                 /// A bounded preview of some output, with exact accounting:
                 /// `head-bytes` + `omitted-bytes` + `tail-bytes` = `total-bytes`.
                 #[derive(Clone)]
@@ -16780,6 +16857,10 @@ pub mod exports {
                     /// tried to save one (the writer failed; the path or hint was refused
                     /// or too long).
                     pub spill_error: ::core::option::Option<_rt::String>,
+                    /// The notice lines the bounder wrote into `text`, in the order they
+                    /// appear; empty for input that fits unchanged (docs/preview.md,
+                    /// "The notices").
+                    pub notices: _rt::Vec<Notice>,
                 }
                 impl ::core::fmt::Debug for Preview {
                     fn fmt(
@@ -16799,6 +16880,7 @@ pub mod exports {
                             .field("spill-id", &self.spill_id)
                             .field("spill-path", &self.spill_path)
                             .field("spill-error", &self.spill_error)
+                            .field("notices", &self.notices)
                             .finish()
                     }
                 }
@@ -17172,6 +17254,482 @@ pub mod exports {
                 }
                 #[doc(hidden)]
                 #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_preview_to_json_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result33 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = i32::from(
+                                *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l4 = *arg0
+                                .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l5 = *arg0
+                                .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l6 = *arg0
+                                .add(24 + 2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l7 = *arg0
+                                .add(32 + 2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l8 = *arg0
+                                .add(40 + 2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l9 = *arg0
+                                .add(48 + 2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l10 = i32::from(
+                                *arg0
+                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l13 = i32::from(
+                                *arg0
+                                    .add(80 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l17 = i32::from(
+                                *arg0
+                                    .add(80 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l21 = i32::from(
+                                *arg0
+                                    .add(80 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l25 = *arg0
+                                .add(80 + 11 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l26 = *arg0
+                                .add(80 + 12 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let base32 = l25;
+                            let len32 = l26;
+                            let mut result32 = _rt::Vec::with_capacity(len32);
+                            for i in 0..len32 {
+                                let base = base32
+                                    .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                let e32 = {
+                                    let l27 = i32::from(*base.add(0).cast::<u8>());
+                                    let l28 = *base.add(8).cast::<i64>();
+                                    let l29 = *base.add(16).cast::<*mut u8>();
+                                    let l30 = *base
+                                        .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<usize>();
+                                    let len31 = l30;
+                                    let bytes31 = _rt::Vec::from_raw_parts(
+                                        l29.cast(),
+                                        len31,
+                                        len31,
+                                    );
+                                    Notice {
+                                        kind: NoticeKind::_lift(l27 as u8),
+                                        line: l28 as u64,
+                                        text: _rt::string_lift(bytes31),
+                                    }
+                                };
+                                result32.push(e32);
+                            }
+                            _rt::cabi_dealloc(
+                                base32,
+                                len32 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                8,
+                            );
+                            T_::preview_to_json(Preview {
+                                text: _rt::string_lift(bytes2),
+                                truncated: _rt::bool_lift(l3 as u8),
+                                total_lines: l4 as u64,
+                                total_bytes: l5 as u64,
+                                head_bytes: l6 as u64,
+                                tail_bytes: l7 as u64,
+                                omitted_lines: l8 as u64,
+                                omitted_bytes: l9 as u64,
+                                omitted_range: match l10 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l11 = *arg0
+                                                .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<i64>();
+                                            let l12 = *arg0
+                                                .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<i64>();
+                                            LineRange {
+                                                first: l11 as u64,
+                                                last: l12 as u64,
+                                            }
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                spill_id: match l13 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l14 = *arg0
+                                                .add(80 + 3 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<*mut u8>();
+                                            let l15 = *arg0
+                                                .add(80 + 4 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<usize>();
+                                            let len16 = l15;
+                                            let bytes16 = _rt::Vec::from_raw_parts(
+                                                l14.cast(),
+                                                len16,
+                                                len16,
+                                            );
+                                            _rt::string_lift(bytes16)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                spill_path: match l17 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l18 = *arg0
+                                                .add(80 + 6 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<*mut u8>();
+                                            let l19 = *arg0
+                                                .add(80 + 7 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<usize>();
+                                            let len20 = l19;
+                                            let bytes20 = _rt::Vec::from_raw_parts(
+                                                l18.cast(),
+                                                len20,
+                                                len20,
+                                            );
+                                            _rt::string_lift(bytes20)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                spill_error: match l21 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l22 = *arg0
+                                                .add(80 + 9 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<*mut u8>();
+                                            let l23 = *arg0
+                                                .add(80 + 10 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<usize>();
+                                            let len24 = l23;
+                                            let bytes24 = _rt::Vec::from_raw_parts(
+                                                l22.cast(),
+                                                len24,
+                                                len24,
+                                            );
+                                            _rt::string_lift(bytes24)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                notices: result32,
+                            })
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            88 + 12 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr34 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result33 {
+                            Ok(e) => {
+                                *ptr34.add(0).cast::<u8>() = (0i32) as u8;
+                                let vec35 = (e.into_bytes()).into_boxed_slice();
+                                let ptr35 = vec35.as_ptr().cast::<u8>();
+                                let len35 = vec35.len();
+                                ::core::mem::forget(vec35);
+                                *ptr34
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len35;
+                                *ptr34
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr35.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr34.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code36,
+                                    class_name: class_name36,
+                                    kind: kind36,
+                                    message: message36,
+                                    fields: fields36,
+                                } = e;
+                                let vec37 = (code36.into_bytes()).into_boxed_slice();
+                                let ptr37 = vec37.as_ptr().cast::<u8>();
+                                let len37 = vec37.len();
+                                ::core::mem::forget(vec37);
+                                *ptr34
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len37;
+                                *ptr34
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr37.cast_mut();
+                                let vec38 = (class_name36.into_bytes()).into_boxed_slice();
+                                let ptr38 = vec38.as_ptr().cast::<u8>();
+                                let len38 = vec38.len();
+                                ::core::mem::forget(vec38);
+                                *ptr34
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len38;
+                                *ptr34
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr38.cast_mut();
+                                *ptr34
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind36.clone() as i32) as u8;
+                                let vec39 = (message36.into_bytes()).into_boxed_slice();
+                                let ptr39 = vec39.as_ptr().cast::<u8>();
+                                let len39 = vec39.len();
+                                ::core::mem::forget(vec39);
+                                *ptr34
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len39;
+                                *ptr34
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr39.cast_mut();
+                                let vec46 = fields36;
+                                let len46 = vec46.len();
+                                let layout46 = _rt::alloc::Layout::from_size_align(
+                                        vec46.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result46, _cleanup46) = wit_bindgen::rt::Cleanup::new(
+                                    layout46,
+                                );
+                                if let Some(cleanup) = _cleanup46 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec46.into_iter().enumerate() {
+                                    let base = result46
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name40,
+                                            value: value40,
+                                        } = e;
+                                        let vec41 = (name40.into_bytes()).into_boxed_slice();
+                                        let ptr41 = vec41.as_ptr().cast::<u8>();
+                                        let len41 = vec41.len();
+                                        ::core::mem::forget(vec41);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len41;
+                                        *base.add(0).cast::<*mut u8>() = ptr41.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V45;
+                                        match value40 {
+                                            V45::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec42 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr42 = vec42.as_ptr().cast::<u8>();
+                                                let len42 = vec42.len();
+                                                ::core::mem::forget(vec42);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len42;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr42.cast_mut();
+                                            }
+                                            V45::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec43 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr43 = vec43.as_ptr().cast::<u8>();
+                                                        let len43 = vec43.len();
+                                                        ::core::mem::forget(vec43);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len43;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr43.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V45::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V45::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V45::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout44,
+                                                    stderr: stderr44,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout44);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr44);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr34
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len46;
+                                *ptr34
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result46;
+                            }
+                        };
+                        ptr34
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_preview_to_json<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                            }
+                            _ => {
+                                let l3 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l7, l8, 1);
+                                let l9 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l10 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base19 = l9;
+                                let len19 = l10;
+                                for i in 0..len19 {
+                                    let base = base19
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l11 = *base.add(0).cast::<*mut u8>();
+                                        let l12 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l11, l12, 1);
+                                        let l13 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l13 {
+                                            0 => {
+                                                let l14 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l15 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l14, l15, 1);
+                                            }
+                                            1 => {
+                                                let l16 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l16 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l17 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l18 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l17, l18, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base19,
+                                    len19 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
                 pub unsafe fn _export_method_pending_spill_spill_id_cabi<
                     T_: GuestPendingSpill,
                 >(arg0: *mut u8) -> *mut u8 {
@@ -17328,6 +17886,7 @@ pub mod exports {
                             spill_id: spill_id6,
                             spill_path: spill_path6,
                             spill_error: spill_error6,
+                            notices: notices6,
                         } = result4;
                         let vec7 = (text6.into_bytes()).into_boxed_slice();
                         let ptr7 = vec7.as_ptr().cast::<u8>();
@@ -17444,6 +18003,43 @@ pub mod exports {
                                     .cast::<u8>() = (0i32) as u8;
                             }
                         };
+                        let vec14 = notices6;
+                        let len14 = vec14.len();
+                        let layout14 = _rt::alloc::Layout::from_size_align(
+                                vec14.len()
+                                    * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                8,
+                            )
+                            .unwrap();
+                        let (result14, _cleanup14) = wit_bindgen::rt::Cleanup::new(
+                            layout14,
+                        );
+                        if let Some(cleanup) = _cleanup14 {
+                            cleanup.forget();
+                        }
+                        for (i, e) in vec14.into_iter().enumerate() {
+                            let base = result14
+                                .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let Notice { kind: kind12, line: line12, text: text12 } = e;
+                                *base.add(0).cast::<u8>() = (kind12.clone() as i32) as u8;
+                                *base.add(8).cast::<i64>() = _rt::as_i64(line12);
+                                let vec13 = (text12.into_bytes()).into_boxed_slice();
+                                let ptr13 = vec13.as_ptr().cast::<u8>();
+                                let len13 = vec13.len();
+                                ::core::mem::forget(vec13);
+                                *base
+                                    .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *base.add(16).cast::<*mut u8>() = ptr13.cast_mut();
+                            }
+                        }
+                        *ptr5
+                            .add(80 + 12 * ::core::mem::size_of::<*const u8>())
+                            .cast::<usize>() = len14;
+                        *ptr5
+                            .add(80 + 11 * ::core::mem::size_of::<*const u8>())
+                            .cast::<*mut u8>() = result14;
                         ptr5
                     }
                 }
@@ -17509,6 +18105,30 @@ pub mod exports {
                                 _rt::cabi_dealloc(l9, l10, 1);
                             }
                         }
+                        let l11 = *arg0
+                            .add(80 + 11 * ::core::mem::size_of::<*const u8>())
+                            .cast::<*mut u8>();
+                        let l12 = *arg0
+                            .add(80 + 12 * ::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        let base15 = l11;
+                        let len15 = l12;
+                        for i in 0..len15 {
+                            let base = base15
+                                .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let l13 = *base.add(16).cast::<*mut u8>();
+                                let l14 = *base
+                                    .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l13, l14, 1);
+                            }
+                        }
+                        _rt::cabi_dealloc(
+                            base15,
+                            len15 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                            8,
+                        );
                     }
                 }
                 #[doc(hidden)]
@@ -17684,6 +18304,7 @@ pub mod exports {
                                             spill_id: spill_id9,
                                             spill_path: spill_path9,
                                             spill_error: spill_error9,
+                                            notices: notices9,
                                         } = e;
                                         let vec10 = (text9.into_bytes()).into_boxed_slice();
                                         let ptr10 = vec10.as_ptr().cast::<u8>();
@@ -17802,6 +18423,43 @@ pub mod exports {
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
+                                        let vec17 = notices9;
+                                        let len17 = vec17.len();
+                                        let layout17 = _rt::alloc::Layout::from_size_align(
+                                                vec17.len()
+                                                    * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                                8,
+                                            )
+                                            .unwrap();
+                                        let (result17, _cleanup17) = wit_bindgen::rt::Cleanup::new(
+                                            layout17,
+                                        );
+                                        if let Some(cleanup) = _cleanup17 {
+                                            cleanup.forget();
+                                        }
+                                        for (i, e) in vec17.into_iter().enumerate() {
+                                            let base = result17
+                                                .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                            {
+                                                let Notice { kind: kind15, line: line15, text: text15 } = e;
+                                                *base.add(0).cast::<u8>() = (kind15.clone() as i32) as u8;
+                                                *base.add(8).cast::<i64>() = _rt::as_i64(line15);
+                                                let vec16 = (text15.into_bytes()).into_boxed_slice();
+                                                let ptr16 = vec16.as_ptr().cast::<u8>();
+                                                let len16 = vec16.len();
+                                                ::core::mem::forget(vec16);
+                                                *base
+                                                    .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len16;
+                                                *base.add(16).cast::<*mut u8>() = ptr16.cast_mut();
+                                            }
+                                        }
+                                        *ptr8
+                                            .add(96 + 12 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len17;
+                                        *ptr8
+                                            .add(96 + 11 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = result17;
                                     }
                                     Bounded::NeedsSpill(e) => {
                                         *ptr8.add(8).cast::<u8>() = (1i32) as u8;
@@ -17812,91 +18470,91 @@ pub mod exports {
                             Err(e) => {
                                 *ptr8.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code15,
-                                    class_name: class_name15,
-                                    kind: kind15,
-                                    message: message15,
-                                    fields: fields15,
+                                    code: code18,
+                                    class_name: class_name18,
+                                    kind: kind18,
+                                    message: message18,
+                                    fields: fields18,
                                 } = e;
-                                let vec16 = (code15.into_bytes()).into_boxed_slice();
-                                let ptr16 = vec16.as_ptr().cast::<u8>();
-                                let len16 = vec16.len();
-                                ::core::mem::forget(vec16);
+                                let vec19 = (code18.into_bytes()).into_boxed_slice();
+                                let ptr19 = vec19.as_ptr().cast::<u8>();
+                                let len19 = vec19.len();
+                                ::core::mem::forget(vec19);
                                 *ptr8
                                     .add(8 + 1 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len16;
-                                *ptr8.add(8).cast::<*mut u8>() = ptr16.cast_mut();
-                                let vec17 = (class_name15.into_bytes()).into_boxed_slice();
-                                let ptr17 = vec17.as_ptr().cast::<u8>();
-                                let len17 = vec17.len();
-                                ::core::mem::forget(vec17);
+                                    .cast::<usize>() = len19;
+                                *ptr8.add(8).cast::<*mut u8>() = ptr19.cast_mut();
+                                let vec20 = (class_name18.into_bytes()).into_boxed_slice();
+                                let ptr20 = vec20.as_ptr().cast::<u8>();
+                                let len20 = vec20.len();
+                                ::core::mem::forget(vec20);
                                 *ptr8
                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len17;
+                                    .cast::<usize>() = len20;
                                 *ptr8
                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr17.cast_mut();
+                                    .cast::<*mut u8>() = ptr20.cast_mut();
                                 *ptr8
                                     .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind15.clone() as i32) as u8;
-                                let vec18 = (message15.into_bytes()).into_boxed_slice();
-                                let ptr18 = vec18.as_ptr().cast::<u8>();
-                                let len18 = vec18.len();
-                                ::core::mem::forget(vec18);
+                                    .cast::<u8>() = (kind18.clone() as i32) as u8;
+                                let vec21 = (message18.into_bytes()).into_boxed_slice();
+                                let ptr21 = vec21.as_ptr().cast::<u8>();
+                                let len21 = vec21.len();
+                                ::core::mem::forget(vec21);
                                 *ptr8
                                     .add(8 + 6 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len18;
+                                    .cast::<usize>() = len21;
                                 *ptr8
                                     .add(8 + 5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr18.cast_mut();
-                                let vec25 = fields15;
-                                let len25 = vec25.len();
-                                let layout25 = _rt::alloc::Layout::from_size_align(
-                                        vec25.len()
+                                    .cast::<*mut u8>() = ptr21.cast_mut();
+                                let vec28 = fields18;
+                                let len28 = vec28.len();
+                                let layout28 = _rt::alloc::Layout::from_size_align(
+                                        vec28.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result25, _cleanup25) = wit_bindgen::rt::Cleanup::new(
-                                    layout25,
+                                let (result28, _cleanup28) = wit_bindgen::rt::Cleanup::new(
+                                    layout28,
                                 );
-                                if let Some(cleanup) = _cleanup25 {
+                                if let Some(cleanup) = _cleanup28 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec25.into_iter().enumerate() {
-                                    let base = result25
+                                for (i, e) in vec28.into_iter().enumerate() {
+                                    let base = result28
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name19,
-                                            value: value19,
+                                            name: name22,
+                                            value: value22,
                                         } = e;
-                                        let vec20 = (name19.into_bytes()).into_boxed_slice();
-                                        let ptr20 = vec20.as_ptr().cast::<u8>();
-                                        let len20 = vec20.len();
-                                        ::core::mem::forget(vec20);
+                                        let vec23 = (name22.into_bytes()).into_boxed_slice();
+                                        let ptr23 = vec23.as_ptr().cast::<u8>();
+                                        let len23 = vec23.len();
+                                        ::core::mem::forget(vec23);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len20;
-                                        *base.add(0).cast::<*mut u8>() = ptr20.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V24;
-                                        match value19 {
-                                            V24::Str(e) => {
+                                            .cast::<usize>() = len23;
+                                        *base.add(0).cast::<*mut u8>() = ptr23.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V27;
+                                        match value22 {
+                                            V27::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec21 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr21 = vec21.as_ptr().cast::<u8>();
-                                                let len21 = vec21.len();
-                                                ::core::mem::forget(vec21);
+                                                let vec24 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr24 = vec24.as_ptr().cast::<u8>();
+                                                let len24 = vec24.len();
+                                                ::core::mem::forget(vec24);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len21;
+                                                    .cast::<usize>() = len24;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr21.cast_mut();
+                                                    .cast::<*mut u8>() = ptr24.cast_mut();
                                             }
-                                            V24::OptStr(e) => {
+                                            V27::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -17905,16 +18563,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec22 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr22 = vec22.as_ptr().cast::<u8>();
-                                                        let len22 = vec22.len();
-                                                        ::core::mem::forget(vec22);
+                                                        let vec25 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr25 = vec25.as_ptr().cast::<u8>();
+                                                        let len25 = vec25.len();
+                                                        ::core::mem::forget(vec25);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len22;
+                                                            .cast::<usize>() = len25;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr22.cast_mut();
+                                                            .cast::<*mut u8>() = ptr25.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -17923,7 +18581,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V24::U64(e) => {
+                                            V27::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -17931,7 +18589,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V24::Stream(e) => {
+                                            V27::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -17939,30 +18597,30 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V24::Cursor(e) => {
+                                            V27::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout23,
-                                                    stderr: stderr23,
+                                                    stdout: stdout26,
+                                                    stderr: stderr26,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout23);
+                                                    .cast::<i64>() = _rt::as_i64(stdout26);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr23);
+                                                    .cast::<i64>() = _rt::as_i64(stderr26);
                                             }
                                         }
                                     }
                                 }
                                 *ptr8
                                     .add(8 + 8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len25;
+                                    .cast::<usize>() = len28;
                                 *ptr8
                                     .add(8 + 7 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result25;
+                                    .cast::<*mut u8>() = result28;
                             }
                         };
                         ptr8
@@ -18034,78 +18692,102 @@ pub mod exports {
                                                 _rt::cabi_dealloc(l11, l12, 1);
                                             }
                                         }
+                                        let l13 = *arg0
+                                            .add(96 + 11 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l14 = *arg0
+                                            .add(96 + 12 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base17 = l13;
+                                        let len17 = l14;
+                                        for i in 0..len17 {
+                                            let base = base17
+                                                .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                            {
+                                                let l15 = *base.add(16).cast::<*mut u8>();
+                                                let l16 = *base
+                                                    .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l15, l16, 1);
+                                            }
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base17,
+                                            len17 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                            8,
+                                        );
                                     }
                                     _ => {}
                                 }
                             }
                             _ => {
-                                let l13 = *arg0.add(8).cast::<*mut u8>();
-                                let l14 = *arg0
+                                let l18 = *arg0.add(8).cast::<*mut u8>();
+                                let l19 = *arg0
                                     .add(8 + 1 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                _rt::cabi_dealloc(l13, l14, 1);
-                                let l15 = *arg0
+                                _rt::cabi_dealloc(l18, l19, 1);
+                                let l20 = *arg0
                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
-                                let l16 = *arg0
+                                let l21 = *arg0
                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                _rt::cabi_dealloc(l15, l16, 1);
-                                let l17 = *arg0
+                                _rt::cabi_dealloc(l20, l21, 1);
+                                let l22 = *arg0
                                     .add(8 + 5 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
-                                let l18 = *arg0
+                                let l23 = *arg0
                                     .add(8 + 6 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                _rt::cabi_dealloc(l17, l18, 1);
-                                let l19 = *arg0
+                                _rt::cabi_dealloc(l22, l23, 1);
+                                let l24 = *arg0
                                     .add(8 + 7 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
-                                let l20 = *arg0
+                                let l25 = *arg0
                                     .add(8 + 8 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                let base29 = l19;
-                                let len29 = l20;
-                                for i in 0..len29 {
-                                    let base = base29
+                                let base34 = l24;
+                                let len34 = l25;
+                                for i in 0..len34 {
+                                    let base = base34
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
-                                        let l21 = *base.add(0).cast::<*mut u8>();
-                                        let l22 = *base
+                                        let l26 = *base.add(0).cast::<*mut u8>();
+                                        let l27 = *base
                                             .add(::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
-                                        _rt::cabi_dealloc(l21, l22, 1);
-                                        let l23 = i32::from(
+                                        _rt::cabi_dealloc(l26, l27, 1);
+                                        let l28 = i32::from(
                                             *base
                                                 .add(2 * ::core::mem::size_of::<*const u8>())
                                                 .cast::<u8>(),
                                         );
-                                        match l23 {
+                                        match l28 {
                                             0 => {
-                                                let l24 = *base
+                                                let l29 = *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<*mut u8>();
-                                                let l25 = *base
+                                                let l30 = *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<usize>();
-                                                _rt::cabi_dealloc(l24, l25, 1);
+                                                _rt::cabi_dealloc(l29, l30, 1);
                                             }
                                             1 => {
-                                                let l26 = i32::from(
+                                                let l31 = i32::from(
                                                     *base
                                                         .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                         .cast::<u8>(),
                                                 );
-                                                match l26 {
+                                                match l31 {
                                                     0 => {}
                                                     _ => {
-                                                        let l27 = *base
+                                                        let l32 = *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<*mut u8>();
-                                                        let l28 = *base
+                                                        let l33 = *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<usize>();
-                                                        _rt::cabi_dealloc(l27, l28, 1);
+                                                        _rt::cabi_dealloc(l32, l33, 1);
                                                     }
                                                 }
                                             }
@@ -18116,8 +18798,8 @@ pub mod exports {
                                     }
                                 }
                                 _rt::cabi_dealloc(
-                                    base29,
-                                    len29 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    base34,
+                                    len34 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                     8,
                                 );
                             }
@@ -18540,6 +19222,7 @@ pub mod exports {
                                             spill_id: spill_id2,
                                             spill_path: spill_path2,
                                             spill_error: spill_error2,
+                                            notices: notices2,
                                         } = e;
                                         let vec3 = (text2.into_bytes()).into_boxed_slice();
                                         let ptr3 = vec3.as_ptr().cast::<u8>();
@@ -18658,6 +19341,43 @@ pub mod exports {
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
+                                        let vec10 = notices2;
+                                        let len10 = vec10.len();
+                                        let layout10 = _rt::alloc::Layout::from_size_align(
+                                                vec10.len()
+                                                    * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                                8,
+                                            )
+                                            .unwrap();
+                                        let (result10, _cleanup10) = wit_bindgen::rt::Cleanup::new(
+                                            layout10,
+                                        );
+                                        if let Some(cleanup) = _cleanup10 {
+                                            cleanup.forget();
+                                        }
+                                        for (i, e) in vec10.into_iter().enumerate() {
+                                            let base = result10
+                                                .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                            {
+                                                let Notice { kind: kind8, line: line8, text: text8 } = e;
+                                                *base.add(0).cast::<u8>() = (kind8.clone() as i32) as u8;
+                                                *base.add(8).cast::<i64>() = _rt::as_i64(line8);
+                                                let vec9 = (text8.into_bytes()).into_boxed_slice();
+                                                let ptr9 = vec9.as_ptr().cast::<u8>();
+                                                let len9 = vec9.len();
+                                                ::core::mem::forget(vec9);
+                                                *base
+                                                    .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len9;
+                                                *base.add(16).cast::<*mut u8>() = ptr9.cast_mut();
+                                            }
+                                        }
+                                        *ptr1
+                                            .add(96 + 12 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len10;
+                                        *ptr1
+                                            .add(96 + 11 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = result10;
                                     }
                                     Bounded::NeedsSpill(e) => {
                                         *ptr1.add(8).cast::<u8>() = (1i32) as u8;
@@ -18668,91 +19388,91 @@ pub mod exports {
                             Err(e) => {
                                 *ptr1.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code8,
-                                    class_name: class_name8,
-                                    kind: kind8,
-                                    message: message8,
-                                    fields: fields8,
+                                    code: code11,
+                                    class_name: class_name11,
+                                    kind: kind11,
+                                    message: message11,
+                                    fields: fields11,
                                 } = e;
-                                let vec9 = (code8.into_bytes()).into_boxed_slice();
-                                let ptr9 = vec9.as_ptr().cast::<u8>();
-                                let len9 = vec9.len();
-                                ::core::mem::forget(vec9);
+                                let vec12 = (code11.into_bytes()).into_boxed_slice();
+                                let ptr12 = vec12.as_ptr().cast::<u8>();
+                                let len12 = vec12.len();
+                                ::core::mem::forget(vec12);
                                 *ptr1
                                     .add(8 + 1 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len9;
-                                *ptr1.add(8).cast::<*mut u8>() = ptr9.cast_mut();
-                                let vec10 = (class_name8.into_bytes()).into_boxed_slice();
-                                let ptr10 = vec10.as_ptr().cast::<u8>();
-                                let len10 = vec10.len();
-                                ::core::mem::forget(vec10);
+                                    .cast::<usize>() = len12;
+                                *ptr1.add(8).cast::<*mut u8>() = ptr12.cast_mut();
+                                let vec13 = (class_name11.into_bytes()).into_boxed_slice();
+                                let ptr13 = vec13.as_ptr().cast::<u8>();
+                                let len13 = vec13.len();
+                                ::core::mem::forget(vec13);
                                 *ptr1
                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len10;
+                                    .cast::<usize>() = len13;
                                 *ptr1
                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr10.cast_mut();
+                                    .cast::<*mut u8>() = ptr13.cast_mut();
                                 *ptr1
                                     .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind8.clone() as i32) as u8;
-                                let vec11 = (message8.into_bytes()).into_boxed_slice();
-                                let ptr11 = vec11.as_ptr().cast::<u8>();
-                                let len11 = vec11.len();
-                                ::core::mem::forget(vec11);
+                                    .cast::<u8>() = (kind11.clone() as i32) as u8;
+                                let vec14 = (message11.into_bytes()).into_boxed_slice();
+                                let ptr14 = vec14.as_ptr().cast::<u8>();
+                                let len14 = vec14.len();
+                                ::core::mem::forget(vec14);
                                 *ptr1
                                     .add(8 + 6 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len11;
+                                    .cast::<usize>() = len14;
                                 *ptr1
                                     .add(8 + 5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr11.cast_mut();
-                                let vec18 = fields8;
-                                let len18 = vec18.len();
-                                let layout18 = _rt::alloc::Layout::from_size_align(
-                                        vec18.len()
+                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                let vec21 = fields11;
+                                let len21 = vec21.len();
+                                let layout21 = _rt::alloc::Layout::from_size_align(
+                                        vec21.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result18, _cleanup18) = wit_bindgen::rt::Cleanup::new(
-                                    layout18,
+                                let (result21, _cleanup21) = wit_bindgen::rt::Cleanup::new(
+                                    layout21,
                                 );
-                                if let Some(cleanup) = _cleanup18 {
+                                if let Some(cleanup) = _cleanup21 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec18.into_iter().enumerate() {
-                                    let base = result18
+                                for (i, e) in vec21.into_iter().enumerate() {
+                                    let base = result21
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name12,
-                                            value: value12,
+                                            name: name15,
+                                            value: value15,
                                         } = e;
-                                        let vec13 = (name12.into_bytes()).into_boxed_slice();
-                                        let ptr13 = vec13.as_ptr().cast::<u8>();
-                                        let len13 = vec13.len();
-                                        ::core::mem::forget(vec13);
+                                        let vec16 = (name15.into_bytes()).into_boxed_slice();
+                                        let ptr16 = vec16.as_ptr().cast::<u8>();
+                                        let len16 = vec16.len();
+                                        ::core::mem::forget(vec16);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len13;
-                                        *base.add(0).cast::<*mut u8>() = ptr13.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V17;
-                                        match value12 {
-                                            V17::Str(e) => {
+                                            .cast::<usize>() = len16;
+                                        *base.add(0).cast::<*mut u8>() = ptr16.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V20;
+                                        match value15 {
+                                            V20::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec14 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr14 = vec14.as_ptr().cast::<u8>();
-                                                let len14 = vec14.len();
-                                                ::core::mem::forget(vec14);
+                                                let vec17 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr17 = vec17.as_ptr().cast::<u8>();
+                                                let len17 = vec17.len();
+                                                ::core::mem::forget(vec17);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len14;
+                                                    .cast::<usize>() = len17;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                                    .cast::<*mut u8>() = ptr17.cast_mut();
                                             }
-                                            V17::OptStr(e) => {
+                                            V20::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -18761,16 +19481,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec15 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr15 = vec15.as_ptr().cast::<u8>();
-                                                        let len15 = vec15.len();
-                                                        ::core::mem::forget(vec15);
+                                                        let vec18 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr18 = vec18.as_ptr().cast::<u8>();
+                                                        let len18 = vec18.len();
+                                                        ::core::mem::forget(vec18);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len15;
+                                                            .cast::<usize>() = len18;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                                            .cast::<*mut u8>() = ptr18.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -18779,7 +19499,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V17::U64(e) => {
+                                            V20::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -18787,7 +19507,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V17::Stream(e) => {
+                                            V20::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -18795,30 +19515,30 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V17::Cursor(e) => {
+                                            V20::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout16,
-                                                    stderr: stderr16,
+                                                    stdout: stdout19,
+                                                    stderr: stderr19,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout16);
+                                                    .cast::<i64>() = _rt::as_i64(stdout19);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr16);
+                                                    .cast::<i64>() = _rt::as_i64(stderr19);
                                             }
                                         }
                                     }
                                 }
                                 *ptr1
                                     .add(8 + 8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len18;
+                                    .cast::<usize>() = len21;
                                 *ptr1
                                     .add(8 + 7 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result18;
+                                    .cast::<*mut u8>() = result21;
                             }
                         };
                         ptr1
@@ -18892,78 +19612,102 @@ pub mod exports {
                                                 _rt::cabi_dealloc(l11, l12, 1);
                                             }
                                         }
+                                        let l13 = *arg0
+                                            .add(96 + 11 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l14 = *arg0
+                                            .add(96 + 12 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base17 = l13;
+                                        let len17 = l14;
+                                        for i in 0..len17 {
+                                            let base = base17
+                                                .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                            {
+                                                let l15 = *base.add(16).cast::<*mut u8>();
+                                                let l16 = *base
+                                                    .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l15, l16, 1);
+                                            }
+                                        }
+                                        _rt::cabi_dealloc(
+                                            base17,
+                                            len17 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                            8,
+                                        );
                                     }
                                     _ => {}
                                 }
                             }
                             _ => {
-                                let l13 = *arg0.add(8).cast::<*mut u8>();
-                                let l14 = *arg0
+                                let l18 = *arg0.add(8).cast::<*mut u8>();
+                                let l19 = *arg0
                                     .add(8 + 1 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                _rt::cabi_dealloc(l13, l14, 1);
-                                let l15 = *arg0
+                                _rt::cabi_dealloc(l18, l19, 1);
+                                let l20 = *arg0
                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
-                                let l16 = *arg0
+                                let l21 = *arg0
                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                _rt::cabi_dealloc(l15, l16, 1);
-                                let l17 = *arg0
+                                _rt::cabi_dealloc(l20, l21, 1);
+                                let l22 = *arg0
                                     .add(8 + 5 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
-                                let l18 = *arg0
+                                let l23 = *arg0
                                     .add(8 + 6 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                _rt::cabi_dealloc(l17, l18, 1);
-                                let l19 = *arg0
+                                _rt::cabi_dealloc(l22, l23, 1);
+                                let l24 = *arg0
                                     .add(8 + 7 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
-                                let l20 = *arg0
+                                let l25 = *arg0
                                     .add(8 + 8 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                let base29 = l19;
-                                let len29 = l20;
-                                for i in 0..len29 {
-                                    let base = base29
+                                let base34 = l24;
+                                let len34 = l25;
+                                for i in 0..len34 {
+                                    let base = base34
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
-                                        let l21 = *base.add(0).cast::<*mut u8>();
-                                        let l22 = *base
+                                        let l26 = *base.add(0).cast::<*mut u8>();
+                                        let l27 = *base
                                             .add(::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
-                                        _rt::cabi_dealloc(l21, l22, 1);
-                                        let l23 = i32::from(
+                                        _rt::cabi_dealloc(l26, l27, 1);
+                                        let l28 = i32::from(
                                             *base
                                                 .add(2 * ::core::mem::size_of::<*const u8>())
                                                 .cast::<u8>(),
                                         );
-                                        match l23 {
+                                        match l28 {
                                             0 => {
-                                                let l24 = *base
+                                                let l29 = *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<*mut u8>();
-                                                let l25 = *base
+                                                let l30 = *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<usize>();
-                                                _rt::cabi_dealloc(l24, l25, 1);
+                                                _rt::cabi_dealloc(l29, l30, 1);
                                             }
                                             1 => {
-                                                let l26 = i32::from(
+                                                let l31 = i32::from(
                                                     *base
                                                         .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                         .cast::<u8>(),
                                                 );
-                                                match l26 {
+                                                match l31 {
                                                     0 => {}
                                                     _ => {
-                                                        let l27 = *base
+                                                        let l32 = *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<*mut u8>();
-                                                        let l28 = *base
+                                                        let l33 = *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<usize>();
-                                                        _rt::cabi_dealloc(l27, l28, 1);
+                                                        _rt::cabi_dealloc(l32, l33, 1);
                                                     }
                                                 }
                                             }
@@ -18974,8 +19718,8 @@ pub mod exports {
                                     }
                                 }
                                 _rt::cabi_dealloc(
-                                    base29,
-                                    len29 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    base34,
+                                    len34 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                     8,
                                 );
                             }
@@ -18985,6 +19729,13 @@ pub mod exports {
                 pub trait Guest {
                     type PendingSpill: GuestPendingSpill;
                     type StreamingBounder: GuestStreamingBounder;
+                    /// The preview as one canonical JSON object, the core's bytes in every
+                    /// language (docs/schema/preview.schema.json). `invalid-argument` when
+                    /// a notice is not the line of `text` it names.
+                    #[allow(async_fn_in_trait)]
+                    fn preview_to_json(
+                        preview: Preview,
+                    ) -> ::core::result::Result<_rt::String, Error>;
                     /// The default keep patterns (`keep::defaults`), in order.
                     #[allow(async_fn_in_trait)]
                     fn default_keep_patterns() -> _rt::Vec<_rt::String>;
@@ -19208,6 +19959,14 @@ pub mod exports {
                 macro_rules! __export_dory_wire_preview_0_1_0_cabi {
                     ($ty:ident with_types_in $($path_to_types:tt)*) => {
                         const _ : () = { #[unsafe (export_name =
+                        "dory:wire/preview@0.1.0#preview-to-json")] unsafe extern "C" fn
+                        export_preview_to_json(arg0 : * mut u8,) -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_preview_to_json_cabi::<$ty > (arg0)
+                        } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/preview@0.1.0#preview-to-json")] unsafe
+                        extern "C" fn _post_return_preview_to_json(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*:: __post_return_preview_to_json::<$ty
+                        > (arg0) } } #[unsafe (export_name =
                         "dory:wire/preview@0.1.0#[method]pending-spill.spill-id")] unsafe
                         extern "C" fn export_method_pending_spill_spill_id(arg0 : * mut
                         u8,) -> * mut u8 { unsafe { $($path_to_types)*::
@@ -19328,11 +20087,11 @@ pub mod exports {
                 struct _RetArea(
                     [::core::mem::MaybeUninit<
                         u8,
-                    >; 104 + 10 * ::core::mem::size_of::<*const u8>()],
+                    >; 104 + 12 * ::core::mem::size_of::<*const u8>()],
                 );
                 static mut _RET_AREA: _RetArea = _RetArea(
                     [::core::mem::MaybeUninit::uninit(); 104
-                        + 10 * ::core::mem::size_of::<*const u8>()],
+                        + 12 * ::core::mem::size_of::<*const u8>()],
                 );
             }
             /// Bounding a whole run: stdout, stderr and the two combined in the order
@@ -20904,6 +21663,7 @@ pub mod exports {
                             spill_id: spill_id6,
                             spill_path: spill_path6,
                             spill_error: spill_error6,
+                            notices: notices6,
                         } = result4;
                         let vec7 = (text6.into_bytes()).into_boxed_slice();
                         let ptr7 = vec7.as_ptr().cast::<u8>();
@@ -21023,6 +21783,47 @@ pub mod exports {
                                     .cast::<u8>() = (0i32) as u8;
                             }
                         };
+                        let vec14 = notices6;
+                        let len14 = vec14.len();
+                        let layout14 = _rt::alloc::Layout::from_size_align(
+                                vec14.len()
+                                    * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                8,
+                            )
+                            .unwrap();
+                        let (result14, _cleanup14) = wit_bindgen::rt::Cleanup::new(
+                            layout14,
+                        );
+                        if let Some(cleanup) = _cleanup14 {
+                            cleanup.forget();
+                        }
+                        for (i, e) in vec14.into_iter().enumerate() {
+                            let base = result14
+                                .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let super::super::super::super::exports::dory::wire::preview::Notice {
+                                    kind: kind12,
+                                    line: line12,
+                                    text: text12,
+                                } = e;
+                                *base.add(0).cast::<u8>() = (kind12.clone() as i32) as u8;
+                                *base.add(8).cast::<i64>() = _rt::as_i64(line12);
+                                let vec13 = (text12.into_bytes()).into_boxed_slice();
+                                let ptr13 = vec13.as_ptr().cast::<u8>();
+                                let len13 = vec13.len();
+                                ::core::mem::forget(vec13);
+                                *base
+                                    .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *base.add(16).cast::<*mut u8>() = ptr13.cast_mut();
+                            }
+                        }
+                        *ptr5
+                            .add(80 + 12 * ::core::mem::size_of::<*const u8>())
+                            .cast::<usize>() = len14;
+                        *ptr5
+                            .add(80 + 11 * ::core::mem::size_of::<*const u8>())
+                            .cast::<*mut u8>() = result14;
                         ptr5
                     }
                 }
@@ -21088,6 +21889,30 @@ pub mod exports {
                                 _rt::cabi_dealloc(l9, l10, 1);
                             }
                         }
+                        let l11 = *arg0
+                            .add(80 + 11 * ::core::mem::size_of::<*const u8>())
+                            .cast::<*mut u8>();
+                        let l12 = *arg0
+                            .add(80 + 12 * ::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        let base15 = l11;
+                        let len15 = l12;
+                        for i in 0..len15 {
+                            let base = base15
+                                .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let l13 = *base.add(16).cast::<*mut u8>();
+                                let l14 = *base
+                                    .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l13, l14, 1);
+                            }
+                        }
+                        _rt::cabi_dealloc(
+                            base15,
+                            len15 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                            8,
+                        );
                     }
                 }
                 #[doc(hidden)]
@@ -21849,11 +22674,11 @@ pub mod exports {
                 struct _RetArea(
                     [::core::mem::MaybeUninit<
                         u8,
-                    >; 88 + 10 * ::core::mem::size_of::<*const u8>()],
+                    >; 88 + 12 * ::core::mem::size_of::<*const u8>()],
                 );
                 static mut _RET_AREA: _RetArea = _RetArea(
                     [::core::mem::MaybeUninit::uninit(); 88
-                        + 10 * ::core::mem::size_of::<*const u8>()],
+                        + 12 * ::core::mem::size_of::<*const u8>()],
                 );
             }
             /// The agent call: the `run` resource is the whole call as one sans-IO
@@ -22403,6 +23228,925 @@ pub mod exports {
                         }
                         unsafe {
                             drop(_handle as i32);
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_run_result_to_json_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result110 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let bytes2 = _rt::Vec::from_raw_parts(l0.cast(), len2, len2);
+                            let l3 = *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l4 = *arg0
+                                .add(3 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len5 = l4;
+                            let bytes5 = _rt::Vec::from_raw_parts(l3.cast(), len5, len5);
+                            let l6 = i32::from(
+                                *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l8 = i32::from(
+                                *arg0
+                                    .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l9 = *arg0
+                                .add(24 + 4 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l10 = *arg0
+                                .add(24 + 5 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len11 = l10;
+                            let bytes11 = _rt::Vec::from_raw_parts(
+                                l9.cast(),
+                                len11,
+                                len11,
+                            );
+                            let l12 = i32::from(
+                                *arg0
+                                    .add(24 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l13 = *arg0
+                                .add(32 + 6 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l14 = *arg0
+                                .add(40 + 6 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l15 = *arg0
+                                .add(48 + 6 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l16 = *arg0
+                                .add(56 + 6 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l17 = *arg0
+                                .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l18 = *arg0
+                                .add(72 + 6 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l19 = i32::from(
+                                *arg0
+                                    .add(80 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l22 = i32::from(
+                                *arg0
+                                    .add(104 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l26 = i32::from(
+                                *arg0
+                                    .add(104 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l30 = i32::from(
+                                *arg0
+                                    .add(104 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l34 = *arg0
+                                .add(104 + 15 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l35 = *arg0
+                                .add(104 + 16 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let base41 = l34;
+                            let len41 = l35;
+                            let mut result41 = _rt::Vec::with_capacity(len41);
+                            for i in 0..len41 {
+                                let base = base41
+                                    .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                let e41 = {
+                                    let l36 = i32::from(*base.add(0).cast::<u8>());
+                                    let l37 = *base.add(8).cast::<i64>();
+                                    let l38 = *base.add(16).cast::<*mut u8>();
+                                    let l39 = *base
+                                        .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<usize>();
+                                    let len40 = l39;
+                                    let bytes40 = _rt::Vec::from_raw_parts(
+                                        l38.cast(),
+                                        len40,
+                                        len40,
+                                    );
+                                    super::super::super::super::exports::dory::wire::preview::Notice {
+                                        kind: super::super::super::super::exports::dory::wire::preview::NoticeKind::_lift(
+                                            l36 as u8,
+                                        ),
+                                        line: l37 as u64,
+                                        text: _rt::string_lift(bytes40),
+                                    }
+                                };
+                                result41.push(e41);
+                            }
+                            _rt::cabi_dealloc(
+                                base41,
+                                len41 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                8,
+                            );
+                            let l42 = *arg0
+                                .add(112 + 16 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l43 = *arg0
+                                .add(112 + 17 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len44 = l43;
+                            let bytes44 = _rt::Vec::from_raw_parts(
+                                l42.cast(),
+                                len44,
+                                len44,
+                            );
+                            let l45 = i32::from(
+                                *arg0
+                                    .add(112 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l46 = *arg0
+                                .add(120 + 18 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l47 = *arg0
+                                .add(128 + 18 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l48 = *arg0
+                                .add(136 + 18 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l49 = *arg0
+                                .add(144 + 18 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l50 = *arg0
+                                .add(152 + 18 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l51 = *arg0
+                                .add(160 + 18 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l52 = i32::from(
+                                *arg0
+                                    .add(168 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l55 = i32::from(
+                                *arg0
+                                    .add(192 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l59 = i32::from(
+                                *arg0
+                                    .add(192 + 21 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l63 = i32::from(
+                                *arg0
+                                    .add(192 + 24 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l67 = *arg0
+                                .add(192 + 27 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l68 = *arg0
+                                .add(192 + 28 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let base74 = l67;
+                            let len74 = l68;
+                            let mut result74 = _rt::Vec::with_capacity(len74);
+                            for i in 0..len74 {
+                                let base = base74
+                                    .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                let e74 = {
+                                    let l69 = i32::from(*base.add(0).cast::<u8>());
+                                    let l70 = *base.add(8).cast::<i64>();
+                                    let l71 = *base.add(16).cast::<*mut u8>();
+                                    let l72 = *base
+                                        .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<usize>();
+                                    let len73 = l72;
+                                    let bytes73 = _rt::Vec::from_raw_parts(
+                                        l71.cast(),
+                                        len73,
+                                        len73,
+                                    );
+                                    super::super::super::super::exports::dory::wire::preview::Notice {
+                                        kind: super::super::super::super::exports::dory::wire::preview::NoticeKind::_lift(
+                                            l69 as u8,
+                                        ),
+                                        line: l70 as u64,
+                                        text: _rt::string_lift(bytes73),
+                                    }
+                                };
+                                result74.push(e74);
+                            }
+                            _rt::cabi_dealloc(
+                                base74,
+                                len74 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                8,
+                            );
+                            let l75 = *arg0
+                                .add(200 + 28 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l76 = *arg0
+                                .add(200 + 29 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len77 = l76;
+                            let bytes77 = _rt::Vec::from_raw_parts(
+                                l75.cast(),
+                                len77,
+                                len77,
+                            );
+                            let l78 = i32::from(
+                                *arg0
+                                    .add(200 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l79 = *arg0
+                                .add(208 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l80 = *arg0
+                                .add(216 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l81 = *arg0
+                                .add(224 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l82 = *arg0
+                                .add(232 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l83 = *arg0
+                                .add(240 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l84 = *arg0
+                                .add(248 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l85 = i32::from(
+                                *arg0
+                                    .add(256 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l88 = i32::from(
+                                *arg0
+                                    .add(280 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l92 = i32::from(
+                                *arg0
+                                    .add(280 + 33 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l96 = i32::from(
+                                *arg0
+                                    .add(280 + 36 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l100 = *arg0
+                                .add(280 + 39 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l101 = *arg0
+                                .add(280 + 40 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let base107 = l100;
+                            let len107 = l101;
+                            let mut result107 = _rt::Vec::with_capacity(len107);
+                            for i in 0..len107 {
+                                let base = base107
+                                    .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                let e107 = {
+                                    let l102 = i32::from(*base.add(0).cast::<u8>());
+                                    let l103 = *base.add(8).cast::<i64>();
+                                    let l104 = *base.add(16).cast::<*mut u8>();
+                                    let l105 = *base
+                                        .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<usize>();
+                                    let len106 = l105;
+                                    let bytes106 = _rt::Vec::from_raw_parts(
+                                        l104.cast(),
+                                        len106,
+                                        len106,
+                                    );
+                                    super::super::super::super::exports::dory::wire::preview::Notice {
+                                        kind: super::super::super::super::exports::dory::wire::preview::NoticeKind::_lift(
+                                            l102 as u8,
+                                        ),
+                                        line: l103 as u64,
+                                        text: _rt::string_lift(bytes106),
+                                    }
+                                };
+                                result107.push(e107);
+                            }
+                            _rt::cabi_dealloc(
+                                base107,
+                                len107 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                8,
+                            );
+                            let l108 = *arg0
+                                .add(288 + 40 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l109 = *arg0
+                                .add(296 + 40 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            T_::run_result_to_json(RunResult {
+                                proc_id: _rt::string_lift(bytes2),
+                                idempotency_key: _rt::string_lift(bytes5),
+                                exit_code: match l6 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l7 = *arg0
+                                                .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<i64>();
+                                            l7
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                                timed_out: _rt::bool_lift(l8 as u8),
+                                stdout: super::super::super::super::exports::dory::wire::preview::Preview {
+                                    text: _rt::string_lift(bytes11),
+                                    truncated: _rt::bool_lift(l12 as u8),
+                                    total_lines: l13 as u64,
+                                    total_bytes: l14 as u64,
+                                    head_bytes: l15 as u64,
+                                    tail_bytes: l16 as u64,
+                                    omitted_lines: l17 as u64,
+                                    omitted_bytes: l18 as u64,
+                                    omitted_range: match l19 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l20 = *arg0
+                                                    .add(88 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                let l21 = *arg0
+                                                    .add(96 + 6 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                super::super::super::super::exports::dory::wire::preview::LineRange {
+                                                    first: l20 as u64,
+                                                    last: l21 as u64,
+                                                }
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    spill_id: match l22 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l23 = *arg0
+                                                    .add(104 + 7 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l24 = *arg0
+                                                    .add(104 + 8 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len25 = l24;
+                                                let bytes25 = _rt::Vec::from_raw_parts(
+                                                    l23.cast(),
+                                                    len25,
+                                                    len25,
+                                                );
+                                                _rt::string_lift(bytes25)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    spill_path: match l26 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l27 = *arg0
+                                                    .add(104 + 10 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l28 = *arg0
+                                                    .add(104 + 11 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len29 = l28;
+                                                let bytes29 = _rt::Vec::from_raw_parts(
+                                                    l27.cast(),
+                                                    len29,
+                                                    len29,
+                                                );
+                                                _rt::string_lift(bytes29)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    spill_error: match l30 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l31 = *arg0
+                                                    .add(104 + 13 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l32 = *arg0
+                                                    .add(104 + 14 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len33 = l32;
+                                                let bytes33 = _rt::Vec::from_raw_parts(
+                                                    l31.cast(),
+                                                    len33,
+                                                    len33,
+                                                );
+                                                _rt::string_lift(bytes33)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    notices: result41,
+                                },
+                                stderr: super::super::super::super::exports::dory::wire::preview::Preview {
+                                    text: _rt::string_lift(bytes44),
+                                    truncated: _rt::bool_lift(l45 as u8),
+                                    total_lines: l46 as u64,
+                                    total_bytes: l47 as u64,
+                                    head_bytes: l48 as u64,
+                                    tail_bytes: l49 as u64,
+                                    omitted_lines: l50 as u64,
+                                    omitted_bytes: l51 as u64,
+                                    omitted_range: match l52 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l53 = *arg0
+                                                    .add(176 + 18 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                let l54 = *arg0
+                                                    .add(184 + 18 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                super::super::super::super::exports::dory::wire::preview::LineRange {
+                                                    first: l53 as u64,
+                                                    last: l54 as u64,
+                                                }
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    spill_id: match l55 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l56 = *arg0
+                                                    .add(192 + 19 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l57 = *arg0
+                                                    .add(192 + 20 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len58 = l57;
+                                                let bytes58 = _rt::Vec::from_raw_parts(
+                                                    l56.cast(),
+                                                    len58,
+                                                    len58,
+                                                );
+                                                _rt::string_lift(bytes58)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    spill_path: match l59 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l60 = *arg0
+                                                    .add(192 + 22 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l61 = *arg0
+                                                    .add(192 + 23 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len62 = l61;
+                                                let bytes62 = _rt::Vec::from_raw_parts(
+                                                    l60.cast(),
+                                                    len62,
+                                                    len62,
+                                                );
+                                                _rt::string_lift(bytes62)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    spill_error: match l63 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l64 = *arg0
+                                                    .add(192 + 25 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l65 = *arg0
+                                                    .add(192 + 26 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len66 = l65;
+                                                let bytes66 = _rt::Vec::from_raw_parts(
+                                                    l64.cast(),
+                                                    len66,
+                                                    len66,
+                                                );
+                                                _rt::string_lift(bytes66)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    notices: result74,
+                                },
+                                combined: super::super::super::super::exports::dory::wire::preview::Preview {
+                                    text: _rt::string_lift(bytes77),
+                                    truncated: _rt::bool_lift(l78 as u8),
+                                    total_lines: l79 as u64,
+                                    total_bytes: l80 as u64,
+                                    head_bytes: l81 as u64,
+                                    tail_bytes: l82 as u64,
+                                    omitted_lines: l83 as u64,
+                                    omitted_bytes: l84 as u64,
+                                    omitted_range: match l85 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l86 = *arg0
+                                                    .add(264 + 30 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                let l87 = *arg0
+                                                    .add(272 + 30 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                super::super::super::super::exports::dory::wire::preview::LineRange {
+                                                    first: l86 as u64,
+                                                    last: l87 as u64,
+                                                }
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    spill_id: match l88 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l89 = *arg0
+                                                    .add(280 + 31 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l90 = *arg0
+                                                    .add(280 + 32 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len91 = l90;
+                                                let bytes91 = _rt::Vec::from_raw_parts(
+                                                    l89.cast(),
+                                                    len91,
+                                                    len91,
+                                                );
+                                                _rt::string_lift(bytes91)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    spill_path: match l92 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l93 = *arg0
+                                                    .add(280 + 34 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l94 = *arg0
+                                                    .add(280 + 35 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len95 = l94;
+                                                let bytes95 = _rt::Vec::from_raw_parts(
+                                                    l93.cast(),
+                                                    len95,
+                                                    len95,
+                                                );
+                                                _rt::string_lift(bytes95)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    spill_error: match l96 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l97 = *arg0
+                                                    .add(280 + 37 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l98 = *arg0
+                                                    .add(280 + 38 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len99 = l98;
+                                                let bytes99 = _rt::Vec::from_raw_parts(
+                                                    l97.cast(),
+                                                    len99,
+                                                    len99,
+                                                );
+                                                _rt::string_lift(bytes99)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    notices: result107,
+                                },
+                                stdout_lost_bytes: l108 as u64,
+                                stderr_lost_bytes: l109 as u64,
+                            })
+                        };
+                        _rt::cabi_dealloc(
+                            arg0,
+                            304 + 40 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr111 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result110 {
+                            Ok(e) => {
+                                *ptr111.add(0).cast::<u8>() = (0i32) as u8;
+                                let vec112 = (e.into_bytes()).into_boxed_slice();
+                                let ptr112 = vec112.as_ptr().cast::<u8>();
+                                let len112 = vec112.len();
+                                ::core::mem::forget(vec112);
+                                *ptr111
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len112;
+                                *ptr111
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr112.cast_mut();
+                            }
+                            Err(e) => {
+                                *ptr111.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code113,
+                                    class_name: class_name113,
+                                    kind: kind113,
+                                    message: message113,
+                                    fields: fields113,
+                                } = e;
+                                let vec114 = (code113.into_bytes()).into_boxed_slice();
+                                let ptr114 = vec114.as_ptr().cast::<u8>();
+                                let len114 = vec114.len();
+                                ::core::mem::forget(vec114);
+                                *ptr111
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len114;
+                                *ptr111
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr114.cast_mut();
+                                let vec115 = (class_name113.into_bytes())
+                                    .into_boxed_slice();
+                                let ptr115 = vec115.as_ptr().cast::<u8>();
+                                let len115 = vec115.len();
+                                ::core::mem::forget(vec115);
+                                *ptr111
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len115;
+                                *ptr111
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr115.cast_mut();
+                                *ptr111
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind113.clone() as i32) as u8;
+                                let vec116 = (message113.into_bytes()).into_boxed_slice();
+                                let ptr116 = vec116.as_ptr().cast::<u8>();
+                                let len116 = vec116.len();
+                                ::core::mem::forget(vec116);
+                                *ptr111
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len116;
+                                *ptr111
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr116.cast_mut();
+                                let vec123 = fields113;
+                                let len123 = vec123.len();
+                                let layout123 = _rt::alloc::Layout::from_size_align(
+                                        vec123.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result123, _cleanup123) = wit_bindgen::rt::Cleanup::new(
+                                    layout123,
+                                );
+                                if let Some(cleanup) = _cleanup123 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec123.into_iter().enumerate() {
+                                    let base = result123
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name117,
+                                            value: value117,
+                                        } = e;
+                                        let vec118 = (name117.into_bytes()).into_boxed_slice();
+                                        let ptr118 = vec118.as_ptr().cast::<u8>();
+                                        let len118 = vec118.len();
+                                        ::core::mem::forget(vec118);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len118;
+                                        *base.add(0).cast::<*mut u8>() = ptr118.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V122;
+                                        match value117 {
+                                            V122::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec119 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr119 = vec119.as_ptr().cast::<u8>();
+                                                let len119 = vec119.len();
+                                                ::core::mem::forget(vec119);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len119;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr119.cast_mut();
+                                            }
+                                            V122::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec120 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr120 = vec120.as_ptr().cast::<u8>();
+                                                        let len120 = vec120.len();
+                                                        ::core::mem::forget(vec120);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len120;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr120.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V122::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V122::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V122::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout121,
+                                                    stderr: stderr121,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout121);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr121);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr111
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len123;
+                                *ptr111
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result123;
+                            }
+                        };
+                        ptr111
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_run_result_to_json<T_: Guest>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                            }
+                            _ => {
+                                let l3 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l7, l8, 1);
+                                let l9 = *arg0
+                                    .add(8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l10 = *arg0
+                                    .add(9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base19 = l9;
+                                let len19 = l10;
+                                for i in 0..len19 {
+                                    let base = base19
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l11 = *base.add(0).cast::<*mut u8>();
+                                        let l12 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l11, l12, 1);
+                                        let l13 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l13 {
+                                            0 => {
+                                                let l14 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l15 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l14, l15, 1);
+                                            }
+                                            1 => {
+                                                let l16 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l16 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l17 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l18 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l17, l18, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base19,
+                                    len19 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
                         }
                     }
                 }
@@ -26102,6 +27846,7 @@ pub mod exports {
                                     spill_id: spill_id5,
                                     spill_path: spill_path5,
                                     spill_error: spill_error5,
+                                    notices: notices5,
                                 } = stdout2;
                                 let vec6 = (text5.into_bytes()).into_boxed_slice();
                                 let ptr6 = vec6.as_ptr().cast::<u8>();
@@ -26225,373 +27970,498 @@ pub mod exports {
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
+                                let vec13 = notices5;
+                                let len13 = vec13.len();
+                                let layout13 = _rt::alloc::Layout::from_size_align(
+                                        vec13.len()
+                                            * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result13, _cleanup13) = wit_bindgen::rt::Cleanup::new(
+                                    layout13,
+                                );
+                                if let Some(cleanup) = _cleanup13 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec13.into_iter().enumerate() {
+                                    let base = result13
+                                        .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::preview::Notice {
+                                            kind: kind11,
+                                            line: line11,
+                                            text: text11,
+                                        } = e;
+                                        *base.add(0).cast::<u8>() = (kind11.clone() as i32) as u8;
+                                        *base.add(8).cast::<i64>() = _rt::as_i64(line11);
+                                        let vec12 = (text11.into_bytes()).into_boxed_slice();
+                                        let ptr12 = vec12.as_ptr().cast::<u8>();
+                                        let len12 = vec12.len();
+                                        ::core::mem::forget(vec12);
+                                        *base
+                                            .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len12;
+                                        *base.add(16).cast::<*mut u8>() = ptr12.cast_mut();
+                                    }
+                                }
+                                *ptr1
+                                    .add(112 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr1
+                                    .add(112 + 15 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result13;
                                 let super::super::super::super::exports::dory::wire::preview::Preview {
-                                    text: text11,
-                                    truncated: truncated11,
-                                    total_lines: total_lines11,
-                                    total_bytes: total_bytes11,
-                                    head_bytes: head_bytes11,
-                                    tail_bytes: tail_bytes11,
-                                    omitted_lines: omitted_lines11,
-                                    omitted_bytes: omitted_bytes11,
-                                    omitted_range: omitted_range11,
-                                    spill_id: spill_id11,
-                                    spill_path: spill_path11,
-                                    spill_error: spill_error11,
+                                    text: text14,
+                                    truncated: truncated14,
+                                    total_lines: total_lines14,
+                                    total_bytes: total_bytes14,
+                                    head_bytes: head_bytes14,
+                                    tail_bytes: tail_bytes14,
+                                    omitted_lines: omitted_lines14,
+                                    omitted_bytes: omitted_bytes14,
+                                    omitted_range: omitted_range14,
+                                    spill_id: spill_id14,
+                                    spill_path: spill_path14,
+                                    spill_error: spill_error14,
+                                    notices: notices14,
                                 } = stderr2;
-                                let vec12 = (text11.into_bytes()).into_boxed_slice();
-                                let ptr12 = vec12.as_ptr().cast::<u8>();
-                                let len12 = vec12.len();
-                                ::core::mem::forget(vec12);
+                                let vec15 = (text14.into_bytes()).into_boxed_slice();
+                                let ptr15 = vec15.as_ptr().cast::<u8>();
+                                let len15 = vec15.len();
+                                ::core::mem::forget(vec15);
                                 *ptr1
-                                    .add(120 + 15 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len12;
-                                *ptr1
-                                    .add(120 + 14 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr12.cast_mut();
+                                    .add(120 + 17 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len15;
                                 *ptr1
                                     .add(120 + 16 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (match truncated11 {
+                                    .cast::<*mut u8>() = ptr15.cast_mut();
+                                *ptr1
+                                    .add(120 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match truncated14 {
                                     true => 1,
                                     false => 0,
                                 }) as u8;
                                 *ptr1
-                                    .add(128 + 16 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(total_lines11);
+                                    .add(128 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_lines14);
                                 *ptr1
-                                    .add(136 + 16 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(total_bytes11);
+                                    .add(136 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_bytes14);
                                 *ptr1
-                                    .add(144 + 16 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(head_bytes11);
+                                    .add(144 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(head_bytes14);
                                 *ptr1
-                                    .add(152 + 16 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(tail_bytes11);
+                                    .add(152 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(tail_bytes14);
                                 *ptr1
-                                    .add(160 + 16 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(omitted_lines11);
+                                    .add(160 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_lines14);
                                 *ptr1
-                                    .add(168 + 16 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(omitted_bytes11);
-                                match omitted_range11 {
+                                    .add(168 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_bytes14);
+                                match omitted_range14 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(176 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .add(176 + 18 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
                                         let super::super::super::super::exports::dory::wire::preview::LineRange {
-                                            first: first13,
-                                            last: last13,
+                                            first: first16,
+                                            last: last16,
                                         } = e;
                                         *ptr1
-                                            .add(184 + 16 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(first13);
+                                            .add(184 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(first16);
                                         *ptr1
-                                            .add(192 + 16 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(last13);
+                                            .add(192 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(last16);
                                     }
                                     None => {
                                         *ptr1
-                                            .add(176 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .add(176 + 18 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
-                                match spill_id11 {
+                                match spill_id14 {
                                     Some(e) => {
-                                        *ptr1
-                                            .add(200 + 16 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<u8>() = (1i32) as u8;
-                                        let vec14 = (e.into_bytes()).into_boxed_slice();
-                                        let ptr14 = vec14.as_ptr().cast::<u8>();
-                                        let len14 = vec14.len();
-                                        ::core::mem::forget(vec14);
                                         *ptr1
                                             .add(200 + 18 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len14;
-                                        *ptr1
-                                            .add(200 + 17 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>() = ptr14.cast_mut();
-                                    }
-                                    None => {
-                                        *ptr1
-                                            .add(200 + 16 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<u8>() = (0i32) as u8;
-                                    }
-                                };
-                                match spill_path11 {
-                                    Some(e) => {
-                                        *ptr1
-                                            .add(200 + 19 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
-                                        let vec15 = (e.into_bytes()).into_boxed_slice();
-                                        let ptr15 = vec15.as_ptr().cast::<u8>();
-                                        let len15 = vec15.len();
-                                        ::core::mem::forget(vec15);
-                                        *ptr1
-                                            .add(200 + 21 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len15;
+                                        let vec17 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr17 = vec17.as_ptr().cast::<u8>();
+                                        let len17 = vec17.len();
+                                        ::core::mem::forget(vec17);
                                         *ptr1
                                             .add(200 + 20 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>() = ptr15.cast_mut();
-                                    }
-                                    None => {
+                                            .cast::<usize>() = len17;
                                         *ptr1
                                             .add(200 + 19 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr17.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(200 + 18 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
-                                match spill_error11 {
+                                match spill_path14 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(200 + 22 * ::core::mem::size_of::<*const u8>())
+                                            .add(200 + 21 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
-                                        let vec16 = (e.into_bytes()).into_boxed_slice();
-                                        let ptr16 = vec16.as_ptr().cast::<u8>();
-                                        let len16 = vec16.len();
-                                        ::core::mem::forget(vec16);
-                                        *ptr1
-                                            .add(200 + 24 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len16;
+                                        let vec18 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr18 = vec18.as_ptr().cast::<u8>();
+                                        let len18 = vec18.len();
+                                        ::core::mem::forget(vec18);
                                         *ptr1
                                             .add(200 + 23 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>() = ptr16.cast_mut();
-                                    }
-                                    None => {
+                                            .cast::<usize>() = len18;
                                         *ptr1
                                             .add(200 + 22 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr18.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(200 + 21 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
-                                let super::super::super::super::exports::dory::wire::preview::Preview {
-                                    text: text17,
-                                    truncated: truncated17,
-                                    total_lines: total_lines17,
-                                    total_bytes: total_bytes17,
-                                    head_bytes: head_bytes17,
-                                    tail_bytes: tail_bytes17,
-                                    omitted_lines: omitted_lines17,
-                                    omitted_bytes: omitted_bytes17,
-                                    omitted_range: omitted_range17,
-                                    spill_id: spill_id17,
-                                    spill_path: spill_path17,
-                                    spill_error: spill_error17,
-                                } = combined2;
-                                let vec18 = (text17.into_bytes()).into_boxed_slice();
-                                let ptr18 = vec18.as_ptr().cast::<u8>();
-                                let len18 = vec18.len();
-                                ::core::mem::forget(vec18);
-                                *ptr1
-                                    .add(208 + 25 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len18;
-                                *ptr1
-                                    .add(208 + 24 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr18.cast_mut();
-                                *ptr1
-                                    .add(208 + 26 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (match truncated17 {
-                                    true => 1,
-                                    false => 0,
-                                }) as u8;
-                                *ptr1
-                                    .add(216 + 26 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(total_lines17);
-                                *ptr1
-                                    .add(224 + 26 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(total_bytes17);
-                                *ptr1
-                                    .add(232 + 26 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(head_bytes17);
-                                *ptr1
-                                    .add(240 + 26 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(tail_bytes17);
-                                *ptr1
-                                    .add(248 + 26 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(omitted_lines17);
-                                *ptr1
-                                    .add(256 + 26 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<i64>() = _rt::as_i64(omitted_bytes17);
-                                match omitted_range17 {
+                                match spill_error14 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(264 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .add(200 + 24 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
-                                        let super::super::super::super::exports::dory::wire::preview::LineRange {
-                                            first: first19,
-                                            last: last19,
+                                        let vec19 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr19 = vec19.as_ptr().cast::<u8>();
+                                        let len19 = vec19.len();
+                                        ::core::mem::forget(vec19);
+                                        *ptr1
+                                            .add(200 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len19;
+                                        *ptr1
+                                            .add(200 + 25 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr19.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(200 + 24 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                let vec22 = notices14;
+                                let len22 = vec22.len();
+                                let layout22 = _rt::alloc::Layout::from_size_align(
+                                        vec22.len()
+                                            * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result22, _cleanup22) = wit_bindgen::rt::Cleanup::new(
+                                    layout22,
+                                );
+                                if let Some(cleanup) = _cleanup22 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec22.into_iter().enumerate() {
+                                    let base = result22
+                                        .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::preview::Notice {
+                                            kind: kind20,
+                                            line: line20,
+                                            text: text20,
                                         } = e;
-                                        *ptr1
-                                            .add(272 + 26 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(first19);
-                                        *ptr1
-                                            .add(280 + 26 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(last19);
-                                    }
-                                    None => {
-                                        *ptr1
-                                            .add(264 + 26 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<u8>() = (0i32) as u8;
-                                    }
-                                };
-                                match spill_id17 {
-                                    Some(e) => {
-                                        *ptr1
-                                            .add(288 + 26 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<u8>() = (1i32) as u8;
-                                        let vec20 = (e.into_bytes()).into_boxed_slice();
-                                        let ptr20 = vec20.as_ptr().cast::<u8>();
-                                        let len20 = vec20.len();
-                                        ::core::mem::forget(vec20);
-                                        *ptr1
-                                            .add(288 + 28 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len20;
-                                        *ptr1
-                                            .add(288 + 27 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>() = ptr20.cast_mut();
-                                    }
-                                    None => {
-                                        *ptr1
-                                            .add(288 + 26 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<u8>() = (0i32) as u8;
-                                    }
-                                };
-                                match spill_path17 {
-                                    Some(e) => {
-                                        *ptr1
-                                            .add(288 + 29 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<u8>() = (1i32) as u8;
-                                        let vec21 = (e.into_bytes()).into_boxed_slice();
+                                        *base.add(0).cast::<u8>() = (kind20.clone() as i32) as u8;
+                                        *base.add(8).cast::<i64>() = _rt::as_i64(line20);
+                                        let vec21 = (text20.into_bytes()).into_boxed_slice();
                                         let ptr21 = vec21.as_ptr().cast::<u8>();
                                         let len21 = vec21.len();
                                         ::core::mem::forget(vec21);
-                                        *ptr1
-                                            .add(288 + 31 * ::core::mem::size_of::<*const u8>())
+                                        *base
+                                            .add(16 + 1 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>() = len21;
-                                        *ptr1
-                                            .add(288 + 30 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>() = ptr21.cast_mut();
+                                        *base.add(16).cast::<*mut u8>() = ptr21.cast_mut();
                                     }
-                                    None => {
-                                        *ptr1
-                                            .add(288 + 29 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<u8>() = (0i32) as u8;
-                                    }
-                                };
-                                match spill_error17 {
+                                }
+                                *ptr1
+                                    .add(200 + 28 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len22;
+                                *ptr1
+                                    .add(200 + 27 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result22;
+                                let super::super::super::super::exports::dory::wire::preview::Preview {
+                                    text: text23,
+                                    truncated: truncated23,
+                                    total_lines: total_lines23,
+                                    total_bytes: total_bytes23,
+                                    head_bytes: head_bytes23,
+                                    tail_bytes: tail_bytes23,
+                                    omitted_lines: omitted_lines23,
+                                    omitted_bytes: omitted_bytes23,
+                                    omitted_range: omitted_range23,
+                                    spill_id: spill_id23,
+                                    spill_path: spill_path23,
+                                    spill_error: spill_error23,
+                                    notices: notices23,
+                                } = combined2;
+                                let vec24 = (text23.into_bytes()).into_boxed_slice();
+                                let ptr24 = vec24.as_ptr().cast::<u8>();
+                                let len24 = vec24.len();
+                                ::core::mem::forget(vec24);
+                                *ptr1
+                                    .add(208 + 29 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len24;
+                                *ptr1
+                                    .add(208 + 28 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr24.cast_mut();
+                                *ptr1
+                                    .add(208 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (match truncated23 {
+                                    true => 1,
+                                    false => 0,
+                                }) as u8;
+                                *ptr1
+                                    .add(216 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_lines23);
+                                *ptr1
+                                    .add(224 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(total_bytes23);
+                                *ptr1
+                                    .add(232 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(head_bytes23);
+                                *ptr1
+                                    .add(240 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(tail_bytes23);
+                                *ptr1
+                                    .add(248 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_lines23);
+                                *ptr1
+                                    .add(256 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(omitted_bytes23);
+                                match omitted_range23 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(288 + 32 * ::core::mem::size_of::<*const u8>())
+                                            .add(264 + 30 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
-                                        let vec22 = (e.into_bytes()).into_boxed_slice();
-                                        let ptr22 = vec22.as_ptr().cast::<u8>();
-                                        let len22 = vec22.len();
-                                        ::core::mem::forget(vec22);
+                                        let super::super::super::super::exports::dory::wire::preview::LineRange {
+                                            first: first25,
+                                            last: last25,
+                                        } = e;
                                         *ptr1
-                                            .add(288 + 34 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len22;
+                                            .add(272 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(first25);
                                         *ptr1
-                                            .add(288 + 33 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>() = ptr22.cast_mut();
+                                            .add(280 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(last25);
                                     }
                                     None => {
                                         *ptr1
-                                            .add(288 + 32 * ::core::mem::size_of::<*const u8>())
+                                            .add(264 + 30 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
+                                match spill_id23 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(288 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec26 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr26 = vec26.as_ptr().cast::<u8>();
+                                        let len26 = vec26.len();
+                                        ::core::mem::forget(vec26);
+                                        *ptr1
+                                            .add(288 + 32 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len26;
+                                        *ptr1
+                                            .add(288 + 31 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr26.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(288 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_path23 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(288 + 33 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec27 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr27 = vec27.as_ptr().cast::<u8>();
+                                        let len27 = vec27.len();
+                                        ::core::mem::forget(vec27);
+                                        *ptr1
+                                            .add(288 + 35 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len27;
+                                        *ptr1
+                                            .add(288 + 34 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr27.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(288 + 33 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                match spill_error23 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(288 + 36 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        let vec28 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr28 = vec28.as_ptr().cast::<u8>();
+                                        let len28 = vec28.len();
+                                        ::core::mem::forget(vec28);
+                                        *ptr1
+                                            .add(288 + 38 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len28;
+                                        *ptr1
+                                            .add(288 + 37 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr28.cast_mut();
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(288 + 36 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
+                                let vec31 = notices23;
+                                let len31 = vec31.len();
+                                let layout31 = _rt::alloc::Layout::from_size_align(
+                                        vec31.len()
+                                            * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result31, _cleanup31) = wit_bindgen::rt::Cleanup::new(
+                                    layout31,
+                                );
+                                if let Some(cleanup) = _cleanup31 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec31.into_iter().enumerate() {
+                                    let base = result31
+                                        .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::preview::Notice {
+                                            kind: kind29,
+                                            line: line29,
+                                            text: text29,
+                                        } = e;
+                                        *base.add(0).cast::<u8>() = (kind29.clone() as i32) as u8;
+                                        *base.add(8).cast::<i64>() = _rt::as_i64(line29);
+                                        let vec30 = (text29.into_bytes()).into_boxed_slice();
+                                        let ptr30 = vec30.as_ptr().cast::<u8>();
+                                        let len30 = vec30.len();
+                                        ::core::mem::forget(vec30);
+                                        *base
+                                            .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len30;
+                                        *base.add(16).cast::<*mut u8>() = ptr30.cast_mut();
+                                    }
+                                }
                                 *ptr1
-                                    .add(296 + 34 * ::core::mem::size_of::<*const u8>())
+                                    .add(288 + 40 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len31;
+                                *ptr1
+                                    .add(288 + 39 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result31;
+                                *ptr1
+                                    .add(296 + 40 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(stdout_lost_bytes2);
                                 *ptr1
-                                    .add(304 + 34 * ::core::mem::size_of::<*const u8>())
+                                    .add(304 + 40 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(stderr_lost_bytes2);
                             }
                             Err(e) => {
                                 *ptr1.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code23,
-                                    class_name: class_name23,
-                                    kind: kind23,
-                                    message: message23,
-                                    fields: fields23,
+                                    code: code32,
+                                    class_name: class_name32,
+                                    kind: kind32,
+                                    message: message32,
+                                    fields: fields32,
                                 } = e;
-                                let vec24 = (code23.into_bytes()).into_boxed_slice();
-                                let ptr24 = vec24.as_ptr().cast::<u8>();
-                                let len24 = vec24.len();
-                                ::core::mem::forget(vec24);
+                                let vec33 = (code32.into_bytes()).into_boxed_slice();
+                                let ptr33 = vec33.as_ptr().cast::<u8>();
+                                let len33 = vec33.len();
+                                ::core::mem::forget(vec33);
                                 *ptr1
                                     .add(8 + 1 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len24;
-                                *ptr1.add(8).cast::<*mut u8>() = ptr24.cast_mut();
-                                let vec25 = (class_name23.into_bytes()).into_boxed_slice();
-                                let ptr25 = vec25.as_ptr().cast::<u8>();
-                                let len25 = vec25.len();
-                                ::core::mem::forget(vec25);
+                                    .cast::<usize>() = len33;
+                                *ptr1.add(8).cast::<*mut u8>() = ptr33.cast_mut();
+                                let vec34 = (class_name32.into_bytes()).into_boxed_slice();
+                                let ptr34 = vec34.as_ptr().cast::<u8>();
+                                let len34 = vec34.len();
+                                ::core::mem::forget(vec34);
                                 *ptr1
                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len25;
+                                    .cast::<usize>() = len34;
                                 *ptr1
                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr25.cast_mut();
+                                    .cast::<*mut u8>() = ptr34.cast_mut();
                                 *ptr1
                                     .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind23.clone() as i32) as u8;
-                                let vec26 = (message23.into_bytes()).into_boxed_slice();
-                                let ptr26 = vec26.as_ptr().cast::<u8>();
-                                let len26 = vec26.len();
-                                ::core::mem::forget(vec26);
+                                    .cast::<u8>() = (kind32.clone() as i32) as u8;
+                                let vec35 = (message32.into_bytes()).into_boxed_slice();
+                                let ptr35 = vec35.as_ptr().cast::<u8>();
+                                let len35 = vec35.len();
+                                ::core::mem::forget(vec35);
                                 *ptr1
                                     .add(8 + 6 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len26;
+                                    .cast::<usize>() = len35;
                                 *ptr1
                                     .add(8 + 5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr26.cast_mut();
-                                let vec33 = fields23;
-                                let len33 = vec33.len();
-                                let layout33 = _rt::alloc::Layout::from_size_align(
-                                        vec33.len()
+                                    .cast::<*mut u8>() = ptr35.cast_mut();
+                                let vec42 = fields32;
+                                let len42 = vec42.len();
+                                let layout42 = _rt::alloc::Layout::from_size_align(
+                                        vec42.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result33, _cleanup33) = wit_bindgen::rt::Cleanup::new(
-                                    layout33,
+                                let (result42, _cleanup42) = wit_bindgen::rt::Cleanup::new(
+                                    layout42,
                                 );
-                                if let Some(cleanup) = _cleanup33 {
+                                if let Some(cleanup) = _cleanup42 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec33.into_iter().enumerate() {
-                                    let base = result33
+                                for (i, e) in vec42.into_iter().enumerate() {
+                                    let base = result42
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name27,
-                                            value: value27,
+                                            name: name36,
+                                            value: value36,
                                         } = e;
-                                        let vec28 = (name27.into_bytes()).into_boxed_slice();
-                                        let ptr28 = vec28.as_ptr().cast::<u8>();
-                                        let len28 = vec28.len();
-                                        ::core::mem::forget(vec28);
+                                        let vec37 = (name36.into_bytes()).into_boxed_slice();
+                                        let ptr37 = vec37.as_ptr().cast::<u8>();
+                                        let len37 = vec37.len();
+                                        ::core::mem::forget(vec37);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len28;
-                                        *base.add(0).cast::<*mut u8>() = ptr28.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V32;
-                                        match value27 {
-                                            V32::Str(e) => {
+                                            .cast::<usize>() = len37;
+                                        *base.add(0).cast::<*mut u8>() = ptr37.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V41;
+                                        match value36 {
+                                            V41::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec29 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr29 = vec29.as_ptr().cast::<u8>();
-                                                let len29 = vec29.len();
-                                                ::core::mem::forget(vec29);
+                                                let vec38 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr38 = vec38.as_ptr().cast::<u8>();
+                                                let len38 = vec38.len();
+                                                ::core::mem::forget(vec38);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len29;
+                                                    .cast::<usize>() = len38;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr29.cast_mut();
+                                                    .cast::<*mut u8>() = ptr38.cast_mut();
                                             }
-                                            V32::OptStr(e) => {
+                                            V41::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -26600,16 +28470,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec30 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr30 = vec30.as_ptr().cast::<u8>();
-                                                        let len30 = vec30.len();
-                                                        ::core::mem::forget(vec30);
+                                                        let vec39 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr39 = vec39.as_ptr().cast::<u8>();
+                                                        let len39 = vec39.len();
+                                                        ::core::mem::forget(vec39);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len30;
+                                                            .cast::<usize>() = len39;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr30.cast_mut();
+                                                            .cast::<*mut u8>() = ptr39.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -26618,7 +28488,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V32::U64(e) => {
+                                            V41::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -26626,7 +28496,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V32::Stream(e) => {
+                                            V41::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -26634,30 +28504,30 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V32::Cursor(e) => {
+                                            V41::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout31,
-                                                    stderr: stderr31,
+                                                    stdout: stdout40,
+                                                    stderr: stderr40,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout31);
+                                                    .cast::<i64>() = _rt::as_i64(stdout40);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr31);
+                                                    .cast::<i64>() = _rt::as_i64(stderr40);
                                             }
                                         }
                                     }
                                 }
                                 *ptr1
                                     .add(8 + 8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len33;
+                                    .cast::<usize>() = len42;
                                 *ptr1
                                     .add(8 + 7 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result33;
+                                    .cast::<*mut u8>() = result42;
                             }
                         };
                         ptr1
@@ -26743,190 +28613,262 @@ pub mod exports {
                                     }
                                 }
                                 let l16 = *arg0
-                                    .add(120 + 14 * ::core::mem::size_of::<*const u8>())
+                                    .add(112 + 15 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
                                 let l17 = *arg0
-                                    .add(120 + 15 * ::core::mem::size_of::<*const u8>())
+                                    .add(112 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                _rt::cabi_dealloc(l16, l17, 1);
-                                let l18 = i32::from(
-                                    *arg0
-                                        .add(200 + 16 * ::core::mem::size_of::<*const u8>())
-                                        .cast::<u8>(),
-                                );
-                                match l18 {
-                                    0 => {}
-                                    _ => {
-                                        let l19 = *arg0
-                                            .add(200 + 17 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>();
-                                        let l20 = *arg0
-                                            .add(200 + 18 * ::core::mem::size_of::<*const u8>())
+                                let base20 = l16;
+                                let len20 = l17;
+                                for i in 0..len20 {
+                                    let base = base20
+                                        .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l18 = *base.add(16).cast::<*mut u8>();
+                                        let l19 = *base
+                                            .add(16 + 1 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
-                                        _rt::cabi_dealloc(l19, l20, 1);
+                                        _rt::cabi_dealloc(l18, l19, 1);
                                     }
                                 }
-                                let l21 = i32::from(
-                                    *arg0
-                                        .add(200 + 19 * ::core::mem::size_of::<*const u8>())
-                                        .cast::<u8>(),
+                                _rt::cabi_dealloc(
+                                    base20,
+                                    len20 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                    8,
                                 );
-                                match l21 {
-                                    0 => {}
-                                    _ => {
-                                        let l22 = *arg0
-                                            .add(200 + 20 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>();
-                                        let l23 = *arg0
-                                            .add(200 + 21 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>();
-                                        _rt::cabi_dealloc(l22, l23, 1);
-                                    }
-                                }
-                                let l24 = i32::from(
-                                    *arg0
-                                        .add(200 + 22 * ::core::mem::size_of::<*const u8>())
-                                        .cast::<u8>(),
-                                );
-                                match l24 {
-                                    0 => {}
-                                    _ => {
-                                        let l25 = *arg0
-                                            .add(200 + 23 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>();
-                                        let l26 = *arg0
-                                            .add(200 + 24 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>();
-                                        _rt::cabi_dealloc(l25, l26, 1);
-                                    }
-                                }
-                                let l27 = *arg0
-                                    .add(208 + 24 * ::core::mem::size_of::<*const u8>())
+                                let l21 = *arg0
+                                    .add(120 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
-                                let l28 = *arg0
-                                    .add(208 + 25 * ::core::mem::size_of::<*const u8>())
+                                let l22 = *arg0
+                                    .add(120 + 17 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                _rt::cabi_dealloc(l27, l28, 1);
+                                _rt::cabi_dealloc(l21, l22, 1);
+                                let l23 = i32::from(
+                                    *arg0
+                                        .add(200 + 18 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l23 {
+                                    0 => {}
+                                    _ => {
+                                        let l24 = *arg0
+                                            .add(200 + 19 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l25 = *arg0
+                                            .add(200 + 20 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l24, l25, 1);
+                                    }
+                                }
+                                let l26 = i32::from(
+                                    *arg0
+                                        .add(200 + 21 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l26 {
+                                    0 => {}
+                                    _ => {
+                                        let l27 = *arg0
+                                            .add(200 + 22 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l28 = *arg0
+                                            .add(200 + 23 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l27, l28, 1);
+                                    }
+                                }
                                 let l29 = i32::from(
                                     *arg0
-                                        .add(288 + 26 * ::core::mem::size_of::<*const u8>())
+                                        .add(200 + 24 * ::core::mem::size_of::<*const u8>())
                                         .cast::<u8>(),
                                 );
                                 match l29 {
                                     0 => {}
                                     _ => {
                                         let l30 = *arg0
-                                            .add(288 + 27 * ::core::mem::size_of::<*const u8>())
+                                            .add(200 + 25 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>();
                                         let l31 = *arg0
-                                            .add(288 + 28 * ::core::mem::size_of::<*const u8>())
+                                            .add(200 + 26 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
                                         _rt::cabi_dealloc(l30, l31, 1);
                                     }
                                 }
-                                let l32 = i32::from(
-                                    *arg0
-                                        .add(288 + 29 * ::core::mem::size_of::<*const u8>())
-                                        .cast::<u8>(),
-                                );
-                                match l32 {
-                                    0 => {}
-                                    _ => {
-                                        let l33 = *arg0
-                                            .add(288 + 30 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>();
-                                        let l34 = *arg0
-                                            .add(288 + 31 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>();
-                                        _rt::cabi_dealloc(l33, l34, 1);
-                                    }
-                                }
-                                let l35 = i32::from(
-                                    *arg0
-                                        .add(288 + 32 * ::core::mem::size_of::<*const u8>())
-                                        .cast::<u8>(),
-                                );
-                                match l35 {
-                                    0 => {}
-                                    _ => {
-                                        let l36 = *arg0
-                                            .add(288 + 33 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>();
-                                        let l37 = *arg0
-                                            .add(288 + 34 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>();
-                                        _rt::cabi_dealloc(l36, l37, 1);
-                                    }
-                                }
-                            }
-                            _ => {
-                                let l38 = *arg0.add(8).cast::<*mut u8>();
-                                let l39 = *arg0
-                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>();
-                                _rt::cabi_dealloc(l38, l39, 1);
-                                let l40 = *arg0
-                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                let l32 = *arg0
+                                    .add(200 + 27 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
-                                let l41 = *arg0
-                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                let l33 = *arg0
+                                    .add(200 + 28 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
-                                _rt::cabi_dealloc(l40, l41, 1);
-                                let l42 = *arg0
-                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>();
-                                let l43 = *arg0
-                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>();
-                                _rt::cabi_dealloc(l42, l43, 1);
-                                let l44 = *arg0
-                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>();
-                                let l45 = *arg0
-                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>();
-                                let base54 = l44;
-                                let len54 = l45;
-                                for i in 0..len54 {
-                                    let base = base54
-                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                let base36 = l32;
+                                let len36 = l33;
+                                for i in 0..len36 {
+                                    let base = base36
+                                        .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
                                     {
-                                        let l46 = *base.add(0).cast::<*mut u8>();
-                                        let l47 = *base
-                                            .add(::core::mem::size_of::<*const u8>())
+                                        let l34 = *base.add(16).cast::<*mut u8>();
+                                        let l35 = *base
+                                            .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l34, l35, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base36,
+                                    len36 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                                let l37 = *arg0
+                                    .add(208 + 28 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l38 = *arg0
+                                    .add(208 + 29 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l37, l38, 1);
+                                let l39 = i32::from(
+                                    *arg0
+                                        .add(288 + 30 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l39 {
+                                    0 => {}
+                                    _ => {
+                                        let l40 = *arg0
+                                            .add(288 + 31 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l41 = *arg0
+                                            .add(288 + 32 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l40, l41, 1);
+                                    }
+                                }
+                                let l42 = i32::from(
+                                    *arg0
+                                        .add(288 + 33 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l42 {
+                                    0 => {}
+                                    _ => {
+                                        let l43 = *arg0
+                                            .add(288 + 34 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l44 = *arg0
+                                            .add(288 + 35 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l43, l44, 1);
+                                    }
+                                }
+                                let l45 = i32::from(
+                                    *arg0
+                                        .add(288 + 36 * ::core::mem::size_of::<*const u8>())
+                                        .cast::<u8>(),
+                                );
+                                match l45 {
+                                    0 => {}
+                                    _ => {
+                                        let l46 = *arg0
+                                            .add(288 + 37 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l47 = *arg0
+                                            .add(288 + 38 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
                                         _rt::cabi_dealloc(l46, l47, 1);
-                                        let l48 = i32::from(
+                                    }
+                                }
+                                let l48 = *arg0
+                                    .add(288 + 39 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l49 = *arg0
+                                    .add(288 + 40 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base52 = l48;
+                                let len52 = l49;
+                                for i in 0..len52 {
+                                    let base = base52
+                                        .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l50 = *base.add(16).cast::<*mut u8>();
+                                        let l51 = *base
+                                            .add(16 + 1 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l50, l51, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base52,
+                                    len52 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                            _ => {
+                                let l53 = *arg0.add(8).cast::<*mut u8>();
+                                let l54 = *arg0
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l53, l54, 1);
+                                let l55 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l56 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l55, l56, 1);
+                                let l57 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l58 = *arg0
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l57, l58, 1);
+                                let l59 = *arg0
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l60 = *arg0
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base69 = l59;
+                                let len69 = l60;
+                                for i in 0..len69 {
+                                    let base = base69
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l61 = *base.add(0).cast::<*mut u8>();
+                                        let l62 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l61, l62, 1);
+                                        let l63 = i32::from(
                                             *base
                                                 .add(2 * ::core::mem::size_of::<*const u8>())
                                                 .cast::<u8>(),
                                         );
-                                        match l48 {
+                                        match l63 {
                                             0 => {
-                                                let l49 = *base
+                                                let l64 = *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<*mut u8>();
-                                                let l50 = *base
+                                                let l65 = *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<usize>();
-                                                _rt::cabi_dealloc(l49, l50, 1);
+                                                _rt::cabi_dealloc(l64, l65, 1);
                                             }
                                             1 => {
-                                                let l51 = i32::from(
+                                                let l66 = i32::from(
                                                     *base
                                                         .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                         .cast::<u8>(),
                                                 );
-                                                match l51 {
+                                                match l66 {
                                                     0 => {}
                                                     _ => {
-                                                        let l52 = *base
+                                                        let l67 = *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<*mut u8>();
-                                                        let l53 = *base
+                                                        let l68 = *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<usize>();
-                                                        _rt::cabi_dealloc(l52, l53, 1);
+                                                        _rt::cabi_dealloc(l67, l68, 1);
                                                     }
                                                 }
                                             }
@@ -26937,8 +28879,8 @@ pub mod exports {
                                     }
                                 }
                                 _rt::cabi_dealloc(
-                                    base54,
-                                    len54 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    base69,
+                                    len69 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                     8,
                                 );
                             }
@@ -27128,6 +29070,14 @@ pub mod exports {
                 }
                 pub trait Guest {
                     type Run: GuestRun;
+                    /// The result as one canonical JSON object, what a tool call can return
+                    /// as it is: the core's bytes in every language
+                    /// (docs/schema/run-result.schema.json). `invalid-argument` when a
+                    /// preview's notice is not the line of its `text` it names.
+                    #[allow(async_fn_in_trait)]
+                    fn run_result_to_json(
+                        run_result: RunResult,
+                    ) -> ::core::result::Result<_rt::String, Error>;
                 }
                 pub trait GuestRun: wit_bindgen::rt::Resource {
                     #[doc(hidden)]
@@ -27313,11 +29263,20 @@ pub mod exports {
                 macro_rules! __export_dory_wire_run_machine_0_1_0_cabi {
                     ($ty:ident with_types_in $($path_to_types:tt)*) => {
                         const _ : () = { #[unsafe (export_name =
-                        "dory:wire/run-machine@0.1.0#[constructor]run")] unsafe extern
-                        "C" fn export_constructor_run(arg0 : * mut u8,) -> * mut u8 {
-                        unsafe { $($path_to_types)*:: _export_constructor_run_cabi::<<$ty
-                        as $($path_to_types)*:: Guest >::Run > (arg0) } } #[unsafe
+                        "dory:wire/run-machine@0.1.0#run-result-to-json")] unsafe extern
+                        "C" fn export_run_result_to_json(arg0 : * mut u8,) -> * mut u8 {
+                        unsafe { $($path_to_types)*::
+                        _export_run_result_to_json_cabi::<$ty > (arg0) } } #[unsafe
                         (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#run-result-to-json")]
+                        unsafe extern "C" fn _post_return_run_result_to_json(arg0 : * mut
+                        u8,) { unsafe { $($path_to_types)*::
+                        __post_return_run_result_to_json::<$ty > (arg0) } } #[unsafe
+                        (export_name = "dory:wire/run-machine@0.1.0#[constructor]run")]
+                        unsafe extern "C" fn export_constructor_run(arg0 : * mut u8,) ->
+                        * mut u8 { unsafe { $($path_to_types)*::
+                        _export_constructor_run_cabi::<<$ty as $($path_to_types)*:: Guest
+                        >::Run > (arg0) } } #[unsafe (export_name =
                         "cabi_post_dory:wire/run-machine@0.1.0#[constructor]run")] unsafe
                         extern "C" fn _post_return_constructor_run(arg0 : * mut u8,) {
                         unsafe { $($path_to_types)*::
@@ -27475,11 +29434,11 @@ pub mod exports {
                 struct _RetArea(
                     [::core::mem::MaybeUninit<
                         u8,
-                    >; 312 + 34 * ::core::mem::size_of::<*const u8>()],
+                    >; 312 + 40 * ::core::mem::size_of::<*const u8>()],
                 );
                 static mut _RET_AREA: _RetArea = _RetArea(
                     [::core::mem::MaybeUninit::uninit(); 312
-                        + 34 * ::core::mem::size_of::<*const u8>()],
+                        + 40 * ::core::mem::size_of::<*const u8>()],
                 );
             }
             /// Searching a spill: the matching lines of a saved output (`grep -n`
@@ -28663,8 +30622,8 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9675] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xcbJ\x01A\x02\x01A!\x01\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9861] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x85L\x01A\x02\x01A!\x01\
 B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdoutw\x06\
 stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06misu\
 se\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03str\x01\
@@ -28767,47 +30726,50 @@ thod]follower.state\x01?\x01@\x01\x04self1\0y\x04\0\x19[method]follower.attempts
 \x01@\x01@\x01\x04self1\0\x17\x04\0\x18[method]follower.options\x01A\x01@\x01\x04\
 self1\0\x0d\x04\0\x1d[method]follower.resume-state\x01B\x01@\x01\x04self1\0s\x04\
 \0\"[method]follower.resume-state-json\x01C\x01@\0\0\x17\x04\0\x0ffollow-default\
-s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B-\x02\x03\x02\x01\x03\x04\0\x05\
-error\x03\0\0\x01r\x02\x05firstw\x04lastw\x04\0\x0aline-range\x03\0\x02\x01k\x03\
-\x01ks\x01r\x0c\x04texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0ahea\
-d-bytesw\x0atail-bytesw\x0domitted-linesw\x0domitted-bytesw\x0domitted-range\x04\
-\x08spill-id\x05\x0aspill-path\x05\x0bspill-error\x05\x04\0\x07preview\x03\0\x06\
-\x01q\x03\x05saved\x01s\0\x06failed\x01s\0\x09not-saved\0\0\x04\0\x0dspill-outco\
-me\x03\0\x08\x04\0\x0dpending-spill\x03\x01\x01ps\x01q\x03\x04none\0\0\x08defaul\
-ts\0\0\x08patterns\x01\x0b\0\x04\0\x04keep\x03\0\x0c\x01r\x02\x04keep\x0d\x08ter\
-minal\x7f\x04\0\x0fpreview-options\x03\0\x0e\x01i\x0a\x01q\x02\x04fits\x01\x07\0\
-\x0bneeds-spill\x01\x10\0\x04\0\x07bounded\x03\0\x11\x04\0\x11streaming-bounder\x03\
-\x01\x01h\x0a\x01@\x01\x04self\x14\0s\x04\0\x1e[method]pending-spill.spill-id\x01\
-\x15\x01@\x01\x04self\x14\0w\x04\0![method]pending-spill.total-bytes\x01\x16\x04\
-\0![method]pending-spill.total-lines\x01\x16\x01@\x03\x04self\x14\x07outcome\x09\
-\x04hint\x05\0\x07\x04\0\x1c[method]pending-spill.render\x01\x17\x01i\x13\x01j\x01\
-\x18\x01\x01\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x05\x07options\x0f\
-\0\x19\x04\0\x1e[constructor]streaming-bounder\x01\x1a\x01h\x13\x01p}\x01@\x02\x04\
-self\x1b\x05chunk\x1c\x01\0\x04\0\x1e[method]streaming-bounder.push\x01\x1d\x01@\
-\x01\x04self\x1b\0w\x04\0%[method]streaming-bounder.total-bytes\x01\x1e\x01j\x01\
-\x12\x01\x01\x01@\x01\x07bounder\x18\0\x1f\x04\0\x20[static]streaming-bounder.fi\
-nish\x01\x20\x01@\0\0\x0b\x04\0\x15default-keep-patterns\x01!\x01@\x05\x04data\x1c\
-\x09max-linesw\x09max-bytesw\x08spill-id\x05\x07options\x0f\0\x1f\x04\0\x05bound\
-\x01\"\x04\0\x17dory:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\
-\0\x04\x0fpreview-options\x02\x03\0\x04\x0dspill-outcome\x01B>\x02\x03\x02\x01\x01\
-\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\
-\x01\x06\x04\0\x05event\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\x06\
-\x02\x03\x02\x01\x10\x04\0\x0fpreview-options\x03\0\x08\x02\x03\x02\x01\x11\x04\0\
-\x0dspill-outcome\x03\0\x0a\x01m\x03\x06stdout\x06stderr\x08combined\x04\0\x04vi\
-ew\x03\0\x0c\x04\0\x0brun-bounder\x03\x01\x04\0\x0brun-pending\x03\x01\x01ks\x01\
-i\x0e\x01j\x01\x11\x01\x03\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x10\x07\
-options\x09\0\x12\x04\0\x18[constructor]run-bounder\x01\x13\x01h\x0e\x01p}\x01@\x03\
-\x04self\x14\x06stream\x01\x04data\x15\x01\0\x04\0\x18[method]run-bounder.push\x01\
-\x16\x01@\x04\x04self\x14\x06stream\x01\x05startw\x03endw\x01\0\x04\0\x18[method\
-]run-bounder.lose\x01\x17\x01p\x05\x01@\x02\x04self\x14\x06events\x18\x01\0\x04\0\
-\x18[method]run-bounder.feed\x01\x19\x01@\x02\x04self\x14\x04view\x0d\0\x10\x04\0\
-\x1c[method]run-bounder.spill-id\x01\x1a\x01@\x02\x04self\x14\x04view\x0d\0w\x04\
-\0\x1f[method]run-bounder.total-bytes\x01\x1b\x04\0\x1e[method]run-bounder.lost-\
-bytes\x01\x1b\x01@\x01\x04self\x14\0w\x04\0\"[method]run-bounder.retained-bytes\x01\
-\x1c\x01i\x0f\x01j\x01\x1d\x01\x03\x01@\x01\x07bounder\x11\0\x1e\x04\0\x1a[stati\
-c]run-bounder.finish\x01\x1f\x01h\x0f\x01@\x02\x04self\x20\x04view\x0d\0s\x04\0\x1c\
-[method]run-pending.spill-id\x01!\x01@\x02\x04self\x20\x04view\x0d\0\x7f\x04\0\x1f\
-[method]run-pending.needs-spill\x01\"\x01@\x02\x04self\x20\x04view\x0d\0w\x04\0\x1f\
+s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B5\x02\x03\x02\x01\x03\x04\0\x05\
+error\x03\0\0\x01r\x02\x05firstw\x04lastw\x04\0\x0aline-range\x03\0\x02\x01m\x05\
+\x07omitted\x04kept\x08terminal\x06stderr\x04lost\x04\0\x0bnotice-kind\x03\0\x04\
+\x01r\x03\x04kind\x05\x04linew\x04texts\x04\0\x06notice\x03\0\x06\x01k\x03\x01ks\
+\x01p\x07\x01r\x0d\x04texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0a\
+head-bytesw\x0atail-bytesw\x0domitted-linesw\x0domitted-bytesw\x0domitted-range\x08\
+\x08spill-id\x09\x0aspill-path\x09\x0bspill-error\x09\x07notices\x0a\x04\0\x07pr\
+eview\x03\0\x0b\x01q\x03\x05saved\x01s\0\x06failed\x01s\0\x09not-saved\0\0\x04\0\
+\x0dspill-outcome\x03\0\x0d\x04\0\x0dpending-spill\x03\x01\x01ps\x01q\x03\x04non\
+e\0\0\x08defaults\0\0\x08patterns\x01\x10\0\x04\0\x04keep\x03\0\x11\x01r\x02\x04\
+keep\x12\x08terminal\x7f\x04\0\x0fpreview-options\x03\0\x13\x01i\x0f\x01q\x02\x04\
+fits\x01\x0c\0\x0bneeds-spill\x01\x15\0\x04\0\x07bounded\x03\0\x16\x04\0\x11stre\
+aming-bounder\x03\x01\x01h\x0f\x01@\x01\x04self\x19\0s\x04\0\x1e[method]pending-\
+spill.spill-id\x01\x1a\x01@\x01\x04self\x19\0w\x04\0![method]pending-spill.total\
+-bytes\x01\x1b\x04\0![method]pending-spill.total-lines\x01\x1b\x01@\x03\x04self\x19\
+\x07outcome\x0e\x04hint\x09\0\x0c\x04\0\x1c[method]pending-spill.render\x01\x1c\x01\
+i\x18\x01j\x01\x1d\x01\x01\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x09\x07\
+options\x14\0\x1e\x04\0\x1e[constructor]streaming-bounder\x01\x1f\x01h\x18\x01p}\
+\x01@\x02\x04self\x20\x05chunk!\x01\0\x04\0\x1e[method]streaming-bounder.push\x01\
+\"\x01@\x01\x04self\x20\0w\x04\0%[method]streaming-bounder.total-bytes\x01#\x01j\
+\x01\x17\x01\x01\x01@\x01\x07bounder\x1d\0$\x04\0\x20[static]streaming-bounder.f\
+inish\x01%\x01j\x01s\x01\x01\x01@\x01\x07preview\x0c\0&\x04\0\x0fpreview-to-json\
+\x01'\x01@\0\0\x10\x04\0\x15default-keep-patterns\x01(\x01@\x05\x04data!\x09max-\
+linesw\x09max-bytesw\x08spill-id\x09\x07options\x14\0$\x04\0\x05bound\x01)\x04\0\
+\x17dory:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\0\x04\x0fpr\
+eview-options\x02\x03\0\x04\x0dspill-outcome\x01B>\x02\x03\x02\x01\x01\x04\0\x06\
+stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\x01\x06\x04\
+\0\x05event\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\x06\x02\x03\x02\
+\x01\x10\x04\0\x0fpreview-options\x03\0\x08\x02\x03\x02\x01\x11\x04\0\x0dspill-o\
+utcome\x03\0\x0a\x01m\x03\x06stdout\x06stderr\x08combined\x04\0\x04view\x03\0\x0c\
+\x04\0\x0brun-bounder\x03\x01\x04\0\x0brun-pending\x03\x01\x01ks\x01i\x0e\x01j\x01\
+\x11\x01\x03\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x10\x07options\x09\
+\0\x12\x04\0\x18[constructor]run-bounder\x01\x13\x01h\x0e\x01p}\x01@\x03\x04self\
+\x14\x06stream\x01\x04data\x15\x01\0\x04\0\x18[method]run-bounder.push\x01\x16\x01\
+@\x04\x04self\x14\x06stream\x01\x05startw\x03endw\x01\0\x04\0\x18[method]run-bou\
+nder.lose\x01\x17\x01p\x05\x01@\x02\x04self\x14\x06events\x18\x01\0\x04\0\x18[me\
+thod]run-bounder.feed\x01\x19\x01@\x02\x04self\x14\x04view\x0d\0\x10\x04\0\x1c[m\
+ethod]run-bounder.spill-id\x01\x1a\x01@\x02\x04self\x14\x04view\x0d\0w\x04\0\x1f\
+[method]run-bounder.total-bytes\x01\x1b\x04\0\x1e[method]run-bounder.lost-bytes\x01\
+\x1b\x01@\x01\x04self\x14\0w\x04\0\"[method]run-bounder.retained-bytes\x01\x1c\x01\
+i\x0f\x01j\x01\x1d\x01\x03\x01@\x01\x07bounder\x11\0\x1e\x04\0\x1a[static]run-bo\
+under.finish\x01\x1f\x01h\x0f\x01@\x02\x04self\x20\x04view\x0d\0s\x04\0\x1c[meth\
+od]run-pending.spill-id\x01!\x01@\x02\x04self\x20\x04view\x0d\0\x7f\x04\0\x1f[me\
+thod]run-pending.needs-spill\x01\"\x01@\x02\x04self\x20\x04view\x0d\0w\x04\0\x1f\
 [method]run-pending.total-bytes\x01#\x01o\x02ww\x01@\x02\x04self\x20\x04view\x0d\
 \0$\x04\0\x18[method]run-pending.lost\x01%\x01@\x04\x04self\x20\x04view\x0d\x07o\
 utcome\x0b\x04hint\x10\0\x07\x04\0\x1a[method]run-pending.render\x01&\x01j\0\x01\
@@ -28815,7 +30777,7 @@ utcome\x0b\x04hint\x10\0\x07\x04\0\x1a[method]run-pending.render\x01&\x01j\0\x01
 \x0fidempotency-keys\0s\x04\0\x0crun-spill-id\x01)\x01@\0\0w\x04\0\x15default-ru\
 n-max-lines\x01*\x04\0\x15default-run-max-bytes\x01*\x04\0\x11min-run-max-bytes\x01\
 *\x04\0\x13dory:wire/run@0.1.0\x05\x12\x02\x03\0\x04\x04keep\x02\x03\0\x03\x0efo\
-llow-options\x02\x03\0\x03\x09reconnect\x02\x03\0\x05\x04view\x01Bb\x02\x03\x02\x01\
+llow-options\x02\x03\0\x03\x09reconnect\x02\x03\0\x05\x04view\x01Be\x02\x03\x02\x01\
 \x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\
 \x02\x01\x02\x04\0\x06cursor\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\
 \x06\x02\x03\x02\x01\x11\x04\0\x0dspill-outcome\x03\0\x08\x02\x03\x02\x01\x13\x04\
@@ -28855,14 +30817,15 @@ self=\x0ftransport-error\x17\x06jitteru\01\x04\0\x12[method]run.finish\x01C\x01@
 n.state\x01L\x01@\x01\x04self=\0s\x04\0\x1b[method]run.idempotency-key\x01M\x01@\
 \x01\x04self=\0\x17\x04\0\x13[method]run.proc-id\x01N\x01@\x02\x04self=\x04view\x15\
 \0s\x04\0\x14[method]run.spill-id\x01O\x01@\x01\x04self=\0\x05\x04\0\x12[method]\
-run.cursor\x01P\x04\0\x1bdory:wire/run-machine@0.1.0\x05\x17\x01B\x15\x02\x03\x02\
-\x01\x03\x04\0\x05error\x03\0\0\x01r\x04\x07contextw\x09max-linesw\x09max-bytesw\
-\x0bignore-case\x7f\x04\0\x0esearch-options\x03\0\x02\x01kw\x01ks\x01r\x0c\x04te\
-xts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0dmatched-linesw\x0bshown-\
-linesw\x0domitted-linesw\x0cpartial-line\x04\x0along-linesw\x0ffirst-long-line\x04\
-\x0aspill-path\x05\x07command\x05\x04\0\x0dsearch-result\x03\0\x06\x04\0\x08sear\
-cher\x03\x01\x01i\x08\x01j\x01\x09\x01\x01\x01@\x02\x07patterns\x07options\x03\0\
-\x0a\x04\0\x17[static]searcher.create\x01\x0b\x01h\x08\x01p}\x01@\x02\x04self\x0c\
+run.cursor\x01P\x01j\x01s\x01\x03\x01@\x01\x0arun-result6\0\xd1\0\x04\0\x12run-r\
+esult-to-json\x01R\x04\0\x1bdory:wire/run-machine@0.1.0\x05\x17\x01B\x15\x02\x03\
+\x02\x01\x03\x04\0\x05error\x03\0\0\x01r\x04\x07contextw\x09max-linesw\x09max-by\
+tesw\x0bignore-case\x7f\x04\0\x0esearch-options\x03\0\x02\x01kw\x01ks\x01r\x0c\x04\
+texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0dmatched-linesw\x0bshow\
+n-linesw\x0domitted-linesw\x0cpartial-line\x04\x0along-linesw\x0ffirst-long-line\
+\x04\x0aspill-path\x05\x07command\x05\x04\0\x0dsearch-result\x03\0\x06\x04\0\x08\
+searcher\x03\x01\x01i\x08\x01j\x01\x09\x01\x01\x01@\x02\x07patterns\x07options\x03\
+\0\x0a\x04\0\x17[static]searcher.create\x01\x0b\x01h\x08\x01p}\x01@\x02\x04self\x0c\
 \x05chunk\x0d\x01\0\x04\0\x15[method]searcher.push\x01\x0e\x01@\x01\x04self\x0c\0\
 w\x04\0\x1f[method]searcher.buffered-bytes\x01\x0f\x01@\x02\x08searcher\x09\x04p\
 ath\x05\0\x07\x04\0\x17[static]searcher.finish\x01\x10\x04\0\x16dory:wire/search\

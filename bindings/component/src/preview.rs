@@ -9,7 +9,8 @@
 use std::cell::RefCell;
 
 use dory_wire::preview::{
-    Bounded, Bounder, Keep, PendingSpill, Preview, SpillOutcome, StreamingBounder,
+    Bounded, Bounder, Keep, Notice, NoticeKind, PendingSpill, Preview, SpillOutcome,
+    StreamingBounder,
 };
 
 use crate::bindings::exports::dory::wire::preview as wit;
@@ -35,9 +36,93 @@ pub fn limit(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
+/// A core notice kind as its WIT enum.
+fn notice_kind(kind: NoticeKind) -> wit::NoticeKind {
+    match kind {
+        NoticeKind::Omitted => wit::NoticeKind::Omitted,
+        NoticeKind::Kept => wit::NoticeKind::Kept,
+        NoticeKind::Terminal => wit::NoticeKind::Terminal,
+        NoticeKind::Stderr => wit::NoticeKind::Stderr,
+        NoticeKind::Lost => wit::NoticeKind::Lost,
+        // `NoticeKind` is non-exhaustive: a kind the core adds must be added
+        // to the WIT enum; until then it is written as the last kind.
+        _ => wit::NoticeKind::Lost,
+    }
+}
+
+/// A WIT notice kind as the core's.
+fn core_notice_kind(kind: wit::NoticeKind) -> NoticeKind {
+    match kind {
+        wit::NoticeKind::Omitted => NoticeKind::Omitted,
+        wit::NoticeKind::Kept => NoticeKind::Kept,
+        wit::NoticeKind::Terminal => NoticeKind::Terminal,
+        wit::NoticeKind::Stderr => NoticeKind::Stderr,
+        wit::NoticeKind::Lost => NoticeKind::Lost,
+    }
+}
+
+/// A WIT preview record as the core's (to write its JSON with the core's
+/// writer): each notice must be the line of `text` it names, in order.
+pub fn core_preview(p: wit::Preview) -> Result<Preview<'static>, WitError> {
+    let refuse = |reason: String| {
+        convert::error(&dory_wire::Error::InvalidArgument {
+            argument: "preview".into(),
+            reason,
+        })
+    };
+    // Where each line of the text starts, up to the last notice's line.
+    let mut notices = Vec::with_capacity(p.notices.len());
+    let (mut line, mut at) = (1u64, 0usize);
+    for n in &p.notices {
+        if n.line < line {
+            return Err(refuse(format!("notice line {} is out of order", n.line)));
+        }
+        while line < n.line {
+            match p.text[at..].find('\n') {
+                Some(i) => at += i + 1,
+                None => return Err(refuse(format!("the text has no line {}", n.line))),
+            }
+            line += 1;
+        }
+        let end = at + n.text.len();
+        let whole = p.text.get(at..end) == Some(n.text.as_str())
+            && matches!(p.text.as_bytes().get(end), None | Some(b'\n'));
+        if !whole {
+            return Err(refuse(format!(
+                "notice {:?} is not line {} of the text",
+                n.text, n.line
+            )));
+        }
+        notices.push(Notice::new(core_notice_kind(n.kind), at, end));
+    }
+    let mut core = Preview::new(p.text);
+    core.truncated = p.truncated;
+    core.total_lines = p.total_lines;
+    core.total_bytes = p.total_bytes;
+    core.head_bytes = p.head_bytes;
+    core.tail_bytes = p.tail_bytes;
+    core.omitted_lines = p.omitted_lines;
+    core.omitted_bytes = p.omitted_bytes;
+    core.omitted_range = p.omitted_range.map(|r| (r.first, r.last));
+    core.spill_id = p.spill_id;
+    core.spill_path = p.spill_path;
+    core.spill_error = p.spill_error;
+    core.notices = notices;
+    Ok(core)
+}
+
 /// A core preview as its WIT record (shared with [`crate::run`]).
 pub fn preview(p: Preview<'_>) -> wit::Preview {
+    let notices = p
+        .notice_lines()
+        .map(|(kind, line, text)| wit::Notice {
+            kind: notice_kind(kind),
+            line,
+            text: text.to_owned(),
+        })
+        .collect();
     wit::Preview {
+        notices,
         text: p.text.into_owned(),
         truncated: p.truncated,
         total_lines: p.total_lines,
@@ -96,6 +181,10 @@ fn bounded(b: Bounded<'_>) -> wit::Bounded {
 impl wit::Guest for Component {
     type PendingSpill = PendingSpillResource;
     type StreamingBounder = StreamingBounderResource;
+
+    fn preview_to_json(preview: wit::Preview) -> Result<String, WitError> {
+        core_preview(preview).map(|p| p.to_json())
+    }
 
     fn default_keep_patterns() -> Vec<String> {
         Keep::DEFAULT_PATTERNS

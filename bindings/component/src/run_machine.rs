@@ -174,6 +174,23 @@ fn state(state: RunState) -> wit::RunState {
 
 impl wit::Guest for Component {
     type Run = RunResource;
+
+    fn run_result_to_json(r: wit::RunResult) -> Result<String, WitError> {
+        let mut result = dory_wire::RunResult::new(
+            r.proc_id,
+            r.idempotency_key,
+            [
+                crate::preview::core_preview(r.stdout)?,
+                crate::preview::core_preview(r.stderr)?,
+                crate::preview::core_preview(r.combined)?,
+            ],
+        );
+        result.exit_code = r.exit_code;
+        result.timed_out = r.timed_out;
+        result.stdout_lost_bytes = r.stdout_lost_bytes;
+        result.stderr_lost_bytes = r.stderr_lost_bytes;
+        Ok(result.to_json())
+    }
 }
 
 impl RunResource {

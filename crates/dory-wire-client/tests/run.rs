@@ -741,3 +741,58 @@ async fn cancelling_while_the_start_is_in_flight_replays_the_keyed_start_then_ki
     assert_eq!(requests[1].header("idempotency-key"), Some("in-flight"));
     assert_eq!(requests[1].body, requests[0].body, "the same keyed start");
 }
+
+/// The kinds of a preview document's notices, each checked to be the line
+/// of its `text` it names.
+fn notice_kinds(doc: &serde_json::Value) -> Vec<String> {
+    let text = doc["text"].as_str().expect("text");
+    let lines: Vec<&str> = text.split('\n').collect();
+    doc["notices"]
+        .as_array()
+        .expect("notices")
+        .iter()
+        .map(|n| {
+            let line = n["line"].as_u64().expect("line") as usize;
+            assert_eq!(lines[line - 1], n["text"].as_str().expect("text"));
+            n["kind"].as_str().expect("kind").to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_result_is_one_canonical_json_document() {
+    let chunks = noisy(3000);
+    let (_s, computer) =
+        computer(vec![ndjson(&body(&borrowed(&chunks), 1), Ending::Complete)]).await;
+    let options = RunOptions::new().max_lines(40).max_bytes(2000);
+    let result = computer.run("make", options).await.expect("run");
+    let json = result.to_json();
+    let doc: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert!(
+        json.starts_with(r#"{"proc_id":"p1","idempotency_key":"run-"#),
+        "{json:.80}"
+    );
+    assert_eq!(doc["exit_code"], 1);
+    assert_eq!(doc["timed_out"], false);
+    assert_eq!(doc.as_object().map(|o| o.len()), Some(9));
+    for (view, preview) in [
+        ("stdout", &result.stdout),
+        ("stderr", &result.stderr),
+        ("combined", &result.combined),
+    ] {
+        assert!(
+            json.contains(&format!("\"{view}\":{},", preview.to_json())),
+            "{view}"
+        );
+        assert_eq!(doc[view]["text"], *preview.text);
+        assert_eq!(doc[view]["total_bytes"], preview.total_bytes);
+    }
+    let kinds = notice_kinds(&doc["combined"]);
+    assert_eq!(kinds.first().map(String::as_str), Some("omitted"));
+    assert_eq!(
+        kinds.last().map(String::as_str),
+        Some("stderr"),
+        "{kinds:?}"
+    );
+    assert_eq!(notice_kinds(&doc["stdout"]), ["omitted"]);
+}

@@ -175,6 +175,27 @@ impl Preview<'_> {
     }
 }
 
+impl Preview<'static> {
+    /// The preview of input `text` that fits, as [`Bounder`](super::Bounder)
+    /// gives it: `text` unchanged, its lines and bytes counted, nothing
+    /// omitted, no spill, no notice. Its fields are public: the bindings
+    /// rebuild a preview from its fields with it (to write its JSON).
+    ///
+    /// ```
+    /// use dory_wire::preview::Preview;
+    ///
+    /// let p = Preview::new("a\nb".into());
+    /// assert_eq!((p.total_lines, p.total_bytes, p.head_bytes), (2, 3, 3));
+    /// assert!(!p.truncated && p.notices.is_empty());
+    /// ```
+    pub fn new(text: String) -> Self {
+        let bytes = text.len() as u64;
+        let lines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64
+            + u64::from(!text.is_empty() && !text.ends_with('\n'));
+        Preview::unchanged(Cow::Owned(text), lines, bytes)
+    }
+}
+
 impl<'a> Preview<'a> {
     /// The preview of input that fits: its rendering, unchanged.
     pub(crate) fn unchanged(text: Cow<'a, str>, total_lines: u64, total_bytes: u64) -> Self {
@@ -236,8 +257,8 @@ impl Preview<'_> {
     /// let preview = Bounder::new(4, 200).bound(input.as_bytes())?.render(SpillOutcome::NotSaved, None);
     /// let json: serde_json::Value = serde_json::from_str(&preview.to_json()).unwrap();
     /// assert_eq!(json["notices"][0]["kind"], "omitted");
-    /// assert_eq!(json["notices"][0]["line"], 3);
-    /// assert_eq!(json["notices"][0]["text"], "[... 485 bytes omitted: lines 3-99 of 100 ...]");
+    /// assert_eq!(json["notices"][0]["line"], 2);
+    /// assert_eq!(json["notices"][0]["text"], "[... 485 bytes omitted: lines 2-98 of 100 ...]");
     /// # Ok::<(), dory_wire::Error>(())
     /// ```
     pub fn to_json(&self) -> String {
