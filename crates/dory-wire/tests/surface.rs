@@ -370,6 +370,8 @@ fn preview_methods(data: &[u8]) -> Result<Preview<'static>, Error> {
     }
     let _: [NoticeKind; 5] = NoticeKind::ALL;
     let _: Notice = Notice::new(NoticeKind::Omitted, 0, 0);
+    let _: Vec<(NoticeKind, u64, &str)> = preview.notice_lines().collect();
+    let _: Preview<'static> = Preview::new(String::new());
     Ok(preview)
 }
 
