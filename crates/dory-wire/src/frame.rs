@@ -5,7 +5,9 @@
 
 use std::borrow::Cow;
 
-use crate::json::{plain_text, read_object, JsonError, Parser, Value};
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+use crate::json::plain_text;
+use crate::json::{read_object, JsonError, Parser, Value};
 use crate::{ExecResult, Identity, ProcessStatus, Stream};
 
 /// A decoded frame, borrowing from its line where it can.
@@ -321,7 +323,23 @@ fn compact_data_frame<'a>(line: &'a [u8], scratch: &'a mut Scratch) -> Option<Fr
     // Both prefixes have the same length; stop before the string's quote.
     p.eat(&line[..br#"{"type":"stdout","data":"#.len()]);
     let Scratch { text, bytes } = scratch;
-    let data: &'a [u8] = match p.string_into(text).ok()? {
+    // In wasm the string is read in one pass that also finds what the text
+    // check needs (`plain` below); natively `memchr`'s AVX2 search is faster
+    // than that pass, and the check reads the line again.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let (data, seen) = p.string_into_ranged(text).ok()?;
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let data = p.string_into(text).ok()?;
+    // UTF-8 with no control character. Every byte outside the data string is
+    // matched literally below, so in wasm what the string's read saw decides,
+    // and only a line with non-ASCII text is read again.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let plain = |line: &[u8]| {
+        !seen.control && (!seen.non_ascii || simdutf8::basic::from_utf8(line).is_ok())
+    };
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let plain = plain_text;
+    let data: &'a [u8] = match data {
         Some(data) => data,
         None => {
             let text: &'a Vec<u8> = text;
@@ -345,7 +363,7 @@ fn compact_data_frame<'a>(line: &'a [u8], scratch: &'a mut Scratch) -> Option<Fr
         // character and no invalid UTF-8 can pass, so the byte-range pass over
         // the line is not needed.
         decode_base64_into(data, bytes)?
-    } else if plain_text(line) {
+    } else if plain(line) {
         data
     } else {
         // A control character or invalid UTF-8: the general path gives the

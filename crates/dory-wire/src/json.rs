@@ -121,9 +121,23 @@ fn string_stop(text: &[u8]) -> Result<usize, JsonError> {
 
 /// Whether `text` is what [`Parser::new`] reads without care: UTF-8 with no
 /// control character.
+#[cfg_attr(
+    all(target_arch = "wasm32", target_feature = "simd128"),
+    allow(dead_code)
+)]
 pub(crate) fn plain_text(text: &[u8]) -> bool {
     let (low, high) = byte_range(text);
     low >= 0x20 && (high < 0x80 || simdutf8::basic::from_utf8(text).is_ok())
+}
+
+/// What [`Parser::string_into_ranged`] saw in the bytes it read.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Seen {
+    /// A byte below 0x20.
+    pub(crate) control: bool,
+    /// A byte of 0x80 or above (the text needs its UTF-8 check).
+    pub(crate) non_ascii: bool,
 }
 
 /// Whether any byte is a control character (below 0x20).
@@ -264,7 +278,43 @@ fn find_quote(text: &[u8]) -> Option<usize> {
             return two.find(text);
         }
     }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    {
+        wasm_find_quote(text)
+    }
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
     memchr::memchr2(b'"', b'\\', text)
+}
+
+/// `memchr2(b'"', b'\\', text)` in wasm, inlined: `memchr`'s `simd128`
+/// searcher is reached through a call that sets up its needles and its
+/// alignment every time, which costs as much as a short run between two
+/// escapes; here each step is one 16-byte compare and a bit mask.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+#[inline]
+fn wasm_find_quote(text: &[u8]) -> Option<usize> {
+    use core::arch::wasm32::{u8x16, u8x16_bitmask, u8x16_eq, u8x16_splat, v128_or};
+    const LANES: usize = 16;
+    let quote = u8x16_splat(b'"');
+    let backslash = u8x16_splat(b'\\');
+    let mut blocks = text.chunks_exact(LANES);
+    let mut at = 0;
+    for b in &mut blocks {
+        let v = u8x16(
+            b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
+            b[14], b[15],
+        );
+        let mask = u8x16_bitmask(v128_or(u8x16_eq(v, quote), u8x16_eq(v, backslash)));
+        if mask != 0 {
+            return Some(at + mask.trailing_zeros() as usize);
+        }
+        at += LANES;
+    }
+    blocks
+        .remainder()
+        .iter()
+        .position(|&c| c == b'"' || c == b'\\')
+        .map(|i| at + i)
 }
 
 impl<'a> Parser<'a> {
@@ -504,6 +554,10 @@ impl<'a> Parser<'a> {
     /// Reads a string like [`Parser::string`], but unescapes into `buf`
     /// (cleared first) instead of a new vector: `Some` borrows a string with
     /// no escape from the text, `None` means the string is in `buf`.
+    #[cfg_attr(
+        all(target_arch = "wasm32", target_feature = "simd128"),
+        allow(dead_code)
+    )]
     pub(crate) fn string_into(&mut self, buf: &mut Vec<u8>) -> Result<Option<&'a [u8]>, JsonError> {
         self.pos += 1;
         let start = self.pos;
@@ -525,30 +579,7 @@ impl<'a> Parser<'a> {
     /// Continues a string that contains escapes, from a backslash.
     fn escaped_string(&mut self, mut out: Vec<u8>) -> Result<Vec<u8>, JsonError> {
         loop {
-            // At a backslash.
-            self.pos += 1;
-            let escape = self.peek().ok_or("unterminated string")?;
-            self.pos += 1;
-            let simple = match escape {
-                b'"' => b'"',
-                b'\\' => b'\\',
-                b'/' => b'/',
-                b'b' => 0x08,
-                b'f' => 0x0c,
-                b'n' => b'\n',
-                b'r' => b'\r',
-                b't' => b'\t',
-                b'u' => {
-                    let c = self.unicode_escape()?;
-                    let mut buf = [0u8; 4];
-                    out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                    0
-                }
-                _ => return Err("invalid escape in a string"),
-            };
-            if escape != b'u' {
-                out.push(simple);
-            }
+            self.escape(&mut out)?;
             let rest = &self.text[self.pos..];
             let stop = self.run_stop(rest)?;
             out.extend_from_slice(&rest[..stop]);
@@ -557,6 +588,120 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 return Ok(out);
             }
+        }
+    }
+
+    /// Reads the escape at a backslash and appends what it stands for.
+    #[inline]
+    fn escape(&mut self, out: &mut Vec<u8>) -> Result<(), JsonError> {
+        self.pos += 1;
+        let escape = self.peek().ok_or("unterminated string")?;
+        self.pos += 1;
+        let simple = match escape {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let c = self.unicode_escape()?;
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                return Ok(());
+            }
+            _ => return Err("invalid escape in a string"),
+        };
+        out.push(simple);
+        Ok(())
+    }
+
+    /// [`Parser::string_into`] in one pass with `simd128` (wasm): each block
+    /// of 16 bytes is searched for `"` and `\\`, copied when the string
+    /// has an escape, and folded into the byte range the string's check
+    /// needs, so the caller does not read the line a second time for it.
+    /// Returns the string and whether any byte read was a control character
+    /// or not ASCII (the bytes read may run past the closing quote, which
+    /// can only report a line as less plain than it is).
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    pub(crate) fn string_into_ranged(
+        &mut self,
+        buf: &mut Vec<u8>,
+    ) -> Result<(Option<&'a [u8]>, Seen), JsonError> {
+        use core::arch::wasm32::{
+            u8x16, u8x16_bitmask, u8x16_eq, u8x16_lt, u8x16_max, u8x16_min, u8x16_splat, v128_or,
+        };
+        const LANES: usize = 16;
+        let text = self.text;
+        self.pos += 1;
+        let start = self.pos;
+        let quote = u8x16_splat(b'"');
+        let backslash = u8x16_splat(b'\\');
+        let mut low = u8x16_splat(u8::MAX);
+        let mut high = u8x16_splat(0);
+        let (mut low_tail, mut high_tail) = (u8::MAX, 0u8);
+        let mut copying = false;
+        let mut i = start;
+        loop {
+            let stop = loop {
+                if let Some(b) = text.get(i..i + LANES) {
+                    let v = u8x16(
+                        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+                        b[12], b[13], b[14], b[15],
+                    );
+                    low = u8x16_min(low, v);
+                    high = u8x16_max(high, v);
+                    let mask = u8x16_bitmask(v128_or(u8x16_eq(v, quote), u8x16_eq(v, backslash)));
+                    if mask != 0 {
+                        break i + mask.trailing_zeros() as usize;
+                    }
+                    if copying {
+                        buf.extend_from_slice(b);
+                    }
+                    i += LANES;
+                } else {
+                    let rest = &text[i..];
+                    let k = rest
+                        .iter()
+                        .position(|&c| c == b'"' || c == b'\\')
+                        .ok_or("unterminated string")?;
+                    for &c in &rest[..k] {
+                        low_tail = low_tail.min(c);
+                        high_tail = high_tail.max(c);
+                    }
+                    break i + k;
+                }
+            };
+            if copying {
+                buf.extend_from_slice(&text[i..stop]);
+            }
+            if text[stop] == b'"' {
+                self.pos = stop + 1;
+                let seen = Seen {
+                    control: low_tail < 0x20
+                        || u8x16_bitmask(u8x16_lt(low, u8x16_splat(0x20))) != 0,
+                    non_ascii: high_tail >= 0x80 || u8x16_bitmask(high) != 0,
+                };
+                return Ok((
+                    if copying {
+                        None
+                    } else {
+                        Some(&text[start..stop])
+                    },
+                    seen,
+                ));
+            }
+            if !copying {
+                copying = true;
+                buf.clear();
+                buf.reserve(text.len() - start);
+                buf.extend_from_slice(&text[start..stop]);
+            }
+            self.pos = stop;
+            self.escape(buf)?;
+            i = self.pos;
         }
     }
 
