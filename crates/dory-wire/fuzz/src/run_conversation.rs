@@ -12,17 +12,19 @@
 //!   for their stream, and the combined view gets both in arrival order;
 //! - memory is bounded by the options: a chunk never holds more than the
 //!   frame limit, and reconnects stay within the retries;
-//! - once done, the result renders, and each view's preview counts exactly
-//!   the bytes its spill was given.
+//! - once done, the result renders, and (with the previews' options off)
+//!   each view's preview counts exactly the bytes its spill was given.
 //!
 //! Input layout: byte 0 the run's flags (bit 0 kill on cancel, bit 1 a
-//! spill, bit 2 skip policy, bit 3 jitter, bit 4 a caller's key), byte 1 the
+//! spill, bit 2 skip policy, bit 3 jitter, bit 4 a caller's key, bit 5 the
+//! run's default preview options, `keep` and `terminal` on; clear: both
+//! off, the raw text), byte 1 the
 //! retries (bits 0–2) and the limits (bits 3–7); then steps, as in
 //! [`conversation`](crate::conversation).
 
 use std::time::Duration;
 
-use dory_wire::preview::{SpillError, SpillOutcome, View};
+use dory_wire::preview::{Keep, SpillError, SpillOutcome, View};
 use dory_wire::{
     Command, FollowOptions, GapPolicy, Method, Run, RunActionBuf, RunOptions, RunState, RunStep,
     Stream,
@@ -155,6 +157,11 @@ fn play(data: &[u8]) -> RunState {
     if flags & 16 != 0 {
         options = options.idempotency_key("k1");
     }
+    // Rendering counts the rendered bytes: only raw previews count the spill's.
+    let raw = flags & 32 == 0;
+    if raw {
+        options = options.keep(Keep::none()).terminal(false);
+    }
     let kill_on_cancel = flags & 1 != 0;
     let mut run = Run::new("c1", &Command::shell("make"), options, [7; 16])
         .expect("the harness builds valid runs");
@@ -279,7 +286,7 @@ fn play(data: &[u8]) -> RunState {
                 }
                 let result = run.result().expect("a done run renders");
                 assert_eq!(result.proc_id, "p1");
-                if spill && !files.failed[0] {
+                if spill && raw && !files.failed[0] {
                     assert_eq!(result.stdout.total_bytes, files.written[0].len() as u64);
                 }
                 assert_eq!(run.state(), RunState::Finished);
