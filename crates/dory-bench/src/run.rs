@@ -441,7 +441,12 @@ impl RunSink for RunCount {
 
 /// [`Workload::RunMachine`].
 pub fn run_machine(body: &[u8], piece: usize) -> u64 {
+    // The same work as run-follower's bare RunBounder: the previews' options
+    // off (a run's default turns keep and terminal on; preview-keep-terminal
+    // measures those).
     let options = RunOptions::new()
+        .keep(Keep::none())
+        .terminal(false)
         .idempotency_key("k")
         .spill(true)
         .on_output(true);
