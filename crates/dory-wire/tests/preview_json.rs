@@ -132,7 +132,7 @@ fn check_value(preview: &Preview<'_>, v: &Value) {
         assert_eq!(
             (kind.as_str(), line, text),
             (
-                &*j["kind"].as_str().expect("kind"),
+                j["kind"].as_str().expect("kind"),
                 j["line"].as_u64().expect("line"),
                 j["text"].as_str().expect("text")
             )
