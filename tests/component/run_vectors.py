@@ -775,6 +775,46 @@ def check_run_functions(dw: DoryWire) -> None:
     pending.drop(dw.store)
 
 
+def check_json(dw: DoryWire) -> None:
+    """`preview-to-json` gives the core's bytes for the shared cases of
+    tests/api/canonical-json.json, and `run-result-to-json` embeds them."""
+    cases = json.loads((ROOT / "tests" / "api" / "canonical-json.json").read_text(encoding="utf-8"))["cases"]
+    assert len(cases) >= 5, "the shared JSON cases"
+    previews = []
+    for case in cases:
+        data = "".join(text * times for text, times in case["input"]).encode()
+        options = preview_options(case["keep"], case["terminal"])
+        ok, out = result(
+            dw.call("preview", "bound", data, case["max_lines"], case["max_bytes"], case["spill_id"], options)
+        )
+        assert ok, f"{case['name']}: {out}"
+        if hasattr(out, "drop"):
+            path = case["spill_path"]
+            outcome = Variant("not-saved") if path is None else Variant("saved", path)
+            preview = dw.method("pending-spill", "render", out, outcome, case["hint"])
+            out.drop(dw.store)
+        else:
+            preview = out
+        ok, text = result(dw.call("preview", "preview-to-json", preview))
+        assert ok and text == case["json"], f"{case['name']}: {text!r}"
+        previews.append(preview)
+    run = record(
+        proc_id="p_1",
+        idempotency_key="k",
+        exit_code=None,
+        timed_out=False,
+        stdout=previews[1],
+        stderr=previews[0],
+        combined=previews[3],
+        stdout_lost_bytes=2**64 - 1,
+        stderr_lost_bytes=0,
+    )
+    ok, text = result(dw.call("run-machine", "run-result-to-json", run))
+    assert ok, text
+    assert text.startswith('{"proc_id":"p_1","idempotency_key":"k","exit_code":null,"timed_out":false,'), text[:80]
+    assert f'"combined":{cases[3]["json"]},"stdout_lost_bytes":18446744073709551615,' in text, text[-200:]
+
+
 # -- run conversations (docs/VECTORS.md, "kind run-conversation") -------------
 
 
@@ -1323,6 +1363,7 @@ def main() -> int:
     try:
         check_run_functions(dw)
         check_preview_options(dw)
+        check_json(dw)
         problems = the_runner_can_fail(dw, vectors)
     except AssertionError as exc:
         problems = [f"the run functions, or an unchanged vector: {exc}"]
