@@ -38,6 +38,11 @@ step "make docs took $((SECONDS - start)) s"
 step "every internal link and anchor of the built site (tests/docs/check_links.py)"
 python3 tests/docs/check_links.py target/docs
 
+step "the JSON Schemas are published as they are (docs/schema -> target/docs/schema)"
+for schema in docs/schema/*.schema.json; do
+    cmp "$schema" "target/docs/schema/$(basename "$schema")"
+done
+
 step "the guides' code blocks (tests/docs/check_code.py)"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
