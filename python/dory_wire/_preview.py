@@ -44,6 +44,11 @@ Keep = Union[Literal["defaults"], Sequence[str], None]
 """The ``keep`` argument: ``None`` (off), ``"defaults"``
 (:data:`DEFAULT_KEEP_PATTERNS`) or a sequence of regular expressions."""
 
+NoticeKind = Literal["omitted", "kept", "terminal", "stderr", "lost"]
+"""What a :class:`Notice` says (its ``kind``): the cut, the kept lines'
+header, what terminal rendering removed, a run's stderr section, a run's
+loss."""
+
 _SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 from run_server import refserver
 
-from dory_wire import Preview, StreamingBounder, bound
+from dory_wire import Notice, Preview, StreamingBounder, bound
 from dory_wire.client import Client, RunResult, SpillDirectory
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,6 +58,11 @@ def check_preview(doc: dict[str, Any], p: Preview) -> list[str]:
         assert notice["text"].endswith(" ...]")
     kinds = [n["kind"] for n in doc["notices"]]
     assert p.truncated == ("omitted" in kinds)
+    # The same notices as objects: Preview.notices.
+    assert [(n.kind, n.line, n.text) for n in p.notices] == [
+        (n["kind"], n["line"], n["text"]) for n in doc["notices"]
+    ]
+    assert all(isinstance(n, Notice) for n in p.notices)
     return kinds
 
 

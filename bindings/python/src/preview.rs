@@ -618,6 +618,21 @@ impl Preview {
         self.0.spill_error.as_deref()
     }
 
+    /// The notice lines the bounder wrote into ``text``, in order: a list
+    /// of :class:`Notice` (empty when nothing was cut, kept, rendered or
+    /// lost). Recorded where each was written, never parsed from the text.
+    #[getter]
+    fn notices(&self) -> Vec<Notice> {
+        self.0
+            .notice_lines()
+            .map(|(kind, line, text)| Notice {
+                kind: kind.as_str(),
+                line,
+                text: text.to_owned(),
+            })
+            .collect()
+    }
+
     /// The preview as one canonical JSON object (a ``str``), the core's
     /// bytes in every language: the fields above in snake_case, with
     /// ``omitted_range`` as ``{"first", "last"}`` and ``notices``, the notice
@@ -652,6 +667,51 @@ impl Preview {
             opt(&p.spill_id)?,
             opt(&p.spill_path)?,
             opt(&p.spill_error)?,
+        ))
+    }
+}
+
+/// A notice line of a :class:`Preview`: ``kind`` (``"omitted"``,
+/// ``"kept"``, ``"terminal"``, ``"stderr"`` or ``"lost"``), its 1-based
+/// ``line`` in the preview's ``text`` and the line's ``text`` (without its
+/// ``\n``). The entries of ``notices`` in :meth:`Preview.to_json`.
+#[pyclass(frozen, eq, hash, module = "dory_wire", name = "Notice")]
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct Notice {
+    kind: &'static str,
+    line: u64,
+    text: String,
+}
+
+#[pymethods]
+impl Notice {
+    /// What the notice says: ``"omitted"`` (the cut), ``"kept"`` (the
+    /// kept lines' header), ``"terminal"`` (what rendering removed),
+    /// ``"stderr"`` (a run's stderr section) or ``"lost"`` (a run's loss).
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// Its 1-based line number in the preview's ``text``.
+    #[getter]
+    fn line(&self) -> u64 {
+        self.line
+    }
+
+    /// The notice line, without its ``\n``.
+    #[getter]
+    fn text(&self) -> &str {
+        &self.text
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        let text = PyString::new(py, &self.text).into_any();
+        Ok(format!(
+            "Notice(kind='{}', line={}, text={})",
+            self.kind,
+            self.line,
+            text.repr()?
         ))
     }
 }
