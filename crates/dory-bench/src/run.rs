@@ -63,11 +63,20 @@ pub enum Workload {
     /// The spill search (`dory_wire::search::Searcher`) for `error` with two
     /// lines of context, at the run's limits.
     Search,
+    /// Baseline of [`Workload::PreviewKeepTerminal`]: `grep -c -E` with the
+    /// default keep patterns, the input on its standard input in pieces
+    /// (its CPU time is measured, not ours), in the `C.UTF-8` locale (a
+    /// shell's usual one: UTF-8 aware, as the core's patterns are).
+    GrepKeep,
+    /// The same in the `C` locale (bytes, no UTF-8).
+    GrepKeepBytes,
+    /// Baseline of [`Workload::Search`]: `grep -c error`, fed the same way.
+    GrepSearch,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 15] = [
+    pub const ALL: [Workload; 18] = [
         Workload::ReaderSink,
         Workload::FollowerSink,
         Workload::RunFollower,
@@ -83,6 +92,9 @@ impl Workload {
         Workload::PreviewDigest,
         Workload::PreviewKeepTerminal,
         Workload::Search,
+        Workload::GrepKeep,
+        Workload::GrepKeepBytes,
+        Workload::GrepSearch,
     ];
 
     /// The short id used on the command line and in results.
@@ -103,6 +115,9 @@ impl Workload {
             Workload::PreviewDigest => "preview-digest",
             Workload::PreviewKeepTerminal => "preview-keep-terminal",
             Workload::Search => "search",
+            Workload::GrepKeep => "grep-keep",
+            Workload::GrepKeepBytes => "grep-keep-bytes",
+            Workload::GrepSearch => "grep-search",
         }
     }
 
@@ -137,6 +152,11 @@ impl Workload {
                 "StreamingBounder, default keep patterns + terminal rendering"
             }
             Workload::Search => "Searcher for `error`, 2 lines of context (search a spill)",
+            Workload::GrepKeep => {
+                "grep -c -E with the default keep patterns, LC_ALL=C.UTF-8 (baseline)"
+            }
+            Workload::GrepKeepBytes => "the same grep in LC_ALL=C (bytes, no UTF-8)",
+            Workload::GrepSearch => "grep -c error, LC_ALL=C.UTF-8 (baseline of the search)",
         }
     }
 
@@ -154,7 +174,10 @@ impl Workload {
             | Workload::PreviewDigest
             | Workload::PreviewKeepTerminal
             | Workload::Search => "ours-variant",
-            Workload::SerdeLines => "baseline",
+            Workload::SerdeLines
+            | Workload::GrepKeep
+            | Workload::GrepKeepBytes
+            | Workload::GrepSearch => "baseline",
             Workload::Floor | Workload::CopyFloor => "floor",
         }
     }
@@ -225,6 +248,14 @@ impl Workload {
                     .text
                     .len() as u64
             }
+            Workload::GrepKeep | Workload::GrepKeepBytes | Workload::GrepSearch => {
+                let locale = if self == Workload::GrepKeepBytes {
+                    "C"
+                } else {
+                    "C.UTF-8"
+                };
+                grep_count(self.grep_args(), locale, body, piece)
+            }
             Workload::PreviewKeepTerminal => {
                 let mut bounder = streaming_bounder(true)
                     .with_keep(Keep::defaults())
@@ -235,6 +266,70 @@ impl Workload {
                 preview_len(bounder)
             }
         }
+    }
+}
+
+impl Workload {
+    /// The arguments of `grep` for a grep baseline (empty for the others).
+    pub fn grep_args(self) -> Vec<String> {
+        match self {
+            Workload::GrepKeep | Workload::GrepKeepBytes => {
+                let mut args = vec!["-c".to_string(), "-E".to_string()];
+                for pattern in Keep::defaults().as_slice() {
+                    args.push("-e".into());
+                    args.push(pattern.clone());
+                }
+                args
+            }
+            Workload::GrepSearch => vec!["-c".into(), "error".into()],
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether the work is done by a child process (`grep`), whose CPU
+    /// time is the measure.
+    pub fn is_external(self) -> bool {
+        matches!(
+            self,
+            Workload::GrepKeep | Workload::GrepKeepBytes | Workload::GrepSearch
+        )
+    }
+}
+
+/// Runs `grep ARGS` in `locale` with `body` on its standard input, written in pieces of
+/// `piece` bytes, and returns the count it prints. Exit status 1 (no line
+/// matched) is a count of 0; anything else that is not success panics: the
+/// baseline must have run.
+fn grep_count(args: Vec<String>, locale: &str, body: &[u8], piece: usize) -> u64 {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = match Command::new("grep")
+        .args(&args)
+        .env("LC_ALL", locale)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(e) => panic!("grep could not be started: {e}"),
+    };
+    if let Some(mut stdin) = child.stdin.take() {
+        for p in body.chunks(piece) {
+            if let Err(e) = stdin.write_all(p) {
+                panic!("writing to grep: {e}");
+            }
+        }
+    }
+    let out = match child.wait_with_output() {
+        Ok(out) => out,
+        Err(e) => panic!("grep: {e}"),
+    };
+    match out.status.code() {
+        Some(0) | Some(1) => String::from_utf8_lossy(&out.stdout)
+            .trim()
+            .parse()
+            .unwrap_or_else(|e| panic!("grep printed no count ({e}): {out:?}")),
+        _ => panic!("grep {args:?} failed: {out:?}"),
     }
 }
 
