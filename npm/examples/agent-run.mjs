@@ -1,13 +1,16 @@
 #!/usr/bin/env node
 // One call for agents (docs/run.md): run a noisy command, hand the model a
-// bounded result, keep the rest, and read a hidden line back from the spill.
+// bounded result, keep the rest, and find the line that matters by its line
+// number.
 //
 // The command prints a 20,000-line build log (about 1 MB) on stdout,
 // warnings on stderr, one line that matters in the middle of stdout and an
 // error on stderr before stdout goes on. `computer.run` follows it through
 // whatever the connection does, bounds stdout, stderr and both combined to
-// 60 lines / 4 KiB, and saves each view in full as it streams. Against a
-// server that cuts responses, the result is the same as against a clean one.
+// 60 lines / 4 KiB, and saves each view in full as it streams. The failing
+// line from the middle is kept (the default keep patterns know `FATAL: `),
+// with its line number in the saved output. Against a server that cuts
+// responses, the result is the same as against a clean one.
 //
 // Run from a checkout after building the package (npm run build in npm/):
 //   DORY_URL=http://127.0.0.1:41237 node npm/examples/agent-run.mjs [SPILL_DIR]
@@ -49,13 +52,15 @@ process.stdout.write(combined.text);
 console.log("-".repeat(72));
 if (shown > 4096 || !combined.truncated) throw new Error("the combined view is bounded");
 if (!combined.text.includes("error: 1 module failed to build")) throw new Error("stderr's end is kept in the combined view");
-if (combined.text.includes("FATAL")) throw new Error("the line that matters is hidden in the middle");
-
-// The notice names the spill and the lines hidden: recover the line from it.
-const notice = combined.text.split("\n").find((line) => line.startsWith("[... ") && line.includes("omitted"));
-const [first, last] = /sed -n '(\d+),(\d+)p'/.exec(notice).slice(1).map(Number);
-const lines = readFileSync(combined.spillPath, "utf8").split("\n").slice(first - 1, last);
-const hidden = lines.filter((line) => line.startsWith("FATAL"));
-console.log(`recovered from ${combined.spillPath} (lines ${first}-${last}):`);
-console.log(`  ${hidden[0]}`);
-if (hidden.length !== 1 || hidden[0] !== "FATAL: checksum mismatch in shard 7431 (expected 9f2c, got 11e0)") throw new Error("the hidden line is in the spill");
+// The line that matters, from the omitted middle, kept as `N:line` after the
+// notices (which are listed apart: combined.notices).
+const kinds = combined.notices.map((notice) => notice.kind).join(",");
+if (kinds !== "omitted,kept,stderr") throw new Error(`the notices: ${kinds}`);
+const kept = /^(\d+):(FATAL: .*)$/m.exec(combined.text);
+if (!kept) throw new Error("the failing line from the middle is kept");
+const number = Number(kept[1]);
+// N is the line's number in the saved output: sed -n 'Np' finds it there.
+const saved = readFileSync(combined.spillPath, "utf8").split("\n")[number - 1];
+console.log(`kept from the middle: line ${number}; line ${number} of ${combined.spillPath}:`);
+console.log(`  ${saved}`);
+if (saved !== kept[2] || saved !== "FATAL: checksum mismatch in shard 7431 (expected 9f2c, got 11e0)") throw new Error("the kept line is that line of the spill");

@@ -29,7 +29,7 @@ test("keep and terminal are taken by every bounder", async () => {
 test("DEFAULT_KEEP_PATTERNS is the core's list, frozen", () => {
   assert.ok(Object.isFrozen(api.DEFAULT_KEEP_PATTERNS));
   assert.equal(api.DEFAULT_KEEP_PATTERNS[0], "^(FAILED|ERROR) [^ ]");
-  assert.equal(api.DEFAULT_KEEP_PATTERNS.length, 17);
+  assert.equal(api.DEFAULT_KEEP_PATTERNS.length, 18);
   const p = api.bound(log, { maxLines: 12, maxBytes: 400, keep: [...api.DEFAULT_KEEP_PATTERNS] });
   assert.equal(p.text, api.bound(log, { maxLines: 12, maxBytes: 400, keep: "defaults" }).text);
 });

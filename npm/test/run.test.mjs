@@ -435,7 +435,7 @@ test("the browser build of the client imports no node: module and has no dynamic
   assert.match(web, /getBuiltinModule/, "SpillDirectory gets node:fs/promises when a file is opened");
 });
 
-test("npm/examples/agent-run.mjs through seeded drops: the combined view, then the hidden line recovered from the spill", async (t) => {
+test("npm/examples/agent-run.mjs through seeded drops: the combined view keeps the failing line from the middle, its number that of the spill", async (t) => {
   const dir = tempDir(t);
   const server = await new RefServer(["--drop-seed", "5", "--drop-max-bytes", "20000", "--max-chunk-bytes", "4096"]).start();
   try {
@@ -449,7 +449,9 @@ test("npm/examples/agent-run.mjs through seeded drops: the combined view, then t
     assert.equal(code, 0, `${out}\n${err}`);
     assert.match(out, /followed through [1-9]\d* reconnects/);
     assert.match(out, /error: 1 module failed to build/);
-    assert.match(out, /recovered from .*run-[0-9a-f]{32}-combined\.txt \(lines \d+-\d+\):\n {2}FATAL: checksum mismatch in shard 7431/);
+    const kept = /^(\d+):FATAL: checksum mismatch in shard 7431/m.exec(out);
+    assert.ok(kept, out);
+    assert.match(out, new RegExp(`kept from the middle: line ${kept[1]}; line ${kept[1]} of .*run-[0-9a-f]{32}-combined\\.txt:\\n {2}FATAL: checksum mismatch in shard 7431`));
   } finally {
     await server.stop();
   }

@@ -1,12 +1,14 @@
 """One call for agents: run a noisy command, hand the model a bounded result,
-keep the rest, and read a hidden line back from the spill.
+keep the rest, and find the line that matters by its line number.
 
 The command prints a 20,000-line build log (about 1 MB) on stdout, warnings
 on stderr, one line that matters in the middle of stdout and an error on
 stderr before stdout goes on. `computer.run` follows it through whatever the
 connection does, bounds stdout, stderr and both combined to 60 lines / 4 KiB,
-and saves each view in full as it streams. Against a server that cuts
-responses, the result is the same as against a clean one.
+and saves each view in full as it streams. The failing line from the middle
+is kept (the default keep patterns know `FATAL: `), with its line number in
+the saved output. Against a server that cuts responses, the result is the
+same as against a clean one.
 
     DORY_URL=http://127.0.0.1:8080 python agent_run.py [SPILL_DIR]
 """
@@ -65,20 +67,18 @@ def main() -> int:
     assert "error: 1 module failed to build" in combined.text, (
         "stderr's end is kept in the combined view"
     )
-    assert "FATAL" not in combined.text, "the line that matters is hidden in the middle"
-
-    # The notice names the spill and the lines hidden: recover the line from it.
-    notice = next(
-        line
-        for line in combined.text.splitlines()
-        if line.startswith("[... ") and "omitted" in line
-    )
-    first, last = map(int, re.search(r"sed -n '(\d+),(\d+)p'", notice).groups())
-    lines = Path(combined.spill_path).read_bytes().splitlines()[first - 1 : last]
-    hidden = [line.decode() for line in lines if line.startswith(b"FATAL")]
-    print(f"recovered from {combined.spill_path} (lines {first}-{last}):")
-    print(f"  {hidden[0]}")
-    assert hidden == ["FATAL: checksum mismatch in shard 7431 (expected 9f2c, got 11e0)"]
+    # The line that matters, from the omitted middle, kept as `N:line` after
+    # the notices (which are listed apart: combined.notices).
+    kinds = [notice.kind for notice in combined.notices]
+    assert kinds == ["omitted", "kept", "stderr"], kinds
+    kept = re.search(r"^(\d+):(FATAL: .*)$", combined.text, re.M)
+    assert kept, "the failing line from the middle is kept"
+    number, line = int(kept.group(1)), kept.group(2)
+    # N is the line's number in the saved output: sed -n 'Np' finds it there.
+    saved = Path(combined.spill_path).read_bytes().splitlines()[number - 1].decode()
+    print(f"kept from the middle: line {number}; line {number} of {combined.spill_path}:")
+    print(f"  {saved}")
+    assert saved == line == "FATAL: checksum mismatch in shard 7431 (expected 9f2c, got 11e0)"
     return 0
 
 

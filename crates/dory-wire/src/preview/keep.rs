@@ -90,6 +90,8 @@ impl Keep {
         "^npm (ERR!|error) ",
         // pip and others: an error line.
         "^ERROR: ",
+        // git, PostgreSQL and others: a fatal error.
+        "^(fatal|FATAL): ",
         // shells: a command that is not there.
         "command not found",
         // shells and tools: a missing file.
@@ -594,6 +596,20 @@ mod tests {
             "^ERROR: ",
             &["ERROR: Could not find a version that satisfies the requirement x"],
             &["ERRORS: 0", "NO ERROR: ok", "ERROR:x"],
+        ),
+        (
+            "^(fatal|FATAL): ",
+            &[
+                "fatal: not a git repository (or any of the parent directories): .git",
+                "FATAL:  password authentication failed for user \"app\"",
+            ],
+            &[
+                "non-fatal: retrying",
+                "  fatal: indented",
+                "FATALITY: x",
+                "Fatal: mixed case",
+                "fatal:no space",
+            ],
         ),
         (
             "command not found",
