@@ -198,14 +198,20 @@ pub fn table(rows: &[Row]) -> String {
         } else {
             r.label.clone()
         };
+        let speed = r.mb_per_s();
+        let speed = if speed.is_finite() {
+            format!("{speed:.0}")
+        } else {
+            "–".into()
+        };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {:.0} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.lang,
             r.group,
             r.corpus,
             label,
-            r.mb_per_s(),
+            speed,
             ratio,
             r.secs.len(),
             mib(r.peak_rss),
