@@ -1,7 +1,8 @@
 // Node-side test helpers: where things are, and loading every vector file.
+import { spawnSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseJsonExact } from "./vector-lib.mjs";
 
 export const npmDir = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -28,4 +29,21 @@ export function loadVectors() {
     for (const v of doc.vectors) all.push({ ...v, file: relative(vectorsDir, file) });
   }
   return all;
+}
+
+/**
+ * The reference server's test harness (tests/e2e/node/refserver.mjs), with
+ * its binary built first unless `DORY_REFSERVER_BIN` names one: call it in
+ * a `before` hook, it returns the `RefServer` class.
+ */
+export async function loadRefServer() {
+  if (!process.env.DORY_REFSERVER_BIN) {
+    const env = { ...process.env };
+    delete env.CARGO_TARGET_DIR;
+    const built = spawnSync("cargo", ["build", "--quiet", "-p", "dory-refserver"], { cwd: rootDir, env, stdio: "inherit" });
+    if (built.status !== 0) throw new Error("cargo build -p dory-refserver failed");
+    process.env.DORY_REFSERVER_BIN = join(rootDir, "target", "debug", "dory-refserver");
+  }
+  const { RefServer } = await import(pathToFileURL(join(rootDir, "tests", "e2e", "node", "refserver.mjs")).href);
+  return RefServer;
 }

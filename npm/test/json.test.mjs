@@ -7,14 +7,13 @@
 // shown, and mutated documents refused.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { bound, StreamingBounder } from "dory-wire";
 import { Client, SpillDirectory } from "dory-wire/client";
-import { npmDir, rootDir } from "./helpers.mjs";
+import { loadRefServer, npmDir, rootDir } from "./helpers.mjs";
 
 const require = createRequire(import.meta.url);
 const Ajv2020 = require(join(npmDir, "node_modules", "ajv", "dist", "2020.js")).default;
@@ -159,14 +158,7 @@ test("a mutated document is refused by the schema", () => {
 
 let RefServer;
 before(async () => {
-  if (!process.env.DORY_REFSERVER_BIN) {
-    const env = { ...process.env };
-    delete env.CARGO_TARGET_DIR;
-    const built = spawnSync("cargo", ["build", "--quiet", "-p", "dory-refserver"], { cwd: rootDir, env, stdio: "inherit" });
-    assert.equal(built.status, 0, "cargo build -p dory-refserver failed");
-    process.env.DORY_REFSERVER_BIN = join(rootDir, "target", "debug", "dory-refserver");
-  }
-  ({ RefServer } = await import(join(rootDir, "tests", "e2e", "node", "refserver.mjs")));
+  RefServer = await loadRefServer();
 });
 
 test("a real run's result is one canonical document", async (t) => {

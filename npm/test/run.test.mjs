@@ -7,26 +7,18 @@
 // refused before any request.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { bound, memoryBytes, runSpillId, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES, InvalidArgument, InvalidLimits, MIN_RUN_MAX_BYTES } from "dory-wire";
 import { Client, OutputGap, SpillDirectory } from "dory-wire/client";
-import { rootDir } from "./helpers.mjs";
+import { loadRefServer, rootDir } from "./helpers.mjs";
 import { JSON_TYPE, scriptedFetch } from "./client-lib.mjs";
 
 let RefServer;
 before(async () => {
-  if (!process.env.DORY_REFSERVER_BIN) {
-    const env = { ...process.env };
-    delete env.CARGO_TARGET_DIR;
-    const built = spawnSync("cargo", ["build", "--quiet", "-p", "dory-refserver"], { cwd: rootDir, env, stdio: "inherit" });
-    assert.equal(built.status, 0, "cargo build -p dory-refserver failed");
-    process.env.DORY_REFSERVER_BIN = join(rootDir, "target", "debug", "dory-refserver");
-  }
-  ({ RefServer } = await import(join(rootDir, "tests", "e2e", "node", "refserver.mjs")));
+  RefServer = await loadRefServer();
 });
 
 const LIMITS = { maxLines: 40, maxBytes: 2000 };

@@ -146,6 +146,12 @@ fn external_passes(bytes: u64, min_secs: f64, mut pass: impl FnMut() -> u64) -> 
         _ => wall,
     };
     std::hint::black_box(check);
+    mean_pass(bytes, cpu, wall, passes, base_rss)
+}
+
+/// The mean pass of `passes` that took `cpu` and `wall` seconds in all,
+/// with this process's peak RSS.
+fn mean_pass(bytes: u64, cpu: f64, wall: f64, passes: usize, base_rss: Option<u64>) -> Measurement {
     Measurement {
         secs: cpu / passes as f64,
         wall: wall / passes as f64,
@@ -173,14 +179,7 @@ fn timed_passes(bytes: u64, min_secs: f64, mut pass: impl FnMut() -> u64) -> Mea
     }
     let (cpu, wall) = clock.elapsed();
     std::hint::black_box(check);
-    Measurement {
-        secs: cpu / passes as f64,
-        wall: wall / passes as f64,
-        passes,
-        bytes,
-        peak_rss: proc_status_bytes("VmHWM"),
-        base_rss,
-    }
+    mean_pass(bytes, cpu, wall, passes, base_rss)
 }
 
 /// Fills a `Transcript` from `body` (not timed), then times building its two
