@@ -80,8 +80,7 @@ fi
 # Node: the npm package built from bindings/wasm (release), as in scripts/test-npm.sh.
 node_setup() {
     command -v node > /dev/null || return 1
-    # The benchmark needs no browser: skip setup-wasm.sh's chromium.
-    DORY_SKIP_CHROMIUM=1 bash "$ROOT/scripts/setup-wasm.sh" >&2 || return 1
+    bash "$ROOT/scripts/setup-wasm.sh" >&2 || return 1
     (cd "$ROOT/npm" && node build.mjs) >&2 || return 1
 }
 

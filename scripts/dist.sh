@@ -12,7 +12,7 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 bash "$ROOT/scripts/setup-release.sh"
-DORY_SKIP_CHROMIUM=1 bash "$ROOT/scripts/setup-wasm.sh" >/dev/null # Debian's rustc + std sources
+bash "$ROOT/scripts/setup-wasm.sh" >/dev/null # the wasm target (rustup or Debian), wasm-bindgen, npm ci
 VENV="$ROOT/target/release-tools/venv"
 OUT="$ROOT/target/dist/out"
 export CARGO_TARGET_DIR="$ROOT/target/dist"

@@ -1,25 +1,47 @@
 #!/usr/bin/env bash
 # Python toolchain for dory-wire, idempotent and quick when already done.
 #
-# Creates the virtualenv <repo>/.venv, installs the tools (maturin, pytest,
-# hypothesis, mypy, ruff, httpx; jsonschema for the JSON Schema tests) and
-# builds the `dory_wire` package into it in develop mode (Python sources
-# edited in place are live; the native module is rebuilt only when a Rust
-# source changed since the last build).
+# Creates the virtualenv <repo>/.venv, installs a dependency group of
+# python/pyproject.toml (`dev`: maturin and httpx, what make demo needs;
+# `test`: dev and the test tools, pytest, hypothesis, mypy, ruff,
+# jsonschema) and builds the `dory_wire` package into it in develop mode
+# (Python sources edited in place are live; the native module is rebuilt
+# only when a Rust source changed since the last build).
+#
+#   bash scripts/setup-python.sh [--group dev|test] [--tools-only]
+#
+# The native module is built in the workspace's target dir (target/), in the
+# dev profile, so it shares the core and every dependency with cargo's own
+# builds of the workspace.
 #
 # Env: PYTHON (interpreter for the venv, default python3),
-#      CARGO_TARGET_DIR (default <repo>/target/python).
+#      CARGO_TARGET_DIR (default <repo>/target).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 VENV="$ROOT/.venv"
 PYTHON="${PYTHON:-python3}"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target/python}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$ROOT/target}"
+GROUP=test
+TOOLS_ONLY=0
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+    --group) GROUP="$2"; shift 2 ;;
+    --tools-only) TOOLS_ONLY=1; shift ;;
+    *) echo "usage: $0 [--group dev|test] [--tools-only]" >&2; exit 2 ;;
+    esac
+done
+PYPROJECT="$ROOT/python/pyproject.toml"
 
-# Bump the list to reinstall; the stamp records what is installed.
-TOOLS=("maturin>=1.9,<2" "pytest>=8" "hypothesis>=6.100" "mypy>=1.11" "ruff>=0.6" "httpx>=0.27" "jsonschema>=4.18")
+# The stamp records which group of which pyproject.toml is installed (the
+# test group includes dev: once test is installed, dev is too).
 TOOLS_STAMP="$VENV/.dory-wire-tools"
 BUILD_STAMP="$VENV/.dory-wire-build"
+groups_hash="$(sed -n '/^\[dependency-groups\]/,/^\[project.urls\]/p' "$PYPROJECT" | sha256sum | cut -c1-16)"
+installed() {
+    [[ -f "$TOOLS_STAMP" ]] || return 1
+    grep -qxF "$groups_hash $1" "$TOOLS_STAMP" || { [[ "$1" == dev ]] && grep -qxF "$groups_hash test" "$TOOLS_STAMP"; }
+}
 
 log() { printf '== setup-python: %s\n' "$*"; }
 
@@ -30,12 +52,16 @@ if [[ ! -x "$VENV/bin/python" ]] || ! "$VENV/bin/python" -c 'import sys; sys.exi
     rm -f "$TOOLS_STAMP" "$BUILD_STAMP"
 fi
 
-if [[ ! -f "$TOOLS_STAMP" ]] || [[ "$(cat "$TOOLS_STAMP")" != "${TOOLS[*]}" ]]; then
-    log "installing ${TOOLS[*]}"
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
-    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "${TOOLS[@]}"
-    printf '%s' "${TOOLS[*]}" > "$TOOLS_STAMP"
+if ! installed "$GROUP"; then
+    log "installing the $GROUP group of python/pyproject.toml (pip install --group)"
+    # --group needs pip >= 25.1 (a venv of Python 3.11 starts with 23.2).
+    if ! "$VENV/bin/python" -m pip install --help 2>/dev/null | grep -q -- '--group'; then
+        "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade "pip>=25.1"
+    fi
+    "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --group "$PYPROJECT:$GROUP"
+    printf '%s %s\n' "$groups_hash" "$GROUP" >>"$TOOLS_STAMP"
 fi
+[[ $TOOLS_ONLY -eq 0 ]] || { log "tools ready ($VENV)"; exit 0; }
 
 # Rebuild the native module when any input changed since the last build (or
 # when the built module is missing, e.g. after `git clean`).

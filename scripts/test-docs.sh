@@ -71,5 +71,5 @@ if [[ -x "$CHROMIUM" ]]; then
     step "the site in headless Chromium: search, the agent call, a reference and back (tests/docs/search.test.mjs)"
     node --test tests/docs/search.test.mjs
 else
-    summary_skip "docs browser" "Chromium is not installed at $CHROMIUM (scripts/setup-wasm.sh installs it where apt-get is)"
+    summary_skip "docs browser" "Chromium is not installed at $CHROMIUM (scripts/setup-browsers.sh installs it where apt-get is)"
 fi

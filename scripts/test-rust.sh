@@ -5,27 +5,42 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== cargo fmt --check"
-cargo fmt --all --check
-echo "== cargo clippy --workspace --all-targets -D warnings"
-cargo clippy --workspace --all-targets -- -D warnings
-echo "== cargo clippy -p dory-wire-client --all-features (the blocking client)"
-cargo clippy -p dory-wire-client --all-targets --all-features -- -D warnings
-echo "== cargo test (crates/*: dory-wire, dory-wire-client, dory-refserver, dory-bench)"
-cargo test
-echo "== every fuzz target's checks, replayed as tests (crates/dory-wire/fuzz/tests/replay.rs; no nightly needed)"
-# The fuzz crate is its own workspace. Release with debug assertions and
-# overflow checks, as cargo-fuzz builds its targets (-O -a).
-CARGO_TARGET_DIR="$PWD/target/fuzz-replay" CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true \
-    CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true \
-    cargo test --release --quiet --manifest-path crates/dory-wire/fuzz/Cargo.toml --lib --test replay
-echo "== cargo test -p dory-wire-client --all-features (the blocking client)"
-cargo test -p dory-wire-client --all-features --quiet
-echo "== the README's Rust program, as written, against the reference server"
-bash scripts/rust-readme.sh
-echo "== cargo doc -p dory-wire -p dory-wire-client (warnings are errors)"
-RUSTDOCFLAGS="-D warnings" cargo doc -p dory-wire -p dory-wire-client --all-features --no-deps --quiet
-echo "== cargo package -p dory-wire -p dory-wire-client (the client verified against the packaged core)"
+# shellcheck source=timing.sh
+source "$PWD/scripts/timing.sh"
+# One feature set for every build and test of the workspace's default
+# members: the blocking client's code is compiled in, so that its tests run
+# with the rest (a second `cargo test -p dory-wire-client --all-features`
+# would compile and run the client's tests twice).
+FEATURES=(--features dory-wire-client/blocking)
+
+timed test "rust: cargo fmt --check" cargo fmt --all --check
+timed build "rust: clippy --workspace --all-targets" \
+    cargo clippy --quiet --workspace --all-targets -- -D warnings
+# The client without the blocking feature is linted above; with it, here
+# (only the client is checked again).
+timed build "rust: clippy -p dory-wire-client --all-features" \
+    cargo clippy --quiet -p dory-wire-client --all-targets --all-features -- -D warnings
+timed build "rust: cargo test --no-run (crates/*)" \
+    cargo test --quiet --no-run "${FEATURES[@]}"
+timed test "rust: cargo test (crates/*)" \
+    cargo test --quiet "${FEATURES[@]}"
+# The fuzz crate is its own workspace; its replay builds in this target dir,
+# in the dev profile (debug assertions and overflow checks, as cargo-fuzz's
+# -a), without libFuzzer (--no-default-features: the targets are not built),
+# so it shares the core and every dependency with the builds above.
+timed build "rust: fuzz replay, build (dev profile, no libFuzzer)" \
+    cargo test --quiet --no-run --manifest-path crates/dory-wire/fuzz/Cargo.toml \
+    --target-dir "${CARGO_TARGET_DIR:-$PWD/target}" --no-default-features --lib --test replay
+timed test "rust: fuzz replay (crates/dory-wire/fuzz/tests/replay.rs)" \
+    cargo test --quiet --manifest-path crates/dory-wire/fuzz/Cargo.toml \
+    --target-dir "${CARGO_TARGET_DIR:-$PWD/target}" --no-default-features --lib --test replay
+timed test "rust: the README's program (scripts/rust-readme.sh)" \
+    bash scripts/rust-readme.sh
+# The same flags as scripts/docs.sh and scripts/test-release.sh, in the same
+# target dir: the API reference is documented once.
+timed build "rust: cargo doc -p dory-wire -p dory-wire-client" \
+    env RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" \
+    cargo doc --quiet --no-deps -p dory-wire -p dory-wire-client "${FEATURES[@]}"
 # Cargo verifies the client against the packaged core through a local
 # registry under target/package. A registry crate is taken to be immutable:
 # cargo extracts it into $CARGO_HOME/registry/src/-<hash of the path>/ once
@@ -44,4 +59,5 @@ for dep in "$target"/deps/dory_wire-*.d "$target"/deps/dory_wire_client-*.d; do
     hash="${hash%.d}"
     rm -rf "$target"/deps/*-"$hash".* "$target"/.fingerprint/dory-wire*-"$hash" "$target"/build/dory-wire*-"$hash"
 done
-cargo package -p dory-wire -p dory-wire-client --allow-dirty --quiet
+timed build "rust: cargo package -p dory-wire -p dory-wire-client" \
+    cargo package -p dory-wire -p dory-wire-client --allow-dirty --quiet

@@ -73,7 +73,7 @@ function serve() {
 
 test("the browser build decodes in headless Chromium", async (t) => {
   if (!existsSync(CHROMIUM)) {
-    const reason = `Chromium is not installed at ${CHROMIUM} (apt-get install chromium; scripts/setup-wasm.sh does it)`;
+    const reason = `Chromium is not installed at ${CHROMIUM} (apt-get install chromium; scripts/setup-browsers.sh does it)`;
     console.log(`# SKIP browser test: ${reason}`);
     t.skip(reason);
     return;

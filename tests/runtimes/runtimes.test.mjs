@@ -528,7 +528,7 @@ runtime(
 const CHROMIUM = process.env.DORY_CHROMIUM ?? "/usr/bin/chromium";
 runtime(
   "chromium",
-  () => (existsSync(CHROMIUM) ? null : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium; scripts/setup-wasm.sh does it)`),
+  () => (existsSync(CHROMIUM) ? null : `Chromium is not installed at ${CHROMIUM} (apt-get install chromium; scripts/setup-browsers.sh does it)`),
   async () => {
     const v = version(CHROMIUM);
     const report = await inBrowser("chromium", (url, profile) =>
