@@ -1,21 +1,23 @@
 # dory-wire — every target installs what it needs, idempotently.
-# `make test` runs every test suite, even after one fails, then prints a
-# summary (target/test-summary.txt: PASS, FAIL or SKIP with the reason, per
-# suite) and fails if any suite failed. `make demo` runs the main job.
+# `make test` (scripts/test.sh) builds once, runs every test suite, even
+# after one fails, then prints a summary (target/test-summary.txt: PASS, FAIL
+# or SKIP with the reason, per suite) and the time of every build and test
+# step (target/timings/test.tsv), and fails if any suite failed.
+# `make demo` runs the main job, every step timed (target/timings/demo.tsv).
+# `make check` is the quick loop: format, lint and the core's tests.
 SHELL := /bin/bash
 .DEFAULT_GOAL := test
 
-SUITES := repo rust python component npm runtimes release docs e2e fuzz-smoke
+SUITES := repo rust python component npm release docs runtimes e2e fuzz-smoke
 SUMMARY := $(CURDIR)/target/test-summary.txt
 
-.PHONY: test $(addprefix test-,$(SUITES)) component demo bench fuzz setup-python setup-wasm docs dist release-check
+.PHONY: test check $(addprefix test-,$(SUITES)) component demo bench fuzz setup-python setup-wasm docs dist release-check
 
 test:
-	@mkdir -p target && : > "$(SUMMARY)"
-	@failed=0; for suite in $(SUITES); do \
-	    DORY_TEST_SUMMARY="$(SUMMARY)" $(MAKE) --no-print-directory test-$$suite || failed=1; \
-	done; \
-	DORY_TEST_SUMMARY="$(SUMMARY)" bash scripts/suite.sh print && [[ $$failed -eq 0 ]]
+	@bash scripts/test.sh $(SUITES)
+
+check:
+	@bash scripts/check.sh
 
 test-repo:
 	@bash scripts/suite.sh run repo bash scripts/test-repo.sh

@@ -16,7 +16,7 @@
 #   bash scripts/component.sh --jco    build, then transpile it for Node with jco
 #                                      (tests/component/package.json, npm ci once)
 #                                      into target/component/jco; prints the entry
-#   bash scripts/component.sh --setup  only install the tools
+#   bash scripts/component.sh --setup  only install the tools (jco's too)
 #   bash scripts/component.sh --bindings
 #                                      regenerate bindings/component/src/bindings.rs
 #                                      from the WIT after changing it (installs the
@@ -106,12 +106,16 @@ build() {
     echo "$ARTIFACT"
 }
 
-jco() {
+jco_setup() {
     local tests="$ROOT/tests/component"
     if [ ! -d "$tests/node_modules" ] || [ "$tests/package-lock.json" -nt "$tests/node_modules/.package-lock.json" ]; then
         log "npm ci in tests/component (jco)"
         (cd "$tests" && npm ci --no-audit --no-fund --loglevel=error) >&2
     fi
+}
+
+jco() {
+    jco_setup
     node "$tests/transpile.mjs" "$ARTIFACT" "$OUT/jco" >&2
     echo "$OUT/jco/dory-wire.js"
 }
@@ -132,7 +136,7 @@ bindings() {
 setup
 case "${1:-}" in
     --bindings) bindings ;;
-    --setup) ;;
+    --setup) jco_setup ;;
     --jco) build >/dev/null && jco ;;
     "") build ;;
     *) echo "usage: $0 [--setup | --jco | --bindings]" >&2; exit 2 ;;

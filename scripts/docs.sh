@@ -15,7 +15,9 @@
 # Tools, idempotent and quick when present: a venv of its own at
 # target/docs-tools/venv with scripts/site/requirements.txt (pinned),
 # tests/release/node_modules (typedoc; npm ci), and the Python package's
-# native module (scripts/setup-python.sh).
+# native module (scripts/setup-python.sh). `bash scripts/docs.sh --setup`
+# installs the tools and stops. rustdoc runs with the flags and in the
+# target dir of scripts/test-rust.sh's, so the two document the crates once.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -45,6 +47,10 @@ if [[ ! -d "$ROOT/tests/release/node_modules" ]] ||
     step "installing typedoc (npm ci in tests/release)"
     (cd "$ROOT/tests/release" && npm ci --no-audit --no-fund --silent)
 fi
+if [[ "${1:-}" == --setup ]]; then
+    step "tools ready"
+    exit 0
+fi
 bash "$ROOT/scripts/setup-python.sh" >/dev/null # builds dory_wire's native module in place
 
 rm -rf "$API"
@@ -57,8 +63,8 @@ step "rustdoc (dory-wire, dory-wire-client), pdoc (dory_wire, dory_wire.client),
 (
     RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" \
         cargo doc --quiet --no-deps -p dory-wire -p dory-wire-client \
-        --features dory-wire-client/blocking --target-dir "$ROOT/target/docs-build"
-    cp -r "$ROOT/target/docs-build/doc" "$API/rust"
+        --features dory-wire-client/blocking
+    cp -r "${CARGO_TARGET_DIR:-$ROOT/target}/doc" "$API/rust"
 ) >"$LOGS/rustdoc" 2>&1 &
 rustdoc=$!
 PYTHONPATH="$ROOT/python" "$VENV/bin/python" -W error -m pdoc \

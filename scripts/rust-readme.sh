@@ -15,7 +15,7 @@ if not blocks or blocks[0] != example:
     sys.exit("README.md: the first Rust block of '## Rust' is not crates/dory-wire-client/examples/readme.rs")
 print("README's Rust program == crates/dory-wire-client/examples/readme.rs")
 PY
-cargo build --quiet -p dory-refserver -p dory-wire-client --example readme
+bash scripts/build.sh native
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}/debug"
 WORK="$(mktemp -d)"
 PID=""

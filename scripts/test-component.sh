@@ -40,7 +40,7 @@ echo "== test-component: every vector from Python (wasmtime-py)"
 echo "== test-component: the host examples print the expected text"
 # Each host starts its own reference server on a free loopback port (and
 # stops it): the agent call of section 5 of each.
-cargo build --quiet -p dory-refserver
+bash scripts/build.sh native
 export DORY_REFSERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/dory-refserver"
 unset DORY_URL
 diff -u "$TESTS/host.expected.txt" <(node "$TESTS/host.mjs")

@@ -4,9 +4,12 @@
 #   - actionlint over .github/workflows;
 #   - the npm tarball: exact file list, size, publint, attw (needs npm/dist:
 #     run after scripts/test-npm.sh, which builds it);
-#   - rustdoc of the crate with warnings and broken intra-doc links denied;
+#   - rustdoc of the crates with warnings and broken intra-doc links denied
+#     (the flags, features and target dir of scripts/test-rust.sh's: up to
+#     date after it, this compiles nothing);
 #   - `cargo publish --dry-run -p dory-wire` (packages and builds the crate
-#     as crates.io would).
+#     as crates.io would, in the workspace's target dir: the dependencies are
+#     those already built).
 # The slow ones (cross-compiled wheels, the wheel test on the oldest and newest
 # CPython) are `make release-check` (scripts/release-check.sh).
 set -euo pipefail
@@ -30,10 +33,10 @@ node tests/release/npm_tarball.mjs
 
 step "rustdoc (warnings and broken intra-doc links denied)"
 RUSTDOCFLAGS="-D warnings -D rustdoc::broken_intra_doc_links" \
-    cargo doc --quiet --no-deps -p dory-wire --target-dir target/docs-build
+    cargo doc --quiet --no-deps -p dory-wire -p dory-wire-client --features dory-wire-client/blocking
 
 step "cargo publish --dry-run -p dory-wire"
-cargo publish --dry-run --quiet -p dory-wire --target-dir target/package-check --allow-dirty
+cargo publish --dry-run --quiet -p dory-wire --allow-dirty
 
 # The slow half has a target of its own; the summary names it.
 # shellcheck source=suite.sh

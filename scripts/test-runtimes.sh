@@ -20,49 +20,19 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 export PATH="$HOME/.cargo/bin:$PATH"
-TOOLS="$ROOT/target/runtimes/tools"
 log() { printf '== test-runtimes: %s\n' "$*"; }
 cd "$ROOT"
 
-built="$ROOT/npm/dist/node/index.mjs"
 if [[ -z "${DORY_RUNTIMES_TARBALL:-}" ]]; then
-    if [[ ! -f "$built" ]] || [[ -n "$(find bindings/wasm crates/dory-wire/src npm/src npm/build.mjs npm/package.json Cargo.lock \
-            -newer "$built" -print -quit 2>/dev/null)" ]]; then
-        log "building the npm package (scripts/setup-wasm.sh, node build.mjs)"
-        bash scripts/setup-wasm.sh
-        (cd npm && node build.mjs)
-    else
-        log "the npm package is up to date (npm/dist)"
-    fi
+    bash scripts/build.sh npm
 fi
-
 if [[ -z "${DORY_REFSERVER_BIN:-}" ]]; then
-    log "building dory-refserver"
-    cargo build --quiet -p dory-refserver
+    bash scripts/build.sh native
     export DORY_REFSERVER_BIN="${CARGO_TARGET_DIR:-$ROOT/target}/debug/dory-refserver"
 fi
 
-# Each runtime in a directory of its own, so one that cannot be installed
-# (say, no binary for this platform) leaves the others; its reason is kept in
-# .unavailable for the test's SKIP line.
-for spec in tests/runtimes/tools/*/; do
-    name="$(basename "$spec")"
-    dest="$TOOLS/$name"
-    if [[ -d "$dest/node_modules" ]] && cmp -s "$spec/package-lock.json" "$dest/.installed" && [[ ! -f "$dest/.unavailable" ]]; then
-        continue
-    fi
-    log "installing $name ($(sed -n 's/^    "\(.*\)": "\(.*\)",\{0,1\}$/\1@\2/p' "$spec/package.json" | xargs)) into ${dest#"$ROOT"/}"
-    rm -rf "$dest"
-    mkdir -p "$dest"
-    cp "$spec/package.json" "$spec/package-lock.json" "$dest/"
-    if (cd "$dest" && npm ci --no-audit --no-fund --loglevel=error) >"$dest/install.log" 2>&1; then
-        cp "$spec/package-lock.json" "$dest/.installed"
-    else
-        sed 's/^/   /' "$dest/install.log" | tail -n 20
-        reason="$(grep -v '^\s*$' "$dest/install.log" | grep -m1 -i 'err' || tail -n 1 "$dest/install.log")"
-        echo "npm ci of tests/runtimes/tools/$name failed: ${reason:-no output}" >"$dest/.unavailable"
-    fi
-done
+# The runtimes (npm ci per runtime; quick when installed): scripts/setup-runtimes.sh.
+bash scripts/setup-runtimes.sh
 
 FIREFOX="${DORY_FIREFOX:-/usr/bin/firefox-esr}"
 if [[ ! -x "$FIREFOX" ]] && [[ "${DORY_SKIP_FIREFOX:-0}" != 1 ]]; then

@@ -4,12 +4,13 @@
 #
 #   timing_begin JOB        start JOB's record (target/timings/JOB.tsv; the
 #                           previous run's record becomes JOB.prev.tsv)
-#   timed KIND NAME CMD...  run CMD; print "-- NAME: 12 s" and append
+#   timed KIND NAME CMD...  run CMD; print "-- KIND NAME: 12 s" (on stderr) and append
 #                           "KIND<TAB>NAME<TAB>SECONDS<TAB>STATUS" to the record
 #                           of the job in progress (DORY_TIMINGS), KIND being
 #                           setup, build, test or demo; returns CMD's status
-#   timing_summary JOB      print the record: one line per step, the last
-#                           run's time beside it, and the total of each kind
+#   timing_summary JOB      print the record: one line per step (a step run
+#                           more than once is summed, with its count), the
+#                           last run's time beside it, and the total of each kind
 #
 # DORY_TIMINGS (the record's path) is exported by timing_begin, so steps of
 # child scripts land in their parent's record; a script run alone (no job in
@@ -40,7 +41,7 @@ timed() {
     start="$(timing_now)"
     "$@" || rc=$?
     took="$(awk -v a="$start" -v b="$(timing_now)" 'BEGIN { printf "%.1f", b - a }')"
-    printf -- '-- %s %s: %s s%s\n' "$kind" "$name" "$took" "$([[ $rc -eq 0 ]] || echo " (exit $rc)")"
+    printf -- '-- %s %s: %s s%s\n' "$kind" "$name" "$took" "$([[ $rc -eq 0 ]] || echo " (exit $rc)")" >&2
     timing_record "$kind" "$name" "$took" "$rc"
     return "$rc"
 }
@@ -58,18 +59,28 @@ timing_summary() {
         BEGIN {
             while ((getline line < prev) > 0) {
                 split(line, f, "\t")
-                last[f[1] "\t" f[2]] = f[3]
+                last[f[1] "\t" f[2]] += f[3]
                 lasttotal[f[1]] += f[3]
             }
         }
         {
             key = $1 "\t" $2
-            was = (key in last) ? sprintf("%8.1f s", last[key]) : "         -"
-            printf "   %-6s %-58s %8.1f s  %s%s\n", $1, substr($2, 1, 58), $3, was, ($4 == 0 ? "" : "  FAILED")
+            if (!(key in took)) { keys[++m] = key }
+            took[key] += $3
+            count[key]++
+            if ($4 != 0) { failed[key] = 1 }
             sum[$1] += $3
             if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 }
         }
         END {
+            for (i = 1; i <= m; i++) {
+                key = keys[i]
+                split(key, f, "\t")
+                name = substr(f[2], 1, 58)
+                if (count[key] > 1) { name = substr(f[2], 1, 52) " (x" count[key] ")" }
+                was = (key in last) ? sprintf("%8.1f s", last[key]) : "         -"
+                printf "   %-6s %-58s %8.1f s  %s%s\n", f[1], name, took[key], was, (key in failed ? "  FAILED" : "")
+            }
             for (i = 1; i <= n; i++) {
                 k = order[i]
                 was = (k in lasttotal) ? sprintf("%8.1f s", lasttotal[k]) : "         -"

@@ -40,8 +40,8 @@ export async function loadRefServer() {
   if (!process.env.DORY_REFSERVER_BIN) {
     const env = { ...process.env };
     delete env.CARGO_TARGET_DIR;
-    const built = spawnSync("cargo", ["build", "--quiet", "-p", "dory-refserver"], { cwd: rootDir, env, stdio: "inherit" });
-    if (built.status !== 0) throw new Error("cargo build -p dory-refserver failed");
+    const built = spawnSync("bash", ["scripts/build.sh", "native"], { cwd: rootDir, env, stdio: "inherit" });
+    if (built.status !== 0) throw new Error("bash scripts/build.sh native (the reference server) failed");
     process.env.DORY_REFSERVER_BIN = join(rootDir, "target", "debug", "dory-refserver");
   }
   const { RefServer } = await import(pathToFileURL(join(rootDir, "tests", "e2e", "node", "refserver.mjs")).href);

@@ -1,8 +1,8 @@
 """The reference server (``dory-refserver``) for the client's ``run`` tests:
 the end-to-end suite's :class:`RefServer` (tests/e2e/python/refserver.py),
 with the binary built once per session when ``DORY_REFSERVER_BIN`` names
-none (``cargo build -p dory-refserver``, the default target directory, as
-tests/e2e/build.sh builds it)."""
+none (``bash scripts/build.sh native``: the workspace's one host build, in
+the default target directory, as tests/e2e/build.sh builds it).""""
 
 from __future__ import annotations
 
@@ -21,9 +21,7 @@ _REFSERVER = ROOT / "tests" / "e2e" / "python" / "refserver.py"
 def _module() -> Any:
     if not os.environ.get("DORY_REFSERVER_BIN"):
         env = {k: v for k, v in os.environ.items() if k != "CARGO_TARGET_DIR"}
-        subprocess.run(
-            ["cargo", "build", "--quiet", "-p", "dory-refserver"], cwd=ROOT, env=env, check=True
-        )
+        subprocess.run(["bash", "scripts/build.sh", "native"], cwd=ROOT, env=env, check=True)
         os.environ["DORY_REFSERVER_BIN"] = str(ROOT / "target" / "debug" / "dory-refserver")
     spec = importlib.util.spec_from_file_location("dory_e2e_refserver", _REFSERVER)
     assert spec is not None
