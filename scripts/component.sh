@@ -116,7 +116,7 @@ jco_setup() {
 
 jco() {
     jco_setup
-    node "$tests/transpile.mjs" "$ARTIFACT" "$OUT/jco" >&2
+    node "$ROOT/tests/component/transpile.mjs" "$ARTIFACT" "$OUT/jco" >&2
     echo "$OUT/jco/dory-wire.js"
 }
 

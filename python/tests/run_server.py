@@ -2,7 +2,7 @@
 the end-to-end suite's :class:`RefServer` (tests/e2e/python/refserver.py),
 with the binary built once per session when ``DORY_REFSERVER_BIN`` names
 none (``bash scripts/build.sh native``: the workspace's one host build, in
-the default target directory, as tests/e2e/build.sh builds it).""""
+the default target directory, as tests/e2e/build.sh builds it)."""
 
 from __future__ import annotations
 

@@ -7,5 +7,6 @@ pub mod baseline;
 pub mod corpus;
 pub mod measure;
 pub mod preview;
+pub mod quality;
 pub mod report;
 pub mod run;

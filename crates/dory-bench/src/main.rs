@@ -10,6 +10,8 @@
 //! dory-bench report FILE [--title TEXT]             print the markdown table and the targets
 //! dory-bench preview-shown                          input bytes previews show on tight budgets
 //! dory-bench preview-calls [--runs N]               only the per-call preview timings, with targets
+//! dory-bench quality [--corpus DIR]                 preview quality on the labeled real failures
+//!                                                   (default tests/corpus), with its targets
 //! ```
 
 use std::collections::HashMap;
@@ -90,7 +92,16 @@ fn main() -> ExitCode {
             );
             Ok(())
         }),
-        _ => Err("usage: dory-bench corpora|rust|one|report … (see the source header)".into()),
+        Some("quality") => parse_args(&argv[1..]).and_then(|a| {
+            let dir = PathBuf::from(a.get("corpus", "tests/corpus".to_owned())?);
+            let cases = dory_bench::quality::load(&dir)?;
+            let q = dory_bench::quality::measure(&cases);
+            print!("{}", dory_bench::quality::report(&q, cases.len()));
+            Ok(())
+        }),
+        _ => Err(
+            "usage: dory-bench corpora|rust|one|report|quality … (see the source header)".into(),
+        ),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -96,6 +96,27 @@ impl Bounder {
         self
     }
 
+    /// A bounder that shapes any tool's output as `run` shapes a command's
+    /// views by default: [`Keep::defaults`] and terminal rendering on, at
+    /// these limits. For a framework that bounds a tool result that is not
+    /// a Dory command (`docs/preview.md`, "run's shape for any output").
+    ///
+    /// ```
+    /// use dory_wire::preview::{Bounder, SpillOutcome};
+    ///
+    /// let log: String = (1..=500)
+    ///     .map(|i| if i == 200 { "FAILED tests/test_x.py::test_y - assert 1 == 2\n".to_owned() } else { format!("step {i}\n") })
+    ///     .collect();
+    /// let preview = Bounder::run_preset(20, 1000).bound(log.as_bytes())?.render(SpillOutcome::NotSaved, None);
+    /// assert!(preview.text.contains("200:FAILED tests/test_x.py::test_y - assert 1 == 2"));
+    /// # Ok::<(), dory_wire::Error>(())
+    /// ```
+    pub fn run_preset(max_lines: usize, max_bytes: usize) -> Self {
+        Bounder::new(max_lines, max_bytes)
+            .with_keep(Keep::defaults())
+            .with_terminal(true)
+    }
+
     /// The kept-lines option.
     pub fn keep(&self) -> &Keep {
         &self.shape.keep
