@@ -284,14 +284,17 @@ impl Tally {
     }
 }
 
+/// A budget: (lines, bytes).
+pub type Budget = (usize, usize);
+
 /// The measurement: per budget, per strategy, the tally over the cut logs
 /// (those larger than the budget: a log that fits is shown whole by all).
 #[derive(Debug, Clone)]
 pub struct Quality {
     /// `(budget, [(strategy, tally)])`.
-    pub rows: Vec<((usize, usize), Vec<(Strategy, Tally)>)>,
+    pub rows: Vec<(Budget, Vec<(Strategy, Tally)>)>,
     /// Per budget, the logs `run` shows less of than tail only.
-    pub behind_tail: Vec<((usize, usize), Vec<String>)>,
+    pub behind_tail: Vec<(Budget, Vec<String>)>,
 }
 
 /// Whether `log` must be cut at `lines` / `bytes`.
