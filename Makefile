@@ -11,7 +11,7 @@ SHELL := /bin/bash
 SUITES := repo rust python component npm release docs runtimes e2e fuzz-smoke
 SUMMARY := $(CURDIR)/target/test-summary.txt
 
-.PHONY: test check $(addprefix test-,$(SUITES)) component demo bench fuzz setup-python setup-wasm docs dist release-check
+.PHONY: test check serve $(addprefix test-,$(SUITES)) component demo bench fuzz setup-python setup-wasm docs dist release-check
 
 test:
 	@bash scripts/test.sh $(SUITES)
@@ -66,6 +66,12 @@ setup-wasm:
 
 demo:
 	bash scripts/demo.sh
+
+# The reference server on http://127.0.0.1:8080 (PORT=... for another), to
+# try a client against; Ctrl-C stops it.
+PORT ?= 8080
+serve:
+	cargo run --quiet -p dory-refserver -- --port $(PORT)
 
 bench:
 	bash scripts/bench.sh

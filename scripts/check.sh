@@ -9,6 +9,8 @@ cd "$ROOT"
 export PATH="$HOME/.cargo/bin:$PATH"
 # shellcheck source=timing.sh
 source "$ROOT/scripts/timing.sh"
+# shellcheck source=pyo3-env.sh
+source "$ROOT/scripts/pyo3-env.sh"
 timing_begin check
 
 timed test "cargo fmt --check" cargo fmt --all --check

@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 
 # shellcheck source=timing.sh
 source "$PWD/scripts/timing.sh"
+# shellcheck source=pyo3-env.sh
+source "$PWD/scripts/pyo3-env.sh"
 # One feature set for every build and test of the workspace's default
 # members: the blocking client's code is compiled in, so that its tests run
 # with the rest (a second `cargo test -p dory-wire-client --all-features`
