@@ -71,7 +71,8 @@ demo:
 # try a client against; Ctrl-C stops it.
 PORT ?= 8080
 serve:
-	cargo run --quiet -p dory-refserver -- --port $(PORT)
+	@bash scripts/build.sh native
+	"$${CARGO_TARGET_DIR:-target}/debug/dory-refserver" --port $(PORT)
 
 bench:
 	bash scripts/bench.sh
