@@ -4,12 +4,14 @@
     python3 tests/corpus/check_corpus.py      # exits 1 and lists the problems
 
 Checks: every manifest entry has its log, and every log is in the manifest;
-every must_keep substring occurs in its log; the recorded byte count, exit
-status type, UTF-8 validity and progress counts (CRs not before LF, CR
-redraws, ESC bytes, in-place ANSI redraws) hold; no log, nor record.py, names a
-path outside the project (the recording machine's work directory, /tmp/, /root/, /home/<someone> other than the
-neutral /home/user) or this machine's hostname; every URL host in a log is a
-scrubbed *.invalid one; each log is under 2 MB.
+every entry names its ecosystem and a failure_position (end, near-end, middle
+or start); every must_keep substring occurs in its log; the recorded byte
+count, exit status type, UTF-8 validity and progress counts (CRs not before
+LF, CR redraws, ESC bytes, in-place ANSI redraws) hold; no log, nor
+record.py, record_tools.py or manifest.json, names a path outside the project
+(the recording machine's work directory, /tmp/, /root/, /home/<someone> other
+than the neutral /home/user) or this machine's hostname; every URL host in a
+log is a scrubbed *.invalid one; each log is under 2 MB.
 """
 
 import json
@@ -22,6 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 MAX_BYTES = 2 * 1024 * 1024
 # The work directory is spelt in two parts: the repository must not name it.
 FORBIDDEN = [b"/" + b"work/", b"/tmp/", b"/root/"]
+POSITIONS = ("end", "near-end", "middle", "start")
 
 
 def stats(data):
@@ -72,9 +75,14 @@ def main():
     listed = set()
     for name, e in sorted(entries.items()):
         where = f"{name}:"
-        for key in ("file", "command", "tool", "version", "exit_status", "must_keep", "progress"):
+        for key in ("file", "command", "tool", "version", "exit_status", "must_keep", "progress", "ecosystem",
+                    "failure_position"):
             if key not in e:
                 problems.append(f"{where} no {key!r} in the manifest")
+        if "ecosystem" in e and not (isinstance(e["ecosystem"], str) and re.fullmatch(r"[a-z][a-z0-9+-]*", e["ecosystem"])):
+            problems.append(f"{where} ecosystem {e['ecosystem']!r} is not a lower-case name")
+        if "failure_position" in e and e["failure_position"] not in POSITIONS:
+            problems.append(f"{where} failure_position {e['failure_position']!r} is not one of {', '.join(POSITIONS)}")
         rel = e.get("file", f"logs/{name}.log")
         listed.add(os.path.normpath(rel))
         path = os.path.join(HERE, rel)
@@ -95,7 +103,9 @@ def main():
         if not must:
             problems.append(f"{where} must_keep is empty")
         for s in must:
-            if s.encode("utf-8") not in data:
+            if not isinstance(s, str) or not s.strip():
+                problems.append(f"{where} must_keep has an empty or non-string entry: {s!r}")
+            elif s.encode("utf-8") not in data:
                 problems.append(f"{where} must_keep substring not in the log: {s!r}")
         got = stats(data)
         prog = e.get("progress", {})
@@ -132,7 +142,7 @@ def main():
         rel = os.path.normpath(os.path.join("logs", fn))
         if rel not in listed:
             problems.append(f"{rel} is not in manifest.json")
-    for fn in ("record.py", "manifest.json"):
+    for fn in ("record.py", "record_tools.py", "manifest.json"):
         path = os.path.join(HERE, fn)
         if os.path.isfile(path):
             with open(path, "rb") as f:

@@ -452,6 +452,23 @@ if __name__ == "__main__":
 
 # ---------------------------------------------------------------- the logs
 
+# The ecosystem of each log, and where its must_keep lines sit (README.md:
+# end, near-end, middle or start).
+PLACES = {
+    "bash_set_x_fail": ("shell", "near-end"),
+    "cargo_test_fail": ("rust", "end"),
+    "npm_install_e404": ("node", "end"),
+    "npm_install_e404_pipe": ("node", "start"),
+    "npm_install_progress": ("node", "end"),
+    "npm_install_spinner": ("node", "end"),
+    "pip_install_not_found": ("python", "start"),
+    "pip_install_progress": ("python", "end"),
+    "pytest_fail": ("python", "near-end"),
+    "python_traceback": ("python", "end"),
+    "tsc_build_plain": ("node", "middle"),
+    "tsc_build_pretty": ("node", "middle"),
+}
+
 
 def recipes(tmp, env):
     """name -> (description, setup, argv, cwd, tty, tool, version_fn, must_keep)."""
@@ -838,11 +855,13 @@ def main(names):
                 "tty": r["tty"],
                 "tool": r["tool"],
                 "version": scrub(r["version"]().encode()).decode(),
+                "ecosystem": PLACES[name][0],
                 "exit_status": rc,
                 "bytes": len(data),
                 "lines": data.count(b"\n"),
                 "line_endings": line_endings(data),
                 "invalid_utf8": not is_utf8(data),
+                "failure_position": PLACES[name][1],
                 "must_keep": r["must_keep"],
                 "progress": dict(st, has_cr_redraws=st["cr_redraws"] > 0, has_ansi=st["esc_bytes"] > 0),
             }
