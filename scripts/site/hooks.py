@@ -69,6 +69,8 @@ API_SKIP = re.compile(
     r"|js/assets/|js/(index|hierarchy)\.html$|python/index\.html$)"
 )
 REDIRECT = re.compile(r'<meta http-equiv="refresh"', re.I)
+# The class of the element holding an item's documentation: rustdoc, typedoc, pdoc.
+API_DOCS = frozenset({"docblock", "tsd-comment", "docstring"})
 # typedoc's folders, by the kind of item each page is.
 JS_KINDS = {
     "classes": "class",
@@ -146,10 +148,10 @@ def _items(rel: str, page: _ApiPage) -> list[tuple[str, str, str]]:
     if rel.startswith("rust/"):
         # <title>: "Computer in dory_wire_client - Rust", "dory_wire::preview - Rust"
         item, _, parent = page.title.removesuffix(" - Rust").partition(" in ")
-        if stem == "index":
-            kind = "crate" if rel.count("/") == 2 else "module"
-        else:
-            kind = stem.split(".", 1)[0]  # struct, enum, fn, trait, constant, type, macro
+        # index.html: a crate's (rust/<crate>/index.html) or a module's page; else
+        # <kind>.<name>.html: struct, enum, fn, trait, constant, type, macro
+        index = "crate" if rel.count("/") == 2 else "module"
+        kind = index if stem == "index" else stem.split(".", 1)[0]
         where = f"Rust {kind}, {parent}" if parent else f"Rust {kind}"
         # rustdoc's description is the summary line; a crate's is its name only.
         text = page.first_paragraph if kind == "crate" else page.description or page.first_paragraph
@@ -176,8 +178,6 @@ class _ApiPage(HTMLParser):
     documentation block, and pdoc's top-level items (each `<section id>`:
     the kind its `attr` div names and the first paragraph of its own
     docstring, not of a member's)."""
-
-    DOCS = {"docblock", "tsd-comment", "docstring"}
 
     def __init__(self, *, items: bool) -> None:
         super().__init__(convert_charrefs=True)
@@ -209,7 +209,7 @@ class _ApiPage(HTMLParser):
                 self._members = True
             elif self._section is not None and not self._members and "attr" in classes and not self._section[1]:
                 self._section[1] = next((c for c in classes if c != "attr"), "")
-            elif not self._docs_at and self.DOCS & set(classes) and self._wants_text():
+            elif not self._docs_at and API_DOCS & set(classes) and self._wants_text():
                 self._docs_at = self._divs
         elif tag == "p" and self._docs_at and self._paragraph is None:
             self._paragraph = []

@@ -3,7 +3,10 @@
 // opens target/docs/ served over a local HTTP server, types "run" into the
 // search box, follows the result to the agent-call page (docs/run.md), then
 // from there to the Python API reference and back to the site through the
-// reference's link, and fails on any console error or page error.
+// reference's link, searches for a name of the API ("SpillDirectory") and
+// finds its reference pages, and fails on any console error or page error.
+// The search index itself: the API references' items are in it, their
+// static pages (rustdoc's font licences, sources, assets) are not.
 //
 //   node --test tests/docs/search.test.mjs     (after make docs)
 // Env: DORY_DOCS_SITE (default target/docs), DORY_CHROMIUM (default /usr/bin/chromium).
@@ -51,6 +54,16 @@ function serve() {
   });
   return new Promise((done) => server.listen(0, "127.0.0.1", () => done(server)));
 }
+
+test("the search index has the API references' items and none of their static pages", () => {
+  const index = JSON.parse(readFileSync(join(SITE, "search", "search_index.json"), "utf8"));
+  const locations = index.docs.map((doc) => doc.location);
+  const stray = locations.filter((location) => /static\.files|LICENSE|\/src\/|\/assets\//.test(location));
+  assert.deepEqual(stray, [], "the search indexes static pages of the references");
+  for (const page of ["api/rust/dory_wire_client/struct.Computer.html", "api/python/dory_wire/client.html#Computer", "api/js/interfaces/client.Computer.html"]) {
+    assert.ok(locations.includes(page), `the search index has no entry for ${page}`);
+  }
+});
 
 test("the site's search finds the agent call, in headless Chromium, with no console error", async (t) => {
   assert.ok(existsSync(join(SITE, "index.html")), `${SITE}/index.html is missing: run make docs first`);
@@ -111,6 +124,16 @@ test("the site's search finds the agent call, in headless Chromium, with no cons
   await Promise.all([page.waitForURL(/\/api\/python\/dory_wire\/client\.html/), page.locator("a[href$='api/python/dory_wire/client.html']").first().click()]);
   await Promise.all([page.waitForURL(/\/index\.html$/), page.locator("a.dory-site-link").click()]);
   assert.match(await page.title(), /dory-wire/);
+
+  // A name of the API finds its references (scripts/site/hooks.py indexes them).
+  await page.goto(`${base}/index.html`);
+  await input.click();
+  await input.type("SpillDirectory", { delay: 30 });
+  await results.first().waitFor({ timeout: 30_000 });
+  const found = await results.evaluateAll((links) => links.map((a) => a.getAttribute("href")));
+  for (const reference of ["api/rust/", "api/python/", "api/js/"]) {
+    assert.ok(found.some((href) => href?.includes(reference)), `no result for "SpillDirectory" in ${reference}: ${JSON.stringify(found)}`);
+  }
 
   assert.deepEqual(outside, [], `the site asked for ${outside.join(", ")}`);
   assert.deepEqual(errors, [], errors.join("\n"));
