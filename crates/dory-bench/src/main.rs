@@ -12,6 +12,7 @@
 //! dory-bench preview-calls [--runs N]               only the per-call preview timings, with targets
 //! dory-bench quality [--corpus DIR]                 preview quality on the labeled real failures
 //!                                                   (default tests/corpus), with its targets
+//! dory-bench quality-show NAME [--lines N] [--bytes N]  every strategy's preview of one labeled log
 //! ```
 
 use std::collections::HashMap;
@@ -99,8 +100,28 @@ fn main() -> ExitCode {
             print!("{}", dory_bench::quality::report(&q, cases.len()));
             Ok(())
         }),
+        Some("quality-show") => parse_args(&argv[1..]).and_then(|a| {
+            // dory-bench quality-show NAME [--lines N] [--bytes N] [--corpus DIR]:
+            // every strategy's preview of one labeled log, and what it shows.
+            let dir = PathBuf::from(a.get("corpus", "tests/corpus".to_owned())?);
+            let name = a.positional.first().ok_or("quality-show NAME")?;
+            let (lines, bytes) = (a.get("lines", 100usize)?, a.get("bytes", 16384usize)?);
+            let cases = dory_bench::quality::load(&dir)?;
+            let case = cases
+                .iter()
+                .find(|c| &c.name == name)
+                .ok_or("no such labeled log")?;
+            for s in dory_bench::quality::Strategy::ALL {
+                let p = s.preview(&case.log, lines, bytes);
+                let shown = dory_bench::quality::shown(&p, &case.must_keep);
+                println!("===== {} ({shown:?})\n{p}", s.name());
+            }
+            println!("===== must_keep: {:?}", case.must_keep);
+            Ok(())
+        }),
         _ => Err(
-            "usage: dory-bench corpora|rust|one|report|quality … (see the source header)".into(),
+            "usage: dory-bench corpora|rust|one|report|quality|quality-show … (see the source header)"
+                .into(),
         ),
     };
     match result {

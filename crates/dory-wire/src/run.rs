@@ -35,6 +35,9 @@ pub const DEFAULT_ANSWER_TIMEOUT: Duration = Duration::from_secs(30);
 /// [`Keep::defaults`] and renders its previews as a terminal shows them by
 /// default: the previews are for a model to read, while the spill keeps the
 /// raw bytes (and the previews' line numbers are those of the raw bytes).
+/// Its cut previews always give the tail the budget
+/// ([`Split::Tail`](crate::preview::Split::Tail)): a failure is printed near
+/// the end of the output.
 ///
 /// ```
 /// use dory_wire::preview::Keep;
@@ -738,7 +741,10 @@ impl Run {
             .clone()
             .liveness_timeout(options.answer_timeout);
         calls.check()?;
+        // A failure is printed near the end: run's previews give the tail
+        // the budget (docs/preview.md, "The split").
         let bounder = RunBounder::new(options.max_lines, options.max_bytes)
+            .with_split(crate::preview::Split::Tail)
             .with_keep(options.keep)
             .with_terminal(options.terminal)
             .with_spill_id(&run_spill_id(&key));

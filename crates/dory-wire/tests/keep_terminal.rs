@@ -149,8 +149,18 @@ proptest! {
         let (first, last) = p.omitted_range.expect("a section only in a cut");
         let header = &text[at..at + text[at..].find('\n').unwrap_or(text.len() - at)];
         let kept: u64 = header["[... kept ".len()..].split(' ').next().unwrap().parse().unwrap();
-        let rows: Vec<&str> = text[at + header.len() + 1..].lines().take(kept as usize).collect();
-        prop_assert_eq!(rows.len() as u64, kept);
+        // The rows: `N:text` (a kept line, ` [×K]` when it stands for K
+        // lines of the same text) and `N-text` (a context line), in line
+        // order, all omitted.
+        let mut rows: Vec<(u64, bool, &str)> = Vec::new();
+        for line in text[at + header.len() + 1..].lines() {
+            let Some(pos) = line.find([':', '-']) else { break };
+            let Ok(n) = line[..pos].parse::<u64>() else { break };
+            if rows.last().is_some_and(|r| r.0 >= n) || !(first..=last).contains(&n) {
+                break;
+            }
+            rows.push((n, line.as_bytes()[pos] == b':', &line[pos + 1..]));
+        }
         let mut matching = 0u64;
         for (i, line) in raw.iter().enumerate() {
             let n = i as u64 + 1;
@@ -159,16 +169,26 @@ proptest! {
                 matching += 1;
             }
         }
-        for row in &rows {
-            let (n, shown) = row.split_once(':').unwrap();
-            let n: u64 = n.parse().unwrap();
-            prop_assert!((first..=last).contains(&n));
-            let line = raw[n as usize - 1];
+        let mut stands_for = 0u64;
+        for (n, is_kept, shown) in &rows {
+            let line = raw[*n as usize - 1];
             let line = line.strip_suffix(b"\r").unwrap_or(line);
-            prop_assert!(regex_match(&keep, line), "line {} does not match", n);
+            prop_assert_eq!(regex_match(&keep, line), *is_kept, "line {}", n);
+            let mut shown = *shown;
+            if *is_kept {
+                let mut count = 1;
+                if let Some((text, times)) = shown.rsplit_once(" [×") {
+                    if let Some(k) = times.strip_suffix(']').and_then(|k| k.parse::<u64>().ok()) {
+                        count = k;
+                        shown = text;
+                    }
+                }
+                stands_for += count;
+            }
             let shown = shown.strip_suffix('…').unwrap_or(shown);
-            prop_assert!(String::from_utf8_lossy(line).starts_with(shown));
+            prop_assert!(String::from_utf8_lossy(line).starts_with(shown), "line {}: {:?}", n, shown);
         }
+        prop_assert_eq!(stands_for, kept, "{}", header);
         let more = header
             .split(", ")
             .nth(1)
@@ -279,7 +299,9 @@ fn the_notice_points_grep_and_sed_at_the_spill() {
             log.extend_from_slice(format!("\rstep {i}\r\x1b[2Kok {i}\n").as_bytes());
         }
     }
-    let bounder = Bounder::new(40, 8000)
+    // The section's quarter of 16000 bytes holds the default patterns'
+    // grep command (its header takes at most half of the section).
+    let bounder = Bounder::new(40, 16000)
         .with_keep(Keep::defaults())
         .with_terminal(true);
     let saved = SpillOutcome::Saved {
@@ -287,14 +309,14 @@ fn the_notice_points_grep_and_sed_at_the_spill() {
     };
     let p = bounder.bound(&log).unwrap().render(saved, None);
     let text = p.text.to_string();
-    assert!(text.len() <= 8000 && lines(&text) <= 40, "{text}");
+    assert!(text.len() <= 16000 && lines(&text) <= 40, "{text}");
     assert!(
         text.contains("\n900:error[E0308]: mismatched types\n"),
         "{text}"
     );
     assert!(text.contains("\n1200:FAILED tests/test_it's.py::test_x - assert 1 == 2\n"));
     assert!(text.contains(
-        "\n[... kept 2 omitted lines matching the keep patterns; all matches: grep -n -E '(^(FAILED|ERROR) [^ ])|"
+        "\n[... kept 2 omitted lines matching the keep patterns; all matches: grep -n -E '(^(FAILED|ERROR) [^ ]+(::| - ))|"
     ), "{text}");
     assert!(text.contains("' '/w/out put.txt' ...]\n"));
     assert!(

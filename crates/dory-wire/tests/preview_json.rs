@@ -465,6 +465,15 @@ fn the_shared_cases_give_the_same_bytes() {
             .expect("bounded")
             .render(outcome, case["hint"].as_str());
         check(&preview);
+        // DORY_CANONICAL_ACTUAL=FILE: every case's JSON as it is now, one
+        // JSON line each, to review and take a deliberate change.
+        if let Some(out) = std::env::var_os("DORY_CANONICAL_ACTUAL") {
+            let line = serde_json::json!({"name": name, "json": preview.to_json()});
+            let mut all = std::fs::read_to_string(&out).unwrap_or_default();
+            all.push_str(&format!("{line}\n"));
+            std::fs::write(&out, all).expect("writable");
+            continue;
+        }
         assert_eq!(
             preview.to_json(),
             case["json"].as_str().expect("json"),

@@ -28,6 +28,7 @@ use dory_wire::preview::RunBounder;
 use dory_wire::preview::RunPending;
 use dory_wire::preview::SpillError;
 use dory_wire::preview::SpillOutcome;
+use dory_wire::preview::Split;
 use dory_wire::preview::StreamingBounder;
 use dory_wire::preview::View;
 use dory_wire::preview::DEFAULT_RUN_MAX_BYTES;
@@ -149,6 +150,7 @@ fn names_every_type(
     _: Bounded,
     _: SpillOutcome,
     _: Limits,
+    _: Split,
     _: &mut dyn Sink,
 ) {
 }

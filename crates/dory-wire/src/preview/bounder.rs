@@ -96,9 +96,18 @@ impl Bounder {
         self
     }
 
+    /// Where a cut preview's budget goes between head and tail (see
+    /// [`Split`](super::Split); [`Split::Even`](super::Split::Even) unless
+    /// set).
+    #[must_use]
+    pub fn with_split(mut self, split: super::Split) -> Self {
+        self.limits = self.limits.with_split(split);
+        self
+    }
+
     /// A bounder that shapes any tool's output as `run` shapes a command's
-    /// views by default: [`Keep::defaults`] and terminal rendering on, at
-    /// these limits. For a framework that bounds a tool result that is not
+    /// views by default: [`Keep::defaults`], terminal rendering and
+    /// [`Split::Tail`](super::Split::Tail), at these limits. For a framework that bounds a tool result that is not
     /// a Dory command (`docs/preview.md`, "run's shape for any output").
     ///
     /// ```
@@ -115,6 +124,7 @@ impl Bounder {
         Bounder::new(max_lines, max_bytes)
             .with_keep(Keep::defaults())
             .with_terminal(true)
+            .with_split(super::Split::Tail)
     }
 
     /// The kept-lines option.

@@ -24,6 +24,13 @@ const SIZE_LIMIT: usize = 1 << 20;
 /// The longest pattern accepted, in bytes.
 const MAX_PATTERN: usize = 1024;
 
+/// Lines after a kept line (not weak) remembered as its context: a tool
+/// often prints a failure's explanation on the lines after its heading
+/// (a panic's message, a compiler's, an assertion's diff). One line before
+/// it is remembered too (go test prints a failure's message above its
+/// `--- FAIL`).
+pub(crate) const CONTEXT_AFTER: usize = 2;
+
 /// Which lines a preview keeps when they fall in its omitted middle:
 /// regular expressions ([`regex`] syntax, matched on a line's bytes without
 /// its `\n` or a `\r` before it, linear in the input whatever the pattern).
@@ -59,6 +66,9 @@ struct Set {
     regex: regex::bytes::Regex,
     /// The patterns as one extended regular expression for `grep -E`.
     grep: String,
+    /// Matching lines that are boilerplate or noise ([`Keep::WEAK_PATTERNS`]
+    /// for the defaults): kept after every other matching line.
+    weak: Option<regex::bytes::Regex>,
 }
 
 impl Keep {
@@ -66,32 +76,96 @@ impl Keep {
     /// Each is written in the syntax common to [`regex`] and POSIX extended
     /// regular expressions, so that `grep -n -E` finds the same lines.
     pub const DEFAULT_PATTERNS: &'static [&'static str] = &[
-        // pytest: the short summary's failed and erroring tests.
-        "^(FAILED|ERROR) [^ ]",
+        // pytest: the short summary's failed and erroring tests (a test id with `::`, or a ` - ` reason; not a logger's `ERROR name: …`).
+        "^(FAILED|ERROR) [^ ]+(::| - )",
         // pytest -v: a failed or erroring test's progress line.
         "^[^ ]+::[^ ]+ (FAILED|ERROR)( |$)",
         // pytest: the assertion detail lines.
         "^E   ",
+        // pytest: a section header of a failure or an error (`____ test_x ____`).
+        "^_{3,} [^ ].* _{3,}$",
+        // unittest: a failed test's heading.
+        "^(FAIL|ERROR): [A-Za-z_][A-Za-z0-9_]* \\(",
         // Rust: a panic (cargo test, a crashed binary).
         "panicked at",
         // cargo test: one failed test.
         "^test .* \\.\\.\\. FAILED$",
         // go test: a failed test or subtest.
         "^[[:space:]]*--- FAIL: ",
-        // jest: a failed test, and the heading of its failure.
-        "^[[:space:]]*(✕|●) ",
+        // jest, vitest, mocha, eslint, uv, xcpretty: a failure's mark (✕ ● × ✗ ✖).
+        "^[[:space:]]*(✕|●|×|✗|✖) ",
+        // jest, vitest: a failed test file (`FAIL  path`).
+        "^[[:space:]]*FAIL[[:space:]]+[^ ]",
+        // mocha, PHPUnit, ExUnit, RSpec, ScalaTest's numbered failures (`1) …`).
+        "^[[:space:]]*[0-9]+\\) [^ ]",
         // rustc and cargo: errors, with or without a code.
-        "^error(\\[E[0-9]+])?: ",
-        // tsc: a type error.
-        "error TS[0-9]+: ",
-        // gcc and clang: an error at a location.
-        ": (fatal )?error: ",
+        "^error(\\[E[0-9]+\\])?: ",
+        // tsc, the C# compiler and others: an error with a code (`error TS2322: `, `error CS0103: `).
+        "error [A-Z]{2,}[0-9]+: ",
+        // gcc, clang, GHC, mypy, and other compilers: an error at a location (`: error:` then a space or the line's end).
+        ": (fatal )?error:( |$)",
+        // go build, go vet: an error at a Go file's location.
+        "^[^ ]+\\.go:[0-9]+:[0-9]+: ",
+        // flake8, ruff, pycodestyle: a code at a location (`x.py:1:1: F401 …`).
+        "^[^ ]+:[0-9]+:[0-9]+: [A-Z]+[0-9]+ ",
+        // RuboCop: an offense (`file:line:col: C: …`).
+        "^[^ ]+:[0-9]+:[0-9]+: [CEFW]: ",
+        // ESLint's stylish format: an error row (`  3:7  error  …`).
+        "^[[:space:]]+[0-9]+:[0-9]+[[:space:]]+error[[:space:]]",
+        // markdownlint: a rule at a location (`README.md:3 MD022/…`).
+        "^[^ ]+:[0-9]+(:[0-9]+)? (error )?MD[0-9]+",
+        // Prettier --check: a file not formatted, and its summary.
+        "^\\[(warn|error)\\] ",
+        // Perl::Critic: a violation (`… at line 3, column 1.`).
+        " at line [0-9]+, column [0-9]+\\.",
+        // ShellCheck: a finding's heading and its code.
+        "^(In [^ ]+ line [0-9]+:$|[[:space:]]*\\^-*\\^? SC[0-9]+ )",
         // npm: errors, old and new style.
         "^npm (ERR!|error) ",
+        // yarn and others: an error sentence (`error Command failed …`).
+        "^error [A-Z]",
         // pip and others: an error line.
         "^ERROR: ",
         // git, PostgreSQL and others: a fatal error.
         "^(fatal|FATAL): ",
+        // Maven, sbt, scalac, Gradle's `[ERROR]` / `[error]` lines.
+        "^\\[(ERROR|error)\\] ",
+        // Gradle: a failed test (`Class > test FAILED`) and what went wrong.
+        "( > .* FAILED$|^\\* What went wrong:$)",
+        // ScalaTest: a failed test.
+        "\\*\\*\\* FAILED \\*\\*\\*",
+        // PHPUnit: an assertion's message.
+        "Failed asserting that",
+        // Xcode / XCTest: a failed assertion.
+        "XCTAssert[A-Za-z]* failed",
+        // Elixir: an exception's banner (`** (CompileError) …`).
+        "\\*\\* \\([A-Za-z.]*(Error|Exception)\\)",
+        // Erlang Common Test and EUnit: a failure.
+        "(failed on line [0-9]+|\\*failed\\*|^[[:space:]]*Failed: [0-9]+\\.)",
+        // TAP (prove, tape, node:test): a failed test and a failed script.
+        "(^[[:space:]]*not ok [0-9]+|Dubious, test returned [0-9]+)",
+        // minitest: a failure's heading and its test (`Class#test_x`).
+        "(^[[:space:]]*(Failure|Error):$|^[A-Z][A-Za-z0-9_:]*#test_[A-Za-z0-9_?!]*)",
+        // RSpec: a failure's first line and the command that reruns it.
+        "(Failure/Error: |^rspec \\./[^ ]+:[0-9]+)",
+        // Pester (PowerShell): a failed test (`[-] …`).
+        "^[[:space:]]*\\[-\\] ",
+        // PowerShell, CI runners and scripts: a command that failed with a code.
+        "failed with exit code [0-9]+",
+        // CMake and CTest: an error and a failed test.
+        "(^CMake Error|\\((Failed|SEGFAULT|Timeout)\\)$|tests FAILED:$)",
+        // R: an error, and a failed check.
+        "(^Error in |^Execution halted|Running the tests in .* failed|^\\* checking .* \\.\\.\\. ERROR$)",
+        // AddressSanitizer and the other sanitizers: the report and its summary.
+        "(==[0-9]+==ERROR: |^SUMMARY: [A-Za-z]+Sanitizer)",
+        // A crash: a segmentation fault, an abort, a core dump.
+        "(Segmentation fault|core dumped|^Aborted$)",
+        // Java: an uncaught exception and its causes.
+        "^(Exception in thread |Caused by: )",
+        // Lua: an error and its traceback.
+        "(^lua[0-9.]*: |^stack traceback:$)",
+        // make: a recipe that failed.
+        "^make(\\[[0-9]+\\])?: \\*\\*\\* ",
         // shells: a command that is not there.
         "command not found",
         // shells and tools: a missing file.
@@ -100,8 +174,25 @@ impl Keep {
         "Permission denied",
         // Python: the start of a traceback.
         "^Traceback \\(most recent call last\\):",
-        // Python: the traceback's last line (and JavaScript's `Error: …`).
-        "^([A-Za-z_][A-Za-z0-9_.]*)?(Error|Exception)(: |$)",
+        // Python, JavaScript, Java and others: an exception or error line (`ValueError: …`, `AssertionError [ERR_ASSERTION]: …`, `java.lang.AssertionError: …`), indented or not.
+        "^[[:space:]]*([A-Za-z_][A-Za-z0-9_.]*)?(Error|Exception)( \\[[A-Za-z_]+\\])?(: |$)",
+    ];
+
+    /// Matching lines that are boilerplate or repeat an error shown above
+    /// them (npm's and Maven's trailers, make's recipe failure, a runner's
+    /// "failed with exit code"): with [`Keep::defaults`], such a line is
+    /// still kept, but after every other matching line, so that it never
+    /// crowds a tool's own failure out of the kept section. Documented in
+    /// `docs/preview.md` with what each must and must not match.
+    pub const WEAK_PATTERNS: &'static [&'static str] = &[
+        // npm's trailer: the code, errno, paths, the log's location.
+        "^npm (ERR!|error) (code |errno |syscall |path |A complete log|Log files|[[:space:]]*$)",
+        // Maven's trailer: the help lines after a failure.
+        "^\\[ERROR\\] (->|Re-run Maven|To see the full|For more information|Failed to execute goal|[[:space:]]*$)",
+        // make's recipe failure, which repeats the error above it.
+        "^make(\\[[0-9]+\\])?: \\*\\*\\* ",
+        // A command's generic failure, which repeats the error above it.
+        "(failed with exit code [0-9]+|^error Command failed)",
     ];
 
     /// No kept lines (the default).
@@ -116,7 +207,9 @@ impl Keep {
         static DEFAULTS: std::sync::OnceLock<Keep> = std::sync::OnceLock::new();
         DEFAULTS
             .get_or_init(|| {
-                Keep::patterns(Keep::DEFAULT_PATTERNS.iter().copied()).unwrap_or_default()
+                Keep::patterns(Keep::DEFAULT_PATTERNS.iter().copied())
+                    .unwrap_or_default()
+                    .with_weak(Keep::WEAK_PATTERNS)
             })
             .clone()
     }
@@ -182,8 +275,39 @@ impl Keep {
                 patterns,
                 regex,
                 grep,
+                weak: None,
             })),
         })
+    }
+
+    /// These patterns, with matching lines that also match a pattern of
+    /// `weak` ranked after all others in the kept section.
+    fn with_weak(self, weak: &[&str]) -> Keep {
+        let Some(set) = self.set else {
+            return self;
+        };
+        let joined = weak
+            .iter()
+            .map(|p| format!("(?:{p})"))
+            .collect::<Vec<_>>()
+            .join("|");
+        let weak = build(&joined).ok();
+        Keep {
+            set: Some(Arc::new(Set {
+                patterns: set.patterns.clone(),
+                regex: set.regex.clone(),
+                grep: set.grep.clone(),
+                weak,
+            })),
+        }
+    }
+
+    /// Whether a matching `line` is weak (boilerplate or noise).
+    fn is_weak(&self, line: &[u8]) -> bool {
+        self.set
+            .as_deref()
+            .and_then(|s| s.weak.as_ref())
+            .is_some_and(|w| w.is_match(line))
     }
 
     /// Whether no line is kept.
@@ -245,6 +369,21 @@ struct Entry {
     line: u64,
     /// The line's first bytes.
     text: Vec<u8>,
+    /// Boilerplate or noise: kept after the others.
+    weak: bool,
+    /// The line before it, when that line is not kept itself (first bytes).
+    before: Option<Vec<u8>>,
+    /// Up to [`CONTEXT_AFTER`] lines after it, none of them kept itself.
+    after: Vec<Vec<u8>>,
+}
+
+impl Entry {
+    /// Bytes of text held.
+    fn bytes(&self) -> usize {
+        self.text.len()
+            + self.before.as_ref().map_or(0, Vec::len)
+            + self.after.iter().map(Vec::len).sum::<usize>()
+    }
 }
 
 /// The matching lines of one input, in memory bounded by the limits: the
@@ -269,6 +408,11 @@ pub(crate) struct Matches {
     line: u64,
     buf: Vec<u8>,
     open: bool,
+    /// The previous line's first bytes, and whether it was kept.
+    prev: Vec<u8>,
+    prev_kept: bool,
+    /// Lines still to remember as the last kept line's context.
+    after_left: usize,
 }
 
 impl Matches {
@@ -295,12 +439,16 @@ impl Matches {
             line: 1,
             buf: Vec::new(),
             open: false,
+            prev: Vec::new(),
+            prev_kept: false,
+            after_left: 0,
         }
     }
 
     /// Bytes of buffer held.
     pub(crate) fn retained_bytes(&self) -> usize {
         self.buf.capacity()
+            + self.prev.capacity()
             + self.first_bytes
             + self.last_bytes
             + (self.first.capacity() + self.last.capacity()) * std::mem::size_of::<Entry>()
@@ -332,13 +480,17 @@ impl Matches {
     }
 
     fn end_line(&mut self) {
-        let mut line = &self.buf[..];
-        if line.len() < SCAN_BYTES {
-            line = line.strip_suffix(b"\r").unwrap_or(line);
+        let len = line_len(&self.buf);
+        let kept = self.keep.is_match(&self.buf[..len]);
+        if kept {
+            self.record(len.min(self.text_cap));
+        } else if self.after_left > 0 {
+            self.after_left -= 1;
+            self.add_after(len.min(self.text_cap));
         }
-        if self.keep.is_match(line) {
-            self.record(line.len().min(self.text_cap));
-        }
+        // The line just read becomes the previous one (no copy).
+        std::mem::swap(&mut self.buf, &mut self.prev);
+        self.prev_kept = kept;
         self.buf.clear();
         self.open = false;
         self.line += 1;
@@ -346,23 +498,59 @@ impl Matches {
 
     fn record(&mut self, len: usize) {
         self.total += 1;
+        let text = self.buf[..len].to_vec();
+        let weak = self.keep.is_weak(&text);
+        let before = (!weak && !self.prev_kept && self.line > 1).then(|| {
+            let prev = &self.prev[..line_len(&self.prev)];
+            prev[..prev.len().min(self.text_cap)].to_vec()
+        });
         let entry = Entry {
             line: self.line,
-            text: self.buf[..len].to_vec(),
+            weak,
+            text,
+            before,
+            after: Vec::new(),
         };
+        self.after_left = if weak { 0 } else { CONTEXT_AFTER };
+        let size = entry.bytes();
         if !self.first_full {
-            if self.first.len() < self.max_entries && self.first_bytes + len <= self.max_bytes {
+            if self.first.len() < self.max_entries && self.first_bytes + size <= self.max_bytes {
                 self.first.push(entry.clone());
-                self.first_bytes += len;
+                self.first_bytes += size;
             } else {
                 self.first_full = true;
             }
         }
-        self.last_bytes += len;
+        self.last_bytes += size;
         self.last.push_back(entry);
+        self.evict();
+    }
+
+    /// The line being read, as context after the last kept line.
+    fn add_after(&mut self, len: usize) {
+        let text = &self.buf[..len];
+        // The kept line is as many lines above as context lines taken.
+        let anchor = self.line - (CONTEXT_AFTER - self.after_left) as u64;
+        if let Some(e) = self.first.last_mut() {
+            if e.line == anchor && !self.first_full && self.first_bytes + len <= self.max_bytes {
+                e.after.push(text.to_vec());
+                self.first_bytes += len;
+            }
+        }
+        if let Some(e) = self.last.back_mut() {
+            if e.line == anchor {
+                e.after.push(text.to_vec());
+                self.last_bytes += len;
+            }
+        }
+        self.evict();
+    }
+
+    /// Drops the oldest of the last matches past the store's bounds.
+    fn evict(&mut self) {
         while self.last.len() > self.max_entries || self.last_bytes > self.max_bytes {
             match self.last.pop_front() {
-                Some(e) => self.last_bytes -= e.text.len(),
+                Some(e) => self.last_bytes -= e.bytes(),
                 None => break,
             }
         }
@@ -382,11 +570,27 @@ impl Matches {
     /// lines, or `None` when no match is omitted or none fits.
     pub(crate) fn section(
         &self,
-        (first, last): (u64, u64),
+        range: (u64, u64),
         path: Option<&str>,
         max_lines: usize,
         max_bytes: usize,
     ) -> Option<(String, usize)> {
+        self.section_capped(range, path, max_lines, max_bytes, max_bytes)
+    }
+
+    /// [`section`](Self::section) in `max_bytes`, with its rows' length and
+    /// whether it names the `grep` command decided as for a section of
+    /// `room` bytes: a section chosen again in the room a larger one took
+    /// keeps the larger one's rows and pointer.
+    pub(crate) fn section_capped(
+        &self,
+        (first, last): (u64, u64),
+        path: Option<&str>,
+        max_lines: usize,
+        max_bytes: usize,
+        room_judged: usize,
+    ) -> Option<(String, usize)> {
+        let line_cap = (room_judged / 4).max(4 * MIN_PARTIAL);
         let entries = self.entries();
         let outside = entries
             .iter()
@@ -403,41 +607,81 @@ impl Matches {
         // With the command while its longest header takes at most half of
         // the section, else without.
         let mut pointer = path.map(|p| (self.keep.grep(), p));
-        if header(hidden, hidden, pointer).len() + 1 > max_bytes / 2 {
+        if header(hidden, hidden, pointer).len() + 1 > room_judged / 2 {
             pointer = None;
         }
         let base = header(hidden, 0, pointer).len() + 1;
         let mut room = max_bytes.checked_sub(base)?;
-        let line_cap = (max_bytes / 4).max(4 * MIN_PARTIAL);
         let mut rows = max_lines - 1;
-        // First and last alternately, like a head and a tail.
-        let (mut lo, mut hi) = (0usize, inside.len());
-        let mut chosen: Vec<(u64, String)> = Vec::new();
-        let mut from_front = true;
-        while lo < hi && rows > 0 {
-            let entry = if from_front {
-                inside[lo]
-            } else {
-                inside[hi - 1]
-            };
-            let row = row(entry, line_cap);
-            if row.len() + 1 > room {
-                break;
+        // The same text kept more than once is one row, at its first line,
+        // with its count; the strong rows are chosen first, then the weak
+        // ones, each tier first and last alternately, like a head and a tail.
+        let mut groups: Vec<(&Entry, u64)> = Vec::with_capacity(inside.len());
+        {
+            let mut seen: std::collections::HashMap<&[u8], usize> =
+                std::collections::HashMap::with_capacity(inside.len());
+            for e in &inside {
+                match seen.get(e.text.as_slice()) {
+                    Some(&i) => groups[i].1 += 1,
+                    None => {
+                        seen.insert(e.text.as_slice(), groups.len());
+                        groups.push((e, 1));
+                    }
+                }
             }
-            room -= row.len() + 1;
-            rows -= 1;
-            chosen.push((entry.line, row));
-            if from_front {
-                lo += 1;
-            } else {
-                hi -= 1;
-            }
-            from_front = !from_front;
         }
+        // (first line, row, matches it stands for: 0 for a context line)
+        let mut chosen: Vec<(u64, String, u64)> = Vec::new();
+        let mut anchors: Vec<&Entry> = Vec::new();
+        // 1. The kept lines that are not weak.
+        let strong: Vec<&(&Entry, u64)> = groups.iter().filter(|g| !g.0.weak).collect();
+        pick(
+            &strong,
+            line_cap,
+            &mut chosen,
+            &mut anchors,
+            &mut room,
+            &mut rows,
+        );
+        // 2. Their context, in line order, where it is omitted too.
+        anchors.sort_by_key(|e| e.line);
+        let mut taken: std::collections::HashSet<u64> = chosen.iter().map(|c| c.0).collect();
+        'context: for e in &anchors {
+            let before = e.before.as_ref().map(|t| (e.line.saturating_sub(1), t));
+            let after = e
+                .after
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (e.line + 1 + i as u64, t));
+            for (n, text) in before.into_iter().chain(after) {
+                if n < first || n > last || !taken.insert(n) {
+                    continue;
+                }
+                let row = context_row(n, text, line_cap);
+                if rows == 0 || row.len() + 1 > room {
+                    break 'context;
+                }
+                room -= row.len() + 1;
+                rows -= 1;
+                chosen.push((n, row, 0));
+            }
+        }
+        // 3. The weak ones, with the room left.
+        let weak: Vec<&(&Entry, u64)> = groups.iter().filter(|g| g.0.weak).collect();
+        let mut weak_anchors = Vec::new();
+        pick(
+            &weak,
+            line_cap,
+            &mut chosen,
+            &mut weak_anchors,
+            &mut room,
+            &mut rows,
+        );
         // The header names the hidden ones when some are: drop the last
         // chosen rows until it fits beside them.
+        let kept_of = |chosen: &[(u64, String, u64)]| chosen.iter().map(|c| c.2).sum::<u64>();
         while !chosen.is_empty() {
-            let kept = chosen.len() as u64;
+            let kept = kept_of(&chosen);
             let rows_len: usize = chosen.iter().map(|c| c.1.len() + 1).sum();
             if header(kept, hidden - kept, pointer).len() + 1 + rows_len <= max_bytes {
                 break;
@@ -448,10 +692,10 @@ impl Matches {
             return None;
         }
         chosen.sort_by_key(|c| c.0);
-        let kept = chosen.len() as u64;
+        let kept = kept_of(&chosen);
         let mut text = header(kept, hidden - kept, pointer);
         text.push('\n');
-        for (_, row) in &chosen {
+        for (_, row, _) in &chosen {
             text.push_str(row);
             text.push('\n');
         }
@@ -459,12 +703,75 @@ impl Matches {
     }
 }
 
+/// Chooses rows of `tier` (first and last alternately, like a head and a
+/// tail) while they fit in `room` bytes and `rows` lines.
+fn pick<'e>(
+    tier: &[&(&'e Entry, u64)],
+    line_cap: usize,
+    chosen: &mut Vec<(u64, String, u64)>,
+    anchors: &mut Vec<&'e Entry>,
+    room: &mut usize,
+    rows: &mut usize,
+) {
+    let (mut lo, mut hi) = (0usize, tier.len());
+    let mut from_front = true;
+    while lo < hi && *rows > 0 {
+        let (entry, count) = if from_front { tier[lo] } else { tier[hi - 1] };
+        let row = row(entry, *count, line_cap);
+        if row.len() + 1 > *room {
+            break;
+        }
+        *room -= row.len() + 1;
+        *rows -= 1;
+        chosen.push((entry.line, row, *count));
+        anchors.push(entry);
+        if from_front {
+            lo += 1;
+        } else {
+            hi -= 1;
+        }
+        from_front = !from_front;
+    }
+}
+
+/// A remembered line's length without its `\r` (a `\r` at the scan's cut
+/// is part of the line's first bytes, not its end).
+fn line_len(buf: &[u8]) -> usize {
+    if buf.len() < SCAN_BYTES && buf.last() == Some(&b'\r') {
+        buf.len() - 1
+    } else {
+        buf.len()
+    }
+}
+
+/// One context line: `N-text`, cut as a kept line is.
+fn context_row(line: u64, text: &[u8], cap: usize) -> String {
+    let entry = Entry {
+        line,
+        text: text.to_vec(),
+        weak: false,
+        before: None,
+        after: Vec::new(),
+    };
+    let mut row = row(&entry, 1, cap);
+    // `N:` becomes `N-`, as grep -n writes a context line.
+    let colon = row.find(':').unwrap_or(0);
+    row.replace_range(colon..=colon, "-");
+    row
+}
+
 /// One kept line: `N:text`, the text rendered as UTF-8 (U+FFFD) and cut
-/// between characters to `cap` bytes in all, ending `…` when cut.
-fn row(entry: &Entry, cap: usize) -> String {
+/// between characters to `cap` bytes in all, ending `…` when cut; a text
+/// kept `count > 1` times ends ` [×count]` (within the cap).
+fn row(entry: &Entry, count: u64, cap: usize) -> String {
     let text = String::from_utf8_lossy(&entry.text);
     let mut out = format!("{}:", entry.line);
-    let room = cap.saturating_sub(out.len());
+    let times = if count > 1 {
+        format!(" [×{count}]")
+    } else {
+        String::new()
+    };
+    let room = cap.saturating_sub(out.len() + times.len());
     if text.len() <= room {
         out.push_str(&text);
     } else {
@@ -475,6 +782,7 @@ fn row(entry: &Entry, cap: usize) -> String {
         out.push_str(&text[..at]);
         out.push('…');
     }
+    out.push_str(&times);
     out
 }
 
@@ -510,12 +818,19 @@ mod tests {
     /// Each default pattern, lines it must match and lines it must not.
     const CASES: &[(&str, &[&str], &[&str])] = &[
         (
-            "^(FAILED|ERROR) [^ ]",
+            "^(FAILED|ERROR) [^ ]+(::| - )",
             &[
                 "FAILED tests/test_a.py::test_x - assert 1 == 2",
                 "ERROR tests/test_b.py - ImportError: no module",
+                "FAILED tests/test_a.py::test_x",
             ],
-            &["0 FAILED", "FAILED", "ERRORS: 0", "tests FAILED here"],
+            &[
+                "0 FAILED",
+                "FAILED",
+                "ERRORS: 0",
+                "tests FAILED here",
+                "ERROR balancer: dialer.go:190 dial tcp: i/o timeout",
+            ],
         ),
         (
             "^[^ ]+::[^ ]+ (FAILED|ERROR)( |$)",
@@ -531,17 +846,55 @@ mod tests {
         ),
         (
             "^E   ",
-            &["E       assert 1 == 2", "E   AssertionError"],
-            &["E  two spaces", "Error: x", "  E   indented"],
+            &[
+                "E       assert 1 == 2",
+                "E   AssertionError",
+            ],
+            &[
+                "E  two spaces",
+                "Error: x",
+                "  E   indented",
+            ],
+        ),
+        (
+            "^_{3,} [^ ].* _{3,}$",
+            &[
+                "________________________ test_gamma_017 ________________________",
+                "_____ ERROR collecting tests/test_b.py _____",
+            ],
+            &[
+                "____",
+                "___ partial",
+                "foo ___ bar ___",
+            ],
+        ),
+        (
+            "^(FAIL|ERROR): [A-Za-z_][A-Za-z0-9_]* \\(",
+            &[
+                "FAIL: test_add (test_math.MathTest.test_add)",
+                "ERROR: test_io (tests.test_io.IOTest)",
+            ],
+            &[
+                "FAIL",
+                "FAILED (failures=1)",
+                "ERROR: Could not find a version",
+            ],
         ),
         (
             "panicked at",
-            &["thread 'main' panicked at src/main.rs:2:5:"],
-            &["the test panicked", "panic at the disco"],
+            &[
+                "thread 'main' panicked at src/main.rs:2:5:",
+            ],
+            &[
+                "the test panicked",
+                "panic at the disco",
+            ],
         ),
         (
             "^test .* \\.\\.\\. FAILED$",
-            &["test tests::it_works ... FAILED"],
+            &[
+                "test tests::it_works ... FAILED",
+            ],
             &[
                 "test tests::it_works ... ok",
                 "test result: FAILED. 1 passed; 1 failed",
@@ -553,106 +906,605 @@ mod tests {
                 "--- FAIL: TestAdd (0.00s)",
                 "    --- FAIL: TestAdd/neg (0.00s)",
             ],
-            &["--- PASS: TestAdd (0.00s)", "FAIL\tpkg 0.01s"],
+            &[
+                "--- PASS: TestAdd (0.00s)",
+                "FAIL\tpkg 0.01s",
+            ],
         ),
         (
-            "^[[:space:]]*(✕|●) ",
-            &["    ✕ adds 1 + 2 (3 ms)", "  ● math › adds"],
-            &["    ✓ adds 1 + 2 (3 ms)", "x ✕ y"],
+            "^[[:space:]]*(✕|●|×|✗|✖) ",
+            &[
+                "    ✕ adds 1 + 2 (3 ms)",
+                "  ● math › adds",
+                "   × src/a.test.ts > adds 5ms",
+                "    ✗ testLogin, XCTAssertEqual failed",
+                "✖ 3 problems (3 errors, 0 warnings)",
+                "  × No solution found when resolving dependencies:",
+            ],
+            &[
+                "    ✓ adds 1 + 2 (3 ms)",
+                "●",
+                "a × b = c",
+            ],
         ),
         (
-            "^error(\\[E[0-9]+])?: ",
+            "^[[:space:]]*FAIL[[:space:]]+[^ ]",
+            &[
+                " FAIL  src/math.test.js",
+                " FAIL  src/a.test.ts > math > adds",
+            ],
+            &[
+                " PASS  src/math.test.js",
+                "FAILED (failures=1)",
+                "FAIL",
+            ],
+        ),
+        (
+            "^[[:space:]]*[0-9]+\\) [^ ]",
+            &[
+                "  1) Calculator",
+                "1) Tests\\MathTest::testAdd",
+                "  1) test adds two numbers (MathTest)",
+            ],
+            &[
+                "(1) first",
+                "1)",
+                "step 1) done",
+            ],
+        ),
+        (
+            "^error(\\[E[0-9]+\\])?: ",
             &[
                 "error[E0308]: mismatched types",
                 "error: could not compile `x`",
             ],
             &[
-                "0 errors",
-                "error_handler.py",
-                "warning: unused variable",
-                "errors: 0",
-                "  error: indented",
+                "error_count: 0",
+                "errors: 2",
+                "warning: unused",
             ],
         ),
         (
-            "error TS[0-9]+: ",
-            &["src/a.ts(3,5): error TS2322: Type 'string' is not assignable"],
-            &["Found 0 errors.", "errorTS2322"],
+            "error [A-Z]{2,}[0-9]+: ",
+            &[
+                "src/a.ts(3,7): error TS2322: Type 'string' is not assignable",
+                "Program.cs(3,13): error CS0103: The name 'x' does not exist",
+            ],
+            &[
+                "error TS: nothing",
+                "0 error TS",
+            ],
         ),
         (
-            ": (fatal )?error: ",
+            ": (fatal )?error:( |$)",
             &[
                 "main.c:3:5: error: expected ';'",
                 "main.c:1:10: fatal error: x.h: No such file",
+                "src/Lib.hs:38:10: error:",
+                "app.py:3: error: Incompatible types",
             ],
-            &["main.c:3:5: warning: unused", "no error: fine"],
+            &[
+                "error: alone",
+                "no error: here",
+                "x: errors: 2",
+            ],
+        ),
+        (
+            "^[^ ]+\\.go:[0-9]+:[0-9]+: ",
+            &[
+                "./main.go:12:5: undefined: foo",
+                "pkg/x/y.go:3:2: imported and not used: \"os\"",
+            ],
+            &[
+                "main.go is fine",
+                "go: downloading x v1.0.0",
+            ],
+        ),
+        (
+            "^[^ ]+:[0-9]+:[0-9]+: [A-Z]+[0-9]+ ",
+            &[
+                "app.py:1:1: F401 'os' imported but unused",
+                "src/x.py:10:80: E501 line too long (88 > 79 characters)",
+            ],
+            &[
+                "app.py:1:1: all good",
+                "app.py:1: F401 no column",
+            ],
+        ),
+        (
+            "^[^ ]+:[0-9]+:[0-9]+: [CEFW]: ",
+            &[
+                "lib/a.rb:3:5: C: Style/StringLiterals: Prefer single-quoted strings",
+                "app.rb:1:1: E: Lint/Syntax: unexpected token",
+            ],
+            &[
+                "lib/a.rb:3:5: ok",
+                "1 file inspected, 1 offense detected",
+            ],
+        ),
+        (
+            "^[[:space:]]+[0-9]+:[0-9]+[[:space:]]+error[[:space:]]",
+            &[
+                "   3:7  error  'x' is assigned a value but never used  no-unused-vars",
+            ],
+            &[
+                "   3:7  warning  Unexpected console statement  no-console",
+                "error 3:7",
+            ],
+        ),
+        (
+            "^[^ ]+:[0-9]+(:[0-9]+)? (error )?MD[0-9]+",
+            &[
+                "README.md:3 MD022/blanks-around-headings Headings should be surrounded",
+                "docs/a.md:10:81 error MD013/line-length Line length",
+            ],
+            &[
+                "MD022 is a rule",
+                "README.md: ok",
+            ],
+        ),
+        (
+            "^\\[(warn|error)\\] ",
+            &[
+                "[warn] src/index.js",
+                "[warn] Code style issues found in 2 files. Run Prettier with --write to fix.",
+                "[error] src/a.js: SyntaxError: Unexpected token",
+            ],
+            &[
+                "[info] ok",
+                "warn: x",
+            ],
+        ),
+        (
+            " at line [0-9]+, column [0-9]+\\.",
+            &[
+                "Code before strictures are enabled at line 3, column 1.  See page 429 of PBP.  (Severity: 5)",
+            ],
+            &[
+                "at line 3",
+                "died at line 3.",
+            ],
+        ),
+        (
+            "^(In [^ ]+ line [0-9]+:$|[[:space:]]*\\^-*\\^? SC[0-9]+ )",
+            &[
+                "In build.sh line 3:",
+                "     ^-- SC2086 (info): Double quote to prevent globbing and word splitting.",
+                "  ^----^ SC2046 (warning): Quote this to prevent word splitting.",
+            ],
+            &[
+                "In the line 3",
+                "SC2086 alone",
+            ],
         ),
         (
             "^npm (ERR!|error) ",
-            &["npm ERR! code ENOENT", "npm error code E404"],
-            &["npm WARN deprecated", "npm notice"],
+            &[
+                "npm ERR! code E404",
+                "npm error 404 Not Found - GET https://registry.npmjs.org/x",
+            ],
+            &[
+                "npm WARN deprecated x",
+                "npm notice",
+                "npm http fetch GET 200",
+            ],
+        ),
+        (
+            "^error [A-Z]",
+            &[
+                "error Command failed with exit code 1.",
+                "error Couldn't find package \"x\" on the \"npm\" registry.",
+            ],
+            &[
+                "error: lower",
+                "errors found",
+                "error handling works",
+            ],
         ),
         (
             "^ERROR: ",
-            &["ERROR: Could not find a version that satisfies the requirement x"],
-            &["ERRORS: 0", "NO ERROR: ok", "ERROR:x"],
+            &[
+                "ERROR: No matching distribution found for x",
+                "ERROR: ResolutionImpossible: for help visit https://pip.pypa.io",
+            ],
+            &[
+                "ERRORS: 0",
+                "error: lower case",
+            ],
         ),
         (
             "^(fatal|FATAL): ",
             &[
                 "fatal: not a git repository (or any of the parent directories): .git",
-                "FATAL:  password authentication failed for user \"app\"",
+                "FATAL: checksum mismatch in shard 7431",
             ],
             &[
-                "non-fatal: retrying",
-                "  fatal: indented",
-                "FATALITY: x",
-                "Fatal: mixed case",
-                "fatal:no space",
+                "fatality: none",
+                "non-fatal: ok",
+            ],
+        ),
+        (
+            "^\\[(ERROR|error)\\] ",
+            &[
+                "[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0",
+                "[error] /p/src/main/scala/A.scala:3:7: type mismatch;",
+            ],
+            &[
+                "[INFO] BUILD SUCCESS",
+                "[warn] x",
+                "ERROR x",
+            ],
+        ),
+        (
+            "( > .* FAILED$|^\\* What went wrong:$)",
+            &[
+                "AppTest > testAdd() FAILED",
+                "* What went wrong:",
+            ],
+            &[
+                "AppTest > testAdd() PASSED",
+                "What went wrong",
+            ],
+        ),
+        (
+            "\\*\\*\\* FAILED \\*\\*\\*",
+            &[
+                "- adds two numbers *** FAILED ***",
+            ],
+            &[
+                "*** RUN ABORTED ***",
+                "FAILED",
+            ],
+        ),
+        (
+            "Failed asserting that",
+            &[
+                "Failed asserting that 3 matches expected 4.",
+            ],
+            &[
+                "asserting that x",
+                "Failed to assert",
+            ],
+        ),
+        (
+            "XCTAssert[A-Za-z]* failed",
+            &[
+                "/p/Tests/ATests.swift:12: error: -[ATests testX] : XCTAssertEqual failed: (\"1\") is not equal to (\"2\")",
+            ],
+            &[
+                "XCTAssertEqual passed",
+                "XCTest failed",
+            ],
+        ),
+        (
+            "\\*\\* \\([A-Za-z.]*(Error|Exception)\\)",
+            &[
+                "** (CompileError) lib/a.ex:3: undefined function foo/0",
+                "** (RuntimeError) boom",
+            ],
+            &[
+                "** (exit) normal",
+                "(CompileError)",
+            ],
+        ),
+        (
+            "(failed on line [0-9]+|\\*failed\\*|^[[:space:]]*Failed: [0-9]+\\.)",
+            &[
+                "Testing a.b: TEST COMPLETE, 3 ok, 1 failed on line 696",
+                "a_tests: add_test...*failed*",
+                "  Failed: 1.  Skipped: 0.  Passed: 5.",
+            ],
+            &[
+                "0 failed",
+                "Failed: none",
+            ],
+        ),
+        (
+            "(^[[:space:]]*not ok [0-9]+|Dubious, test returned [0-9]+)",
+            &[
+                "not ok 12 - parses dates",
+                "    not ok 3 - subtest",
+                "t/a.t ... Dubious, test returned 1 (wstat 256, 0x100)",
+            ],
+            &[
+                "ok 12 - parses dates",
+                "not okay",
+            ],
+        ),
+        (
+            "(^[[:space:]]*(Failure|Error):$|^[A-Z][A-Za-z0-9_:]*#test_[A-Za-z0-9_?!]*)",
+            &[
+                "Failure:",
+                "  Error:",
+                "MathTest#test_add [test/math_test.rb:7]:",
+            ],
+            &[
+                "Failure: x",
+                "test_add",
+            ],
+        ),
+        (
+            "(Failure/Error: |^rspec \\./[^ ]+:[0-9]+)",
+            &[
+                "     Failure/Error: expect(add(1, 2)).to eq(4)",
+                "rspec ./spec/math_spec.rb:4 # Math adds",
+            ],
+            &[
+                "rspec ./spec passes",
+                "Failure",
+            ],
+        ),
+        (
+            "^[[:space:]]*\\[-\\] ",
+            &[
+                "    [-] adds two numbers 12ms (10ms|2ms)",
+            ],
+            &[
+                "    [+] adds two numbers 12ms",
+                "[-]",
+            ],
+        ),
+        (
+            "failed with exit code [0-9]+",
+            &[
+                "##[error]Process 'make' failed with exit code 2",
+                "Command 'npm test' failed with exit code 1",
+            ],
+            &[
+                "exit code 0",
+                "failed with exit",
+            ],
+        ),
+        (
+            "(^CMake Error|\\((Failed|SEGFAULT|Timeout)\\)$|tests FAILED:$)",
+            &[
+                "CMake Error at CMakeLists.txt:3 (add_executable):",
+                "  1 - test_add (Failed)",
+                "The following tests FAILED:",
+            ],
+            &[
+                "CMake Warning",
+                "test passed (Failed tests: 0)",
+            ],
+        ),
+        (
+            "(^Error in |^Execution halted|Running the tests in .* failed|^\\* checking .* \\.\\.\\. ERROR$)",
+            &[
+                "Error in f(x) : object 'y' not found",
+                "Execution halted",
+                "Running the tests in 'tests/testthat.R' failed.",
+                "* checking examples ... ERROR",
+            ],
+            &[
+                "Error inside",
+                "* checking examples ... OK",
+            ],
+        ),
+        (
+            "(==[0-9]+==ERROR: |^SUMMARY: [A-Za-z]+Sanitizer)",
+            &[
+                "==12345==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000014",
+                "SUMMARY: AddressSanitizer: heap-buffer-overflow /p/a.c:5 in main",
+            ],
+            &[
+                "==12345== HEAP SUMMARY:",
+                "SUMMARY: 2 passed",
+            ],
+        ),
+        (
+            "(Segmentation fault|core dumped|^Aborted$)",
+            &[
+                "Segmentation fault (core dumped)",
+                "bash: line 1: 42 Segmentation fault ./a.out",
+                "Aborted",
+            ],
+            &[
+                "segmentation is fine",
+                "Aborted by user request",
+            ],
+        ),
+        (
+            "^(Exception in thread |Caused by: )",
+            &[
+                "Exception in thread \"main\" java.lang.IllegalStateException: boom",
+                "Caused by: java.io.IOException: disk full",
+            ],
+            &[
+                "exception in thread",
+                "  Caused by nothing",
+            ],
+        ),
+        (
+            "(^lua[0-9.]*: |^stack traceback:$)",
+            &[
+                "lua: app.lua:12: attempt to index a nil value (local 't')",
+                "lua5.4: x.lua:1: boom",
+                "stack traceback:",
+            ],
+            &[
+                "luarocks: ok",
+                "stack traceback: here",
+            ],
+        ),
+        (
+            "^make(\\[[0-9]+\\])?: \\*\\*\\* ",
+            &[
+                "make: *** [Makefile:3: all] Error 1",
+                "make[1]: *** [sub/Makefile:9: x.o] Error 2",
+            ],
+            &[
+                "make: Nothing to be done for 'all'.",
+                "make[1]: Entering directory '/p'",
             ],
         ),
         (
             "command not found",
             &[
-                "bash: foo: command not found",
-                "zsh: command not found: foo",
+                "bash: frobnicate: command not found",
+                "build.sh: line 16: frobnicate: command not found",
             ],
-            &["command found", "commands not found in cache"],
+            &[
+                "command found",
+                "not found",
+            ],
         ),
         (
             "No such file or directory",
-            &["cat: x: No such file or directory"],
-            &["no such file or directory (lowercase)"],
+            &[
+                "cat: build/missing.txt: No such file or directory",
+            ],
+            &[
+                "no such file",
+                "file or directory",
+            ],
         ),
         (
             "Permission denied",
-            &["bash: ./run.sh: Permission denied"],
-            &["permission granted", "permissions denied"],
+            &[
+                "bash: ./run.sh: Permission denied",
+            ],
+            &[
+                "permission denied",
+                "Permission granted",
+            ],
         ),
         (
             "^Traceback \\(most recent call last\\):",
-            &["Traceback (most recent call last):"],
-            &["  Traceback (most recent call last):", "Traceback"],
+            &[
+                "Traceback (most recent call last):",
+            ],
+            &[
+                "  Traceback (most recent call last):",
+                "Traceback",
+            ],
         ),
         (
-            "^([A-Za-z_][A-Za-z0-9_.]*)?(Error|Exception)(: |$)",
+            "^[[:space:]]*([A-Za-z_][A-Za-z0-9_.]*)?(Error|Exception)( \\[[A-Za-z_]+\\])?(: |$)",
             &[
-                "ValueError: invalid literal",
-                "requests.exceptions.HTTPError: 404",
-                "Exception: boom",
+                "ValueError: invalid amount '12x'",
+                "Error: connect ECONNREFUSED 127.0.0.1:5432",
+                "      AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:",
+                "java.lang.AssertionError: expected:<1> but was:<2>",
                 "KeyError",
-                "Error: ENOENT",
             ],
             &[
                 "error_handler.py",
-                "errors: 0",
                 "0 errors",
-                "  File \"x.py\", line 3",
-                "ValueErrors: 2",
-                "Errors found",
+                "ErrorHandler started",
+                "No Exceptions were raised",
             ],
         ),
     ];
+
+    /// Each weak pattern, boilerplate it must match and failures it must not.
+    const WEAK_CASES: &[(&str, &[&str], &[&str])] = &[
+        (
+            "^npm (ERR!|error) (code |errno |syscall |path |A complete log|Log files|[[:space:]]*$)",
+            &[
+                "npm ERR! code E404",
+                "npm error A complete log of this run can be found in: /root/.npm/_logs/x.log",
+                "npm ERR! ",
+            ],
+            &[
+                "npm error 404 Not Found - GET https://registry.npmjs.org/x",
+            ],
+        ),
+        (
+            "^\\[ERROR\\] (->|Re-run Maven|To see the full|For more information|Failed to execute goal|[[:space:]]*$)",
+            &[
+                "[ERROR] -> [Help 1]",
+                "[ERROR] Re-run Maven using the -X switch to enable full debug logging.",
+                "[ERROR] ",
+            ],
+            &[
+                "[ERROR] Tests run: 3, Failures: 1, Errors: 0, Skipped: 0",
+            ],
+        ),
+        (
+            "^make(\\[[0-9]+\\])?: \\*\\*\\* ",
+            &[
+                "make: *** [Makefile:3: all] Error 1",
+            ],
+            &[
+                "main.c:3:5: error: expected ';'",
+            ],
+        ),
+        (
+            "(failed with exit code [0-9]+|^error Command failed)",
+            &[
+                "##[error]Process 'make' failed with exit code 2",
+                "error Command failed with exit code 1.",
+            ],
+            &[
+                "error Couldn't find package \"x\"",
+            ],
+        ),
+    ];
+
+    #[test]
+    fn every_weak_pattern_matches_and_does_not() {
+        assert_eq!(WEAK_CASES.len(), Keep::WEAK_PATTERNS.len());
+        let all = Keep::defaults();
+        for (pattern, (listed, yes, no)) in Keep::WEAK_PATTERNS.iter().zip(WEAK_CASES) {
+            assert_eq!(pattern, listed);
+            let weak = build(pattern).expect("a weak pattern compiles");
+            for line in *yes {
+                assert!(
+                    weak.is_match(line.as_bytes()),
+                    "{pattern} must match {line:?}"
+                );
+                assert!(all.is_weak(line.as_bytes()), "weak: {line:?}");
+            }
+            for line in *no {
+                assert!(
+                    !weak.is_match(line.as_bytes()),
+                    "{pattern} must not match {line:?}"
+                );
+                assert!(
+                    all.is_match(line.as_bytes()),
+                    "a default must keep {line:?}"
+                );
+                assert!(!all.is_weak(line.as_bytes()), "not weak: {line:?}");
+            }
+        }
+    }
+
+    /// `grep -E` (where the machine has it) finds the same lines as the
+    /// patterns: the kept section's command lists what it counts.
+    #[test]
+    fn grep_finds_what_every_default_pattern_finds() {
+        use std::io::Write as _;
+        use std::process::{Command, Stdio};
+        for (pattern, yes, no) in CASES.iter().chain(WEAK_CASES) {
+            let input: String = yes
+                .iter()
+                .chain(no.iter())
+                .map(|l| format!("{l}\n"))
+                .collect();
+            let Ok(mut child) = Command::new("grep")
+                .args(["-E", "--", pattern])
+                .env("LC_ALL", "C.UTF-8")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+            else {
+                eprintln!("no grep here: skipped");
+                return;
+            };
+            child
+                .stdin
+                .take()
+                .expect("stdin")
+                .write_all(input.as_bytes())
+                .expect("write");
+            let out = child.wait_with_output().expect("grep runs");
+            let found: Vec<&str> = std::str::from_utf8(&out.stdout)
+                .expect("utf-8")
+                .lines()
+                .collect();
+            assert_eq!(found, yes.to_vec(), "grep -E {pattern:?}");
+        }
+    }
 
     #[test]
     fn every_default_pattern_matches_and_does_not() {

@@ -27,6 +27,61 @@ pub const MIN_MAX_BYTES: usize = 32;
 pub struct Limits {
     max_lines: usize,
     max_bytes: usize,
+    split: Split,
+}
+
+/// Where a cut preview's budget goes between its head and its tail.
+///
+/// ```
+/// use dory_wire::preview::{Bounder, Split, SpillOutcome};
+///
+/// let log: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+/// let tail_first = Bounder::new(9, 4096).with_split(Split::Tail);
+/// let preview = tail_first.bound(log.as_bytes())?.render(SpillOutcome::NotSaved, None);
+/// assert!(preview.text.starts_with("line 1\n[... "));
+/// // 9 lines: the notice, 1 line of head (an eighth of 8) and 7 of tail.
+/// assert!(preview.text.contains("omitted: lines 2-93 of 100"));
+/// assert!(preview.text.ends_with("]\nline 94\nline 95\nline 96\nline 97\nline 98\nline 99\nline 100\n"));
+/// # Ok::<(), dory_wire::Error>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Split {
+    /// Half of each budget to the head, half to the tail; a side that needs
+    /// less leaves the rest to the other. The bare bounders' default.
+    #[default]
+    Even,
+    /// The tail first: the head gets an eighth of each budget (what
+    /// identifies the command's start), the tail the rest; a side that needs
+    /// less leaves the rest to the other. `run`'s default: a failure is
+    /// printed near the end of the output, the head is mostly set-up.
+    Tail,
+}
+
+impl Split {
+    /// Its name: `"even"` or `"tail"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Split::Even => "even",
+            Split::Tail => "tail",
+        }
+    }
+
+    /// The split of this name (`"even"`, `"tail"`).
+    pub fn from_name(name: &str) -> Option<Split> {
+        match name {
+            "even" => Some(Split::Even),
+            "tail" => Some(Split::Tail),
+            _ => None,
+        }
+    }
+
+    /// The head's first share of `bytes` and `lines`.
+    pub(crate) fn head_share(self, bytes: usize, lines: usize) -> (usize, usize) {
+        match self {
+            Split::Even => (bytes / 2, lines / 2),
+            Split::Tail => (bytes / 8, lines / 8),
+        }
+    }
 }
 
 impl Limits {
@@ -36,7 +91,25 @@ impl Limits {
         Limits {
             max_lines,
             max_bytes,
+            split: Split::Even,
         }
+    }
+
+    /// The same limits with this [`Split`].
+    #[must_use]
+    pub fn with_split(mut self, split: Split) -> Self {
+        self.split = split;
+        self
+    }
+
+    /// Where the budget goes between head and tail ([`Split::Even`] unless set).
+    pub fn split(&self) -> Split {
+        self.split
+    }
+
+    /// Other sizes, the same split.
+    pub(crate) fn resized(&self, max_lines: usize, max_bytes: usize) -> Self {
+        Limits::new(max_lines, max_bytes).with_split(self.split)
     }
 
     /// The most lines a preview may have, notice included.

@@ -18,8 +18,10 @@
 //!
 //! Filling one side takes whole lines while they fit; a line is cut (at a
 //! character boundary) when it alone is too long for that side's budget.
-//! Each side first fills half of each budget (the tail gets the odd byte and
-//! line: with a single line to spare, the tail is shown); then the tail, and
+//! Each side first fills its share of each budget ([`Split`](super::Split):
+//! half each, the tail getting the odd byte and line, so that with a single
+//! line to spare the tail is shown; or an eighth to the head and the rest to
+//! the tail); then the tail, and
 //! after it the head, grow into whatever the other side left unused. What is
 //! still left then shows part of the next line, tail side first, when at
 //! least [`MIN_PARTIAL`] bytes of it fit beside the notice's longer wording.
@@ -534,10 +536,11 @@ impl<'a> Planner<'a> {
         };
         // The first tail only limits the first head, and only when the two
         // share one window: apart, its fill would be thrown away.
+        let (head_bytes, head_lines) = self.limits.split().head_share(bytes, lines);
         let first_limit = if self.shared() {
             let first_tail = self.fill_tail(
-                bytes - bytes / 2,
-                lines - lines / 2,
+                bytes - head_bytes,
+                lines - head_lines,
                 self.tail_limit(&Side::EMPTY),
                 fill,
             );
@@ -545,7 +548,7 @@ impl<'a> Planner<'a> {
         } else {
             usize::MAX
         };
-        let first_head = self.fill_head(bytes / 2, lines / 2, first_limit, fill);
+        let first_head = self.fill_head(head_bytes, head_lines, first_limit, fill);
         let tail = self.fill_tail(
             bytes - first_head.used(),
             lines - first_head.lines,

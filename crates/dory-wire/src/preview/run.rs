@@ -268,6 +268,22 @@ impl RunBounder {
         }
     }
 
+    /// Where each view's cut preview puts its budget between head and tail
+    /// (see [`Split`](super::Split)). Call it before pushing data.
+    #[must_use]
+    pub fn with_split(self, split: super::Split) -> Self {
+        let [out, err, both] = self.views;
+        RunBounder {
+            limits: self.limits.with_split(split),
+            views: [
+                out.with_split(split),
+                err.with_split(split),
+                both.with_split(split),
+            ],
+            ..self
+        }
+    }
+
     /// Names the views' spills `<spill_id>-stdout`, `<spill_id>-stderr` and
     /// `<spill_id>-combined` instead of ids derived from their content (and
     /// skips hashing it). Call it before pushing data.
@@ -435,7 +451,7 @@ impl RunBounder {
                         });
                     }
                     (
-                        Limits::new(limits.max_lines() - 1, limits.max_bytes() - need),
+                        limits.resized(limits.max_lines() - 1, limits.max_bytes() - need),
                         Some(line),
                     )
                 }
@@ -553,7 +569,7 @@ impl RunPending {
         };
         if let Some((section, lines, taken)) = section {
             if self.hides_stderr_end(&preview, taken) {
-                let rest = Limits::new(
+                let rest = v.content.resized(
                     v.content.max_lines() - lines,
                     v.content.max_bytes() - section.len() - 1,
                 );

@@ -149,7 +149,7 @@ pub(crate) fn bound(
         Bounded::NeedsSpill(pending) => {
             let content = line.as_ref().and_then(|l| {
                 let need = l.len() + 2;
-                let content = Limits::new(
+                let content = limits.resized(
                     limits.max_lines().checked_sub(1)?,
                     limits.max_bytes().checked_sub(need)?,
                 );
@@ -195,8 +195,9 @@ impl SpillExtras {
         preview
     }
 
-    /// The preview bounded again in three quarters of `limits`, beside the
-    /// kept section in the last quarter, when omitted lines match.
+    /// The preview bounded again beside the kept section, when omitted lines
+    /// match: the section takes at most a quarter of `limits`, and what it
+    /// leaves of that quarter goes back to the head and tail.
     fn kept_section(
         &self,
         preview: &Preview<'static>,
@@ -210,7 +211,7 @@ impl SpillExtras {
         let r_lines = limits.max_lines() / 4;
         let r_bytes = limits.max_bytes() / 4;
         matches.section(range, None, r_lines, usize::MAX)?;
-        let rest = Limits::new(
+        let rest = limits.resized(
             limits.max_lines() - r_lines,
             limits.max_bytes().checked_sub(r_bytes + 1)?,
         );
@@ -218,9 +219,40 @@ impl SpillExtras {
         let Ok(Bounded::NeedsSpill(again)) = kept.bound_plain(rest) else {
             return None;
         };
-        let (p, at) = again.render_parts(outcome, hint);
-        let (section, _) =
+        let (p, at) = again.render_parts(outcome.clone(), hint);
+        let (section, used_lines) =
             matches.section(p.omitted_range?, p.spill_path.as_deref(), r_lines, r_bytes)?;
+        // What the section leaves of its quarter goes back to the rest: the
+        // input is bounded again beside a section of the size it took, and
+        // the section is chosen again, within that size, for the (smaller)
+        // omitted middle of the larger head and tail.
+        let (p, at, section) = if used_lines < r_lines || section.len() < r_bytes {
+            let (cap_lines, cap_bytes) = (used_lines, section.len());
+            let rest = limits.resized(
+                limits.max_lines() - cap_lines,
+                limits.max_bytes().checked_sub(cap_bytes + 1)?,
+            );
+            match kept.bound_plain(rest) {
+                Ok(Bounded::NeedsSpill(again)) => {
+                    let (q, q_at) = again.render_parts(outcome, hint);
+                    match q.omitted_range.and_then(|range| {
+                        matches.section_capped(
+                            range,
+                            q.spill_path.as_deref(),
+                            cap_lines,
+                            cap_bytes,
+                            r_bytes,
+                        )
+                    }) {
+                        Some((s2, _)) => (q, q_at, s2),
+                        None => (p, at, section),
+                    }
+                }
+                _ => (p, at, section),
+            }
+        } else {
+            (p, at, section)
+        };
         let text = &p.text;
         let mut out = String::with_capacity(text.len() + section.len() + 1);
         out.push_str(text.get(..at)?);

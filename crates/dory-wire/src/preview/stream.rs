@@ -100,6 +100,15 @@ impl StreamingBounder {
         self
     }
 
+    /// Where a cut preview's budget goes between head and tail (see
+    /// [`Split`](super::Split); [`Split::Even`](super::Split::Even) unless
+    /// set). Call it before pushing data.
+    #[must_use]
+    pub fn with_split(mut self, split: super::Split) -> Self {
+        self.limits = self.limits.with_split(split);
+        self
+    }
+
     /// Both options at once.
     #[must_use]
     pub(crate) fn with_shape(mut self, shape: Shape) -> Self {
