@@ -263,6 +263,10 @@ if runs:
 print()
 PY
     fi
+    echo "### Preview quality on real failures (\`dory-bench quality\`, tests/corpus)"
+    echo
+    "$BENCH" quality --corpus "$ROOT/tests/corpus"
+    echo
     echo "Raw records: \`${RESULTS#"$ROOT"/}\`; finished in $((SECONDS - START)) s."
 } | tee "$MD_OUT"
 

@@ -14,7 +14,8 @@
 #      client against the clean and the cutting server, the one-call read,
 #      many followers on one AsyncClient, the same program in Rust, the
 #      preview bounder on 200,000 lines, kept lines and terminal rendering on
-#      a real log, then the agent call and the program in Node;
+#      a real log, a real failure that head + tail and tail only miss and
+#      run's preview shows, then the agent call and the program in Node;
 #   4. stops the servers (also on failure or Ctrl-C) and removes their files.
 set -euo pipefail
 
@@ -150,6 +151,10 @@ DORY_URL="$CLEAN_URL" DORY_SPILL_DIR="$WORK/spill" "$E2E_PY" "$ROOT/python/examp
 
 step "preview of a real log: a failing cargo test recorded on a terminal, before and after keep (the default patterns) and terminal rendering (crates/dory-wire/examples/keep_terminal.rs)"
 "$EXAMPLES/keep_terminal" "$ROOT/tests/corpus/logs/cargo_test_fail.log"
+
+step "the failure in front of the model: a real AddressSanitizer report cut to 40 lines / 4 KiB; head + tail and tail only miss it, run's preview shows it (dory-bench quality-show; docs/preview.md)"
+"${CARGO_TARGET_DIR:-$ROOT/target}/debug/dory-bench" quality-show asan_heap_overflow \
+    --corpus "$ROOT/tests/corpus" --lines 40 --bytes 4096 --brief
 
 step_end
 printf '\n== demo: %s\n' "waiting for the npm package (built in the background)"

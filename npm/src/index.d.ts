@@ -918,7 +918,10 @@ export type Keep = null | "defaults" | readonly string[];
 /** The default keep patterns (`keep: "defaults"`), the core's `Keep::DEFAULT_PATTERNS`. */
 export const DEFAULT_KEEP_PATTERNS: readonly string[];
 
-/** The options `keep` and `terminal`, the same for every bounder (both off by default). */
+/** Where a cut preview's budget goes: `"even"` (half to the head, half to the tail) or `"tail"` (an eighth to the head, the rest to the tail: the shape of `run`'s previews). */
+export type Split = "even" | "tail";
+
+/** The options `keep`, `terminal` and `split`, the same for every bounder (off, off and `"even"` by default). */
 export interface PreviewRenderOptions {
   /**
    * Lines matching these regular expressions (`"defaults"`:
@@ -929,6 +932,11 @@ export interface PreviewRenderOptions {
   keep?: Keep;
   /** Renders the preview as a terminal shows it: redraws collapsed, escapes and controls removed. Default false. */
   terminal?: boolean;
+  /**
+   * Where a cut preview's budget goes (default `"even"`; `"tail"` is `run`'s shape).
+   * @throws {InvalidArgument} (argument `split`) another string
+   */
+  split?: Split;
 }
 
 /** Options of `bound`. */

@@ -28,10 +28,12 @@ export function checkLimits(o) {
 export const DEFAULT_KEEP_PATTERNS = Object.freeze([...tables.constants.DEFAULT_KEEP_PATTERNS]);
 
 /**
- * The `keep` and `terminal` options as the core takes them: `[keepWord,
- * keepPatterns, terminal]`. `keep` is undefined/null (off), a string (only
- * `"defaults"` is one: the core refuses another) or an array of strings;
- * `terminal` a boolean (default false). Another type is a TypeError.
+ * The `keep`, `terminal` and `split` options as the core takes them:
+ * `[keepWord, keepPatterns, terminal, split]`. `keep` is undefined/null
+ * (off), a string (only `"defaults"` is one: the core refuses another) or an
+ * array of strings; `terminal` a boolean (default false); `split` a string
+ * (`"even"`, the default, or `"tail"`: the core refuses another). Another
+ * type is a TypeError.
  */
 export function checkKeepTerminal(o) {
   const keep = o.keep;
@@ -48,7 +50,12 @@ export function checkKeepTerminal(o) {
     throw new TypeError(`keep must be null, "defaults" or an array of strings, got ${describe(keep)}`);
   }
   const terminal = o.terminal === undefined ? false : checkBoolean(o.terminal, "terminal");
-  return [word, patterns, terminal];
+  let split;
+  if (o.split !== undefined && o.split !== null) {
+    if (typeof o.split !== "string") throw new TypeError(`split must be "even" or "tail", got ${describe(o.split)}`);
+    split = o.split;
+  }
+  return [word, patterns, terminal, split];
 }
 
 function checkWriter(spill) {
@@ -160,7 +167,7 @@ export function settle(pending, outcome, hint) {
   return toPreview(pending.render_saved(path, hint));
 }
 
-const BOUND_OPTIONS = ["maxLines", "maxBytes", "spill", "spillId", "hint", "keep", "terminal"];
+const BOUND_OPTIONS = ["maxLines", "maxBytes", "spill", "spillId", "hint", "keep", "terminal", "split"];
 
 function prepare(data, options, what) {
   ready();
@@ -169,11 +176,11 @@ function prepare(data, options, what) {
   const spill = checkWriter(o.spill);
   const spillId = optionalString(o.spillId, "spillId");
   const hint = optionalString(o.hint, "hint");
-  const [keepWord, keepPatterns, terminal] = checkKeepTerminal(o);
+  const [keepWord, keepPatterns, terminal, split] = checkKeepTerminal(o);
   const bytes = inputBytes(data, `${what}()`);
   let bounder;
   try {
-    bounder = new wasm.WasmBounder(maxLines, maxBytes, keepWord, keepPatterns, terminal);
+    bounder = new wasm.WasmBounder(maxLines, maxBytes, keepWord, keepPatterns, terminal, split);
   } catch (e) {
     rethrow(e);
   }
@@ -283,15 +290,15 @@ export class StreamingBounder {
   #inner;
   #done = false;
 
-  /** @param {object} options `{maxLines, maxBytes, spillId, keep, terminal}` */
+  /** @param {object} options `{maxLines, maxBytes, spillId, keep, terminal, split}` */
   constructor(options) {
     ready();
-    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId", "keep", "terminal"], "StreamingBounder option");
+    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId", "keep", "terminal", "split"], "StreamingBounder option");
     const [maxLines, maxBytes] = checkLimits(o);
     const spillId = optionalString(o.spillId, "spillId");
-    const [keepWord, keepPatterns, terminal] = checkKeepTerminal(o);
+    const [keepWord, keepPatterns, terminal, split] = checkKeepTerminal(o);
     try {
-      this.#inner = new wasm.WasmStreamingBounder(maxLines, maxBytes, spillId, keepWord, keepPatterns, terminal);
+      this.#inner = new wasm.WasmStreamingBounder(maxLines, maxBytes, spillId, keepWord, keepPatterns, terminal, split);
     } catch (e) {
       rethrow(e);
     }

@@ -61,14 +61,14 @@ export class RunBounder {
   #inner;
   #done = false;
 
-  /** @param {object} options `{maxLines, maxBytes, spillId, keep, terminal}` (any integer limits: see `RunBounder.checkLimits`) */
+  /** @param {object} options `{maxLines, maxBytes, spillId, keep, terminal, split}` (any integer limits: see `RunBounder.checkLimits`) */
   constructor(options) {
     ready();
-    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId", "keep", "terminal"], "RunBounder option");
+    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId", "keep", "terminal", "split"], "RunBounder option");
     const [maxLines, maxBytes] = checkLimits(o);
     const spillId = optionalString(o.spillId, "spillId");
-    const [keepWord, keepPatterns, terminal] = checkKeepTerminal(o);
-    this.#inner = core(() => new wasm.WasmRunBounder(maxLines, maxBytes, spillId, keepWord, keepPatterns, terminal));
+    const [keepWord, keepPatterns, terminal, split] = checkKeepTerminal(o);
+    this.#inner = core(() => new wasm.WasmRunBounder(maxLines, maxBytes, spillId, keepWord, keepPatterns, terminal, split));
   }
 
   /**

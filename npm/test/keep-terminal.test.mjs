@@ -28,8 +28,8 @@ test("keep and terminal are taken by every bounder", async () => {
 
 test("DEFAULT_KEEP_PATTERNS is the core's list, frozen", () => {
   assert.ok(Object.isFrozen(api.DEFAULT_KEEP_PATTERNS));
-  assert.equal(api.DEFAULT_KEEP_PATTERNS[0], "^(FAILED|ERROR) [^ ]");
-  assert.equal(api.DEFAULT_KEEP_PATTERNS.length, 18);
+  assert.equal(api.DEFAULT_KEEP_PATTERNS[0], "^(FAILED|ERROR) [^ ]+(::| - )");
+  assert.equal(api.DEFAULT_KEEP_PATTERNS.length, 50);
   const p = api.bound(log, { maxLines: 12, maxBytes: 400, keep: [...api.DEFAULT_KEEP_PATTERNS] });
   assert.equal(p.text, api.bound(log, { maxLines: 12, maxBytes: 400, keep: "defaults" }).text);
 });
@@ -54,4 +54,28 @@ test("a wrong type of keep or terminal is a TypeError", () => {
     assert.throws(() => new api.StreamingBounder({ maxLines: 1, maxBytes: 40, ...o }), TypeError);
     assert.throws(() => new api.RunBounder({ maxLines: 1, maxBytes: 40, ...o }), TypeError);
   }
+});
+
+test("split: \"tail\" gives the tail the budget in every bounder; another value is InvalidArgument", () => {
+  // docs/preview.md, "The split": an eighth of the lines to the head.
+  const log = Array.from({ length: 100 }, (_, i) => `line ${i + 1}\n`).join("");
+  const even = api.bound(log, { maxLines: 9, maxBytes: 4096 }).text;
+  const tail = api.bound(log, { maxLines: 9, maxBytes: 4096, split: "tail" }).text;
+  assert.ok(even.startsWith("line 1\nline 2\nline 3\nline 4\n[... "), even);
+  assert.ok(tail.startsWith("line 1\n[... "), tail);
+  assert.ok(tail.endsWith(Array.from({ length: 7 }, (_, i) => `line ${i + 94}\n`).join("")), tail);
+  const s = new api.StreamingBounder({ maxLines: 9, maxBytes: 4096, split: "tail" });
+  s.push(log);
+  assert.equal(s.finish().text, tail);
+  const r = new api.RunBounder({ maxLines: 9, maxBytes: 4096, split: "tail" });
+  r.push("stdout", log);
+  assert.equal(r.finish().render("stdout").text, tail);
+  for (const make of [
+    () => api.bound(log, { maxLines: 9, maxBytes: 4096, split: "head" }),
+    () => new api.StreamingBounder({ maxLines: 9, maxBytes: 4096, split: "" }),
+    () => new api.RunBounder({ maxLines: 9, maxBytes: 4096, split: "TAIL" }),
+  ]) {
+    assert.throws(make, (e) => e instanceof api.InvalidArgument && e.argument === "split");
+  }
+  assert.throws(() => api.bound(log, { maxLines: 9, maxBytes: 4096, split: 1 }), TypeError);
 });

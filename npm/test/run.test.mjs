@@ -33,9 +33,9 @@ const NOISY_STDERR = Buffer.from("error: the end\n");
 const ENOSPC = "spill writer failed: Error: ENOSPC: no space left on device";
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
-/** `bound()` of a view's full bytes with the run's limits and spill id, saved at `path` when given. */
+/** `bound()` of a view's full bytes with the run's limits, split and spill id, saved at `path` when given. */
 function whole(data, spillId, path, limits = LIMITS) {
-  return bound(data, { ...limits, spillId, spill: path === undefined ? undefined : () => path });
+  return bound(data, { ...limits, split: "tail", spillId, spill: path === undefined ? undefined : () => path });
 }
 
 /** An onOutput that records every call. */

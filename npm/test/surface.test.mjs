@@ -253,7 +253,7 @@ test("run_options: the JS names are computer.run's options, with the core's defa
   // The defaults are the ones used: the combined view is bound() of the
   // bytes at the core's default limits and options (one line too many: cut).
   const result = await computer.run("true");
-  const expected = bound(lines, { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, spillId: `${runSpillId(result.idempotencyKey)}-combined`, keep: "defaults", terminal: true });
+  const expected = bound(lines, { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, spillId: `${runSpillId(result.idempotencyKey)}-combined`, keep: "defaults", terminal: true, split: "tail" });
   assert.equal(expected.truncated, true);
   assert.deepEqual(result.combined, expected);
   assert.match(result.idempotencyKey, /^run-[0-9a-f]{32}$/, "the default key is a fresh run- key");
@@ -261,7 +261,7 @@ test("run_options: the JS names are computer.run's options, with the core's defa
 
 // ------------------------------------------------------- preview_options
 
-test("preview_options: every bounder takes keep and terminal, with the listed defaults", async () => {
+test("preview_options: every bounder takes keep, terminal and split, with the listed defaults", async () => {
   const options = surface.preview_options;
   const calls = surface.preview_option_calls.js;
   assert.ok(Array.isArray(options) && options.length > 0);
@@ -286,7 +286,7 @@ test("preview_options: every bounder takes keep and terminal, with the listed de
     for (const o of options) {
       // The option given its listed default changes nothing; another value changes the preview.
       assert.equal(await make[name]({ [o.js]: o.default }), plain, `${name}: ${o.js} = ${JSON.stringify(o.default)}`);
-      const on = o.default === null ? "defaults" : true;
+      const on = o.default === null ? "defaults" : o.default === false ? true : "tail";
       assert.notEqual(await make[name]({ [o.js]: on }), plain, `${name}: ${o.js} = ${JSON.stringify(on)} is taken`);
     }
     let error;

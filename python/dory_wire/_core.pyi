@@ -609,11 +609,18 @@ class PendingSpill:
     ) -> Preview: ...
 
 _Keep: TypeAlias = Literal["defaults"] | Sequence[str] | None
+_Split: TypeAlias = Literal["even", "tail"]
 
 @final
 class Bounder:
     def __new__(
-        cls, max_lines: int, max_bytes: int, *, keep: _Keep = None, terminal: bool = False
+        cls,
+        max_lines: int,
+        max_bytes: int,
+        *,
+        keep: _Keep = None,
+        terminal: bool = False,
+        split: _Split = "even",
     ) -> Bounder: ...
     @property
     def max_lines(self) -> int: ...
@@ -633,6 +640,7 @@ class StreamingBounder:
         spill_id: str | None = None,
         keep: _Keep = None,
         terminal: bool = False,
+        split: _Split = "even",
     ) -> StreamingBounder: ...
     def push(self, data: str | _BytesLike) -> None: ...
     @property
@@ -662,6 +670,7 @@ class RunBounder:
         spill_id: str | None = None,
         keep: _Keep = None,
         terminal: bool = False,
+        split: _Split = "even",
     ) -> RunBounder: ...
     @staticmethod
     def check_limits(max_lines: int, max_bytes: int) -> None: ...

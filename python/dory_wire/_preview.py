@@ -28,6 +28,7 @@ __all__ = [
     "Keep",
     "SpillDirectory",
     "SpillWriter",
+    "Split",
     "abound",
     "bound",
     "new_spill_id",
@@ -43,6 +44,11 @@ AsyncSpillWriter = Callable[[str, bytes], Union[Awaitable[Optional[str]], Option
 Keep = Union[Literal["defaults"], Sequence[str], None]
 """The ``keep`` argument: ``None`` (off), ``"defaults"``
 (:data:`DEFAULT_KEEP_PATTERNS`) or a sequence of regular expressions."""
+
+Split = Literal["even", "tail"]
+"""The ``split`` argument: where a cut preview's budget goes, ``"even"``
+(half to the head, half to the tail) or ``"tail"`` (an eighth to the head,
+the rest to the tail: the shape of ``run``'s previews)."""
 
 NoticeKind = Literal["omitted", "kept", "terminal", "stderr", "lost"]
 """What a :class:`Notice` says (its ``kind``): the cut, the kept lines'
@@ -71,6 +77,7 @@ def _start(
     writer: object,
     keep: Keep,
     terminal: bool,
+    split: Split,
 ) -> Preview | PendingSpill:
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
         raise TypeError(
@@ -81,7 +88,7 @@ def _start(
         # docs/preview.md: a binding's default spill id is random. A content-derived
         # id (the core's default) could be forced to collide by crafted output.
         spill_id = new_spill_id()
-    bounder = Bounder(max_lines, max_bytes, keep=keep, terminal=terminal)
+    bounder = Bounder(max_lines, max_bytes, keep=keep, terminal=terminal, split=split)
     return bounder.bound(data, spill_id=spill_id)
 
 
@@ -95,6 +102,7 @@ def bound(
     hint: str | None = None,
     keep: Keep = None,
     terminal: bool = False,
+    split: Split = "even",
 ) -> Preview:
     """Bounds ``data`` to a preview of at most ``max_lines`` lines and
     ``max_bytes`` bytes, notice included (see docs/preview.md).
@@ -119,6 +127,10 @@ def bound(
             expressions (docs/preview.md, "Kept lines").
         terminal: render the text as a terminal shows it (redraws
             collapsed, escape sequences and control bytes removed).
+        split: where a cut preview's budget goes: ``"even"`` (default:
+            half to the head, half to the tail) or ``"tail"`` (an eighth to
+            the head, the rest to the tail: ``run``'s shape; docs/preview.md,
+            "The split").
 
     Returns:
         A :class:`Preview`; ``spill_error`` says why a save was not used
@@ -146,7 +158,7 @@ def bound(
         x
         <BLANKLINE>
     """
-    bounded = _start(data, max_lines, max_bytes, spill_id, spill, keep, terminal)
+    bounded = _start(data, max_lines, max_bytes, spill_id, spill, keep, terminal, split)
     if isinstance(bounded, Preview):
         return bounded
     if spill is None:
@@ -174,13 +186,14 @@ async def abound(
     hint: str | None = None,
     keep: Keep = None,
     terminal: bool = False,
+    split: Split = "even",
 ) -> Preview:
     """:func:`bound` with an async spill writer: ``await spill(spill_id, data)``
     must give the path (or ``None``). A sync writer is accepted too. A writer
     that raises (except on cancellation) never escapes: see
     :attr:`Preview.spill_error`.
     """
-    bounded = _start(data, max_lines, max_bytes, spill_id, spill, keep, terminal)
+    bounded = _start(data, max_lines, max_bytes, spill_id, spill, keep, terminal, split)
     if isinstance(bounded, Preview):
         return bounded
     if spill is None:

@@ -1242,9 +1242,10 @@ ENOSPC = "spill writer failed: OSError: [Errno 28] No space left on device"
 
 
 def whole(data: bytes, spill_id: str, path: str | None = None, **limits: int) -> Preview:
-    """``bound()`` of a view's full bytes with the run's limits and spill id."""
+    """``bound()`` of a view's full bytes with the run's limits, split and spill id."""
     limits = limits or LIMITS
-    bounded = Bounder(limits["max_lines"], limits["max_bytes"]).bound(data, spill_id=spill_id)
+    bounder = Bounder(limits["max_lines"], limits["max_bytes"], split="tail")
+    bounded = bounder.bound(data, spill_id=spill_id)
     return bounded.render(spill_path=path) if isinstance(bounded, PendingSpill) else bounded
 
 

@@ -197,7 +197,7 @@ def test_keep_and_terminal_are_taken_by_every_bounder() -> None:
     b = dw.Bounder(10, 400, terminal=True).bound(b"\r[###   ]\r[######]\n")
     assert isinstance(b, dw.Preview)
     assert b.text.startswith("[######]\n")
-    assert dw.DEFAULT_KEEP_PATTERNS[0] == "^(FAILED|ERROR) [^ ]"
+    assert dw.DEFAULT_KEEP_PATTERNS[0] == "^(FAILED|ERROR) [^ ]+(::| - )"
 
 
 @pytest.mark.parametrize("keep", [["("], [""], "default", ["ok", "\x07"]])
@@ -230,3 +230,28 @@ def test_a_wrong_type_of_keep_or_terminal_is_a_type_error(keep: object, terminal
     ):
         with pytest.raises(TypeError):
             make()
+
+
+def test_split_tail_gives_the_tail_the_budget_in_every_bounder() -> None:
+    # docs/preview.md, "The split": an eighth of the lines to the head.
+    log = "".join(f"line {i}\n" for i in range(1, 101))
+    even = dw.bound(log, max_lines=9, max_bytes=4096).text
+    tail = dw.bound(log, max_lines=9, max_bytes=4096, split="tail").text
+    assert even.startswith("line 1\nline 2\nline 3\nline 4\n[... ")
+    assert tail.startswith("line 1\n[... ")
+    assert tail.endswith("".join(f"line {i}\n" for i in range(94, 101)))
+    streaming = dw.StreamingBounder(9, 4096, split="tail")
+    streaming.push(log)
+    assert streaming.finish().text == tail
+    run = dw.RunBounder(9, 4096, split="tail")
+    run.push("stdout", log)
+    assert run.finish().render("stdout").text == tail
+    for make in (
+        lambda: dw.bound(log, max_lines=9, max_bytes=4096, split="head"),  # type: ignore[arg-type]
+        lambda: dw.Bounder(9, 4096, split="middle"),  # type: ignore[arg-type]
+        lambda: dw.StreamingBounder(9, 4096, split=""),  # type: ignore[arg-type]
+        lambda: dw.RunBounder(9, 4096, split="TAIL"),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(dw.InvalidArgument) as err:
+            make()
+        assert err.value.argument == "split"

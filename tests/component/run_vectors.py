@@ -739,7 +739,7 @@ def check_preview_options(dw: DoryWire) -> None:
     the core's `invalid_argument` naming `keep`."""
     defaults = dw.call("preview", "default-keep-patterns")
     assert defaults and all(isinstance(p, str) for p in defaults), defaults
-    assert defaults[0] == "^(FAILED|ERROR) [^ ]", defaults[0]
+    assert defaults[0] == "^(FAILED|ERROR) [^ ]+(::| - )", defaults[0]
     log = b"".join(b"error: boom\n" if i == 150 else b"ok %d\n" % i for i in range(1, 301))
     kept = bound(dw, log, 12, 400, keep="defaults")
     assert "\n150:error: boom\n" in kept["text"], kept["text"]

@@ -226,7 +226,7 @@ test("preview-options: default-keep-patterns, kept lines, rendering, and a refus
   const { preview: pv, run: r } = mod;
   const defaults = pv.defaultKeepPatterns();
   assert.ok(defaults.length > 0 && defaults.every((p) => typeof p === "string"));
-  assert.equal(defaults[0], "^(FAILED|ERROR) [^ ]");
+  assert.equal(defaults[0], "^(FAILED|ERROR) [^ ]+(::| - )");
   const enc = new TextEncoder();
   let log = "";
   for (let i = 1; i <= 300; i++) log += i === 150 ? "\x1b[31merror\x1b[0m: boom\n" : `ok ${i}\n`;

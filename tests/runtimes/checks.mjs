@@ -431,7 +431,7 @@ async function runCheck(clientApi, api, server, files, state) {
     if (r.stderr.truncated || r.stderr.text !== RUN_STDERR) problems.push(`stderr preview ${JSON.stringify(r.stderr.text)}, truncated ${r.stderr.truncated}`);
     // stdout has no loss and no section: it is bound() of its bytes with the run's limits and spill id.
     const path = r.stdout.spillPath;
-    const whole = api.bound(enc.encode(RUN_STDOUT), { ...RUN_LIMITS, spillId: r.stdout.spillId, ...(path !== null ? { spill: () => path } : {}) });
+    const whole = api.bound(enc.encode(RUN_STDOUT), { ...RUN_LIMITS, split: "tail", spillId: r.stdout.spillId, ...(path !== null ? { spill: () => path } : {}) });
     if (JSON.stringify(whole) !== JSON.stringify(r.stdout)) problems.push(`stdout differs from bound() of its bytes:\n  ${JSON.stringify(r.stdout)}\n  ${JSON.stringify(whole)}`);
     if (!/^run-[0-9a-f]{32}$/.test(r.idempotencyKey) || r.combined.spillId !== `${api.runSpillId(r.idempotencyKey)}-combined`) {
       problems.push(`key ${r.idempotencyKey}, combined spill id ${r.combined.spillId}`);

@@ -58,6 +58,17 @@ pub(crate) fn opt_string(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<
 /// The `keep` argument: `None` (off), `"defaults"`, or a sequence of `str`
 /// patterns (another `str` or a pattern the core refuses is its
 /// `invalid_argument` for `keep`; another type is a `TypeError`).
+/// The `split` argument: `"even"` (the default) or `"tail"`.
+pub(crate) fn split_arg(py: Python<'_>, split: &str) -> PyResult<preview::Split> {
+    preview::Split::from_name(split).ok_or_else(|| {
+        args::invalid(
+            py,
+            "split",
+            format!("split must be 'even' or 'tail', not {split:?}"),
+        )
+    })
+}
+
 pub(crate) fn keep_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResult<preview::Keep> {
     let Some(obj) = obj.filter(|o| !o.is_none()) else {
         return Ok(preview::Keep::none());
@@ -115,21 +126,24 @@ pub(crate) struct PyBounder(preview::Bounder);
 #[pymethods]
 impl PyBounder {
     #[new]
-    #[pyo3(signature = (max_lines, max_bytes, *, keep = None, terminal = false))]
+    #[pyo3(signature = (max_lines, max_bytes, *, keep = None, terminal = false, split = "even"))]
     fn py_new(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
         max_bytes: &Bound<'_, PyAny>,
         keep: Option<&Bound<'_, PyAny>>,
         terminal: bool,
+        split: &str,
     ) -> PyResult<Self> {
         let max_lines = limit(py, max_lines, "max_lines")?;
         let max_bytes = limit(py, max_bytes, "max_bytes")?;
         let keep = keep_arg(py, keep)?;
+        let split = split_arg(py, split)?;
         Ok(PyBounder(
             preview::Bounder::new(max_lines, max_bytes)
                 .with_keep(keep)
-                .with_terminal(terminal),
+                .with_terminal(terminal)
+                .with_split(split),
         ))
     }
 
@@ -422,7 +436,7 @@ fn writer<'py>(spill: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Bound<'py, 
 #[pymethods]
 impl StreamingBounder {
     #[new]
-    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false))]
+    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false, split = "even"))]
     fn py_new(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
@@ -430,13 +444,16 @@ impl StreamingBounder {
         spill_id: Option<&Bound<'_, PyAny>>,
         keep: Option<&Bound<'_, PyAny>>,
         terminal: bool,
+        split: &str,
     ) -> PyResult<Self> {
         let max_lines = limit(py, max_lines, "max_lines")?;
         let max_bytes = limit(py, max_bytes, "max_bytes")?;
         let keep = keep_arg(py, keep)?;
+        let split = split_arg(py, split)?;
         let mut inner = preview::StreamingBounder::new(max_lines, max_bytes)
             .with_keep(keep)
-            .with_terminal(terminal);
+            .with_terminal(terminal)
+            .with_split(split);
         if let Some(id) = opt_string(spill_id, "spill_id")? {
             inner = inner.with_spill_id(id);
         }

@@ -91,7 +91,7 @@ impl RunBounder {
 #[pymethods]
 impl RunBounder {
     #[new]
-    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false))]
+    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false, split = "even"))]
     fn py_new(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
@@ -99,13 +99,16 @@ impl RunBounder {
         spill_id: Option<&Bound<'_, PyAny>>,
         keep: Option<&Bound<'_, PyAny>>,
         terminal: bool,
+        split: &str,
     ) -> PyResult<Self> {
         let max_lines = limit(py, max_lines, "max_lines")?;
         let max_bytes = limit(py, max_bytes, "max_bytes")?;
         let keep = keep_arg(py, keep)?;
+        let split = crate::preview::split_arg(py, split)?;
         let mut inner = preview::RunBounder::new(max_lines, max_bytes)
             .with_keep(keep)
-            .with_terminal(terminal);
+            .with_terminal(terminal)
+            .with_split(split);
         if let Some(id) = opt_string(spill_id, "spill_id")? {
             inner = inner.with_spill_id(&id);
         }

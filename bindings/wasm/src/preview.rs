@@ -33,6 +33,19 @@ pub(crate) fn limit(value: f64, what: &str) -> Result<usize, String> {
 /// one; another is the core's `invalid_argument` for `keep`), `patterns`
 /// the array of strings; neither is [`Keep::none`]. Throws an error-object
 /// JSON string for a pattern the core refuses.
+/// The `split` option: `"even"` (also when absent) or `"tail"`.
+pub(crate) fn split(name: Option<String>) -> Result<dory_wire::preview::Split, String> {
+    match name {
+        None => Ok(dory_wire::preview::Split::Even),
+        Some(name) => dory_wire::preview::Split::from_name(&name).ok_or_else(|| {
+            json::write_error(&dory_wire::Error::InvalidArgument {
+                argument: "split".to_owned(),
+                reason: format!("split must be \"even\" or \"tail\", not {name:?}"),
+            })
+        }),
+    }
+}
+
 pub(crate) fn keep(word: Option<String>, patterns: Option<Vec<String>>) -> Result<Keep, String> {
     match (word, patterns) {
         (Some(word), _) if word == "defaults" => Ok(Keep::defaults()),
@@ -145,11 +158,13 @@ impl WasmBounder {
         keep_word: Option<String>,
         keep_patterns: Option<Vec<String>>,
         terminal: bool,
+        split_name: Option<String>,
     ) -> Result<WasmBounder, String> {
         Ok(WasmBounder {
             inner: bounder(max_lines, max_bytes)?
                 .with_keep(keep(keep_word, keep_patterns)?)
-                .with_terminal(terminal),
+                .with_terminal(terminal)
+                .with_split(split(split_name)?),
         })
     }
 
@@ -258,10 +273,12 @@ impl WasmStreamingBounder {
         keep_word: Option<String>,
         keep_patterns: Option<Vec<String>>,
         terminal: bool,
+        split_name: Option<String>,
     ) -> Result<WasmStreamingBounder, String> {
         let streaming = bounder(max_lines, max_bytes)?
             .with_keep(keep(keep_word, keep_patterns)?)
             .with_terminal(terminal)
+            .with_split(split(split_name)?)
             .streaming();
         Ok(WasmStreamingBounder {
             inner: Some(match spill_id {

@@ -76,11 +76,13 @@ impl WasmRunBounder {
         keep_word: Option<String>,
         keep_patterns: Option<Vec<String>>,
         terminal: bool,
+        split_name: Option<String>,
     ) -> Result<WasmRunBounder, String> {
         let bounder =
             preview::RunBounder::new(limit(max_lines, "maxLines")?, limit(max_bytes, "maxBytes")?)
                 .with_keep(keep(keep_word, keep_patterns)?)
-                .with_terminal(terminal);
+                .with_terminal(terminal)
+                .with_split(crate::preview::split(split_name)?);
         Ok(WasmRunBounder {
             inner: Some(match spill_id {
                 Some(id) => bounder.with_spill_id(&id),
@@ -242,7 +244,8 @@ mod tests {
     #[test]
     fn a_run_renders_its_views_and_says_a_loss() {
         let mut run =
-            WasmRunBounder::new(20.0, 400.0, Some("run-x".into()), None, None, false).unwrap();
+            WasmRunBounder::new(20.0, 400.0, Some("run-x".into()), None, None, false, None)
+                .unwrap();
         run.push(0, b"out\n").unwrap();
         run.push(1, b"err\n").unwrap();
         run.lose(1, 4.0, 10.0).unwrap();

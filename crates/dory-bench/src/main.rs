@@ -12,7 +12,9 @@
 //! dory-bench preview-calls [--runs N]               only the per-call preview timings, with targets
 //! dory-bench quality [--corpus DIR]                 preview quality on the labeled real failures
 //!                                                   (default tests/corpus), with its targets
-//! dory-bench quality-show NAME [--lines N] [--bytes N]  every strategy's preview of one labeled log
+//! dory-bench quality-show NAME [--lines N] [--bytes N] [--brief]
+//!                                                   every strategy's preview of one labeled log
+//!                                                   (--brief: how much each shows, and run's preview)
 //! ```
 
 use std::collections::HashMap;
@@ -43,7 +45,7 @@ fn parse_args(args: &[String]) -> Result<Args, String> {
     let mut it = args.iter();
     while let Some(arg) = it.next() {
         if let Some(name) = arg.strip_prefix("--") {
-            if name == "streamed" {
+            if name == "streamed" || name == "brief" {
                 a.flags.push(name.to_owned());
             } else {
                 let value = it.next().ok_or_else(|| format!("--{name} needs a value"))?;
@@ -111,6 +113,37 @@ fn main() -> ExitCode {
                 .iter()
                 .find(|c| &c.name == name)
                 .ok_or("no such labeled log")?;
+            if a.flags.iter().any(|f| f == "brief") {
+                // For make demo: what each strategy shows of the labeled
+                // lines, then run's preview itself.
+                use dory_bench::quality::{normalise, Strategy};
+                println!(
+                    "{} ({} bytes, {} lines), cut to {lines} lines / {bytes} bytes; the lines that say why it failed:",
+                    case.name,
+                    case.log.len(),
+                    memchr::memchr_iter(b'\n', &case.log).count()
+                );
+                for k in &case.must_keep {
+                    println!("    {k}");
+                }
+                for s in [Strategy::HeadTail, Strategy::TailOnly, Strategy::Run] {
+                    let p = s.preview(&case.log, lines, bytes);
+                    let text = normalise(&p);
+                    let found = case
+                        .must_keep
+                        .iter()
+                        .filter(|k| text.contains(&normalise(k)))
+                        .count();
+                    println!(
+                        "{:<32} shows {found} of {} of them",
+                        s.name(),
+                        case.must_keep.len()
+                    );
+                }
+                println!("--- `run`'s preview:");
+                print!("{}", Strategy::Run.preview(&case.log, lines, bytes));
+                return Ok(());
+            }
             for s in dory_bench::quality::Strategy::ALL {
                 let p = s.preview(&case.log, lines, bytes);
                 let shown = dory_bench::quality::shown(&p, &case.must_keep);

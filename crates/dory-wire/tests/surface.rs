@@ -411,13 +411,16 @@ fn preview_option_methods() -> Result<(), Error> {
     let _: &[&str] = Keep::DEFAULT_PATTERNS;
     let _ = Bounder::new(10, 1000)
         .with_keep(Keep::defaults())
-        .with_terminal(true);
+        .with_terminal(true)
+        .with_split(Split::Tail);
     let _ = StreamingBounder::new(10, 1000)
         .with_keep(keep.clone())
-        .with_terminal(false);
+        .with_terminal(false)
+        .with_split(Split::Even);
     let _ = RunBounder::new(10, 1000)
         .with_keep(Keep::none())
-        .with_terminal(true);
+        .with_terminal(true)
+        .with_split(Split::from_name("tail").expect("a split"));
     Ok(())
 }
 
@@ -434,7 +437,10 @@ fn the_preview_options_are_the_builders() {
         .map(|o| o["rust"].as_str().expect("a rust builder name"))
         .collect();
     // The builders `preview_option_methods` calls on every listed type.
-    assert_eq!(names, BTreeSet::from(["with_keep", "with_terminal"]));
+    assert_eq!(
+        names,
+        BTreeSet::from(["with_keep", "with_terminal", "with_split"])
+    );
     let types: BTreeSet<&str> = json["preview_option_calls"]["rust"]
         .as_array()
         .expect("the rust calls")
