@@ -22,7 +22,9 @@ const COMMAND =
   'echo "test case_x ... FAILED"; ' +
   'while [ $i -le 200 ]; do echo "test case_$i ... ok"; i=$((i+1)); done; exit 101';
 const LIMITS = { maxLines: 20, maxBytes: 2000 };
-const KEPT = "[... kept 1 omitted line matching the keep patterns ...]\n102:test case_x ... FAILED\n";
+const KEPT =
+  "[... kept 1 omitted line matching the keep patterns ...]\n" +
+  "101-test case_100 ... ok\n102:test case_x ... FAILED\n103-test case_101 ... ok\n";
 
 async function withComputer(body) {
   const server = await new RefServer().start();
@@ -42,7 +44,8 @@ test("run keeps a failing line with its raw line number by default, and renders 
     assert.equal(result.exitCode, 101);
     assert.ok(combined.truncated && combined.totalLines === 202, JSON.stringify(combined));
     assert.ok(combined.text.includes(KEPT), combined.text);
-    assert.ok(combined.text.startsWith("building 100%\ntest case_1 ... ok\n"), combined.text);
+    // run's tail split: the head is the first line, the tail the rest.
+    assert.ok(combined.text.startsWith("building 100%\n[... "), combined.text);
     assert.ok(!combined.text.includes("\r") && combined.text.includes("[... terminal: "), combined.text);
     assert.equal(result.stdout.text, combined.text, "stdout alone: the combined view is the same");
   });

@@ -27,7 +27,10 @@ COMMAND = (
     'while [ $i -le 200 ]; do echo "test case_$i ... ok"; i=$((i+1)); done; exit 101'
 )
 LIMITS = {"max_lines": 20, "max_bytes": 2000}
-KEPT = "[... kept 1 omitted line matching the keep patterns ...]\n102:test case_x ... FAILED\n"
+KEPT = (
+    "[... kept 1 omitted line matching the keep patterns ...]\n"
+    "101-test case_100 ... ok\n102:test case_x ... FAILED\n103-test case_101 ... ok\n"
+)
 
 
 def test_run_keeps_a_failing_line_with_its_raw_line_number_by_default(server: RefServer) -> None:
@@ -38,7 +41,8 @@ def test_run_keeps_a_failing_line_with_its_raw_line_number_by_default(server: Re
     assert combined.truncated and combined.total_lines == 202
     assert KEPT in combined.text, combined.text
     # Rendered: the redraw's last state, and the terminal line says so.
-    assert combined.text.startswith("building 100%\ntest case_1 ... ok\n"), combined.text
+    # run's tail split: the head is the first line, the tail the rest.
+    assert combined.text.startswith("building 100%\n[... "), combined.text
     assert "\r" not in combined.text and "[... terminal: " in combined.text
     assert result.stdout.text == combined.text, "stdout alone: the combined view is the same"
 

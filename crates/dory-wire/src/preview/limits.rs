@@ -51,7 +51,8 @@ pub enum Split {
     #[default]
     Even,
     /// The tail first: the head gets an eighth of each budget (what
-    /// identifies the command's start), the tail the rest; a side that needs
+    /// identifies the command's start; at least one line when two fit), the
+    /// tail the rest; a side that needs
     /// less leaves the rest to the other. `run`'s default: a failure is
     /// printed near the end of the output, the head is mostly set-up.
     Tail,
@@ -79,7 +80,9 @@ impl Split {
     pub(crate) fn head_share(self, bytes: usize, lines: usize) -> (usize, usize) {
         match self {
             Split::Even => (bytes / 2, lines / 2),
-            Split::Tail => (bytes / 8, lines / 8),
+            // At least one line when two fit: the output's first line
+            // (often the command's own) says what ran.
+            Split::Tail => (bytes / 8, (lines / 8).max(1.min(lines / 2))),
         }
     }
 }
