@@ -627,9 +627,11 @@ async fn a_failing_writer_keeps_the_preview_and_says_why() {
         assert_eq!(preview.total_bytes, bytes.len() as u64);
         assert!(!preview.text.is_empty() && preview.text.len() <= 1000);
     }
-    // Without a spill error, the same preview as bound() with no spill.
+    // Without a spill error, the same preview as bound() with no spill (and
+    // run's split).
     let id = format!("{}-stdout", run_spill_id("k"));
     let bound = Bounder::new(5, 1000)
+        .with_split(dory_wire::preview::Split::Tail)
         .bound_with_spill_id(&out, &id)
         .expect("bound")
         .render(SpillOutcome::NotSaved, None);
