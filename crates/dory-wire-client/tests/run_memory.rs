@@ -135,8 +135,11 @@ async fn ten_megabytes_through_a_drop_in_bounded_memory() {
     assert!(retained < 2 * 1024 * 1024, "{retained} bytes retained");
 
     let key = "ten-megabytes";
-    let bounder = Bounder::new(400, 16 * 1024);
-    let mut whole = RunBounder::new(400, 16 * 1024).with_spill_id(&run_spill_id(key));
+    // run's split (docs/preview.md, "The split").
+    let bounder = Bounder::new(400, 16 * 1024).with_split(dory_wire::preview::Split::Tail);
+    let mut whole = RunBounder::new(400, 16 * 1024)
+        .with_split(dory_wire::preview::Split::Tail)
+        .with_spill_id(&run_spill_id(key));
     for (stream, data) in &chunks {
         whole.push(*stream, data);
     }
