@@ -17,25 +17,27 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export PATH="$HOME/.cargo/bin:$PATH"
 TESTS="$ROOT/tests/component"
+# shellcheck source=timing.sh
+source "$ROOT/scripts/timing.sh"
 PY="$ROOT/target/component/venv/bin/python"
 
 echo "== test-component: build, wrap and validate the component; transpile it with jco"
-bash scripts/component.sh --jco
+timed build "component: build, wrap, validate, jco transpile" bash scripts/component.sh --jco
 
 echo "== test-component: unit tests of bindings/component (host)"
 # The default target dir: after scripts/test-rust.sh (clippy of the workspace,
 # the core's tests) only the test binary of this crate is left to build.
-cargo test --quiet -p dory-wire-component
+timed test "component: cargo test -p dory-wire-component (host)" cargo test --quiet -p dory-wire-component
 
 echo "== test-component: every vector from Node (jco)"
-node --test "$TESTS"/*.test.mjs
+timed test "component: every vector from Node (jco)" node --test "$TESTS"/*.test.mjs
 
 echo "== test-component: ruff (tests/component)"
 "$ROOT/target/component/venv/bin/ruff" check --quiet --config tests/ruff.toml tests/component
 "$ROOT/target/component/venv/bin/ruff" format --quiet --check --config tests/ruff.toml tests/component
 
 echo "== test-component: every vector from Python (wasmtime-py)"
-"$PY" "$TESTS/run_vectors.py"
+timed test "component: every vector from Python (wasmtime-py)" "$PY" "$TESTS/run_vectors.py"
 
 echo "== test-component: the host examples print the expected text"
 # Each host starts its own reference server on a free loopback port (and

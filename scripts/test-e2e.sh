@@ -17,6 +17,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 E2E_NAME=test-e2e
 # shellcheck source=../tests/e2e/build.sh
 source "$ROOT/tests/e2e/build.sh"
+# shellcheck source=../scripts/timing.sh
+source "$ROOT/scripts/timing.sh"
 e2e_build "$ROOT"
 e2e_log "server: $DORY_REFSERVER_BIN"
 
@@ -47,12 +49,12 @@ e2e_log "ruff (tests/e2e/python, python/examples, tests/api, tests/vectors)"
 
 start=$SECONDS
 e2e_log "Python suite (pytest tests/e2e/python)"
-"$E2E_PY" -m pytest tests/e2e/python -q -s -p no:cacheprovider --durations=5
+timed test "e2e: Python suite (pytest tests/e2e/python)" "$E2E_PY" -m pytest tests/e2e/python -q -s -p no:cacheprovider --durations=5
 py_time=$((SECONDS - start))
 
 start=$SECONDS
 e2e_log "Node suite (node --test tests/e2e/node)"
-node --test --test-reporter=spec tests/e2e/node/
+timed test "e2e: Node suite (node --test tests/e2e/node)" node --test --test-reporter=spec tests/e2e/node/
 node_time=$((SECONDS - start))
 
 e2e_log "passed (Python ${py_time}s, Node ${node_time}s)"

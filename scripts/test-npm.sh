@@ -11,15 +11,17 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 export PATH="$HOME/.cargo/bin:$PATH"
+# shellcheck source=timing.sh
+source "$ROOT/scripts/timing.sh"
 
 bash scripts/setup-wasm.sh
 
 echo "== test-npm: unit tests of bindings/wasm (host)"
-cargo test -p dory-wire-wasm --quiet
+timed test "npm: cargo test -p dory-wire-wasm (host)" cargo test -p dory-wire-wasm --quiet
 
 echo "== test-npm: build the package"
-(cd npm && node build.mjs)
+timed build "npm: node build.mjs" bash -c 'cd npm && node build.mjs'
 
 echo "== test-npm: node --test"
 cd npm
-node --test test/*.test.mjs
+timed test "npm: node --test (npm/test)" node --test test/*.test.mjs

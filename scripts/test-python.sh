@@ -13,6 +13,8 @@ VENV="$ROOT/.venv"
 PY="$VENV/bin/python"
 
 step() { printf '== test-python: %s\n' "$*"; }
+# shellcheck source=timing.sh
+source "$ROOT/scripts/timing.sh"
 
 bash "$ROOT/scripts/setup-python.sh"
 cd "$ROOT/python"
@@ -23,19 +25,19 @@ step "ruff"
 "$VENV/bin/ruff" format --check dory_wire tests
 
 step "stub check (mypy.stubtest)"
-"$PY" -m mypy.stubtest dory_wire --allowlist stubtest-allowlist.txt
+timed test "python: stubtest" "$PY" -m mypy.stubtest dory_wire --allowlist stubtest-allowlist.txt
 
 step "mypy --strict"
-"$PY" -m mypy
+timed test "python: mypy --strict" "$PY" -m mypy
 
 step "pytest"
 # Exit code 5 (no tests collected) fails like any other non-zero status.
-"$PY" -m pytest tests -q -p no:cacheprovider
+timed test "python: pytest (python/tests)" "$PY" -m pytest tests -q -p no:cacheprovider
 
 step "wheel test"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
-"$VENV/bin/maturin" build --quiet --out "$WORK/dist"
+timed build "python: maturin build (the wheel, dev profile)" "$VENV/bin/maturin" build --quiet --out "$WORK/dist"
 # The wheel is abi3 for CPython >= 3.9: also try the oldest and the newest
 # interpreters when the machine has them (pyenv installs; shims would refuse
 # versions that are not selected). Each candidate must actually run.

@@ -918,6 +918,13 @@ export type Keep = null | "defaults" | readonly string[];
 /** The default keep patterns (`keep: "defaults"`), the core's `Keep::DEFAULT_PATTERNS`. */
 export const DEFAULT_KEEP_PATTERNS: readonly string[];
 
+/**
+ * `run`'s preview shape for any tool output, as the options of `bound()`,
+ * `StreamingBounder` and `RunBounder` (the core's `Bounder::run_preset`):
+ * `bound(data, { maxLines, maxBytes, ...RUN_PRESET })`.
+ */
+export const RUN_PRESET: Readonly<{ keep: "defaults"; terminal: true; split: "tail" }>;
+
 /** Where a cut preview's budget goes: `"even"` (half to the head, half to the tail) or `"tail"` (an eighth to the head, the rest to the tail: the shape of `run`'s previews). */
 export type Split = "even" | "tail";
 

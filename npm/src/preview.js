@@ -28,6 +28,13 @@ export function checkLimits(o) {
 export const DEFAULT_KEEP_PATTERNS = Object.freeze([...tables.constants.DEFAULT_KEEP_PATTERNS]);
 
 /**
+ * `run`'s preview shape for any tool output, as `bound()`'s options (read
+ * from the core's `Bounder::run_preset`): `bound(data, { maxLines, maxBytes,
+ * ...RUN_PRESET })`.
+ */
+export const RUN_PRESET = Object.freeze({ ...tables.constants.RUN_PRESET });
+
+/**
  * The `keep`, `terminal` and `split` options as the core takes them:
  * `[keepWord, keepPatterns, terminal, split]`. `keep` is undefined/null
  * (off), a string (only `"defaults"` is one: the core refuses another) or an

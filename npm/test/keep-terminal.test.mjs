@@ -79,3 +79,13 @@ test("split: \"tail\" gives the tail the budget in every bounder; another value 
   }
   assert.throws(() => api.bound(log, { maxLines: 9, maxBytes: 4096, split: 1 }), TypeError);
 });
+
+test("RUN_PRESET is run's shape, read from the core, frozen", () => {
+  assert.deepEqual({ ...api.RUN_PRESET }, { keep: "defaults", terminal: true, split: "tail" });
+  assert.ok(Object.isFrozen(api.RUN_PRESET));
+  const log = Array.from({ length: 1000 }, (_, i) => (i === 299 ? "\x1b[31mFAILED tests/t.py::test_x - assert 1 == 2\x1b[0m\n" : `step ${i + 1}\n`)).join("");
+  const preset = api.bound(log, { maxLines: 40, maxBytes: 4096, ...api.RUN_PRESET });
+  const explicit = api.bound(log, { maxLines: 40, maxBytes: 4096, keep: "defaults", terminal: true, split: "tail" });
+  assert.deepEqual(preset, explicit);
+  assert.ok(preset.text.includes("\n300:FAILED tests/t.py::test_x - assert 1 == 2\n"), preset.text);
+});

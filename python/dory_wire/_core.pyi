@@ -20,6 +20,7 @@ __all__ = [
     "ERROR_CODES",
     "MIN_MAX_BYTES",
     "MIN_RUN_MAX_BYTES",
+    "RUN_PRESET",
     "Bounder",
     "Continue",
     "Cursor",
@@ -535,6 +536,13 @@ class Follower:
 
 MIN_MAX_BYTES: Final[int]
 DEFAULT_KEEP_PATTERNS: Final[tuple[str, ...]]
+
+class _RunPreset(TypedDict):
+    keep: Literal["defaults"]
+    terminal: bool
+    split: Literal["even", "tail"]
+
+RUN_PRESET: Final[_RunPreset]
 _SpillPath: TypeAlias = str | os.PathLike[str] | None
 
 @final

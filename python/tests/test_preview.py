@@ -255,3 +255,19 @@ def test_split_tail_gives_the_tail_the_budget_in_every_bounder() -> None:
         with pytest.raises(dw.InvalidArgument) as err:
             make()
         assert err.value.argument == "split"
+
+
+def test_run_preset_is_runs_shape_read_from_the_core() -> None:
+    assert dict(dw.RUN_PRESET) == {"keep": "defaults", "terminal": True, "split": "tail"}
+    with pytest.raises(TypeError):
+        dw.RUN_PRESET["split"] = "even"  # type: ignore[index]
+    log = "".join(
+        "\x1b[31mFAILED tests/t.py::test_x - assert 1 == 2\x1b[0m\n" if i == 300 else f"step {i}\n"
+        for i in range(1, 1001)
+    )
+    preset = dw.bound(log, max_lines=40, max_bytes=4096, **dw.RUN_PRESET)
+    explicit = dw.bound(
+        log, max_lines=40, max_bytes=4096, keep="defaults", terminal=True, split="tail"
+    )
+    assert preset == explicit
+    assert "\n300:FAILED tests/t.py::test_x - assert 1 == 2\n" in preset.text

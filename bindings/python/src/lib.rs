@@ -73,6 +73,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "DEFAULT_KEEP_PATTERNS",
         pyo3::types::PyTuple::new(m.py(), dory_wire::preview::Keep::DEFAULT_PATTERNS)?,
     )?;
+    m.add("RUN_PRESET", preview::run_preset(m.py())?)?;
     m.add(
         "DEFAULT_MAX_FRAME_BYTES",
         dory_wire::DEFAULT_MAX_FRAME_BYTES,

@@ -58,6 +58,27 @@ pub(crate) fn opt_string(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<
 /// The `keep` argument: `None` (off), `"defaults"`, or a sequence of `str`
 /// patterns (another `str` or a pattern the core refuses is its
 /// `invalid_argument` for `keep`; another type is a `TypeError`).
+/// `RUN_PRESET`: the options of [`preview::Bounder::run_preset`] as the
+/// keywords of `bound()` (`keep`, `terminal`, `split`), read from the core,
+/// in a read-only mapping.
+pub(crate) fn run_preset(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    let preset = preview::Bounder::run_preset(1, preview::MIN_MAX_BYTES);
+    let options = pyo3::types::PyDict::new(py);
+    if *preset.keep() == preview::Keep::defaults() {
+        options.set_item("keep", "defaults")?;
+    } else {
+        options.set_item(
+            "keep",
+            pyo3::types::PyTuple::new(py, preset.keep().as_slice())?,
+        )?;
+    }
+    options.set_item("terminal", preset.terminal())?;
+    options.set_item("split", preset.limits().split().as_str())?;
+    py.import("types")?
+        .getattr("MappingProxyType")?
+        .call1((options,))
+}
+
 /// The `split` argument: `"even"` (the default) or `"tail"`.
 pub(crate) fn split_arg(py: Python<'_>, split: &str) -> PyResult<preview::Split> {
     preview::Split::from_name(split).ok_or_else(|| {

@@ -123,7 +123,9 @@ fn push_code(out: &mut String, code: &str, class: &str, kind: &str, fields: &[&s
 /// - `constants`: `DEFAULT_MAX_FRAME_BYTES`, `DEFAULT_LIVENESS_TIMEOUT_MS`,
 ///   `MAX_FRAME_BYTES_LIMIT`, `MIN_MAX_BYTES`, and a run's
 ///   `DEFAULT_RUN_MAX_LINES`, `DEFAULT_RUN_MAX_BYTES` and `MIN_RUN_MAX_BYTES`,
-///   and `DEFAULT_KEEP_PATTERNS` ([`dory_wire::preview::Keep::DEFAULT_PATTERNS`]);
+///   and `DEFAULT_KEEP_PATTERNS` ([`dory_wire::preview::Keep::DEFAULT_PATTERNS`]),
+///   and `RUN_PRESET` (the options of [`dory_wire::preview::Bounder::run_preset`]:
+///   `keep`, `terminal`, `split`);
 /// - `followDefaults`: the core's [`dory_wire::FollowOptions::default`] in
 ///   the JavaScript names and units of the `Follower` options (its keys and
 ///   the types of its values are the options the JavaScript layer accepts).
@@ -189,9 +191,26 @@ pub fn core_tables_json() -> String {
         }
         json::push_str(&mut out, pattern);
     }
+    // RUN_PRESET: the options of Bounder::run_preset, in bound()'s names.
+    let preset = dory_wire::preview::Bounder::run_preset(1, dory_wire::preview::MIN_MAX_BYTES);
+    out.push_str("],\"RUN_PRESET\":{\"keep\":");
+    if *preset.keep() == dory_wire::preview::Keep::defaults() {
+        json::push_str(&mut out, "defaults");
+    } else {
+        out.push('[');
+        for (i, pattern) in preset.keep().as_slice().iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            json::push_str(&mut out, pattern);
+        }
+        out.push(']');
+    }
+    let _ = write!(out, ",\"terminal\":{},\"split\":", preset.terminal());
+    json::push_str(&mut out, preset.limits().split().as_str());
     let _ = write!(
         out,
-        "]}},\"followDefaults\":{}}}",
+        "}}}},\"followDefaults\":{}}}",
         follow::options_json(&dory_wire::FollowOptions::default()),
     );
     out
@@ -227,6 +246,10 @@ mod tests {
         assert_eq!(
             v["constants"]["DEFAULT_KEEP_PATTERNS"],
             serde_json::json!(dory_wire::preview::Keep::DEFAULT_PATTERNS)
+        );
+        assert_eq!(
+            v["constants"]["RUN_PRESET"],
+            serde_json::json!({"keep": "defaults", "terminal": true, "split": "tail"})
         );
         assert_eq!(v["bindingErrorCodes"][0]["code"], "integer_out_of_range");
         assert_eq!(v["followDefaults"]["retries"], dory_wire::DEFAULT_RETRIES);
