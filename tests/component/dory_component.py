@@ -159,12 +159,14 @@ def run_options(follow: Record | None = None, **fields: Any) -> Record:
     return out
 
 
-def preview_options(keep: Any = None, terminal: bool = False) -> Record:
+def preview_options(keep: Any = None, terminal: bool = False, split: str = "even") -> Record:
     """A ``preview-options`` record from a vector's ``keep`` (``None``,
-    ``"defaults"`` or a list of patterns) and ``terminal``."""
+    ``"defaults"`` or a list of patterns), ``terminal`` and ``split``
+    (``"even"`` or ``"tail"``)."""
     out = Record()
     out.keep = keep_variant(keep)
     out.terminal = bool(terminal)
+    out.split = split
     return out
 
 

@@ -213,7 +213,7 @@ reader.drop(store)
 #    spill; the host saves the output (here it only names the file) and renders.
 output = b"".join(b"step %d\n" % i for i in range(1, 1001))
 no_options = Record()  # keep: Variant("defaults") / Variant("patterns", [...]), terminal: True to turn them on
-no_options.keep, no_options.terminal = Variant("none"), False
+no_options.keep, no_options.terminal, no_options.split = Variant("none"), False, "even"
 outcome = bound(output, 6, 300, None, no_options)  # result<bounded, error>: Variant('ok', ...)
 pending = outcome.payload
 path = f"/tmp/spill/{spill_id(pending)}.txt"

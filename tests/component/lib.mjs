@@ -246,12 +246,12 @@ export function compareDecode(v, got) {
  * preview checks run unchanged against it. The spill writer is called
  * between `bound` and `render`: the handshake of the WIT interface.
  */
-/** The WIT `preview-options` of the npm options `keep` and `terminal`. */
-export function previewOptions(keep, terminal) {
+/** The WIT `preview-options` of the npm options `keep`, `terminal` and `split`. */
+export function previewOptions(keep, terminal, split) {
   let k = { tag: "none" };
   if (keep === "defaults") k = { tag: "defaults" };
   else if (Array.isArray(keep)) k = { tag: "patterns", val: keep };
-  return { keep: k, terminal: terminal === true };
+  return { keep: k, terminal: terminal === true, split: split ?? "even" };
 }
 
 export function previewApi(mod) {
@@ -302,15 +302,15 @@ export function previewApi(mod) {
   const encoder = new TextEncoder();
   return {
     DoryWireError,
-    bound(input, { maxLines, maxBytes, spill, spillId, hint, keep, terminal } = {}) {
+    bound(input, { maxLines, maxBytes, spill, spillId, hint, keep, terminal, split } = {}) {
       const data = typeof input === "string" ? encoder.encode(input) : input;
-      const options = previewOptions(keep, terminal);
+      const options = previewOptions(keep, terminal, split);
       const bounded = call(() => mod.preview.bound(data, BigInt(maxLines), BigInt(maxBytes), spillId, options));
       return settle(bounded, data, spill, hint);
     },
     StreamingBounder: class {
-      constructor({ maxLines, maxBytes, spillId, keep, terminal } = {}) {
-        const options = previewOptions(keep, terminal);
+      constructor({ maxLines, maxBytes, spillId, keep, terminal, split } = {}) {
+        const options = previewOptions(keep, terminal, split);
         this.inner = call(() => new mod.preview.StreamingBounder(BigInt(maxLines), BigInt(maxBytes), spillId, options));
       }
       push(chunk) {

@@ -492,7 +492,7 @@ def settle(dw: DoryWire, bounded: Any, spill: dict[str, Any] | None, hint: str |
 
 def bound(dw: DoryWire, data: bytes, max_lines: int, max_bytes: int, **kw: Any) -> Any:
     """Whole-input bound; returns the preview dict or the error record."""
-    options = preview_options(kw.get("keep"), kw.get("terminal", False))
+    options = preview_options(kw.get("keep"), kw.get("terminal", False), kw.get("split", "even"))
     ok, out = result(dw.call("preview", "bound", data, max_lines, max_bytes, kw.get("spill_id"), options))
     return settle(dw, out, kw.get("spill"), kw.get("hint")) if ok else out
 
@@ -744,6 +744,12 @@ def check_preview_options(dw: DoryWire) -> None:
     kept = bound(dw, log, 12, 400, keep="defaults")
     assert "\n150:error: boom\n" in kept["text"], kept["text"]
     assert bound(dw, log, 12, 400, keep=list(defaults)) == kept, "defaults are default-keep-patterns()"
+    preset = dw.call("preview", "run-preset")
+    assert (preset.keep.tag, preset.terminal, preset.split) == ("defaults", True, "tail"), preset
+    lines = b"".join(b"line %d\n" % i for i in range(1, 101))
+    tail = bound(dw, lines, 9, 4096, split="tail")["text"]
+    assert tail.startswith("line 1\n[... "), tail
+    assert tail.endswith(b"".join(b"line %d\n" % i for i in range(94, 101)).decode()), tail
     bad = preview_options(["("])
     for what, got in (
         ("bound", dw.call("preview", "bound", b"x", 1, 40, None, bad)),

@@ -249,6 +249,29 @@ test("preview-options: default-keep-patterns, kept lines, rendering, and a refus
   assert.throws(() => new r.RunBounder(2n, 80n, undefined, bad), refused, "run-bounder");
 });
 
+test("split and run-preset: the tail split in every bounder, run's shape read from the core", () => {
+  const { preview: pv, run: r } = mod;
+  assert.deepEqual(pv.runPreset(), { keep: { tag: "defaults" }, terminal: true, split: "tail" });
+  const enc = new TextEncoder();
+  let log = "";
+  for (let i = 1; i <= 100; i++) log += `line ${i}\n`;
+  const b = pv.bound(enc.encode(log), 9n, 4096n, undefined, previewOptions(undefined, false, "tail"));
+  const tail = b.val.render({ tag: "not-saved" }, undefined).text;
+  b.val[Symbol.dispose]();
+  assert.ok(tail.startsWith("line 1\n[... "), tail);
+  assert.ok(tail.endsWith("line 94\nline 95\nline 96\nline 97\nline 98\nline 99\nline 100\n"), tail);
+  const s = new pv.StreamingBounder(9n, 4096n, undefined, previewOptions(undefined, false, "tail"));
+  s.push(enc.encode(log));
+  const sb = pv.StreamingBounder.finish(s);
+  assert.equal(sb.val.render({ tag: "not-saved" }, undefined).text, tail);
+  sb.val[Symbol.dispose]();
+  const rb = new r.RunBounder(9n, 4096n, undefined, previewOptions(undefined, false, "tail"));
+  rb.push("stdout", enc.encode(log));
+  const pending = r.RunBounder.finish(rb);
+  assert.equal(pending.render("stdout", { tag: "not-saved" }, undefined).text, tail);
+  pending[Symbol.dispose]();
+});
+
 test("the runner can fail: a wrong expectation of each kind is reported", () => {
   const copy = (v) => structuredClone(v);
   const v = run.find((x) => x.expect.combined?.truncated);

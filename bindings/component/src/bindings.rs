@@ -17074,6 +17074,42 @@ pub mod exports {
                         }
                     }
                 }
+                /// Where a cut preview's budget goes between its head and its tail
+                /// (docs/preview.md, "The split").
+                #[repr(u8)]
+                #[derive(Clone, Copy, Eq, Ord, PartialEq, PartialOrd)]
+                pub enum Split {
+                    /// Half of each budget to the head, half to the tail: the bare
+                    /// bounders' default.
+                    Even,
+                    /// The tail first: an eighth of each budget to the head (at least
+                    /// its first line), the rest to the tail: `run`'s shape.
+                    Tail,
+                }
+                impl ::core::fmt::Debug for Split {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        match self {
+                            Split::Even => f.debug_tuple("Split::Even").finish(),
+                            Split::Tail => f.debug_tuple("Split::Tail").finish(),
+                        }
+                    }
+                }
+                impl Split {
+                    #[doc(hidden)]
+                    pub unsafe fn _lift(val: u8) -> Split {
+                        if !cfg!(debug_assertions) {
+                            return unsafe { ::core::mem::transmute(val) };
+                        }
+                        match val {
+                            0 => Split::Even,
+                            1 => Split::Tail,
+                            _ => panic!("invalid enum discriminant"),
+                        }
+                    }
+                }
                 /// The options of a bounder beside its limits, the same for `bound`, the
                 /// `streaming-bounder` and the `run-bounder` (every view).
                 #[derive(Clone)]
@@ -17084,6 +17120,8 @@ pub mod exports {
                     /// `\r` shows its last state, escape sequences and control bytes
                     /// are removed (docs/preview.md, "Terminal rendering"). Off by default.
                     pub terminal: bool,
+                    /// Where a cut preview's budget goes; `even` by default.
+                    pub split: Split,
                 }
                 impl ::core::fmt::Debug for PreviewOptions {
                     fn fmt(
@@ -17093,6 +17131,7 @@ pub mod exports {
                         f.debug_struct("PreviewOptions")
                             .field("keep", &self.keep)
                             .field("terminal", &self.terminal)
+                            .field("split", &self.split)
                             .finish()
                     }
                 }
@@ -18202,6 +18241,111 @@ pub mod exports {
                 }
                 #[doc(hidden)]
                 #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_run_preset_cabi<T_: Guest>() -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = { T_::run_preset() };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let PreviewOptions {
+                            keep: keep2,
+                            terminal: terminal2,
+                            split: split2,
+                        } = result0;
+                        match keep2 {
+                            Keep::None => {
+                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
+                            }
+                            Keep::Defaults => {
+                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
+                            }
+                            Keep::Patterns(e) => {
+                                *ptr1.add(0).cast::<u8>() = (2i32) as u8;
+                                let vec4 = e;
+                                let len4 = vec4.len();
+                                let layout4 = _rt::alloc::Layout::from_size_align(
+                                        vec4.len() * (2 * ::core::mem::size_of::<*const u8>()),
+                                        ::core::mem::size_of::<*const u8>(),
+                                    )
+                                    .unwrap();
+                                let (result4, _cleanup4) = wit_bindgen::rt::Cleanup::new(
+                                    layout4,
+                                );
+                                if let Some(cleanup) = _cleanup4 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec4.into_iter().enumerate() {
+                                    let base = result4
+                                        .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let vec3 = (e.into_bytes()).into_boxed_slice();
+                                        let ptr3 = vec3.as_ptr().cast::<u8>();
+                                        let len3 = vec3.len();
+                                        ::core::mem::forget(vec3);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len3;
+                                        *base.add(0).cast::<*mut u8>() = ptr3.cast_mut();
+                                    }
+                                }
+                                *ptr1
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len4;
+                                *ptr1
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result4;
+                            }
+                        }
+                        *ptr1
+                            .add(3 * ::core::mem::size_of::<*const u8>())
+                            .cast::<u8>() = (match terminal2 {
+                            true => 1,
+                            false => 0,
+                        }) as u8;
+                        *ptr1
+                            .add(1 + 3 * ::core::mem::size_of::<*const u8>())
+                            .cast::<u8>() = (split2.clone() as i32) as u8;
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_run_preset<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            1 => {}
+                            _ => {
+                                let l1 = *arg0
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base5 = l1;
+                                let len5 = l2;
+                                for i in 0..len5 {
+                                    let base = base5
+                                        .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l3 = *base.add(0).cast::<*mut u8>();
+                                        let l4 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l3, l4, 1);
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base5,
+                                    len5 * (2 * ::core::mem::size_of::<*const u8>()),
+                                    ::core::mem::size_of::<*const u8>(),
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
                 pub unsafe fn _export_bound_cabi<T_: Guest>(
                     arg0: *mut u8,
                     arg1: usize,
@@ -18214,6 +18358,7 @@ pub mod exports {
                     arg8: *mut u8,
                     arg9: usize,
                     arg10: i32,
+                    arg11: i32,
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
@@ -18281,6 +18426,7 @@ pub mod exports {
                                 PreviewOptions {
                                     keep: v6,
                                     terminal: _rt::bool_lift(arg10 as u8),
+                                    split: Split::_lift(arg11 as u8),
                                 },
                             )
                         };
@@ -18820,6 +18966,7 @@ pub mod exports {
                     arg6: *mut u8,
                     arg7: usize,
                     arg8: i32,
+                    arg9: i32,
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
@@ -18883,6 +19030,7 @@ pub mod exports {
                                     PreviewOptions {
                                         keep: v5,
                                         terminal: _rt::bool_lift(arg8 as u8),
+                                        split: Split::_lift(arg9 as u8),
                                     },
                                 )
                                 .map(StreamingBounder::new)
@@ -19739,6 +19887,11 @@ pub mod exports {
                     /// The default keep patterns (`keep::defaults`), in order.
                     #[allow(async_fn_in_trait)]
                     fn default_keep_patterns() -> _rt::Vec<_rt::String>;
+                    /// `run`'s preview shape for any tool output, as the options of every
+                    /// bounder (the core's `Bounder::run_preset`): the default patterns kept,
+                    /// rendered as a terminal shows it, the tail split.
+                    #[allow(async_fn_in_trait)]
+                    fn run_preset() -> PreviewOptions;
                     /// Bounds a whole output to at most `max-lines` lines and `max-bytes`
                     /// bytes. `spill-id` replaces the content-derived id. Any limits are
                     /// accepted: input that fits comes back unchanged. Errors:
@@ -20015,13 +20168,20 @@ pub mod exports {
                         unsafe extern "C" fn _post_return_default_keep_patterns(arg0 : *
                         mut u8,) { unsafe { $($path_to_types)*::
                         __post_return_default_keep_patterns::<$ty > (arg0) } } #[unsafe
-                        (export_name = "dory:wire/preview@0.1.0#bound")] unsafe extern
-                        "C" fn export_bound(arg0 : * mut u8, arg1 : usize, arg2 : i64,
-                        arg3 : i64, arg4 : i32, arg5 : * mut u8, arg6 : usize, arg7 :
-                        i32, arg8 : * mut u8, arg9 : usize, arg10 : i32,) -> * mut u8 {
-                        unsafe { $($path_to_types)*:: _export_bound_cabi::<$ty > (arg0,
-                        arg1, arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10) } }
+                        (export_name = "dory:wire/preview@0.1.0#run-preset")] unsafe
+                        extern "C" fn export_run_preset() -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_run_preset_cabi::<$ty > () } }
                         #[unsafe (export_name =
+                        "cabi_post_dory:wire/preview@0.1.0#run-preset")] unsafe extern
+                        "C" fn _post_return_run_preset(arg0 : * mut u8,) { unsafe {
+                        $($path_to_types)*:: __post_return_run_preset::<$ty > (arg0) } }
+                        #[unsafe (export_name = "dory:wire/preview@0.1.0#bound")] unsafe
+                        extern "C" fn export_bound(arg0 : * mut u8, arg1 : usize, arg2 :
+                        i64, arg3 : i64, arg4 : i32, arg5 : * mut u8, arg6 : usize, arg7
+                        : i32, arg8 : * mut u8, arg9 : usize, arg10 : i32, arg11 : i32,)
+                        -> * mut u8 { unsafe { $($path_to_types)*::
+                        _export_bound_cabi::<$ty > (arg0, arg1, arg2, arg3, arg4, arg5,
+                        arg6, arg7, arg8, arg9, arg10, arg11) } } #[unsafe (export_name =
                         "cabi_post_dory:wire/preview@0.1.0#bound")] unsafe extern "C" fn
                         _post_return_bound(arg0 : * mut u8,) { unsafe {
                         $($path_to_types)*:: __post_return_bound::<$ty > (arg0) } }
@@ -20029,11 +20189,11 @@ pub mod exports {
                         "dory:wire/preview@0.1.0#[constructor]streaming-bounder")] unsafe
                         extern "C" fn export_constructor_streaming_bounder(arg0 : i64,
                         arg1 : i64, arg2 : i32, arg3 : * mut u8, arg4 : usize, arg5 :
-                        i32, arg6 : * mut u8, arg7 : usize, arg8 : i32,) -> * mut u8 {
-                        unsafe { $($path_to_types)*::
+                        i32, arg6 : * mut u8, arg7 : usize, arg8 : i32, arg9 : i32,) -> *
+                        mut u8 { unsafe { $($path_to_types)*::
                         _export_constructor_streaming_bounder_cabi::<<$ty as
                         $($path_to_types)*:: Guest >::StreamingBounder > (arg0, arg1,
-                        arg2, arg3, arg4, arg5, arg6, arg7, arg8) } } #[unsafe
+                        arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) } } #[unsafe
                         (export_name =
                         "cabi_post_dory:wire/preview@0.1.0#[constructor]streaming-bounder")]
                         unsafe extern "C" fn
@@ -20448,6 +20608,7 @@ pub mod exports {
                     arg6: *mut u8,
                     arg7: usize,
                     arg8: i32,
+                    arg9: i32,
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
@@ -20512,6 +20673,9 @@ pub mod exports {
                                     super::super::super::super::exports::dory::wire::preview::PreviewOptions {
                                         keep: v5,
                                         terminal: _rt::bool_lift(arg8 as u8),
+                                        split: super::super::super::super::exports::dory::wire::preview::Split::_lift(
+                                            arg9 as u8,
+                                        ),
                                     },
                                 )
                                 .map(RunBounder::new)
@@ -22517,10 +22681,12 @@ pub mod exports {
                         "dory:wire/run@0.1.0#[constructor]run-bounder")] unsafe extern
                         "C" fn export_constructor_run_bounder(arg0 : i64, arg1 : i64,
                         arg2 : i32, arg3 : * mut u8, arg4 : usize, arg5 : i32, arg6 : *
-                        mut u8, arg7 : usize, arg8 : i32,) -> * mut u8 { unsafe {
-                        $($path_to_types)*:: _export_constructor_run_bounder_cabi::<<$ty
-                        as $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1, arg2,
-                        arg3, arg4, arg5, arg6, arg7, arg8) } } #[unsafe (export_name =
+                        mut u8, arg7 : usize, arg8 : i32, arg9 : i32,) -> * mut u8 {
+                        unsafe { $($path_to_types)*::
+                        _export_constructor_run_bounder_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1, arg2,
+                        arg3, arg4, arg5, arg6, arg7, arg8, arg9) } } #[unsafe
+                        (export_name =
                         "cabi_post_dory:wire/run@0.1.0#[constructor]run-bounder")] unsafe
                         extern "C" fn _post_return_constructor_run_bounder(arg0 : * mut
                         u8,) { unsafe { $($path_to_types)*::
@@ -30622,8 +30788,8 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9861] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\x85L\x01A\x02\x01A!\x01\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9912] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xb8L\x01A\x02\x01A!\x01\
 B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdoutw\x06\
 stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06misu\
 se\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03str\x01\
@@ -30726,7 +30892,7 @@ thod]follower.state\x01?\x01@\x01\x04self1\0y\x04\0\x19[method]follower.attempts
 \x01@\x01@\x01\x04self1\0\x17\x04\0\x18[method]follower.options\x01A\x01@\x01\x04\
 self1\0\x0d\x04\0\x1d[method]follower.resume-state\x01B\x01@\x01\x04self1\0s\x04\
 \0\"[method]follower.resume-state-json\x01C\x01@\0\0\x17\x04\0\x0ffollow-default\
-s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B5\x02\x03\x02\x01\x03\x04\0\x05\
+s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B9\x02\x03\x02\x01\x03\x04\0\x05\
 error\x03\0\0\x01r\x02\x05firstw\x04lastw\x04\0\x0aline-range\x03\0\x02\x01m\x05\
 \x07omitted\x04kept\x08terminal\x06stderr\x04lost\x04\0\x0bnotice-kind\x03\0\x04\
 \x01r\x03\x04kind\x05\x04linew\x04texts\x04\0\x06notice\x03\0\x06\x01k\x03\x01ks\
@@ -30735,23 +30901,24 @@ head-bytesw\x0atail-bytesw\x0domitted-linesw\x0domitted-bytesw\x0domitted-range\
 \x08spill-id\x09\x0aspill-path\x09\x0bspill-error\x09\x07notices\x0a\x04\0\x07pr\
 eview\x03\0\x0b\x01q\x03\x05saved\x01s\0\x06failed\x01s\0\x09not-saved\0\0\x04\0\
 \x0dspill-outcome\x03\0\x0d\x04\0\x0dpending-spill\x03\x01\x01ps\x01q\x03\x04non\
-e\0\0\x08defaults\0\0\x08patterns\x01\x10\0\x04\0\x04keep\x03\0\x11\x01r\x02\x04\
-keep\x12\x08terminal\x7f\x04\0\x0fpreview-options\x03\0\x13\x01i\x0f\x01q\x02\x04\
-fits\x01\x0c\0\x0bneeds-spill\x01\x15\0\x04\0\x07bounded\x03\0\x16\x04\0\x11stre\
-aming-bounder\x03\x01\x01h\x0f\x01@\x01\x04self\x19\0s\x04\0\x1e[method]pending-\
-spill.spill-id\x01\x1a\x01@\x01\x04self\x19\0w\x04\0![method]pending-spill.total\
--bytes\x01\x1b\x04\0![method]pending-spill.total-lines\x01\x1b\x01@\x03\x04self\x19\
-\x07outcome\x0e\x04hint\x09\0\x0c\x04\0\x1c[method]pending-spill.render\x01\x1c\x01\
-i\x18\x01j\x01\x1d\x01\x01\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x09\x07\
-options\x14\0\x1e\x04\0\x1e[constructor]streaming-bounder\x01\x1f\x01h\x18\x01p}\
-\x01@\x02\x04self\x20\x05chunk!\x01\0\x04\0\x1e[method]streaming-bounder.push\x01\
-\"\x01@\x01\x04self\x20\0w\x04\0%[method]streaming-bounder.total-bytes\x01#\x01j\
-\x01\x17\x01\x01\x01@\x01\x07bounder\x1d\0$\x04\0\x20[static]streaming-bounder.f\
-inish\x01%\x01j\x01s\x01\x01\x01@\x01\x07preview\x0c\0&\x04\0\x0fpreview-to-json\
-\x01'\x01@\0\0\x10\x04\0\x15default-keep-patterns\x01(\x01@\x05\x04data!\x09max-\
-linesw\x09max-bytesw\x08spill-id\x09\x07options\x14\0$\x04\0\x05bound\x01)\x04\0\
-\x17dory:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\0\x04\x0fpr\
-eview-options\x02\x03\0\x04\x0dspill-outcome\x01B>\x02\x03\x02\x01\x01\x04\0\x06\
+e\0\0\x08defaults\0\0\x08patterns\x01\x10\0\x04\0\x04keep\x03\0\x11\x01m\x02\x04\
+even\x04tail\x04\0\x05split\x03\0\x13\x01r\x03\x04keep\x12\x08terminal\x7f\x05sp\
+lit\x14\x04\0\x0fpreview-options\x03\0\x15\x01i\x0f\x01q\x02\x04fits\x01\x0c\0\x0b\
+needs-spill\x01\x17\0\x04\0\x07bounded\x03\0\x18\x04\0\x11streaming-bounder\x03\x01\
+\x01h\x0f\x01@\x01\x04self\x1b\0s\x04\0\x1e[method]pending-spill.spill-id\x01\x1c\
+\x01@\x01\x04self\x1b\0w\x04\0![method]pending-spill.total-bytes\x01\x1d\x04\0![\
+method]pending-spill.total-lines\x01\x1d\x01@\x03\x04self\x1b\x07outcome\x0e\x04\
+hint\x09\0\x0c\x04\0\x1c[method]pending-spill.render\x01\x1e\x01i\x1a\x01j\x01\x1f\
+\x01\x01\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x09\x07options\x16\0\x20\
+\x04\0\x1e[constructor]streaming-bounder\x01!\x01h\x1a\x01p}\x01@\x02\x04self\"\x05\
+chunk#\x01\0\x04\0\x1e[method]streaming-bounder.push\x01$\x01@\x01\x04self\"\0w\x04\
+\0%[method]streaming-bounder.total-bytes\x01%\x01j\x01\x19\x01\x01\x01@\x01\x07b\
+ounder\x1f\0&\x04\0\x20[static]streaming-bounder.finish\x01'\x01j\x01s\x01\x01\x01\
+@\x01\x07preview\x0c\0(\x04\0\x0fpreview-to-json\x01)\x01@\0\0\x10\x04\0\x15defa\
+ult-keep-patterns\x01*\x01@\0\0\x16\x04\0\x0arun-preset\x01+\x01@\x05\x04data#\x09\
+max-linesw\x09max-bytesw\x08spill-id\x09\x07options\x16\0&\x04\0\x05bound\x01,\x04\
+\0\x17dory:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\0\x04\x0f\
+preview-options\x02\x03\0\x04\x0dspill-outcome\x01B>\x02\x03\x02\x01\x01\x04\0\x06\
 stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\x01\x06\x04\
 \0\x05event\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\x06\x02\x03\x02\
 \x01\x10\x04\0\x0fpreview-options\x03\0\x08\x02\x03\x02\x01\x11\x04\0\x0dspill-o\

@@ -9,7 +9,7 @@
 use std::cell::RefCell;
 
 use dory_wire::preview::{
-    Bounded, Bounder, Keep, Notice, NoticeKind, PendingSpill, Preview, SpillOutcome,
+    Bounded, Bounder, Keep, Notice, NoticeKind, PendingSpill, Preview, SpillOutcome, Split,
     StreamingBounder,
 };
 
@@ -149,10 +149,34 @@ pub fn spill_outcome(outcome: wit::SpillOutcome) -> SpillOutcome {
     }
 }
 
-/// The WIT `keep` and `terminal` options as the core's (shared with
-/// [`crate::run`]); a refused pattern is the core's `invalid_argument`.
-pub fn options(options: wit::PreviewOptions) -> Result<(Keep, bool), WitError> {
-    Ok((keep(options.keep)?, options.terminal))
+/// The WIT `keep`, `terminal` and `split` options as the core's (shared
+/// with [`crate::run`]); a refused pattern is the core's `invalid_argument`.
+pub fn options(options: wit::PreviewOptions) -> Result<(Keep, bool, Split), WitError> {
+    let split = match options.split {
+        wit::Split::Even => Split::Even,
+        wit::Split::Tail => Split::Tail,
+    };
+    Ok((keep(options.keep)?, options.terminal, split))
+}
+
+/// The WIT `preview-options` of the core's `Bounder::run_preset`.
+pub fn run_preset() -> wit::PreviewOptions {
+    let preset = dory_wire::preview::Bounder::run_preset(1, dory_wire::preview::MIN_MAX_BYTES);
+    let keep = if *preset.keep() == Keep::defaults() {
+        wit::Keep::Defaults
+    } else if preset.keep().is_none() {
+        wit::Keep::None
+    } else {
+        wit::Keep::Patterns(preset.keep().as_slice().to_vec())
+    };
+    wit::PreviewOptions {
+        keep,
+        terminal: preset.terminal(),
+        split: match preset.limits().split() {
+            Split::Even => wit::Split::Even,
+            Split::Tail => wit::Split::Tail,
+        },
+    }
 }
 
 /// The WIT `keep` as the core's (shared with [`crate::run_machine`]); a
@@ -186,6 +210,10 @@ impl wit::Guest for Component {
         core_preview(preview).map(|p| p.to_json())
     }
 
+    fn run_preset() -> wit::PreviewOptions {
+        run_preset()
+    }
+
     fn default_keep_patterns() -> Vec<String> {
         Keep::DEFAULT_PATTERNS
             .iter()
@@ -200,10 +228,11 @@ impl wit::Guest for Component {
         spill_id: Option<String>,
         options: wit::PreviewOptions,
     ) -> Result<wit::Bounded, WitError> {
-        let (keep, terminal) = self::options(options)?;
+        let (keep, terminal, split) = self::options(options)?;
         let bounder = Bounder::new(limit(max_lines), limit(max_bytes))
             .with_keep(keep)
-            .with_terminal(terminal);
+            .with_terminal(terminal)
+            .with_split(split);
         match &spill_id {
             Some(id) => bounder.bound_with_spill_id(&data, id),
             None => bounder.bound(&data),
@@ -238,10 +267,11 @@ impl wit::GuestStreamingBounder for StreamingBounderResource {
         spill_id: Option<String>,
         options: wit::PreviewOptions,
     ) -> Result<Self, WitError> {
-        let (keep, terminal) = self::options(options)?;
+        let (keep, terminal, split) = self::options(options)?;
         let mut inner = StreamingBounder::new(limit(max_lines), limit(max_bytes))
             .with_keep(keep)
-            .with_terminal(terminal);
+            .with_terminal(terminal)
+            .with_split(split);
         if let Some(id) = spill_id {
             inner = inner.with_spill_id(id);
         }

@@ -91,10 +91,11 @@ impl wit::GuestRunBounder for RunBounderResource {
         spill_id: Option<String>,
         options: PreviewOptions,
     ) -> Result<Self, WitError> {
-        let (keep, terminal) = preview_options(options)?;
+        let (keep, terminal, split) = preview_options(options)?;
         let mut inner = RunBounder::new(limit(max_lines), limit(max_bytes))
             .with_keep(keep)
-            .with_terminal(terminal);
+            .with_terminal(terminal)
+            .with_split(split);
         if let Some(id) = spill_id {
             inner = inner.with_spill_id(&id);
         }
@@ -179,7 +180,7 @@ impl wit::GuestRunPending for RunPendingResource {
 mod tests {
     use super::*;
     use crate::bindings::exports::dory::wire::decode::{Output, Skipped};
-    use crate::bindings::exports::dory::wire::preview::Keep;
+    use crate::bindings::exports::dory::wire::preview::{Keep, Split};
     use wit::{Guest, GuestRunBounder, GuestRunPending};
 
     const VIEWS: [wit::View; 3] = [wit::View::Stdout, wit::View::Stderr, wit::View::Combined];
@@ -198,6 +199,7 @@ mod tests {
         PreviewOptions {
             keep: Keep::None,
             terminal: false,
+            split: Split::Even,
         }
     }
 
@@ -206,6 +208,7 @@ mod tests {
         let options = PreviewOptions {
             keep: Keep::Patterns(vec!["^error".into()]),
             terminal: true,
+            split: Split::Even,
         };
         let run = RunBounderResource::new(16, 600, None, options).unwrap();
         for i in 0..200 {
@@ -225,6 +228,7 @@ mod tests {
         let bad = PreviewOptions {
             keep: Keep::Patterns(vec!["(".into()]),
             terminal: false,
+            split: Split::Even,
         };
         let err = RunBounderResource::new(8, 300, None, bad).unwrap_err();
         assert_eq!(err.code, "invalid_argument");
