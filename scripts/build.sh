@@ -18,7 +18,6 @@
 #                                     (scripts/setup-wasm.sh), then
 #                                     node build.mjs, when a source is newer
 #   bash scripts/build.sh component   the WebAssembly component (scripts/component.sh)
-#   bash scripts/build.sh native-args print the native build's cargo arguments
 #
 # Each part is timed (scripts/timing.sh) and recorded in the record of the
 # make target that runs it (target/timings/).
@@ -46,9 +45,6 @@ native)
     shift
     timed build "native: cargo build ${NATIVE[*]} (crates/*)" cargo build --quiet "${NATIVE[@]}" "$@"
     ;;
-native-args)
-    echo "${NATIVE[@]}"
-    ;;
 python)
     shift
     timed build "python: .venv and maturin develop (scripts/setup-python.sh $*)" \
@@ -69,7 +65,7 @@ component)
         bash -c 'bash scripts/component.sh >/dev/null'
     ;;
 *)
-    echo "usage: $0 native|python [--group dev|test]|npm|component|native-args" >&2
+    echo "usage: $0 native|python [--group dev|test]|npm|component" >&2
     exit 2
     ;;
 esac

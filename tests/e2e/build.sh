@@ -15,7 +15,7 @@ e2e_build() {
     (cd "$root" && bash scripts/build.sh native)
     export DORY_REFSERVER_BIN="${DORY_REFSERVER_BIN:-${CARGO_TARGET_DIR:-$root/target}/debug/dory-refserver}"
     [[ -x "$DORY_REFSERVER_BIN" ]] || { echo "dory-refserver not found at $DORY_REFSERVER_BIN" >&2; return 1; }
-    bash "$root/scripts/build.sh" python --group "${E2E_PYTHON_GROUP:-test}"
+    bash "$root/scripts/build.sh" python --group test
     export E2E_PY="$root/.venv/bin/python"
     bash "$root/scripts/build.sh" npm
 }

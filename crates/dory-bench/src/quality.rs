@@ -369,29 +369,32 @@ pub fn targets(q: &Quality) -> Vec<Target> {
             get(Strategy::TailOnly),
             get(Strategy::HeadTail),
         );
-        let run_fully = run.pct(run.fully);
-        let tail_fully = tail.pct(tail.fully);
-        out.push(Target {
-            budget: *budget,
-            what: "fully ≥ tail only's + 15 points".into(),
-            measured: format!("{run_fully:.0} % vs {tail_fully:.0} % + 15"),
-            met: run_fully >= tail_fully + 15.0,
-        });
-        let run_none = run.pct(run.none);
-        let tail_none = tail.pct(tail.none);
-        out.push(Target {
-            budget: *budget,
-            what: "none ≤ half of tail only's".into(),
-            measured: format!("{run_none:.0} % vs {tail_none:.0} % / 2"),
-            met: run_none <= tail_none / 2.0,
-        });
-        let ht_fully = ht.pct(ht.fully);
-        out.push(Target {
-            budget: *budget,
-            what: "fully ≥ head + tail's".into(),
-            measured: format!("{run_fully:.0} % vs {ht_fully:.0} %"),
-            met: run_fully >= ht_fully,
-        });
+        let mut target = |what: &str, measured: String, met: bool| {
+            out.push(Target {
+                budget: *budget,
+                what: what.into(),
+                measured,
+                met,
+            });
+        };
+        let (run_fully, tail_fully, ht_fully) =
+            (run.pct(run.fully), tail.pct(tail.fully), ht.pct(ht.fully));
+        let (run_none, tail_none) = (run.pct(run.none), tail.pct(tail.none));
+        target(
+            "fully ≥ tail only's + 15 points",
+            format!("{run_fully:.0} % vs {tail_fully:.0} % + 15"),
+            run_fully >= tail_fully + 15.0,
+        );
+        target(
+            "none ≤ half of tail only's",
+            format!("{run_none:.0} % vs {tail_none:.0} % / 2"),
+            run_none <= tail_none / 2.0,
+        );
+        target(
+            "fully ≥ head + tail's",
+            format!("{run_fully:.0} % vs {ht_fully:.0} %"),
+            run_fully >= ht_fully,
+        );
     }
     out
 }

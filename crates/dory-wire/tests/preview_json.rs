@@ -468,10 +468,14 @@ fn the_shared_cases_give_the_same_bytes() {
         // DORY_CANONICAL_ACTUAL=FILE: every case's JSON as it is now, one
         // JSON line each, to review and take a deliberate change.
         if let Some(out) = std::env::var_os("DORY_CANONICAL_ACTUAL") {
+            use std::io::Write as _;
             let line = serde_json::json!({"name": name, "json": preview.to_json()});
-            let mut all = std::fs::read_to_string(&out).unwrap_or_default();
-            all.push_str(&format!("{line}\n"));
-            std::fs::write(&out, all).expect("writable");
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&out)
+                .expect("writable");
+            writeln!(file, "{line}").expect("written");
             continue;
         }
         assert_eq!(

@@ -632,17 +632,9 @@ impl Matches {
         }
         // (first line, row, matches it stands for: 0 for a context line)
         let mut chosen: Vec<(u64, String, u64)> = Vec::new();
-        let mut anchors: Vec<&Entry> = Vec::new();
         // 1. The kept lines that are not weak.
         let strong: Vec<&(&Entry, u64)> = groups.iter().filter(|g| !g.0.weak).collect();
-        pick(
-            &strong,
-            line_cap,
-            &mut chosen,
-            &mut anchors,
-            &mut room,
-            &mut rows,
-        );
+        let mut anchors = pick(&strong, line_cap, &mut chosen, &mut room, &mut rows);
         // 2. Their context, in line order, where it is omitted too.
         anchors.sort_by_key(|e| e.line);
         let mut taken: std::collections::HashSet<u64> = chosen.iter().map(|c| c.0).collect();
@@ -668,15 +660,7 @@ impl Matches {
         }
         // 3. The weak ones, with the room left.
         let weak: Vec<&(&Entry, u64)> = groups.iter().filter(|g| g.0.weak).collect();
-        let mut weak_anchors = Vec::new();
-        pick(
-            &weak,
-            line_cap,
-            &mut chosen,
-            &mut weak_anchors,
-            &mut room,
-            &mut rows,
-        );
+        pick(&weak, line_cap, &mut chosen, &mut room, &mut rows);
         // The header names the hidden ones when some are: drop the last
         // chosen rows until it fits beside them.
         let kept_of = |chosen: &[(u64, String, u64)]| chosen.iter().map(|c| c.2).sum::<u64>();
@@ -704,15 +688,16 @@ impl Matches {
 }
 
 /// Chooses rows of `tier` (first and last alternately, like a head and a
-/// tail) while they fit in `room` bytes and `rows` lines.
+/// tail) while they fit in `room` bytes and `rows` lines; returns the
+/// entries chosen.
 fn pick<'e>(
     tier: &[&(&'e Entry, u64)],
     line_cap: usize,
     chosen: &mut Vec<(u64, String, u64)>,
-    anchors: &mut Vec<&'e Entry>,
     room: &mut usize,
     rows: &mut usize,
-) {
+) -> Vec<&'e Entry> {
+    let mut anchors = Vec::new();
     let (mut lo, mut hi) = (0usize, tier.len());
     let mut from_front = true;
     while lo < hi && *rows > 0 {
@@ -724,7 +709,7 @@ fn pick<'e>(
         *room -= row.len() + 1;
         *rows -= 1;
         chosen.push((entry.line, row, *count));
-        anchors.push(entry);
+        anchors.push(*entry);
         if from_front {
             lo += 1;
         } else {
@@ -732,6 +717,7 @@ fn pick<'e>(
         }
         from_front = !from_front;
     }
+    anchors
 }
 
 /// A remembered line's length without its `\r` (a `\r` at the scan's cut

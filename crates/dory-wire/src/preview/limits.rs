@@ -82,7 +82,7 @@ impl Split {
             Split::Even => (bytes / 2, lines / 2),
             // At least one line when two fit: the output's first line
             // (often the command's own) says what ran.
-            Split::Tail => (bytes / 8, (lines / 8).max(1.min(lines / 2))),
+            Split::Tail => (bytes / 8, if lines >= 2 { (lines / 8).max(1) } else { 0 }),
         }
     }
 }
