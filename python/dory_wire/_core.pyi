@@ -591,6 +591,15 @@ class Notice:
     def __hash__(self) -> int: ...
 
 def _run_result_json(result: object) -> str: ...
+def _bound_unsaved(
+    data: str | bytes | bytearray | memoryview,
+    max_lines: int,
+    max_bytes: int,
+    keep: None | str | Sequence[str],
+    terminal: bool,
+    split: str,
+    /,
+) -> Preview: ...
 
 @final
 class PendingSpill:

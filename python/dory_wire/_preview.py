@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import BinaryIO, Callable, Literal, Optional, Union
 
-from ._core import Bounder, PendingSpill, Preview
+from ._core import Bounder, PendingSpill, Preview, _bound_unsaved
 
 __all__ = [
     "AsyncSpillWriter",
@@ -158,6 +158,10 @@ def bound(
         x
         <BLANKLINE>
     """
+    if spill is None and spill_id is None:
+        # Nothing to save: one crossing into the core (the hint is used only
+        # with a saved path).
+        return _bound_unsaved(data, max_lines, max_bytes, keep, terminal, split)
     bounded = _start(data, max_lines, max_bytes, spill_id, spill, keep, terminal, split)
     if isinstance(bounded, Preview):
         return bounded

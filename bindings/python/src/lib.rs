@@ -53,6 +53,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<preview::Preview>()?;
     m.add_class::<preview::Notice>()?;
     m.add_function(wrap_pyfunction!(preview::_run_result_json, m)?)?;
+    m.add_function(wrap_pyfunction!(preview::_bound_unsaved, m)?)?;
     m.add_class::<run::RunBounder>()?;
     m.add_class::<run::RunPending>()?;
     m.add_class::<run_machine::PyRun>()?;

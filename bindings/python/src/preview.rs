@@ -217,6 +217,34 @@ impl PyBounder {
     }
 }
 
+/// `bound()` with no spill writer, in one call: the bounder made, the data
+/// bounded and the preview rendered with nothing saved (what
+/// ``Bounder(...).bound(data)`` then ``.render()`` gives, without the two
+/// extra crossings).
+#[pyfunction]
+#[pyo3(signature = (data, max_lines, max_bytes, keep, terminal, split, /))]
+pub(crate) fn _bound_unsaved(
+    py: Python<'_>,
+    data: &Bound<'_, PyAny>,
+    max_lines: &Bound<'_, PyAny>,
+    max_bytes: &Bound<'_, PyAny>,
+    keep: Option<&Bound<'_, PyAny>>,
+    terminal: bool,
+    split: &str,
+) -> PyResult<Preview> {
+    let input = data_input(data, "bound")?;
+    let bounder = PyBounder::py_new(py, max_lines, max_bytes, keep, terminal, split)?.0;
+    let bytes = input.as_slice();
+    let run = || bounder.bound(bytes);
+    let bounded = if bytes.len() >= DETACH_THRESHOLD {
+        py.detach(run)
+    } else {
+        run()
+    };
+    let bounded = bounded.map_err(|e| to_py_err(py, e, Vec::new()))?;
+    preview_to_py(py, bounded.render(SpillOutcome::NotSaved, None))
+}
+
 /// `Fits` -> `Preview`, `NeedsSpill` -> `PendingSpill`.
 fn bounded_to_py<'py>(py: Python<'py>, bounded: Bounded<'_>) -> PyResult<Bound<'py, PyAny>> {
     match bounded {

@@ -5,7 +5,8 @@
 //!   floor of one `str::from_utf8` plus one newline count over the same input.
 //!   Targets: within 3× the floor when cut, 1.5× when it fits ([`verdicts`],
 //!   which also reads the Python and Node rows: `bound()` on 2 KB and 16 KB
-//!   cut inputs faster than a plain head + tail written in that language).
+//!   cut inputs at least twice as fast as a plain head + tail written in Python,
+//!   and faster than one written in JS).
 //! - [`shown`]: input bytes shown on a fixed suite of inputs and tight
 //!   budgets (257–263 bytes and others), with and without a spill path.
 
@@ -377,7 +378,10 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
             });
         }
     }
-    for lang in ["python", "node"] {
+    // Python's bound() must stay well ahead of what a user writes by hand
+    // (the bar: twice as fast); Node's JIT makes its plain JS head +
+    // tail cheap, so there the bar is to be faster at all.
+    for (lang, want) in [("python", 2.0), ("node", 1.0)] {
         for size in [2048, 16384] {
             let corpus = format!("{} cut", size_label(size));
             let ours = median_of(rows, lang, &corpus, "bound");
@@ -391,14 +395,14 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
                             o.median() * 1e6,
                             h.median() * 1e6
                         ),
-                        Some(ratio > 1.0),
+                        Some(ratio >= want),
                     )
                 }
                 _ => ("not measured".into(), None),
             };
             out.push(Verdict {
                 target: format!(
-                    "{lang} bound(), {corpus}: faster than a plain head + tail written in {lang}"
+                    "{lang} bound(), {corpus}: at least {want}× as fast as a plain head + tail written in {lang}"
                 ),
                 measured,
                 met,
