@@ -14,7 +14,6 @@ use dory_wire::{
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, CONTENT_TYPE};
 use tokio::time::Instant;
 
-use crate::resources::Computers;
 use crate::Result;
 
 /// The environment variable holding the base URL when none is given.
@@ -163,13 +162,6 @@ impl Client {
     /// The API's base URL.
     pub fn base_url(&self) -> &str {
         &self.inner.base_url
-    }
-
-    /// The computers: `client.computers().get(id)`.
-    pub fn computers(&self) -> Computers {
-        Computers {
-            client: self.clone(),
-        }
     }
 }
 

@@ -83,13 +83,13 @@ pub mod blocking;
 pub use client::{Client, ClientBuilder, DEFAULT_TIMEOUT, ENV_URL};
 pub use frame::{Encoding, Frame, FrameType};
 pub use resources::{
-    CommandArg, Computer, Computers, ExecAnswer, Process, Processes, ReadOptions, ReconnectHook,
-    Setup, StartOptions,
+    CommandArg, Computer, Computers, ExecAnswer, Process, Processes, ReadOptions, Setup,
+    StartOptions,
 };
 pub use run::{RunOptions, RunResult};
 pub use search::{search_file, SearchFileError};
 pub use spill::{RunSpill, SpillDirectory};
-pub use stream::{Frames, OutputStream};
+pub use stream::{Frames, OutputStream, ReconnectHook};
 
 /// The result of every call: a value, or the core's error.
 pub type Result<T> = std::result::Result<T, dory_wire::Error>;

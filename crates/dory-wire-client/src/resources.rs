@@ -11,7 +11,7 @@ use dory_wire::{
 };
 
 use crate::client::{Client, Pumped};
-use crate::stream::OutputStream;
+use crate::stream::{OutputStream, ReconnectHook};
 use crate::Result;
 
 /// The options of a start or an exec: the wire's names.
@@ -48,10 +48,6 @@ impl StartOptions {
         self
     }
 }
-
-/// What a reconnect hook is: called with the core's record of each reconnect,
-/// before the wait.
-pub type ReconnectHook = Arc<dyn Fn(&Reconnect) + Send + Sync>;
 
 /// The options of a read of output or logs: where to start, and the
 /// follower's policy (the core's defaults: follow, fail on loss, 5 retries,
@@ -187,6 +183,17 @@ pub enum ExecAnswer {
 #[derive(Debug, Clone)]
 pub struct Computers {
     pub(crate) client: Client,
+}
+
+// Declared here, beside what it returns, so that `client` does not import
+// the resources that import it.
+impl Client {
+    /// The computers: `client.computers().get(id)`.
+    pub fn computers(&self) -> Computers {
+        Computers {
+            client: self.clone(),
+        }
+    }
 }
 
 impl Computers {

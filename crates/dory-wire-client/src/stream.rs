@@ -4,14 +4,18 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
-use dory_wire::{Cursor, Decision, Error, Event, Follower, ResumeState};
+use dory_wire::{Cursor, Decision, Error, Event, Follower, Reconnect, ResumeState};
 
 use crate::client::{Client, Pumped};
 use crate::frame::Frame;
-use crate::resources::ReconnectHook;
 use crate::Result;
+
+/// What a reconnect hook is: called with the core's record of each reconnect,
+/// before the wait.
+pub type ReconnectHook = Arc<dyn Fn(&Reconnect) + Send + Sync>;
 
 /// The frames of a read, with the consumed offsets after each.
 ///
