@@ -52,10 +52,13 @@ process.stdout.write(combined.text);
 console.log("-".repeat(72));
 if (shown > 4096 || !combined.truncated) throw new Error("the combined view is bounded");
 if (!combined.text.includes("error: 1 module failed to build")) throw new Error("stderr's end is kept in the combined view");
-// The line that matters, from the omitted middle, kept as `N:line` after the
-// notices (which are listed apart: combined.notices).
+// The notices are listed apart (combined.notices); the last line says how
+// the process ended (kind "end").
 const kinds = combined.notices.map((notice) => notice.kind).join(",");
-if (kinds !== "omitted,kept,stderr") throw new Error(`the notices: ${kinds}`);
+if (kinds !== "omitted,kept,stderr,end") throw new Error(`the notices: ${kinds}`);
+if (!combined.text.endsWith(`[... exit code ${result.exitCode} ...]\n`)) throw new Error("the end line is the last");
+// The line that matters, from the omitted middle, kept as `N:line` after the
+// notice.
 const kept = /^(\d+):(FATAL: .*)$/m.exec(combined.text);
 if (!kept) throw new Error("the failing line from the middle is kept");
 const number = Number(kept[1]);

@@ -320,7 +320,12 @@ export interface RunResult {
   stdout: Preview;
   /** The preview of stderr alone. */
   stderr: Preview;
-  /** The preview of both in arrival order (what `2>&1` gives): the one to show a model. */
+  /**
+   * The preview of both in arrival order (what `2>&1` gives), ending with a
+   * line saying how the process ended (`[... exit code 1 ...]`, `[... timed
+   * out after 30 s: killed, no exit code ...]`; a notice of kind `"end"`):
+   * the one to show a model.
+   */
   combined: Preview;
   /** Bytes of stdout that were not retained (skipped under `gapPolicy: "skip"`). */
   stdoutLostBytes: number;

@@ -853,7 +853,8 @@ export interface Preview {
   /**
    * The notice lines the bounder wrote into `text`, in the order they appear
    * (empty for input that fits unchanged): the cut's notice, the kept-lines
-   * header, the terminal line, a run's stderr header and loss line.
+   * header, the terminal line, a run's stderr header and loss line, and a
+   * finished run's end line (its combined view: how the process ended).
    */
   notices: Notice[];
   /**
@@ -865,7 +866,7 @@ export interface Preview {
 }
 
 /** What a notice line of a preview says (docs/preview.md, "The notices"). */
-export type NoticeKind = "omitted" | "kept" | "terminal" | "stderr" | "lost";
+export type NoticeKind = "omitted" | "kept" | "terminal" | "stderr" | "lost" | "end";
 
 /** One notice line of a preview. */
 export interface Notice {

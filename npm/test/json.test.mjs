@@ -190,7 +190,9 @@ test("a real run's result is one canonical document", async (t) => {
     assert.ok(text.includes(`"${view}":${JSON.stringify(result[view])}`), view);
   }
   const kinds = doc.combined.notices.map((n) => n.kind);
-  assert.ok(["omitted,stderr", "omitted,kept,stderr"].includes(kinds.join()), kinds.join());
+  // The cut, the error kept when run keeps lines, the stderr section, how the process ended.
+  assert.ok(["omitted,stderr,end", "omitted,kept,stderr,end"].includes(kinds.join()), kinds.join());
+  assert.equal(doc.combined.notices.at(-1).text, "[... exit code 0 ...]");
   assert.ok(withoutNotices(doc.combined).endsWith("warning: deprecated\nerror: the one line that mattered\n"));
   const bad = structuredClone(doc);
   bad.combined.notices[0].kind = "omitted!";

@@ -38,6 +38,19 @@ function whole(data, spillId, path, limits = LIMITS) {
   return bound(data, { ...limits, split: "tail", spillId, spill: path === undefined ? undefined : () => path });
 }
 
+/**
+ * A run's combined view: bound() of its full bytes within the limits less
+ * the end line (one line, its bytes and two "\n"), then that line.
+ */
+function wholeEnded(data, spillId, end, path, limits = LIMITS) {
+  const less = { maxLines: limits.maxLines - 1, maxBytes: limits.maxBytes - end.length - 2 };
+  const p = whole(data, spillId, path, less);
+  const sep = p.text !== "" && !p.text.endsWith("\n") ? "\n" : "";
+  p.text = `${p.text}${sep}${end}\n`;
+  p.notices.push({ kind: "end", line: p.text.split("\n").length - 1, text: end });
+  return p;
+}
+
 /** An onOutput that records every call. */
 function hook() {
   const calls = [];
@@ -72,7 +85,7 @@ test("run shows both streams in the order they arrived", async (t) => {
   const dir = tempDir(t);
   const output = hook();
   const result = await runOn([], INTERLEAVED, { onOutput: output, spill: new SpillDirectory(dir) });
-  assert.equal(result.combined.text, "out 1\nerr 1\nout 2\nerr 2\n");
+  assert.equal(result.combined.text, "out 1\nerr 1\nout 2\nerr 2\n[... exit code 0 ...]\n");
   assert.deepEqual([result.stdout.text, result.stderr.text], ["out 1\nout 2\n", "err 1\nerr 2\n"]);
   assert.deepEqual([result.exitCode, result.timedOut, result.stdoutLostBytes, result.stderrLostBytes], [0, false, 0, 0]);
   assert.match(result.idempotencyKey, /^run-[0-9a-f]{32}$/);
@@ -88,7 +101,7 @@ test("run shows both streams in the order they arrived", async (t) => {
   );
   assert.deepEqual(readdirSync(dir), [], "every view fits: each spill was discarded");
   const id = runSpillId(result.idempotencyKey);
-  assert.deepEqual(result.combined, whole("out 1\nerr 1\nout 2\nerr 2\n", `${id}-combined`));
+  assert.deepEqual(result.combined, wholeEnded("out 1\nerr 1\nout 2\nerr 2\n", `${id}-combined`, "[... exit code 0 ...]"));
   assert.deepEqual(result.stderr, whole("err 1\nerr 2\n", `${id}-stderr`));
   assert.deepEqual(Object.keys(result).sort(), ["combined", "exitCode", "idempotencyKey", "procId", "stderr", "stderrLostBytes", "stdout", "stdoutLostBytes", "timedOut"]);
 });
@@ -127,7 +140,7 @@ for (const [name, faults] of [
     assert.deepEqual(cut.stdout, whole(NOISY_STDOUT, `${id}-stdout`, path("stdout")));
     assert.deepEqual(cut.stderr, whole(NOISY_STDERR, `${id}-stderr`));
     const everything = Buffer.concat([NOISY_STDOUT, NOISY_STDERR]);
-    assert.deepEqual(cut.combined, whole(everything, `${id}-combined`, path("combined")));
+    assert.deepEqual(cut.combined, wholeEnded(everything, `${id}-combined`, "[... exit code 0 ...]", path("combined")));
     assert.ok(cut.combined.text.includes("error: the end"), "stderr's end is never lost to stdout");
     const temporary = during[0].filter((n) => n.startsWith("."));
     assert.equal(temporary.length, 2);
@@ -168,7 +181,7 @@ test("a gap is said under gapPolicy skip (the exact count) and rejects under fai
   assert.deepEqual([skipped.stdoutLostBytes, skipped.stderrLostBytes], [count, 0]);
   const line = `[... ${count} bytes lost: stdout offsets 0-${count} were not retained ...]\n`;
   assert.ok(skipped.stdout.text.endsWith(line), skipped.stdout.text);
-  assert.ok(skipped.combined.text.endsWith(line), skipped.combined.text);
+  assert.ok(skipped.combined.text.endsWith(`${line}[... exit code 0 ...]\n`), skipped.combined.text);
   assert.ok(!skipped.stderr.text.includes("lost"));
   assert.equal(skipped.stdout.totalBytes, 5001 - count);
   assert.ok(failed instanceof OutputGap, String(failed));
@@ -247,7 +260,7 @@ test("ten megabytes: the spill is the output (sha256), the previews bound() of t
   assert.equal(sha256(readFileSync(result.stdout.spillPath)), sha256(data));
   const id = runSpillId(result.idempotencyKey);
   const limits = { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES };
-  assert.deepEqual(result.combined, whole(data, `${id}-combined`, path, limits));
+  assert.deepEqual(result.combined, wholeEnded(data, `${id}-combined`, "[... exit code 0 ...]", path, limits));
   assert.deepEqual(result.stdout, whole(data, `${id}-stdout`, result.stdout.spillPath, limits));
 });
 
@@ -349,7 +362,8 @@ test("a failing spill writer never loses the preview: the view's spillError in t
         for (const view of ["stdout", "combined"]) {
           const p = result[view];
           assert.deepEqual([p.spillError, p.spillPath], [error, null], `${where} ${view}`);
-          assert.equal(p.text, whole(data, `${id}-${view}`).text, `${where} ${view}`);
+          const shown = view === "combined" ? wholeEnded(data, `${id}-${view}`, "[... exit code 0 ...]") : whole(data, `${id}-${view}`);
+          assert.equal(p.text, shown.text, `${where} ${view}`);
           assert.ok(!p.text.includes("sed -n"), "the notice names no file");
         }
         assert.equal(result.stderr.text, "");

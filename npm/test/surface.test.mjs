@@ -251,11 +251,17 @@ test("run_options: the JS names are computer.run's options, with the core's defa
     assert.equal(result.exitCode, 0, o.js);
   }
   // The defaults are the ones used: the combined view is bound() of the
-  // bytes at the core's default limits and options (one line too many: cut).
+  // bytes at the core's default limits and options (one line too many: cut),
+  // less the end line's room, then the end line (docs/run.md, "The result").
   const result = await computer.run("true");
-  const expected = bound(lines, { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, spillId: `${runSpillId(result.idempotencyKey)}-combined`, keep: "defaults", terminal: true, split: "tail" });
+  const end = "[... exit code 0 ...]";
+  const less = { maxLines: DEFAULT_RUN_MAX_LINES - 1, maxBytes: DEFAULT_RUN_MAX_BYTES - end.length - 2 };
+  const expected = bound(lines, { ...less, spillId: `${runSpillId(result.idempotencyKey)}-combined`, keep: "defaults", terminal: true, split: "tail" });
   assert.equal(expected.truncated, true);
+  expected.text += `${end}\n`;
+  expected.notices.push({ kind: "end", line: DEFAULT_RUN_MAX_LINES, text: end });
   assert.deepEqual(result.combined, expected);
+  assert.deepEqual(result.stdout, bound(lines, { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, spillId: `${runSpillId(result.idempotencyKey)}-stdout`, keep: "defaults", terminal: true, split: "tail" }));
   assert.match(result.idempotencyKey, /^run-[0-9a-f]{32}$/, "the default key is a fresh run- key");
 });
 

@@ -577,7 +577,7 @@ class Preview:
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
-_NoticeKind: TypeAlias = Literal["omitted", "kept", "terminal", "stderr", "lost"]
+_NoticeKind: TypeAlias = Literal["omitted", "kept", "terminal", "stderr", "lost", "end"]
 
 @final
 class Notice:

@@ -50,10 +50,10 @@ Split = Literal["even", "tail"]
 (half to the head, half to the tail) or ``"tail"`` (an eighth to the head,
 the rest to the tail: the shape of ``run``'s previews)."""
 
-NoticeKind = Literal["omitted", "kept", "terminal", "stderr", "lost"]
+NoticeKind = Literal["omitted", "kept", "terminal", "stderr", "lost", "end"]
 """What a :class:`Notice` says (its ``kind``): the cut, the kept lines'
 header, what terminal rendering removed, a run's stderr section, a run's
-loss."""
+loss, how a run's process ended (the combined view's last line)."""
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 

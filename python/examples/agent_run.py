@@ -67,10 +67,13 @@ def main() -> int:
     assert "error: 1 module failed to build" in combined.text, (
         "stderr's end is kept in the combined view"
     )
-    # The line that matters, from the omitted middle, kept as `N:line` after
-    # the notices (which are listed apart: combined.notices).
+    # The notices are listed apart (combined.notices); the last line says how
+    # the process ended (kind "end").
     kinds = [notice.kind for notice in combined.notices]
-    assert kinds == ["omitted", "kept", "stderr"], kinds
+    assert kinds == ["omitted", "kept", "stderr", "end"], kinds
+    assert combined.text.endswith(f"[... exit code {result.exit_code} ...]\n"), combined.text
+    # The line that matters, from the omitted middle, kept as `N:line` after
+    # the notice.
     kept = re.search(r"^(\d+):(FATAL: .*)$", combined.text, re.M)
     assert kept, "the failing line from the middle is kept"
     number, line = int(kept.group(1)), kept.group(2)

@@ -1246,6 +1246,33 @@ def whole(data: bytes, spill_id: str, path: str | None = None, **limits: int) ->
     return bounded.render(spill_path=path) if isinstance(bounded, PendingSpill) else bounded
 
 
+def ended_text(data: bytes, spill_id: str, end: str, path: str | None = None, **limits: int) -> str:
+    """The text of a run's combined view of ``data`` that ended with ``end``,
+    its notice naming ``path``."""
+    limits = limits or LIMITS
+    less = {"max_lines": limits["max_lines"] - 1, "max_bytes": limits["max_bytes"] - len(end) - 2}
+    text = whole(data, spill_id, path, **less).text
+    sep = "\n" if text and not text.endswith("\n") else ""
+    return f"{text}{sep}{end}\n"
+
+
+def assert_ended(
+    got: Preview, data: bytes, spill_id: str, end: str, path: str | None = None, **limits: int
+) -> None:
+    """A run's combined view: ``bound()`` of its full bytes within the limits
+    less the end line (one line, its bytes and two ``\\n``), then that line."""
+    limits = limits or LIMITS
+    less = {"max_lines": limits["max_lines"] - 1, "max_bytes": limits["max_bytes"] - len(end) - 2}
+    expected = whole(data, spill_id, path, **less)
+    assert got.text == ended_text(data, spill_id, end, path, **limits)
+    fields = ("truncated", "total_lines", "total_bytes", "head_bytes", "tail_bytes")
+    fields += ("omitted_lines", "omitted_bytes", "omitted_range", "spill_id", "spill_path")
+    for field in (*fields, "spill_error"):
+        assert getattr(got, field) == getattr(expected, field), field
+    assert got.notices[:-1] == expected.notices
+    assert (got.notices[-1].kind, got.notices[-1].text) == ("end", end)
+
+
 class Hook:
     """An ``on_output`` that records every call."""
 
@@ -1276,7 +1303,7 @@ def run_on(flags: tuple[str, ...], command: str, **options: Any) -> RunResult:
 def test_run_shows_both_streams_in_the_order_they_arrived(tmp_path: Path) -> None:
     hook = Hook()
     result = run_on((), INTERLEAVED, on_output=hook, spill=SpillDirectory(tmp_path))
-    assert result.combined.text == "out 1\nerr 1\nout 2\nerr 2\n"
+    assert result.combined.text == "out 1\nerr 1\nout 2\nerr 2\n[... exit code 0 ...]\n"
     assert (result.stdout.text, result.stderr.text) == ("out 1\nout 2\n", "err 1\nerr 2\n")
     assert (result.exit_code, result.timed_out) == (0, False)
     assert (result.stdout_lost_bytes, result.stderr_lost_bytes) == (0, 0)
@@ -1290,7 +1317,8 @@ def test_run_shows_both_streams_in_the_order_they_arrived(tmp_path: Path) -> Non
     ]
     assert list(tmp_path.iterdir()) == []  # every view fits: each spill was discarded
     spill_id = run_spill_id(result.idempotency_key)
-    assert result.combined == whole(b"out 1\nerr 1\nout 2\nerr 2\n", f"{spill_id}-combined")
+    data = b"out 1\nerr 1\nout 2\nerr 2\n"
+    assert_ended(result.combined, data, f"{spill_id}-combined", "[... exit code 0 ...]")
 
 
 @pytest.mark.parametrize(
@@ -1337,7 +1365,8 @@ def test_run_through_dropped_connections_equals_the_clean_run(
     assert cut.stdout == whole(NOISY_STDOUT, f"{spill_id}-stdout", paths["stdout"])
     assert cut.stderr == whole(NOISY_STDERR, f"{spill_id}-stderr")
     everything = NOISY_STDOUT + NOISY_STDERR
-    assert cut.combined == whole(everything, f"{spill_id}-combined", paths["combined"])
+    end = "[... exit code 0 ...]"
+    assert_ended(cut.combined, everything, f"{spill_id}-combined", end, paths["combined"])
     assert "error: the end" in cut.combined.text
     # The spills: the full bytes, mode 0600, renamed into place at the end.
     temporary = [n for n in during[0] if n.startswith(".")]
@@ -1385,7 +1414,7 @@ def test_a_gap_is_said_under_skip_and_raised_under_fail(tmp_path: Path) -> None:
     line = f"[... {count} bytes lost: stdout offsets 0-{count} were not retained ...]\n"
     assert skipped.stdout.text.endswith(line)
     if lost_err == 0:
-        assert skipped.combined.text.endswith(line)
+        assert skipped.combined.text.endswith(line + "[... exit code 0 ...]\n")
         assert "lost" not in skipped.stderr.text
     else:
         both = f"[... {count + lost_err} bytes lost in 2 ranges, the first "
@@ -1492,7 +1521,8 @@ def test_ten_megabytes_in_memory_bounded_by_the_limits(tmp_path: Path) -> None:
     assert hashlib.sha256(Path(path).read_bytes()).digest() == hashlib.sha256(data).digest()
     spill_id = run_spill_id(result.idempotency_key)
     limits = {"max_lines": DEFAULT_RUN_MAX_LINES, "max_bytes": max_bytes}
-    assert result.combined == whole(data, f"{spill_id}-combined", path, **limits)
+    end = "[... exit code 0 ...]"
+    assert_ended(result.combined, data, f"{spill_id}-combined", end, path, **limits)
     assert result.stdout == whole(data, f"{spill_id}-stdout", result.stdout.spill_path, **limits)
     assert result.combined.total_bytes == size
 
@@ -1556,7 +1586,12 @@ def test_a_failing_spill_writer_never_loses_the_preview(tmp_path: Path) -> None:
                 spill_id = run_spill_id(result.idempotency_key)
                 for preview, view in ((result.stdout, "stdout"), (result.combined, "combined")):
                     assert (preview.spill_error, preview.spill_path) == (error, None), where
-                    assert preview.text == whole(data, f"{spill_id}-{view}").text, where
+                    shown = (
+                        ended_text(data, f"{spill_id}-{view}", "[... exit code 0 ...]")
+                        if view == "combined"
+                        else whole(data, f"{spill_id}-{view}").text
+                    )
+                    assert preview.text == shown, where
                 assert result.stderr.text == ""
                 if where in ("open", "write"):
                     assert not directory.exists() or list(directory.iterdir()) == []

@@ -21,7 +21,7 @@ from dory_wire.client import Client, RunResult, SpillDirectory
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMAS = ROOT / "docs" / "schema"
-KINDS = {"omitted", "kept", "terminal", "stderr", "lost"}
+KINDS = {"omitted", "kept", "terminal", "stderr", "lost", "end"}
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -187,8 +187,10 @@ def test_a_real_run_returns_its_result_as_json(tmp_path: Path) -> None:
         # Embedded as the preview writes itself.
         assert f'"{view}":{preview.to_json()}' in out
     kinds = check_preview(doc["combined"], result.combined)
-    # The cut, the error kept from the middle when run keeps lines, the stderr section.
-    assert kinds in (["omitted", "stderr"], ["omitted", "kept", "stderr"])
+    # The cut, the error kept from the middle when run keeps lines, the
+    # stderr section, and how the process ended.
+    assert kinds in (["omitted", "stderr", "end"], ["omitted", "kept", "stderr", "end"])
+    assert doc["combined"]["notices"][-1]["text"] == "[... exit code 0 ...]"
     assert without_notices(doc["combined"]).endswith(
         "warning: deprecated\nerror: the one line that mattered\n"
     )

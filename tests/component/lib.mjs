@@ -752,7 +752,10 @@ export function playRun(mod, v, items, { asEvents = false, problems = [] } = {})
     lostLive[view] = rb.lostBytes(view);
   }
   const retained = rb.retainedBytes();
-  if (retained > 6n * (2n * maxBytes + 8n) + maxBytes / 4n + 4n + 32n * (maxBytes / 4n + 5n)) problems.push(`retained-bytes ${retained} over the limits' bound`);
+  // docs/preview.md: each view's terminal window adds 8 × max(2 × max_bytes + 8, 4096) + 16 KiB.
+  const cap = 2n * maxBytes + 8n > 4096n ? 2n * maxBytes + 8n : 4096n;
+  const windows = v.terminal ? 3n * (8n * cap + 16384n) : 0n;
+  if (retained > 6n * (2n * maxBytes + 8n) + maxBytes / 4n + 4n + 32n * (maxBytes / 4n + 5n) + windows) problems.push(`retained-bytes ${retained} over the limits' bound`);
   let pending;
   try {
     pending = mod.run.RunBounder.finish(rb);

@@ -44,9 +44,10 @@ fn notice_kind(kind: NoticeKind) -> wit::NoticeKind {
         NoticeKind::Terminal => wit::NoticeKind::Terminal,
         NoticeKind::Stderr => wit::NoticeKind::Stderr,
         NoticeKind::Lost => wit::NoticeKind::Lost,
+        NoticeKind::End => wit::NoticeKind::End,
         // `NoticeKind` is non-exhaustive: a kind the core adds must be added
         // to the WIT enum; until then it is written as the last kind.
-        _ => wit::NoticeKind::Lost,
+        _ => wit::NoticeKind::End,
     }
 }
 
@@ -58,6 +59,7 @@ fn core_notice_kind(kind: wit::NoticeKind) -> NoticeKind {
         wit::NoticeKind::Terminal => NoticeKind::Terminal,
         wit::NoticeKind::Stderr => NoticeKind::Stderr,
         wit::NoticeKind::Lost => NoticeKind::Lost,
+        wit::NoticeKind::End => NoticeKind::End,
     }
 }
 

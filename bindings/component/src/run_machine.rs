@@ -430,7 +430,14 @@ mod tests {
             .all(|a| matches!(a, wit::RunAction::DiscardSpill(_))));
         let result = run.result().unwrap();
         assert_eq!(result.exit_code, Some(0));
-        assert_eq!(result.combined.text, "hi\n");
+        // The combined view ends with how the process ended (a notice of
+        // kind `end`); stdout's own view is its bytes.
+        assert_eq!(result.combined.text, "hi\n[... exit code 0 ...]\n");
+        assert!(matches!(
+            result.combined.notices.last().map(|n| n.kind),
+            Some(crate::bindings::exports::dory::wire::preview::NoticeKind::End)
+        ));
+        assert_eq!(result.stdout.text, "hi\n");
         assert_eq!(result.idempotency_key, "k");
         assert!(matches!(run.state(), wit::RunState::Finished));
         assert_eq!(run.result().unwrap_err().code, "invalid_state");

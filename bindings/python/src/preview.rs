@@ -704,7 +704,7 @@ impl Preview {
     /// ``omitted_range`` as ``{"first", "last"}`` and ``notices``, the notice
     /// lines the bounder wrote into ``text``, in order, each ``{"kind",
     /// "line", "text"}`` (``kind`` one of ``"omitted"``, ``"kept"``,
-    /// ``"terminal"``, ``"stderr"``, ``"lost"``). Integers are exact. The
+    /// ``"terminal"``, ``"stderr"``, ``"lost"``, ``"end"``). Integers are exact. The
     /// JSON Schema: ``docs/schema/preview.schema.json``.
     fn to_json(&self) -> String {
         self.0.to_json()
@@ -738,7 +738,7 @@ impl Preview {
 }
 
 /// A notice line of a :class:`Preview`: ``kind`` (``"omitted"``,
-/// ``"kept"``, ``"terminal"``, ``"stderr"`` or ``"lost"``), its 1-based
+/// ``"kept"``, ``"terminal"``, ``"stderr"``, ``"lost"`` or ``"end"``), its 1-based
 /// ``line`` in the preview's ``text`` and the line's ``text`` (without its
 /// ``\n``). The entries of ``notices`` in :meth:`Preview.to_json`.
 #[pyclass(frozen, eq, hash, module = "dory_wire", name = "Notice")]
@@ -753,7 +753,8 @@ pub(crate) struct Notice {
 impl Notice {
     /// What the notice says: ``"omitted"`` (the cut), ``"kept"`` (the
     /// kept lines' header), ``"terminal"`` (what rendering removed),
-    /// ``"stderr"`` (a run's stderr section) or ``"lost"`` (a run's loss).
+    /// ``"stderr"`` (a run's stderr section), ``"lost"`` (a run's loss) or
+    /// ``"end"`` (how a run's process ended: its combined view's last line).
     #[getter]
     fn kind(&self) -> &'static str {
         self.kind

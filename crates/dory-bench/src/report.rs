@@ -478,6 +478,7 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
     });
     v.push(keep_terminal_verdict(rows));
     v.push(keep_terminal_grep_verdict(rows));
+    v.push(keep_terminal_rg_verdict(rows, crate::run::rg_version()));
     v.push(search_verdict(rows));
     v.push(memory_verdict(rows));
     v
@@ -566,6 +567,40 @@ fn keep_terminal_grep_verdict(rows: &[Row]) -> Verdict {
             grep.mb_per_s()
         ),
         met: Some(ratio >= 1.0),
+    }
+}
+
+/// The streaming preview with keep + terminal ahead of ripgrep (`rg -c`)
+/// counting the same patterns' lines over the same input (the same run);
+/// skipped, not failed, when ripgrep could not be installed. `version` is
+/// the ripgrep measured, when known.
+fn keep_terminal_rg_verdict(rows: &[Row], version: Option<String>) -> Verdict {
+    let target = "Streaming preview with keep (default patterns) + terminal: ahead of ripgrep (`rg --crlf -c` with the same patterns), the same input".to_string();
+    let Some(both) = find(rows, "rust", "preview", "P", "preview-keep-terminal") else {
+        return Verdict {
+            target,
+            measured: "not measured".into(),
+            met: None,
+        };
+    };
+    let Some(rg) = find(rows, "rust", "preview", "P", "rg-keep") else {
+        return Verdict {
+            target,
+            measured: "skipped: ripgrep is not installed (scripts/bench.sh installs it with cargo)"
+                .into(),
+            met: None,
+        };
+    };
+    let ratio = rg.median() / both.median();
+    let version = version.unwrap_or_else(|| "ripgrep".into());
+    Verdict {
+        target,
+        measured: format!(
+            "P: ours {:.0} MB/s, {version} {:.0} MB/s: ours {ratio:.2}× its speed",
+            both.mb_per_s(),
+            rg.mb_per_s()
+        ),
+        met: Some(ratio > 1.0),
     }
 }
 
@@ -849,6 +884,33 @@ mod tests {
             .find(|x| x.target.contains("≥ `grep -c -E`"))
             .unwrap();
         assert_eq!(grep.met, Some(false));
+    }
+
+    #[test]
+    fn keep_against_ripgrep_or_skipped() {
+        let p = |id: &str, role: &str, secs: f64| rec("rust", "preview", "P", id, role, secs);
+        let mut records = vec![
+            p("preview", "ours", 0.01),
+            p("preview-keep-terminal", "ours-variant", 0.25),
+        ];
+        let rg = keep_terminal_rg_verdict(&rows(&records), None);
+        assert_eq!(rg.met, None);
+        assert!(
+            rg.measured.starts_with("skipped: ripgrep is not installed"),
+            "{rg:?}"
+        );
+        records.push(p("rg-keep", "baseline", 0.20));
+        let rg = keep_terminal_rg_verdict(&rows(&records), Some("ripgrep 15.2.0".into()));
+        assert_eq!(rg.met, Some(false));
+        assert_eq!(
+            rg.measured,
+            "P: ours 400 MB/s, ripgrep 15.2.0 500 MB/s: ours 0.80× its speed"
+        );
+        records[1] = p("preview-keep-terminal", "ours-variant", 0.10);
+        assert_eq!(
+            keep_terminal_rg_verdict(&rows(&records), None).met,
+            Some(true)
+        );
     }
 
     #[test]

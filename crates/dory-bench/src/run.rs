@@ -72,11 +72,19 @@ pub enum Workload {
     GrepKeepBytes,
     /// Baseline of [`Workload::Search`]: `grep -c error`, fed the same way.
     GrepSearch,
+    /// Baseline of [`Workload::PreviewKeepTerminal`]: ripgrep (`rg -c`)
+    /// with the default keep patterns, fed the same way (see [`rg_program`]).
+    RgKeep,
+    /// `StreamingBounder` with the default keep patterns only (the share
+    /// of keep in [`Workload::PreviewKeepTerminal`]).
+    PreviewKeep,
+    /// `StreamingBounder` with terminal rendering only (the terminal's share).
+    PreviewTerminal,
 }
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 18] = [
+    pub const ALL: [Workload; 21] = [
         Workload::ReaderSink,
         Workload::FollowerSink,
         Workload::RunFollower,
@@ -95,6 +103,9 @@ impl Workload {
         Workload::GrepKeep,
         Workload::GrepKeepBytes,
         Workload::GrepSearch,
+        Workload::RgKeep,
+        Workload::PreviewKeep,
+        Workload::PreviewTerminal,
     ];
 
     /// The short id used on the command line and in results.
@@ -118,6 +129,9 @@ impl Workload {
             Workload::GrepKeep => "grep-keep",
             Workload::GrepKeepBytes => "grep-keep-bytes",
             Workload::GrepSearch => "grep-search",
+            Workload::RgKeep => "rg-keep",
+            Workload::PreviewKeep => "preview-keep",
+            Workload::PreviewTerminal => "preview-terminal",
         }
     }
 
@@ -157,6 +171,9 @@ impl Workload {
             }
             Workload::GrepKeepBytes => "the same grep in LC_ALL=C (bytes, no UTF-8)",
             Workload::GrepSearch => "grep -c error, LC_ALL=C.UTF-8 (baseline of the search)",
+            Workload::RgKeep => "ripgrep: rg --crlf -c with the default keep patterns (baseline)",
+            Workload::PreviewKeep => "StreamingBounder, default keep patterns only",
+            Workload::PreviewTerminal => "StreamingBounder, terminal rendering only",
         }
     }
 
@@ -173,11 +190,14 @@ impl Workload {
             | Workload::TranscriptText
             | Workload::PreviewDigest
             | Workload::PreviewKeepTerminal
+            | Workload::PreviewKeep
+            | Workload::PreviewTerminal
             | Workload::Search => "ours-variant",
             Workload::SerdeLines
             | Workload::GrepKeep
             | Workload::GrepKeepBytes
-            | Workload::GrepSearch => "baseline",
+            | Workload::GrepSearch
+            | Workload::RgKeep => "baseline",
             Workload::Floor | Workload::CopyFloor => "floor",
         }
     }
@@ -254,7 +274,18 @@ impl Workload {
                 } else {
                     "C.UTF-8"
                 };
-                grep_count(self.grep_args(), locale, body, piece)
+                count_lines("grep", self.grep_args(), &[("LC_ALL", locale)], body, piece)
+            }
+            Workload::RgKeep => count_lines(&rg_program(), self.grep_args(), &[], body, piece),
+            Workload::PreviewKeep | Workload::PreviewTerminal => {
+                let keep = self == Workload::PreviewKeep;
+                let mut bounder = streaming_bounder(true)
+                    .with_keep(if keep { Keep::defaults() } else { Keep::none() })
+                    .with_terminal(!keep);
+                for p in body.chunks(piece) {
+                    bounder.push(black_box(p));
+                }
+                preview_len(bounder)
             }
             Workload::PreviewKeepTerminal => {
                 let mut bounder = streaming_bounder(true)
@@ -282,6 +313,21 @@ impl Workload {
                 args
             }
             Workload::GrepSearch => vec!["-c".into(), "error".into()],
+            Workload::RgKeep => {
+                // No configuration file; a `\r` before `\n` is not part of
+                // the line, as for keep (`--crlf`); the input on standard input.
+                let mut args = vec![
+                    "--no-config".to_string(),
+                    "--crlf".to_string(),
+                    "-c".to_string(),
+                ];
+                for pattern in Keep::defaults().as_slice() {
+                    args.push("-e".into());
+                    args.push(pattern.clone());
+                }
+                args.push("-".into());
+                args
+            }
             _ => Vec::new(),
         }
     }
@@ -291,45 +337,79 @@ impl Workload {
     pub fn is_external(self) -> bool {
         matches!(
             self,
-            Workload::GrepKeep | Workload::GrepKeepBytes | Workload::GrepSearch
+            Workload::GrepKeep | Workload::GrepKeepBytes | Workload::GrepSearch | Workload::RgKeep
         )
     }
 }
 
-/// Runs `grep ARGS` in `locale` with `body` on its standard input, written in pieces of
+/// The ripgrep the baseline runs: `$DORY_BENCH_RG`, else the one
+/// `scripts/bench.sh` installs (`target/tools/ripgrep/bin/rg`), else `rg`.
+pub fn rg_program() -> String {
+    if let Ok(rg) = std::env::var("DORY_BENCH_RG") {
+        return rg;
+    }
+    let local = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../target/tools/ripgrep/bin/rg"
+    );
+    if std::path::Path::new(local).is_file() {
+        return local.to_string();
+    }
+    "rg".to_string()
+}
+
+/// `ripgrep X.Y.Z` of [`rg_program`], when it runs.
+pub fn rg_version() -> Option<String> {
+    let out = std::process::Command::new(rg_program())
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Some(text.lines().next()?.trim().to_string()).filter(|v| out.status.success() && !v.is_empty())
+}
+
+/// Runs `program ARGS` (`grep` or `rg`) with `env` and `body` on its standard input, written in pieces of
 /// `piece` bytes, and returns the count it prints. Exit status 1 (no line
 /// matched) is a count of 0; anything else that is not success panics: the
 /// baseline must have run.
-fn grep_count(args: Vec<String>, locale: &str, body: &[u8], piece: usize) -> u64 {
+fn count_lines(
+    program: &str,
+    args: Vec<String>,
+    env: &[(&str, &str)],
+    body: &[u8],
+    piece: usize,
+) -> u64 {
     use std::io::Write;
     use std::process::{Command, Stdio};
-    let mut child = match Command::new("grep")
+    let mut child = match Command::new(program)
         .args(&args)
-        .env("LC_ALL", locale)
+        .envs(env.iter().copied())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
     {
         Ok(child) => child,
-        Err(e) => panic!("grep could not be started: {e}"),
+        Err(e) => panic!("{program} could not be started: {e}"),
     };
     if let Some(mut stdin) = child.stdin.take() {
         for p in body.chunks(piece) {
             if let Err(e) = stdin.write_all(p) {
-                panic!("writing to grep: {e}");
+                panic!("writing to {program}: {e}");
             }
         }
     }
     let out = match child.wait_with_output() {
         Ok(out) => out,
-        Err(e) => panic!("grep: {e}"),
+        Err(e) => panic!("{program}: {e}"),
     };
     match out.status.code() {
+        // ripgrep prints nothing when no line matched (exit status 1).
+        Some(1) if out.stdout.trim_ascii().is_empty() => 0,
         Some(0) | Some(1) => String::from_utf8_lossy(&out.stdout)
             .trim()
             .parse()
-            .unwrap_or_else(|e| panic!("grep printed no count ({e}): {out:?}")),
-        _ => panic!("grep {args:?} failed: {out:?}"),
+            .unwrap_or_else(|e| panic!("{program} printed no count ({e}): {out:?}")),
+        _ => panic!("{program} {args:?} failed: {out:?}"),
     }
 }
 

@@ -2,14 +2,15 @@
 //! preview keeps a failing line from the cut middle, with its line number
 //! in the raw output, and renders a `\r` redraw as a terminal shows it; with
 //! `Keep::none()` and `terminal(false)` it is the raw text, and the failing
-//! line is not kept. The same two cases, against this server, are in
+//! line is not kept. A run that times out says so in its combined text's
+//! last line. The same cases, against this server, are in
 //! `tests/e2e/python/test_client_run_previews.py` and
 //! `tests/e2e/node/client-run-previews.test.mjs`; here for the Rust client.
 
 mod common;
 
 use common::Server;
-use dory_wire::preview::Keep;
+use dory_wire::preview::{Keep, NoticeKind};
 use dory_wire_client::{Client, Computer, RunOptions};
 
 /// A redrawn progress line (raw line 1), 100 passing tests, one failure (raw
@@ -58,10 +59,36 @@ async fn run_keeps_a_failing_line_with_its_raw_line_number_by_default() {
         combined.text
     );
     assert!(!combined.text.contains('\r') && combined.text.contains("[... terminal: "));
-    assert_eq!(
-        result.stdout.text, combined.text,
-        "stdout alone: the combined view is the same"
+    // The last line says how the process ended; stdout's own view has none.
+    assert!(
+        combined.text.ends_with("\n[... exit code 101 ...]\n"),
+        "{}",
+        combined.text
     );
+    let last = combined.notices.last().expect("notices");
+    assert_eq!(
+        (last.kind, combined.notice_text(last)),
+        (NoticeKind::End, "[... exit code 101 ...]")
+    );
+    assert!(!result.stdout.text.contains("exit code"));
+}
+
+#[tokio::test]
+async fn a_timed_out_runs_combined_text_says_it_timed_out() {
+    let server = Server::start(&["--port", "0"]);
+    let result = computer(&server)
+        .run(
+            "echo started; sleep 30",
+            RunOptions::new().timeout_seconds(1.0),
+        )
+        .await
+        .expect("run");
+    assert_eq!((result.exit_code, result.timed_out), (None, true));
+    assert_eq!(
+        result.combined.text,
+        "started\n[... timed out after 1 s: killed, no exit code ...]\n"
+    );
+    assert_eq!(result.stdout.text, "started\n");
 }
 
 #[tokio::test]

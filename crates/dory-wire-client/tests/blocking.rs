@@ -105,7 +105,7 @@ fn the_blocking_run_reads_through_a_cut_and_a_panicking_hook_kills_when_asked() 
         .expect("run");
     assert_eq!(
         (result.combined.text.as_ref(), result.exit_code),
-        ("abec", Some(4))
+        ("abec\n[... exit code 4 ...]\n", Some(4))
     );
 
     // A hook that panics: the panic continues once the kill was sent.

@@ -154,7 +154,10 @@ async fn both_streams_interleaved_come_combined_in_arrival_order() {
         .run(["sh", "-c", "noisy"], RunOptions::new())
         .await
         .expect("run");
-    assert_eq!(result.combined.text, "a\nE1\nb\nE2\nc");
+    assert_eq!(
+        result.combined.text,
+        "a\nE1\nb\nE2\nc\n[... exit code 3 ...]\n"
+    );
     assert_eq!(result.stdout.text, "a\nb\nc");
     assert_eq!(result.stderr.text, "E1\nE2\n");
     assert!(!result.combined.truncated);
@@ -297,7 +300,10 @@ async fn a_gap_under_skip_is_a_loss_line_with_the_exact_count() {
         .expect("run");
     let line = "[... 7 bytes lost: stdout offsets 2-9 were not retained ...]\n";
     assert_eq!(result.stdout.text, format!("a\nz\n{line}"));
-    assert_eq!(result.combined.text, format!("a\nz\n{line}"));
+    assert_eq!(
+        result.combined.text,
+        format!("a\nz\n{line}[... exit code 0 ...]\n")
+    );
     assert_eq!(result.stderr.text, "");
     assert_eq!((result.stdout_lost_bytes, result.stderr_lost_bytes), (7, 0));
 }
@@ -791,10 +797,6 @@ async fn the_result_is_one_canonical_json_document() {
     }
     let kinds = notice_kinds(&doc["combined"]);
     assert_eq!(kinds.first().map(String::as_str), Some("omitted"));
-    assert_eq!(
-        kinds.last().map(String::as_str),
-        Some("stderr"),
-        "{kinds:?}"
-    );
+    assert_eq!(kinds[kinds.len() - 2..], ["stderr", "end"], "{kinds:?}");
     assert_eq!(notice_kinds(&doc["stdout"]), ["omitted"]);
 }

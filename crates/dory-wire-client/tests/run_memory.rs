@@ -1,8 +1,9 @@
 //! `Computer::run` on 10 MB of output: memory stays in proportion to the
 //! limits, each spill is the output (sha256), stdout's and stderr's
 //! previews are `Bounder::bound` of their full bytes with the same spill id,
-//! and the combined one is what a `RunBounder` given the whole output gives
-//! (it holds a stderr section: the warnings before the last line are hidden).
+//! and the combined one is what a `RunBounder` given the whole output and
+//! the exit gives (`finish_ended`: it holds a stderr section, the warnings
+//! before the last line being hidden, and the end line).
 //!
 //! The only test of this binary: it counts the heap with a global
 //! allocator, which other tests running beside it would disturb.
@@ -13,7 +14,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use common::{exit, json, ndjson, serve, Ending};
-use dory_wire::preview::{run_spill_id, Bounder, RunBounder, SpillOutcome, View};
+use dory_wire::preview::{run_spill_id, Bounder, RunBounder, RunEnd, SpillOutcome, View};
 use dory_wire::Stream;
 use dory_wire_client::{Client, ReadOptions, RunOptions, SpillDirectory};
 use peak_alloc::PeakAlloc;
@@ -143,7 +144,9 @@ async fn ten_megabytes_through_a_drop_in_bounded_memory() {
     for (stream, data) in &chunks {
         whole.push(*stream, data);
     }
-    let whole = whole.finish().expect("the whole run");
+    // The run's combined view ends with how the process ended.
+    let end = RunEnd::new(result.exit_code, result.timed_out);
+    let whole = whole.finish_ended(&end).expect("the whole run");
     for (view, bytes, preview) in [
         (View::Stdout, &out, &result.stdout),
         (View::Stderr, &err, &result.stderr),
@@ -182,7 +185,7 @@ async fn ten_megabytes_through_a_drop_in_bounded_memory() {
     assert!(result
         .combined
         .text
-        .ends_with("error: 1 test failed (see step 00123456)\n"));
+        .ends_with("error: 1 test failed (see step 00123456)\n[... exit code 1 ...]\n"));
     assert_eq!((result.exit_code, result.stdout_lost_bytes), (Some(1), 0));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -148,6 +148,7 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod ere;
 mod error;
 mod follow;
 mod frame;
@@ -160,6 +161,7 @@ mod request;
 mod run;
 pub mod search;
 mod sink;
+pub mod tokens;
 mod transcript;
 mod types;
 

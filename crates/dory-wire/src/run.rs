@@ -13,7 +13,7 @@ use std::time::Duration;
 use crate::error::Error;
 use crate::follow::{Decision, FollowOptions, Follower, Reconnect};
 use crate::preview::{
-    run_spill_id, Keep, Preview, RunBounder, RunPending, SpillError, SpillOutcome, View,
+    run_spill_id, Keep, Preview, RunBounder, RunEnd, RunPending, SpillError, SpillOutcome, View,
     DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
 };
 use crate::request::{Command, Request};
@@ -380,7 +380,10 @@ pub struct RunResult {
     pub stdout: Preview<'static>,
     /// Standard error, bounded.
     pub stderr: Preview<'static>,
-    /// Both, in arrival order, bounded, the end of stderr kept.
+    /// Both, in arrival order, bounded, the end of stderr kept, and a last
+    /// line saying how the process ended (`[... exit code 1 ...]`, a notice
+    /// of kind [`NoticeKind::End`](crate::preview::NoticeKind::End); see
+    /// [`RunBounder::finish_ended`]).
     pub combined: Preview<'static>,
     /// Bytes of stdout lost (skipped under gap policy skip).
     pub stdout_lost_bytes: u64,
@@ -605,7 +608,9 @@ enum Phase {
 /// 3. At the exit: [`RunAction::CommitSpill`] for each cut view with an
 ///    open file, [`RunAction::DiscardSpill`] for the others, and
 ///    [`RunStep::Done`]; after the commits are reported,
-///    [`result`](Run::result) renders the previews.
+///    [`result`](Run::result) renders the previews, the combined one ending
+///    with a line saying how the process ended (its exit code, or that it
+///    timed out or was killed: [`RunBounder::finish_ended`]).
 /// 4. [`cancel`](Run::cancel) at any point discards the open files; with
 ///    `kill_on_cancel` it then asks for the kill (first the keyed start
 ///    again when the start was sent but not answered, to learn the
@@ -633,7 +638,9 @@ enum Phase {
 /// run.feed(b"{\"type\":\"exit\",\"exit_code\":0,\"timed_out\":false}\n", &mut actions)?;
 /// assert_eq!(run.finish(None, 0.0, &mut actions)?, RunStep::Done);
 /// let result = run.result()?;
-/// assert_eq!((result.exit_code, result.combined.text.as_ref()), (Some(0), "hi\n"));
+/// assert_eq!(result.exit_code, Some(0));
+/// assert_eq!(result.combined.text, "hi\n[... exit code 0 ...]\n");
+/// assert_eq!(result.stdout.text, "hi\n");
 /// # Ok::<(), dory_wire::Error>(())
 /// ```
 pub struct Run {
@@ -641,6 +648,8 @@ pub struct Run {
     key: String,
     start: Request,
     hint: Option<String>,
+    /// The start's deadline, named by a timed-out run's end line.
+    timeout_seconds: Option<f64>,
     kill_on_cancel: bool,
     follow: FollowOptions,
     calls: FollowOptions,
@@ -755,6 +764,7 @@ impl Run {
             key,
             start,
             hint: options.hint,
+            timeout_seconds: options.timeout_seconds,
             kill_on_cancel: options.kill_on_cancel,
             follow: options.follow,
             calls,
@@ -1049,7 +1059,9 @@ impl Run {
         self.views.flush(Stream::Stdout, sink);
         self.views.flush(Stream::Stderr, sink);
         let bounder = std::mem::replace(&mut self.views.bounder, RunBounder::new(0, 0));
-        let pending = match bounder.finish() {
+        let (exit_code, timed_out) = self.views.exit.unwrap_or((None, false));
+        let end = RunEnd::new(exit_code, timed_out).timeout_seconds(self.timeout_seconds);
+        let pending = match bounder.finish_ended(&end) {
             Ok(pending) => pending,
             Err(e) => {
                 self.views.discard(sink);

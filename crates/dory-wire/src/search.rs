@@ -32,6 +32,7 @@
 //!
 //! ```text
 //! [... 12 more matching lines of 40; grep -n -E 'error' /w/out.txt ...]      pointer
+//! [... 12 more matching lines of 40; no grep command: the pattern has a word boundary (\b, \B, \< or \>) ...]
 //! [... 12 more matching lines of 40, line 57 partly shown ...]              plain
 //! [... 1 more matching line of 3, 1 line over 65536 bytes matched on its first 65536 ...]
 //! [... 3 matching lines, all shown, 1 line over 65536 bytes matched on its first 65536 ...]
@@ -41,12 +42,40 @@
 //!
 //! "More" counts the matching lines not shown at all (a line shown in part
 //! is shown). The `grep` command is written when the output was cut and a
-//! path is known: the pattern in single quotes, the path as a shell word
-//! (quoted when it needs to be), `-i` when the case is ignored; it is left
-//! out when the pattern or path would break the notice's line. The richest
-//! form whose line takes at most half of `max_bytes` is used, else the
-//! short form (which always fits: `max_bytes` is at least
-//! [`MIN_RUN_MAX_BYTES`](crate::preview::MIN_RUN_MAX_BYTES)).
+//! path is known (see below), the path as a shell word (quoted when it needs
+//! to be); it is left out when the path would break the notice's line. When
+//! there is no exact command, the pointer form says so instead: `no grep
+//! command: REASON`. The richest form whose line takes at most half of
+//! `max_bytes` is used, else the short form (which always fits: `max_bytes`
+//! is at least [`MIN_RUN_MAX_BYTES`](crate::preview::MIN_RUN_MAX_BYTES)).
+//!
+//! ## The grep command
+//!
+//! [`SearchResult::command`] lists exactly the lines the search matched
+//! (`matched_lines` of them, same numbers), or is `None`. The pattern is
+//! not copied: `grep -E` does not read the `regex` crate's syntax. It is
+//! written out as a POSIX ERE from its parsed form (`\d` as `[0-9]`,
+//! `(?:…)` as `(…)`, `(?i)k` as `([Kk]|K)`; the rules are in
+//! `docs/api.md`, "The grep command"), and the search, which reads every
+//! line, says where that ERE is exact:
+//!
+//! - `grep -n -i -E 'P'` for a wholly case-insensitive pattern (the
+//!   `ignore_case` option or a leading `(?i)`) on ASCII text; otherwise the
+//!   case-insensitive parts are written out as classes.
+//! - `-a` when a line holds a NUL or bytes that are not UTF-8 (else grep
+//!   prints "binary file matches" instead of the lines).
+//! - `LC_ALL=C.UTF-8 ` first when a line is not ASCII and the ERE has a
+//!   wildcard (`.`, `[^ ]`) or a non-ASCII character; `LC_ALL=C ` when it
+//!   has a POSIX class (`[[:space:]]` is ASCII in `regex` and in C).
+//!   On ASCII text no locale is named: every locale reads it alike.
+//! - None, with the reason in the notice: the pattern has no ERE form (a
+//!   word boundary `\b`, a class with no ASCII member such as `\p{Greek}`,
+//!   a control character, a byte escape, a count over 255, `(?R)`); a line
+//!   over [`MAX_MATCH_BYTES`] (grep would match all of it); a line whose
+//!   `\r` before `\n`, dropped here and read by grep, changes whether it
+//!   matches (`^b$` on `b\r\n`: checked on each such line when the ERE can
+//!   read a `\r`); or the text is not ASCII and the ERE has both kinds of
+//!   class above, or a Unicode class written as its ASCII part (`\d`, `\w`).
 //!
 //! ```
 //! use dory_wire::search::{SearchOptions, Searcher};
@@ -64,6 +93,7 @@ use std::collections::VecDeque;
 
 use regex::bytes::{Regex, RegexBuilder};
 
+use crate::ere::{Ere, Grep};
 use crate::error::Error;
 use crate::preview::{RunBounder, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES};
 
@@ -139,8 +169,10 @@ pub struct SearchResult {
     pub first_long_line: Option<u64>,
     /// The path the search was told the input is saved at.
     pub spill_path: Option<String>,
-    /// The command that lists every matching line of that file
-    /// (`grep -n -E 'PATTERN' PATH`), when a path was given.
+    /// The command that lists exactly the matching lines of that file
+    /// (`grep -n -E 'ERE' PATH`, the pattern written as a POSIX ERE), when
+    /// a path was given and such a command exists for this pattern and
+    /// input (see "The grep command" in the module docs).
     pub command: Option<String>,
 }
 
@@ -183,7 +215,8 @@ impl Entry {
 #[derive(Debug, Clone)]
 pub struct Searcher {
     regex: Regex,
-    pattern: String,
+    /// The pattern's `grep -E` forms.
+    grep: Grep,
     options: SearchOptions,
     /// The current line's first bytes (at most `MAX_MATCH_BYTES + 1`).
     line: Vec<u8>,
@@ -204,6 +237,15 @@ pub struct Searcher {
     kept_bytes: usize,
     /// An entry did not fit: nothing more is kept.
     stopped: bool,
+    /// Whether the pattern's `grep -E` form can read a `\r` that ends a line.
+    sees_cr: bool,
+    /// The first line whose `\r` before its `\n` (dropped here, read by
+    /// grep) changes whether it matches.
+    cr_changes: Option<u64>,
+    /// A line holds a byte that is not ASCII.
+    non_ascii: bool,
+    /// A line holds a NUL or bytes that are not UTF-8 (`grep -a`).
+    binary: bool,
 }
 
 impl Searcher {
@@ -246,9 +288,14 @@ impl Searcher {
                 argument: "pattern".to_owned(),
                 reason: e.to_string(),
             })?;
+        let grep = Grep::new(pattern, options.ignore_case);
+        let sees_cr = grep.expanded.as_ref().map_or(true, |e| e.sees_cr)
+            || grep.folded.as_ref().is_some_and(|e| e.sees_cr);
         Ok(Searcher {
             regex,
-            pattern: pattern.to_owned(),
+            grep,
+            sees_cr,
+            cr_changes: None,
             options,
             line: Vec::new(),
             line_len: 0,
@@ -263,6 +310,8 @@ impl Searcher {
             entries: Vec::new(),
             kept_bytes: 0,
             stopped: false,
+            non_ascii: false,
+            binary: false,
         })
     }
 
@@ -300,13 +349,12 @@ impl Searcher {
             self.end_line(false);
         }
         let command = path.map(|p| self.command(p));
-        let notice_command = match (&command, path) {
-            (Some(c), Some(p)) if !breaks_line(&self.pattern) && !breaks_line(p) => {
-                Some(c.as_str())
-            }
+        let pointer = match (&command, path) {
+            (Some(Ok(c)), Some(p)) if !breaks_line(p) => Some(c.clone()),
+            (Some(Err(reason)), _) => Some(format!("no grep command: {reason}")),
             _ => None,
         };
-        let (text, cut) = self.render(notice_command);
+        let (text, cut) = self.render(pointer.as_deref());
         SearchResult {
             text,
             truncated: cut.truncated,
@@ -319,24 +367,48 @@ impl Searcher {
             long_lines: self.long_lines,
             first_long_line: self.first_long_line,
             spill_path: path.map(str::to_owned),
-            command,
+            command: command.and_then(Result::ok),
         }
     }
 
-    fn command(&self, path: &str) -> String {
-        let mut out = String::from(if self.options.ignore_case {
-            "grep -n -i -E "
-        } else {
-            "grep -n -E "
-        });
-        push_quoted(&mut out, &self.pattern);
+    /// The `grep` command that lists exactly the lines this search
+    /// matched in the file at `path`, or why there is none.
+    fn command(&self, path: &str) -> Result<String, String> {
+        if self.long_lines > 0 {
+            return Err(format!("a line is over {MAX_MATCH_BYTES} bytes"));
+        }
+        // `grep -i` where it is exact (ASCII text), else the pattern written out.
+        let (ere, fold): (&Ere, bool) = match (&self.grep.folded, &self.grep.expanded) {
+            (Some(folded), _) if !self.non_ascii => (folded, true),
+            (_, Ok(ere)) => (ere, false),
+            (_, Err(reason)) => return Err(format!("the pattern has {reason}")),
+        };
+        if let Some(line) = self.cr_changes.filter(|_| ere.sees_cr) {
+            return Err(format!("line {line} ends in \\r\\n and grep reads the \\r"));
+        }
+        let locale = match (self.non_ascii, ere.ascii_only, ere.utf8, ere.posix) {
+            (false, ..) | (true, false, false, false) => "",
+            (true, false, true, false) => "LC_ALL=C.UTF-8 ",
+            (true, false, false, true) => "LC_ALL=C ",
+            _ => {
+                return Err(
+                    "the output is not ASCII and grep reads the pattern's classes otherwise".into(),
+                )
+            }
+        };
+        let mut out = format!(
+            "{locale}grep -n{}{} -E ",
+            if self.binary { " -a" } else { "" },
+            if fold { " -i" } else { "" }
+        );
+        push_quoted(&mut out, &ere.text);
         out.push(' ');
         if path.bytes().all(shell_safe) && !path.is_empty() {
             out.push_str(path);
         } else {
             push_quoted(&mut out, path);
         }
-        out
+        Ok(out)
     }
 
     /// Appends bytes of the current line, keeping at most
@@ -362,7 +434,21 @@ impl Searcher {
             self.first_long_line.get_or_insert(number);
         }
         let end = held.min(MAX_MATCH_BYTES);
-        let is_match = self.regex.is_match(&self.line[..end]);
+        let text = &self.line[..end];
+        if !text.is_ascii() {
+            self.non_ascii = true;
+            self.binary |= simdutf8::basic::from_utf8(text).is_err();
+        }
+        self.binary |= memchr::memchr(0, text).is_some();
+        let is_match = self.regex.is_match(text);
+        // grep reads the line with the `\r` dropped here: the grep form
+        // is exact on it when the pattern answers the same with it.
+        if held < self.line.len() && self.sees_cr && self.cr_changes.is_none() {
+            let with_cr = self.regex.is_match(&self.line[..=held]);
+            if with_cr != is_match {
+                self.cr_changes = Some(number);
+            }
+        }
         if is_match {
             self.matched += 1;
         }

@@ -316,7 +316,7 @@ fn the_notice_points_grep_and_sed_at_the_spill() {
     );
     assert!(text.contains("\n1200:FAILED tests/test_it's.py::test_x - assert 1 == 2\n"));
     assert!(text.contains(
-        "\n[... kept 2 omitted lines matching the keep patterns; all matches: grep -n -E '(^(FAILED|ERROR) [^ ]+(::| - ))|"
+        "\n[... kept 2 omitted lines matching the keep patterns; all matches: grep -n -a -E '(^(FAILED|ERROR) [^ ]+(::| - ))|"
     ), "{text}");
     assert!(text.contains("' '/w/out put.txt' ...]\n"));
     assert!(

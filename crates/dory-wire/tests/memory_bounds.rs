@@ -301,3 +301,104 @@ fn the_streaming_bounder_retains_a_bounded_amount_of_a_large_input() {
     }
     assert_rss_within(rss, 256 * MIB, "a large streamed preview");
 }
+
+/// The terminal renderer's documented bound for one view (docs/preview.md,
+/// "Terminal rendering"): `8 × cap + 16 KiB` with
+/// `cap = max(2 × max_bytes + 8, 4096)`, on top of the bounder's own.
+fn terminal_bound(max_bytes: usize) -> usize {
+    8 * (2 * max_bytes + 8).max(4096) + 16 * 1024
+}
+
+/// Hostile terminal input: long rows, many rows of half the cap, cursor-up
+/// redraws of wide rows, backspace spinners and random control bytes, for
+/// small and large limits, in a streaming bounder and a run bounder (three
+/// views, each with its terminal).
+#[test]
+fn the_terminal_window_retains_a_bounded_amount() {
+    use dory_wire::preview::{Keep, RunBounder};
+    use dory_wire::Stream;
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for max_bytes in [64usize, 700, 4096, 16384] {
+        let cap = (2 * max_bytes + 8).max(4096);
+        let mut inputs: Vec<Vec<Vec<u8>>> = Vec::new();
+        inputs.push(
+            (0..70)
+                .map(|_| [vec![b'x'; 3 * cap], vec![b'\n']].concat())
+                .collect(),
+        );
+        inputs.push(
+            (0..200)
+                .map(|_| [vec![b'y'; cap / 2], vec![b'\n']].concat())
+                .collect(),
+        );
+        let mut redraws = Vec::new();
+        for frame in 0..30 {
+            let mut rows = Vec::new();
+            for row in 0..10 {
+                rows.extend_from_slice(format!("row {row} frame {frame} ").as_bytes());
+                rows.extend(std::iter::repeat_n(b'z', cap / 3));
+                rows.push(b'\n');
+            }
+            redraws.push(rows);
+            redraws.push(b"\x1b[10A".to_vec());
+        }
+        inputs.push(redraws);
+        inputs.push(
+            (0..10)
+                .map(|_| [b"|\x08/\x08-\x08\\\x08".repeat(2000), vec![b'\n']].concat())
+                .collect(),
+        );
+        let alphabet = b"ab\n\r\x1b[A\x08K2 ";
+        inputs.push(
+            (0..300)
+                .map(|_| {
+                    let n = 1 + (next() as usize) % (cap / 4);
+                    (0..n)
+                        .map(|_| alphabet[(next() as usize) % alphabet.len()])
+                        .collect()
+                })
+                .collect(),
+        );
+        for chunks in &inputs {
+            let mut streaming = StreamingBounder::new(40, max_bytes)
+                .with_terminal(true)
+                .with_keep(Keep::defaults());
+            let mut run = RunBounder::new(40, max_bytes)
+                .with_terminal(true)
+                .with_keep(Keep::defaults());
+            let one = 2 * (2 * max_bytes + 8) + terminal_bound(max_bytes);
+            let three = 6 * (2 * max_bytes + 8)
+                + max_bytes / 4
+                + 4
+                + 32 * (max_bytes / 4 + 5)
+                + 3 * terminal_bound(max_bytes);
+            for (i, chunk) in chunks.iter().enumerate() {
+                streaming.push(chunk);
+                run.push(
+                    if i % 3 == 0 {
+                        Stream::Stderr
+                    } else {
+                        Stream::Stdout
+                    },
+                    chunk,
+                );
+                assert!(
+                    streaming.retained_bytes() <= one,
+                    "streaming, max_bytes {max_bytes}: {} > {one}",
+                    streaming.retained_bytes()
+                );
+                assert!(
+                    run.retained_bytes() <= three,
+                    "run, max_bytes {max_bytes}: {} > {three}",
+                    run.retained_bytes()
+                );
+            }
+        }
+    }
+}

@@ -6,7 +6,7 @@
 //! output shown. The schema itself is checked from Python (`jsonschema`).
 
 use dory_wire::preview::{
-    Bounded, Bounder, Keep, NoticeKind, Preview, RunBounder, SpillOutcome, View,
+    Bounded, Bounder, Keep, NoticeKind, Preview, RunBounder, RunEnd, SpillOutcome, View,
 };
 use dory_wire::{RunResult, Stream};
 use serde_json::Value;
@@ -372,6 +372,48 @@ fn a_runs_views_have_the_stderr_section_and_the_loss_line() {
             .ends_with("warning: deprecated flag\nerror: the one line that mattered\n"));
         let lost = stdout.notice_text(&stdout.notices[1]);
         assert!(lost.starts_with("[... 100 bytes lost"), "{lost}");
+    }
+}
+
+/// A finished run's combined view ends with the end line, listed as a
+/// notice of kind `end` after the stderr section and the loss line.
+#[test]
+fn a_finished_runs_combined_view_ends_with_the_end_notice() {
+    let mut run = RunBounder::new(40, 2000).with_spill_id("run-0123");
+    for i in 0..300 {
+        run.push(Stream::Stdout, format!("[{i:04}] ok\n").as_bytes());
+    }
+    run.push(Stream::Stderr, b"error: the one line that mattered\n");
+    run.lose(Stream::Stdout, 9000, 9100);
+    run.push(Stream::Stdout, "done\n".repeat(300).as_bytes());
+    let end = RunEnd::new(None, true).timeout_seconds(Some(30.0));
+    let pending = run.finish_ended(&end).expect("finished");
+    let combined = pending.render(View::Combined, SpillOutcome::NotSaved, None);
+    assert_eq!(
+        check(&combined),
+        [
+            NoticeKind::Omitted,
+            NoticeKind::Stderr,
+            NoticeKind::Lost,
+            NoticeKind::End
+        ]
+    );
+    let v: Value = serde_json::from_str(&combined.to_json()).expect("JSON");
+    let last = &v["notices"][3];
+    assert_eq!(last["kind"], "end");
+    assert_eq!(
+        last["text"],
+        "[... timed out after 30 s: killed, no exit code ...]"
+    );
+    assert_eq!(
+        last["line"].as_u64(),
+        Some(combined.text.lines().count() as u64)
+    );
+    assert!(combined.text.len() <= 2000 && combined.text.lines().count() <= 40);
+    // The other views have no end line.
+    for view in [View::Stdout, View::Stderr] {
+        let p = pending.render(view, SpillOutcome::NotSaved, None);
+        assert!(!check(&p).contains(&NoticeKind::End));
     }
 }
 

@@ -25,6 +25,7 @@ use dory_wire::preview::NoticeKind;
 use dory_wire::preview::PendingSpill;
 use dory_wire::preview::Preview;
 use dory_wire::preview::RunBounder;
+use dory_wire::preview::RunEnd;
 use dory_wire::preview::RunPending;
 use dory_wire::preview::SpillError;
 use dory_wire::preview::SpillOutcome;
@@ -370,7 +371,7 @@ fn preview_methods(data: &[u8]) -> Result<Preview<'static>, Error> {
         );
         let _: Option<NoticeKind> = NoticeKind::from_name(notice.kind.as_str());
     }
-    let _: [NoticeKind; 5] = NoticeKind::ALL;
+    let _: [NoticeKind; 6] = NoticeKind::ALL;
     let _: Notice = Notice::new(NoticeKind::Omitted, 0, 0);
     let _: Vec<(NoticeKind, u64, &str)> = preview.notice_lines().collect();
     let _: Preview<'static> = Preview::new(String::new());
@@ -401,6 +402,11 @@ fn run_methods(data: &[u8]) -> Result<Preview<'static>, Error> {
         pending.lost(View::Stderr),
     );
     let _: Option<View> = View::from_name(View::Combined.as_str());
+    let end: RunEnd = RunEnd::new(Some(0), false).timeout_seconds(Some(30.0));
+    let _: (Option<i64>, bool, Option<f64>, String) =
+        (end.exit_code, end.timed_out, end.timeout, end.line(4096));
+    let ended: RunPending = RunBounder::new(10, 1000).finish_ended(&end)?;
+    let _: Preview<'static> = ended.render(View::Combined, SpillOutcome::NotSaved, None);
     Ok(pending.render(View::Combined, SpillOutcome::NotSaved, None))
 }
 

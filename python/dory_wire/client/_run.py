@@ -110,7 +110,10 @@ class RunResult:
     stderr: Preview
     """The preview of stderr alone."""
     combined: Preview
-    """The preview of both, in arrival order (what ``2>&1`` gives)."""
+    """The preview of both, in arrival order (what ``2>&1`` gives), ending
+    with a line saying how the process ended (``[... exit code 1 ...]``,
+    ``[... timed out after 30 s: killed, no exit code ...]``; a notice of
+    kind ``"end"``): the one to show a model."""
     stdout_lost_bytes: int
     """Bytes of stdout that were not retained (skipped under ``gap_policy="skip"``)."""
     stderr_lost_bytes: int

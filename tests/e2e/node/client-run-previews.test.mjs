@@ -2,7 +2,8 @@
 // combined preview keeps a failing line from the cut middle, with its line
 // number in the raw output, and renders a \r redraw as a terminal shows it;
 // with { keep: null, terminal: false } it is the raw text, and the failing
-// line is not kept. The same two cases, against the same reference server,
+// line is not kept. A run that times out says so in its combined text's last
+// line. The same cases, against the same reference server,
 // are in tests/e2e/python/test_client_run_previews.py and
 // crates/dory-refserver/tests/run_previews.rs.
 
@@ -47,7 +48,13 @@ test("run keeps a failing line with its raw line number by default, and renders 
     // run's tail split: the head is the first line, the tail the rest.
     assert.ok(combined.text.startsWith("building 100%\n[... "), combined.text);
     assert.ok(!combined.text.includes("\r") && combined.text.includes("[... terminal: "), combined.text);
-    assert.equal(result.stdout.text, combined.text, "stdout alone: the combined view is the same");
+    // The last line says how the process ended; stdout's own view has none.
+    assert.ok(combined.text.endsWith("\n[... exit code 101 ...]\n"), combined.text);
+    assert.deepEqual(
+      [combined.notices.at(-1).kind, combined.notices.at(-1).text],
+      ["end", "[... exit code 101 ...]"],
+    );
+    assert.ok(!result.stdout.text.includes("exit code"), result.stdout.text);
   });
 });
 
@@ -60,5 +67,14 @@ test("run with { keep: null, terminal: false } gives the raw text: the failing l
     // The explicit defaults are the defaults.
     const explicit = (await computer.run(COMMAND, { ...LIMITS, keep: "defaults", terminal: true })).combined.text;
     assert.ok(explicit.includes(KEPT) && explicit.startsWith("building 100%\n"), explicit);
+  });
+});
+
+test("a timed-out run's combined text says it timed out", async () => {
+  await withComputer(async (computer) => {
+    const result = await computer.run("echo started; sleep 30", { timeoutMs: 1000 });
+    assert.deepEqual([result.exitCode, result.timedOut], [null, true]);
+    assert.equal(result.combined.text, "started\n[... timed out after 1 s: killed, no exit code ...]\n");
+    assert.equal(result.stdout.text, "started\n");
   });
 });

@@ -4,7 +4,9 @@ number in the raw output, and renders a ``\\r`` redraw as a terminal shows
 it; with ``keep=None, terminal=False`` it is the raw text, and the failing
 line is not kept.
 
-The same two cases, against the same reference server, are in
+A run that times out says so in its combined text's last line.
+
+The same cases, against the same reference server, are in
 ``tests/e2e/node/client-run-previews.test.mjs`` (Node) and
 ``crates/dory-refserver/tests/run_previews.rs`` (Rust); here for the
 synchronous and the asyncio client.
@@ -44,7 +46,22 @@ def test_run_keeps_a_failing_line_with_its_raw_line_number_by_default(server: Re
     # run's tail split: the head is the first line, the tail the rest.
     assert combined.text.startswith("building 100%\n[... "), combined.text
     assert "\r" not in combined.text and "[... terminal: " in combined.text
-    assert result.stdout.text == combined.text, "stdout alone: the combined view is the same"
+    # The last line says how the process ended; stdout's own view has none.
+    assert combined.text.endswith("\n[... exit code 101 ...]\n"), combined.text
+    assert (combined.notices[-1].kind, combined.notices[-1].text) == (
+        "end",
+        "[... exit code 101 ...]",
+    )
+    assert "exit code" not in result.stdout.text
+
+
+def test_a_timed_out_runs_combined_text_says_it_timed_out(server: RefServer) -> None:
+    with Client(server.url) as client:
+        result = client.computers.get(server.computer).run("echo started; sleep 30", timeout_seconds=1)
+    assert (result.exit_code, result.timed_out) == (None, True)
+    expected = "started\n[... timed out after 1 s: killed, no exit code ...]\n"
+    assert result.combined.text == expected, result.combined.text
+    assert result.stdout.text == "started\n"
 
 
 def test_run_with_keep_none_and_terminal_false_gives_the_raw_text(server: RefServer) -> None:

@@ -110,7 +110,9 @@ def json_str(text: str) -> str:
 def check_agent_output(out: bytes, spill: Path) -> None:
     text = out.decode()
     assert text.startswith("0 612822\n1\n2\n"), text[:200]
-    assert text.rstrip("\n").endswith("[... the last 34 of 34 bytes of stderr ...]\nerror: the one line that mattered")
+    assert text.rstrip("\n").endswith(
+        "[... the last 34 of 34 bytes of stderr ...]\nerror: the one line that mattered\n[... exit code 0 ...]"
+    )
     assert len(text.split("\n", 1)[1].rstrip("\n").encode()) + 1 <= 4096
     # The notice names the combined view's spill, which holds every byte.
     path = Path(re.search(r"sed -n '\d+,\d+p' (\S+) \.\.\.\]", text).group(1))

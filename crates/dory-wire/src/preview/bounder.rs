@@ -75,9 +75,10 @@ impl Bounder {
     }
 
     /// With `true`, the preview's text is what a terminal would show: a
-    /// line redrawn with `\r` shows its last state, escape sequences and
-    /// control bytes are removed; line numbers stay the raw input's (see
-    /// `docs/preview.md`). Off by default.
+    /// line redrawn with `\r`, backspaces or a cursor moved up shows its
+    /// last state, escape sequences and control bytes are removed; line
+    /// numbers stay the raw input's (see `docs/preview.md`). Off by
+    /// default.
     ///
     /// ```
     /// use dory_wire::preview::{Bounder, SpillOutcome};
@@ -246,6 +247,7 @@ impl Bounder {
                 tail: None,
                 total,
                 newlines,
+                hidden: None,
             },
             None => Retained::borrowed(data, &self.limits, newlines),
         };

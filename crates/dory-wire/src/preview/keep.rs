@@ -11,6 +11,7 @@ use crate::error::Error;
 
 use super::limits::Limits;
 use super::plan::MIN_PARTIAL;
+use super::prefilter::Prefilter;
 
 /// Bytes of each line the patterns are matched against (its start): a
 /// longer line is matched on these only, so matching is linear in the input
@@ -64,11 +65,15 @@ pub struct Keep {
 struct Set {
     patterns: Vec<String>,
     regex: regex::bytes::Regex,
-    /// The patterns as one extended regular expression for `grep -E`.
-    grep: String,
+    /// The patterns as one POSIX extended regular expression for `grep -E`
+    /// (`crate::ere`), or why there is none.
+    grep: Result<String, String>,
     /// Matching lines that are boilerplate or noise ([`Keep::WEAK_PATTERNS`]
     /// for the defaults): kept after every other matching line.
     weak: Option<regex::bytes::Regex>,
+    /// The literals that find the only lines the patterns can match (none
+    /// when a pattern needs no literal: every line is then matched).
+    prefilter: Option<Prefilter>,
 }
 
 impl Keep {
@@ -256,26 +261,25 @@ impl Keep {
             }
             build(p).map_err(|e| bad(format!("the keep pattern {p:?} is invalid: {e}")))?;
         }
-        let (joined, grep) = if patterns.len() == 1 {
-            (patterns[0].clone(), patterns[0].clone())
+        let joined = if patterns.len() == 1 {
+            patterns[0].clone()
         } else {
-            let groups: Vec<String> = patterns.iter().map(|p| format!("({p})")).collect();
-            (
-                patterns
-                    .iter()
-                    .map(|p| format!("(?:{p})"))
-                    .collect::<Vec<_>>()
-                    .join("|"),
-                groups.join("|"),
-            )
+            patterns
+                .iter()
+                .map(|p| format!("(?:{p})"))
+                .collect::<Vec<_>>()
+                .join("|")
         };
+        let grep = grep_form(&patterns);
         let regex = build(&joined).map_err(|e| bad(format!("the keep patterns: {e}")))?;
+        let prefilter = Prefilter::new(&patterns, build);
         Ok(Keep {
             set: Some(Arc::new(Set {
                 patterns,
                 regex,
                 grep,
                 weak: None,
+                prefilter,
             })),
         })
     }
@@ -298,6 +302,7 @@ impl Keep {
                 regex: set.regex.clone(),
                 grep: set.grep.clone(),
                 weak,
+                prefilter: set.prefilter.clone(),
             })),
         }
     }
@@ -329,10 +334,37 @@ impl Keep {
         })
     }
 
-    /// The patterns as one `grep -E` expression.
-    fn grep(&self) -> &str {
-        self.set.as_deref().map_or("", |s| &s.grep)
+    /// The literal prefilter, when every pattern has one.
+    fn prefilter(&self) -> Option<&Prefilter> {
+        self.set.as_deref().and_then(|s| s.prefilter.as_ref())
     }
+
+    /// The patterns as one `grep -E` expression, or why there is none.
+    fn grep(&self) -> Result<&str, &str> {
+        match self.set.as_deref() {
+            Some(s) => s.grep.as_deref().map_err(String::as_str),
+            None => Ok(""),
+        }
+    }
+}
+
+/// The patterns as one `grep -E` expression: each written as a POSIX ERE
+/// that selects the same lines (`crate::ere`), the one ERE or `(e1)|(e2)|…`;
+/// or why there is none.
+fn grep_form(patterns: &[String]) -> Result<String, String> {
+    let eres = patterns
+        .iter()
+        .map(|p| crate::ere::translate(p, false).map(|e| e.text))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|reason| format!("a keep pattern has {reason}"))?;
+    Ok(if eres.len() == 1 {
+        eres.concat()
+    } else {
+        eres.iter()
+            .map(|e| format!("({e})"))
+            .collect::<Vec<_>>()
+            .join("|")
+    })
 }
 
 fn build(pattern: &str) -> Result<regex::bytes::Regex, regex::Error> {
@@ -395,6 +427,8 @@ impl Entry {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Matches {
     keep: Keep,
+    /// The keep patterns' prefilter (see [`Matches::push`]).
+    prefilter: Option<Prefilter>,
     total: u64,
     first: Vec<Entry>,
     first_bytes: usize,
@@ -419,6 +453,7 @@ impl Matches {
     pub(crate) fn new(keep: Keep, limits: Limits) -> Self {
         let text_cap = (limits.max_bytes() / 4).saturating_add(4).min(SCAN_BYTES);
         Matches {
+            prefilter: keep.prefilter().cloned(),
             keep,
             total: 0,
             first: Vec::new(),
@@ -455,21 +490,67 @@ impl Matches {
     }
 
     /// Reads more of the (rendered) input.
-    pub(crate) fn push(&mut self, mut bytes: &[u8]) {
-        while !bytes.is_empty() {
-            let nl = memchr::memchr(b'\n', bytes);
-            let part = &bytes[..nl.unwrap_or(bytes.len())];
-            let room = SCAN_BYTES.saturating_sub(self.buf.len()).min(part.len());
-            self.buf.extend_from_slice(&part[..room]);
-            self.open |= !part.is_empty();
-            match nl {
-                Some(i) => {
-                    self.end_line();
-                    bytes = &bytes[i + 1..];
+    ///
+    /// With a prefilter, the lines that hold none of its literals are
+    /// skipped whole (counted, the last one remembered as the line before
+    /// the next): the patterns cannot match them. The others, the line
+    /// begun in an earlier piece, the piece's first line (no `\n` before
+    /// it here) and the context lines after a kept one are read one by one
+    /// as without it, so the matches are the same.
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
+        // The end of the piece's last whole line.
+        let whole = match self.prefilter {
+            Some(_) => memchr::memrchr(b'\n', bytes).map_or(0, |i| i + 1),
+            None => 0,
+        };
+        let mut at = 0;
+        while at < bytes.len() {
+            if at > 0 && at < whole && !self.open && self.buf.is_empty() && self.after_left == 0 {
+                // bytes[at - 1] is the `\n` that ends the line before.
+                let next = self.prefilter.as_ref().map_or(at, |pre| {
+                    pre.candidate(&bytes[at - 1..whole])
+                        .map_or(whole, |i| at - 1 + i)
+                });
+                self.skip(&bytes[at..next]);
+                at = next;
+                if at == bytes.len() {
+                    break;
                 }
-                None => break,
             }
+            at = self.push_line(bytes, at);
         }
+    }
+
+    /// Reads the line at `bytes[at..]` (to its `\n`, or the piece's end);
+    /// returns where the next starts.
+    fn push_line(&mut self, bytes: &[u8], at: usize) -> usize {
+        let rest = &bytes[at..];
+        let nl = memchr::memchr(b'\n', rest);
+        let part = &rest[..nl.unwrap_or(rest.len())];
+        let room = SCAN_BYTES.saturating_sub(self.buf.len()).min(part.len());
+        self.buf.extend_from_slice(&part[..room]);
+        self.open |= !part.is_empty();
+        match nl {
+            Some(i) => {
+                self.end_line();
+                at + i + 1
+            }
+            None => bytes.len(),
+        }
+    }
+
+    /// Skips whole `lines` (each with its `\n`) that no pattern matches,
+    /// no kept line's context: as [`end_line`](Self::end_line) would.
+    fn skip(&mut self, lines: &[u8]) {
+        let Some(body) = lines.strip_suffix(b"\n") else {
+            return;
+        };
+        let last = memchr::memrchr(b'\n', body).map_or(body, |i| &body[i + 1..]);
+        self.line += count_newlines(lines);
+        self.prev.clear();
+        self.prev
+            .extend_from_slice(&last[..last.len().min(SCAN_BYTES)]);
+        self.prev_kept = false;
     }
 
     /// Ends the input (a last line without `\n`).
@@ -481,7 +562,11 @@ impl Matches {
 
     fn end_line(&mut self) {
         let len = line_len(&self.buf);
-        let kept = self.keep.is_match(&self.buf[..len]);
+        let line = &self.buf[..len];
+        let kept = match &self.prefilter {
+            Some(p) => p.is_match(line),
+            None => self.keep.is_match(line),
+        };
         if kept {
             self.record(len.min(self.text_cap));
         } else if self.after_left > 0 {
@@ -720,6 +805,15 @@ fn pick<'e>(
     anchors
 }
 
+/// The `\n` in `bytes`.
+fn count_newlines(bytes: &[u8]) -> u64 {
+    // Counted in blocks of u8 counters, which compilers vectorize.
+    bytes
+        .chunks(255)
+        .map(|c| u64::from(c.iter().map(|&b| u8::from(b == b'\n')).sum::<u8>()))
+        .sum()
+}
+
 /// A remembered line's length without its `\r` (a `\r` at the scan's cut
 /// is part of the line's first bytes, not its end).
 fn line_len(buf: &[u8]) -> usize {
@@ -773,18 +867,26 @@ fn row(entry: &Entry, count: u64, cap: usize) -> String {
 }
 
 /// The section's header: `[... kept K omitted lines matching the keep
-/// patterns, H more hidden; all matches: grep -n -E 'P' PATH ...]`.
-fn header(kept: u64, more: u64, pointer: Option<(&str, &str)>) -> String {
+/// patterns, H more hidden; all matches: grep -n -a -E 'P' PATH ...]`, or
+/// `…; no grep command: REASON ...]` when the patterns have no ERE form.
+fn header(kept: u64, more: u64, pointer: Option<(Result<&str, &str>, &str)>) -> String {
     let lines = if kept == 1 { "line" } else { "lines" };
     let mut out = format!("[... kept {kept} omitted {lines} matching the keep patterns");
     if more > 0 {
         out.push_str(&format!(", {more} more hidden"));
     }
-    if let Some((pattern, path)) = pointer {
-        out.push_str("; all matches: grep -n -E ");
-        push_quoted(&mut out, pattern);
-        out.push(' ');
-        super::notice::push_shell_path(&mut out, path);
+    match pointer {
+        Some((Ok(pattern), path)) => {
+            out.push_str("; all matches: grep -n -a -E ");
+            push_quoted(&mut out, pattern);
+            out.push(' ');
+            super::notice::push_shell_path(&mut out, path);
+        }
+        Some((Err(reason), _)) => {
+            out.push_str("; no grep command: ");
+            out.push_str(reason);
+        }
+        None => {}
     }
     out.push_str(" ...]");
     out
@@ -1456,12 +1558,16 @@ mod tests {
     }
 
     /// `grep -E` (where the machine has it) finds the same lines as the
-    /// patterns: the kept section's command lists what it counts.
+    /// patterns, each in the form the header writes (`crate::ere`): the
+    /// kept section's command lists what it counts.
     #[test]
     fn grep_finds_what_every_default_pattern_finds() {
         use std::io::Write as _;
         use std::process::{Command, Stdio};
         for (pattern, yes, no) in CASES.iter().chain(WEAK_CASES) {
+            let ere = crate::ere::translate(pattern, false)
+                .unwrap_or_else(|e| panic!("{pattern:?} has no grep form: {e}"));
+            let pattern = &ere.text.as_str();
             let input: String = yes
                 .iter()
                 .chain(no.iter())
@@ -1551,17 +1657,30 @@ mod tests {
 
     #[test]
     fn the_grep_command_is_quoted() {
-        let keep = Keep::patterns(["it's", "a|b"]).unwrap();
-        assert_eq!(keep.grep(), "(it's)|(a|b)");
+        let keep = Keep::patterns(["it's", "a|bc"]).unwrap();
+        assert_eq!(keep.grep(), Ok("(it's)|(a|bc)"));
         let h = header(2, 3, Some((keep.grep(), "/tmp/x y.txt")));
         assert_eq!(
             h,
-            "[... kept 2 omitted lines matching the keep patterns, 3 more hidden; all matches: grep -n -E '(it'\\''s)|(a|b)' '/tmp/x y.txt' ...]"
+            "[... kept 2 omitted lines matching the keep patterns, 3 more hidden; all matches: grep -n -a -E '(it'\\''s)|(a|bc)' '/tmp/x y.txt' ...]"
         );
         assert_eq!(
             header(1, 0, None),
             "[... kept 1 omitted line matching the keep patterns ...]"
         );
+        // A pattern with no ERE form: the header says so plainly.
+        let keep = Keep::patterns(["^error", "\\bpanic\\b"]).unwrap();
+        assert_eq!(
+            header(1, 0, Some((keep.grep(), "/tmp/x.txt"))),
+            "[... kept 1 omitted line matching the keep patterns; no grep command: a keep pattern has a word boundary (\\b, \\B, \\< or \\>) ...]"
+        );
+        // Translated, not copied: `\d` is `[0-9]` for grep.
+        let keep = Keep::patterns(["^line \\d+5 ok$", "(?i)ERROR"]).unwrap();
+        assert_eq!(
+            keep.grep(),
+            Ok("(^line [0-9]+5 ok$)|([Ee][Rr][Rr][Oo][Rr])")
+        );
+        assert!(Keep::defaults().grep().is_ok());
     }
 
     #[test]
@@ -1688,6 +1807,212 @@ mod tests {
                     expected.iter().map(|e| e.0).collect::<Vec<_>>()
                 );
                 assert_eq!(matches.line, lines.len() as u64 + 1);
+            }
+        }
+    }
+
+    /// `input` read in `pieces` by `keep`'s matches with the literal
+    /// prefilter, and by the same without it (every line matched by the
+    /// patterns' regular expression): the same state, entries, context and
+    /// counts included.
+    fn same_with_and_without_prefilter(keep: &Keep, limits: Limits, input: &[u8], cuts: &[usize]) {
+        let mut fast = Matches::new(keep.clone(), limits);
+        let mut slow = Matches::new(keep.clone(), limits);
+        slow.prefilter = None;
+        let mut from = 0;
+        for &cut in cuts.iter().chain([input.len()].iter()) {
+            let cut = cut.clamp(from, input.len());
+            fast.push(&input[from..cut]);
+            slow.push(&input[from..cut]);
+            from = cut;
+        }
+        same(&fast, &slow, input.len(), cuts);
+        fast.finish();
+        slow.finish();
+        same(&fast, &slow, input.len(), cuts);
+        // Everything else too (a prefilter compares equal to any other).
+        slow.prefilter = fast.prefilter.clone();
+        assert!(fast == slow);
+    }
+
+    fn same(fast: &Matches, slow: &Matches, len: usize, cuts: &[usize]) {
+        let state = |m: &Matches| {
+            (
+                m.total,
+                m.line,
+                m.open,
+                m.buf.clone(),
+                m.prev.clone(),
+                m.prev_kept,
+                m.after_left,
+            )
+        };
+        assert_eq!(state(fast), state(slow), "{len} bytes cut at {cuts:?}");
+        let show = |e: &Entry| {
+            format!(
+                "{} {:?} {:?} {:?}",
+                e.line,
+                String::from_utf8_lossy(&e.text),
+                e.before
+                    .as_ref()
+                    .map(|b| String::from_utf8_lossy(b).into_owned()),
+                e.after.len()
+            )
+        };
+        for (a, b) in fast
+            .first
+            .iter()
+            .zip(&slow.first)
+            .chain(fast.last.iter().zip(&slow.last))
+        {
+            assert!(
+                a == b,
+                "{len} bytes cut at {cuts:?}: {} != {}",
+                show(a),
+                show(b)
+            );
+        }
+        assert_eq!(
+            (fast.first.len(), fast.last.len()),
+            (slow.first.len(), slow.last.len())
+        );
+    }
+
+    /// The cuts a terminal renders a text in: each line, then its `\n`.
+    fn line_cuts(input: &[u8]) -> Vec<usize> {
+        let mut cuts = Vec::new();
+        for (i, &b) in input.iter().enumerate() {
+            if b == b'\n' {
+                cuts.push(i);
+                cuts.push(i + 1);
+            }
+        }
+        cuts
+    }
+
+    #[test]
+    fn the_prefilter_keeps_the_same_lines_on_the_corpus() {
+        assert!(Keep::defaults().prefilter().is_some());
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/corpus/logs");
+        let mut logs: Vec<_> = std::fs::read_dir(dir)
+            .expect("the corpus logs")
+            .map(|e| e.expect("an entry").path())
+            .collect();
+        logs.sort();
+        assert!(logs.len() > 20);
+        let mut all = Vec::new();
+        for path in &logs {
+            let input = std::fs::read(path).expect("a log");
+            all.extend_from_slice(&input);
+            for limits in [Limits::new(10, 300), Limits::new(200, 20_000)] {
+                let keep = Keep::defaults();
+                same_with_and_without_prefilter(&keep, limits, &input, &[]);
+                same_with_and_without_prefilter(&keep, limits, &input, &line_cuts(&input));
+                // Pieces of every size from 1 byte to a few lines.
+                for piece in [1, 2, 3, 7, 64, 333, 4097] {
+                    let cuts: Vec<usize> = (piece..input.len()).step_by(piece).collect();
+                    same_with_and_without_prefilter(&keep, limits, &input, &cuts);
+                }
+            }
+        }
+        // Every log after another, cut in two at 40 places.
+        let keep = Keep::defaults();
+        for cut in (0..all.len()).step_by(all.len() / 40 + 1) {
+            same_with_and_without_prefilter(&keep, Limits::new(40, 4000), &all, &[cut]);
+        }
+    }
+
+    #[test]
+    fn the_prefilter_keeps_the_same_lines_on_generated_input() {
+        let sets: &[&[&str]] = &[
+            Keep::DEFAULT_PATTERNS,
+            &["^[^ ]+ FAILED$"],
+            &["x$", "\\r$"],
+            &["\\bend\\b", "^$"],
+            &["[^a]+b"],
+            &["(?i)error", "(?:warn|fail)ed"],
+            &["(?-m)^only", "\\Atop", "(?m)^E  "],
+            &["a{3}b", "c{2,}d", "(xy)+z", "[0-9]+\\) x", "q?r?s"],
+            &["^(ab|cd)$", "✗|×", "\\x{2717}", "(?i)ǅx"],
+        ];
+        let long = "y".repeat(SCAN_BYTES - 2);
+        let words: &[&str] = &[
+            "ok",
+            "a b FAILED",
+            "zx\r",
+            "\r",
+            "",
+            "end",
+            "the end\r",
+            "bb",
+            "ab",
+            "cd",
+            "a\rb",
+            "ERROR: x",
+            "warned",
+            "only",
+            "top",
+            "test t ... FAILED",
+            "E   assert",
+            "E  x",
+            "--- FAIL: T",
+            "aaab",
+            "ccd",
+            "xyxyz",
+            "12) x",
+            "rs",
+            "✗ no",
+            "× x",
+            "ǆX",
+            "Ǆx",
+            "panicked at",
+            "x.go:1:2: y",
+            "error[E1]: x",
+            " at line 3, column 4.",
+            "Error",
+            &long,
+        ];
+        let mut rng: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = |n: usize| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng % n.max(1) as u64) as usize
+        };
+        for set in sets {
+            let keep = Keep::patterns(set.iter().copied()).unwrap();
+            for round in 0..40 {
+                let mut input = Vec::new();
+                for _ in 0..next(60) {
+                    // A line of words, or words glued at a line's end.
+                    for _ in 0..=next(3) {
+                        input.extend_from_slice(words[next(words.len())].as_bytes());
+                        if next(2) == 0 {
+                            input.push(b' ');
+                        }
+                    }
+                    input.push(b'\n');
+                }
+                if next(2) == 0 {
+                    input.extend_from_slice(b"last x");
+                }
+                let limits = if round % 2 == 0 {
+                    Limits::new(6, 200)
+                } else {
+                    Limits::new(400, 16384)
+                };
+                same_with_and_without_prefilter(&keep, limits, &input, &[]);
+                same_with_and_without_prefilter(&keep, limits, &input, &line_cuts(&input));
+                if input.len() < 3000 {
+                    for cut in 0..=input.len() {
+                        same_with_and_without_prefilter(&keep, limits, &input, &[cut]);
+                    }
+                } else {
+                    let cuts: Vec<usize> = (0..40).map(|_| next(input.len() + 1)).collect();
+                    let mut cuts = cuts;
+                    cuts.sort_unstable();
+                    same_with_and_without_prefilter(&keep, limits, &input, &cuts);
+                }
             }
         }
     }

@@ -44,6 +44,7 @@ mod keep;
 mod limits;
 mod notice;
 mod plan;
+mod prefilter;
 mod render;
 mod result;
 mod run;
@@ -58,8 +59,8 @@ pub use limits::{Limits, Split, MIN_MAX_BYTES};
 pub(crate) use result::push_json_str;
 pub use result::{Notice, NoticeKind, Preview};
 pub use run::{
-    run_spill_id, RunBounder, RunPending, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
-    MIN_RUN_MAX_BYTES,
+    run_spill_id, RunBounder, RunEnd, RunPending, View, DEFAULT_RUN_MAX_BYTES,
+    DEFAULT_RUN_MAX_LINES, MIN_RUN_MAX_BYTES,
 };
 pub use spill::{Bounded, PendingSpill, SpillError, SpillOutcome};
 pub use stream::StreamingBounder;

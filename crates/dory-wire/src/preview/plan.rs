@@ -52,6 +52,83 @@ pub(crate) struct Retained<'a> {
     pub(crate) total: u64,
     /// `\n` bytes in the whole input.
     pub(crate) newlines: u64,
+    /// The raw lines terminal rendering hid (`None` without `terminal`):
+    /// the notice's line numbers are then the raw input's.
+    pub(crate) hidden: Option<Box<Hidden>>,
+}
+
+/// Where terminal rendering hid raw lines, as far as a notice can need it:
+/// rendered line `k` is raw line `k + hidden lines before it`, known for
+/// the first and the last `max_lines + 2` rendered lines.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Hidden {
+    /// Raw lines hidden in all.
+    pub(crate) total: u64,
+    /// `(rendered lines before, hidden lines so far)` at each place lines
+    /// were hidden, while the rendered lines before are at most `reach`.
+    head: Vec<(u64, u64)>,
+    /// The same for the last places: the last one at or before
+    /// `rendered lines - reach`, and all after it.
+    tail: std::collections::VecDeque<(u64, u64)>,
+    reach: u64,
+}
+
+impl Hidden {
+    /// The map for previews of at most `max_lines` lines.
+    pub(crate) fn new(max_lines: usize) -> Self {
+        Hidden {
+            reach: (max_lines as u64).saturating_add(2),
+            ..Hidden::default()
+        }
+    }
+
+    /// `n` raw lines hidden after `newlines` rendered lines.
+    pub(crate) fn add(&mut self, newlines: u64, n: u64) {
+        if n == 0 {
+            return;
+        }
+        self.total += n;
+        let total = self.total;
+        let put = |last: Option<&mut (u64, u64)>| match last {
+            Some(last) if last.0 == newlines => {
+                last.1 = total;
+                true
+            }
+            _ => false,
+        };
+        if newlines <= self.reach && !put(self.head.last_mut()) {
+            self.head.push((newlines, total));
+        }
+        if !put(self.tail.back_mut()) {
+            self.tail.push_back((newlines, total));
+        }
+        let floor = newlines.saturating_sub(self.reach);
+        while self.tail.len() >= 2 && self.tail[1].0 <= floor {
+            self.tail.pop_front();
+        }
+    }
+
+    /// Bytes held.
+    pub(crate) fn retained_bytes(&self) -> usize {
+        (self.head.capacity() + self.tail.capacity()) * std::mem::size_of::<(u64, u64)>()
+    }
+
+    /// The raw number of rendered line `k` (0 for 0; one past the rendered
+    /// lines gives one past the raw ones).
+    fn raw(&self, k: u64) -> u64 {
+        let Some(before) = k.checked_sub(1) else {
+            return 0;
+        };
+        let last_at = |(c, _): &(u64, u64)| *c <= before;
+        let hidden = if before <= self.reach {
+            let i = self.head.partition_point(last_at);
+            i.checked_sub(1).map_or(0, |i| self.head[i].1)
+        } else {
+            let i = self.tail.partition_point(last_at);
+            i.checked_sub(1).map_or(0, |i| self.tail[i].1)
+        };
+        k + hidden
+    }
 }
 
 impl<'a> Retained<'a> {
@@ -75,6 +152,7 @@ impl<'a> Retained<'a> {
             tail,
             total: data.len() as u64,
             newlines,
+            hidden: None,
         }
     }
 
@@ -85,6 +163,7 @@ impl<'a> Retained<'a> {
             tail: self.tail.map(Window::into_owned),
             total: self.total,
             newlines: self.newlines,
+            hidden: self.hidden,
         }
     }
 
@@ -92,8 +171,14 @@ impl<'a> Retained<'a> {
         self.tail.as_ref().unwrap_or(&self.head)
     }
 
-    /// Lines of the input: every `\n` ends one, plus a final unterminated run.
+    /// Lines of the input: every `\n` ends one, plus a final unterminated
+    /// run (with raw lines hidden by terminal rendering: the raw input's).
     pub(crate) fn total_lines(&self) -> u64 {
+        self.shown_lines() + self.hidden.as_ref().map_or(0, |h| h.total)
+    }
+
+    /// Lines of the (rendered) text.
+    fn shown_lines(&self) -> u64 {
         let open_last = self
             .tail()
             .text()
@@ -591,10 +676,33 @@ impl<'a> Planner<'a> {
 
     /// The notice's numbers for a cut.
     fn counts(&self, cut: &Cut) -> Counts {
+        let (first, last) = match &self.r.hidden {
+            None => (
+                cut.head.whole as u64 + 1,
+                self.total_lines.saturating_sub(cut.tail.whole as u64),
+            ),
+            // Raw numbers: the omitted range takes the hidden lines around
+            // it, a line shown in part is named by its own number.
+            Some(h) => {
+                let (w, t) = (cut.head.whole as u64, cut.tail.whole as u64);
+                let shown = self.r.shown_lines();
+                let first = if cut.head.partial {
+                    h.raw(w + 1)
+                } else {
+                    h.raw(w) + 1
+                };
+                let last = if cut.tail.partial {
+                    h.raw(shown.saturating_sub(t))
+                } else {
+                    h.raw(shown.saturating_sub(t) + 1).saturating_sub(1)
+                };
+                (first, last.max(first))
+            }
+        };
         Counts {
             omitted_bytes: cut.tail_start - cut.head_end,
-            first: cut.head.whole as u64 + 1,
-            last: self.total_lines.saturating_sub(cut.tail.whole as u64),
+            first,
+            last,
             total_lines: self.total_lines,
             first_partial: cut.head.partial,
             last_partial: cut.tail.partial,
@@ -791,7 +899,10 @@ impl<'a> Planner<'a> {
 /// tail show at most `max_bytes` input bytes (rendering never shrinks them)
 /// and `max_lines - 1` lines, and naming lines shown in part only adds words.
 fn least_notice(r: &Retained<'_>, limits: &Limits, total_lines: u64, form: &Form<'_>) -> usize {
-    let least_lines = total_lines
+    // The last omitted line is at least the rendered lines' (hidden lines
+    // only raise it).
+    let least_lines = r
+        .shown_lines()
         .saturating_sub((limits.max_lines() as u64).saturating_sub(1))
         .max(1);
     notice::len(

@@ -58,7 +58,7 @@ pub struct Preview<'a> {
     pub spill_error: Option<String>,
     /// The notice lines the bounder wrote into `text`, in the order they
     /// appear: the cut's notice, the kept-lines header, the terminal line, a
-    /// run's stderr-section header and loss line. Empty when nothing was
+    /// run's stderr-section header, loss line and end line. Empty when nothing was
     /// written (input that fits, unchanged). Lines of the input that merely
     /// look like notices are never listed.
     pub notices: Vec<Notice>,
@@ -82,19 +82,24 @@ pub enum NoticeKind {
     Stderr,
     /// A run's loss line: `[... N bytes lost: … ...]`.
     Lost,
+    /// How a run's process ended, the last line of a finished run's
+    /// combined view: `[... exit code 1 ...]`, `[... timed out after 30 s:
+    /// killed, no exit code ...]`, `[... killed: no exit code ...]`.
+    End,
 }
 
 impl NoticeKind {
     /// The kinds, in the order of [`NoticeKind::as_str`]'s documentation.
-    pub const ALL: [NoticeKind; 5] = [
+    pub const ALL: [NoticeKind; 6] = [
         NoticeKind::Omitted,
         NoticeKind::Kept,
         NoticeKind::Terminal,
         NoticeKind::Stderr,
         NoticeKind::Lost,
+        NoticeKind::End,
     ];
 
-    /// `"omitted"`, `"kept"`, `"terminal"`, `"stderr"` or `"lost"`: the
+    /// `"omitted"`, `"kept"`, `"terminal"`, `"stderr"`, `"lost"` or `"end"`: the
     /// `kind` of the notice in [`Preview::to_json`].
     pub fn as_str(self) -> &'static str {
         match self {
@@ -103,6 +108,7 @@ impl NoticeKind {
             NoticeKind::Terminal => "terminal",
             NoticeKind::Stderr => "stderr",
             NoticeKind::Lost => "lost",
+            NoticeKind::End => "end",
         }
     }
 

@@ -132,6 +132,88 @@ impl Losses {
     }
 }
 
+/// How a run's process ended, as its `exit` frame says: the exit code
+/// (`None` when the service ended the process without one: killed, or timed
+/// out) and whether it hit its deadline, with the deadline the run asked for.
+///
+/// [`RunBounder::finish_ended`] ends the combined view with one line saying
+/// it ([`NoticeKind::End`]):
+///
+/// ```text
+/// [... exit code 0 ...]
+/// [... exit code 2 ...]
+/// [... timed out after 30 s: killed, no exit code ...]
+/// [... timed out after 30 s, exit code 124 ...]
+/// [... killed: no exit code ...]
+/// ```
+///
+/// ```
+/// use dory_wire::preview::RunEnd;
+///
+/// assert_eq!(RunEnd::new(Some(1), false).line(16384), "[... exit code 1 ...]");
+/// let timeout = RunEnd::new(None, true).timeout_seconds(Some(2.5));
+/// assert_eq!(timeout.line(16384), "[... timed out after 2.5 s: killed, no exit code ...]");
+/// assert_eq!(timeout.line(80), "[... timed out: killed, no exit code ...]");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct RunEnd {
+    /// The exit code; `None` when the process was killed or timed out.
+    pub exit_code: Option<i64>,
+    /// Whether the process hit its deadline.
+    pub timed_out: bool,
+    /// The deadline the run was started with, in seconds (named in the line
+    /// of a timed-out run when it is known).
+    pub timeout: Option<f64>,
+}
+
+impl RunEnd {
+    /// The end an `exit` frame gives: `exit_code` and `timed_out`, no
+    /// deadline known.
+    pub fn new(exit_code: Option<i64>, timed_out: bool) -> Self {
+        RunEnd {
+            exit_code,
+            timed_out,
+            timeout: None,
+        }
+    }
+
+    /// The deadline the run was started with (a positive number of seconds).
+    #[must_use]
+    pub fn timeout_seconds(self, seconds: Option<f64>) -> Self {
+        RunEnd {
+            timeout: seconds.filter(|t| t.is_finite() && *t > 0.0),
+            ..self
+        }
+    }
+
+    /// The end line for a preview of at most `max_bytes` bytes (without its
+    /// `\n`): a timed-out run names its deadline while the line takes at
+    /// most a quarter of `max_bytes`, else the line leaves it out.
+    pub fn line(&self, max_bytes: usize) -> String {
+        match (self.timed_out, self.exit_code) {
+            (false, Some(code)) => format!("[... exit code {code} ...]"),
+            (false, None) => "[... killed: no exit code ...]".to_owned(),
+            (true, code) => {
+                let how = match code {
+                    Some(code) => format!(", exit code {code}"),
+                    None => ": killed, no exit code".to_owned(),
+                };
+                match self.timeout {
+                    Some(t) => {
+                        let rich = format!("[... timed out after {t} s{how} ...]");
+                        if rich.len() <= max_bytes / 4 {
+                            return rich;
+                        }
+                        format!("[... timed out{how} ...]")
+                    }
+                    None => format!("[... timed out{how} ...]"),
+                }
+            }
+        }
+    }
+}
+
 /// Bounds a run's output as it arrives: a preview of stdout, of stderr and
 /// of both combined in arrival order, each within the same limits, in
 /// memory proportional to the limits whatever the output's size.
@@ -335,42 +417,38 @@ impl RunBounder {
     }
 
     /// [`push`](Self::push) under `terminal`: the stderr ring takes the
-    /// stderr view's rendered bytes, and the runs are the rendered bytes the
-    /// combined view gave out during a stderr push.
+    /// stderr view's rendered bytes, and the runs are the rendered bytes of
+    /// the combined view's rows last written by a stderr push (a row is
+    /// given out when it can no longer change, maybe during a later push).
     fn push_rendered(&mut self, stream: Stream, data: &[u8]) {
         let index = View::from(stream).index();
-        if stream == Stream::Stderr {
+        let stderr = stream == Stream::Stderr;
+        if stderr {
             let ring = &mut self.stderr_tail;
-            self.views[index].push_with(data, &mut |b| ring.push(b));
+            self.views[index].push_with(data, true, &mut |b, _, _| ring.push(b));
         } else {
             self.views[index].push(data);
         }
-        let combined = &mut self.views[View::Combined.index()];
-        let start = combined.shown_bytes();
-        combined.push(data);
-        let len = combined.shown_bytes() - start;
-        if stream == Stream::Stderr && len > 0 {
-            self.add_span(start, len);
-        }
+        let cap = self.stderr_tail.cap() as u64;
+        let (spans, cover) = (&mut self.stderr_spans, &mut self.spans_cover);
+        self.views[View::Combined.index()].push_with(data, stderr, &mut |b, tag, at| {
+            if tag {
+                add_span(spans, cover, cap, at, b.len() as u64);
+            }
+        });
     }
 
     /// Records that stderr's bytes sit at `start..start + len` of the
     /// combined view.
     fn add_span(&mut self, start: u64, len: u64) {
-        match self.stderr_spans.back_mut() {
-            Some(last) if last.0 + last.1 == start => last.1 += len,
-            _ => self.stderr_spans.push_back((start, len)),
-        }
-        self.spans_cover += len;
-        // Keep the runs covering the ring's bytes, no more.
         let cap = self.stderr_tail.cap() as u64;
-        while let Some(&(_, first)) = self.stderr_spans.front() {
-            if self.spans_cover - first < cap {
-                break;
-            }
-            self.stderr_spans.pop_front();
-            self.spans_cover -= first;
-        }
+        add_span(
+            &mut self.stderr_spans,
+            &mut self.spans_cover,
+            cap,
+            start,
+            len,
+        );
     }
 
     /// Records that `stream` lost offsets `[start, end)` (a `skipped`
@@ -397,7 +475,9 @@ impl RunBounder {
     /// Bytes of buffer held: at most `6 × (2 × max_bytes + 8)`, plus a
     /// quarter of `max_bytes` of stderr's end and 16 bytes for each run of it
     /// between stdout's (at most as many runs as those bytes), whatever was
-    /// pushed.
+    /// pushed. Under [`with_terminal`](Self::with_terminal) each of the
+    /// three views' renderers adds at most `8 × max(2 × max_bytes + 8, 4096)
+    /// + 16 KiB` (its window of rows; `docs/preview.md`).
     pub fn retained_bytes(&self) -> usize {
         self.views
             .iter()
@@ -414,23 +494,67 @@ impl RunBounder {
         }
     }
 
-    /// Ends the output.
+    /// Ends the output. The previews are those of the bytes alone: no line
+    /// says how the process ended (see [`finish_ended`](Self::finish_ended)).
     ///
     /// # Errors
     /// [`Error::InvalidLimits`] when a view must be cut and the limits leave
     /// no room for a cut, or when output was lost and the limits leave no
     /// room for the line saying so.
     pub fn finish(self) -> Result<RunPending, Error> {
+        self.finish_with(None)
+    }
+
+    /// Ends the output of a process that ended as `end` says: the combined
+    /// view's last line is the end line ([`RunEnd::line`], a notice of kind
+    /// [`NoticeKind::End`]), after the stderr section and the loss line, and
+    /// its bytes are bounded within the limits less that line (one line,
+    /// its bytes and two `\n`). When those smaller limits leave no room for
+    /// the cut the view needs, the line is left out and the view is what
+    /// [`finish`](Self::finish) gives. The stdout and stderr views are
+    /// those of [`finish`](Self::finish).
+    ///
+    /// ```
+    /// use dory_wire::preview::{NoticeKind, RunBounder, RunEnd, SpillOutcome, View};
+    /// use dory_wire::Stream;
+    ///
+    /// let mut run = RunBounder::new(400, 16384);
+    /// run.push(Stream::Stderr, b"error: no such file\n");
+    /// let pending = run.finish_ended(&RunEnd::new(Some(2), false))?;
+    /// let combined = pending.render(View::Combined, SpillOutcome::NotSaved, None);
+    /// assert_eq!(combined.text, "error: no such file\n[... exit code 2 ...]\n");
+    /// assert_eq!(combined.notices[0].kind, NoticeKind::End);
+    /// let stderr = pending.render(View::Stderr, SpillOutcome::NotSaved, None);
+    /// assert_eq!(stderr.text, "error: no such file\n");
+    /// # Ok::<(), dory_wire::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`finish`](Self::finish).
+    pub fn finish_ended(self, end: &RunEnd) -> Result<RunPending, Error> {
+        self.finish_with(Some(end))
+    }
+
+    fn finish_with(self, end: Option<&RunEnd>) -> Result<RunPending, Error> {
         let losses = View::ALL.map(|v| self.losses(v));
-        let stderr = &self.views[View::Stderr.index()];
-        let stderr_total = if self.terminal {
-            stderr.shown_bytes()
-        } else {
-            stderr.total_bytes()
-        };
+        let raw_stderr = self.views[View::Stderr.index()].total_bytes();
         let limits = self.limits;
+        let terminal = self.terminal;
+        let mut stderr_tail = self.stderr_tail;
+        let mut stderr_spans = self.stderr_spans;
+        let mut spans_cover = self.spans_cover;
+        let cap = stderr_tail.cap() as u64;
         let [out, err, both] = self.views;
-        let kept = [out.into_kept(), err.into_kept(), both.into_kept()];
+        // Under `terminal` the rows still held are given out now: stderr's
+        // to the ring, the combined view's stderr rows to the runs.
+        let err = err.into_kept_with(&mut |b, _, _| stderr_tail.push(b));
+        let both = both.into_kept_with(&mut |b, tag, at| {
+            if tag {
+                add_span(&mut stderr_spans, &mut spans_cover, cap, at, b.len() as u64);
+            }
+        });
+        let stderr_total = if terminal { err.total() } else { raw_stderr };
+        let kept = [out.into_kept(), err, both];
         let spill_ids = [0, 1, 2].map(|i| kept[i].spill_id().to_owned());
         let mut views = Vec::with_capacity(3);
         for (view, kept) in View::ALL.into_iter().zip(kept) {
@@ -456,10 +580,31 @@ impl RunBounder {
                     )
                 }
             };
-            let bounded = kept.bound(content)?;
+            let ended = match end {
+                Some(end) if view == View::Combined => {
+                    let end_line = end.line(limits.max_bytes());
+                    let need = end_line.len() + 2;
+                    let less = content
+                        .max_lines()
+                        .checked_sub(1)
+                        .zip(content.max_bytes().checked_sub(need));
+                    // The line takes its room when the rest still holds the
+                    // view (a cut, if it needs one); else it is left out.
+                    less.and_then(|(lines, bytes)| {
+                        let less = content.resized(lines, bytes);
+                        kept.bound(less).ok().map(|b| (b, less, end_line))
+                    })
+                }
+                _ => None,
+            };
+            let (bounded, content, end_line) = match ended {
+                Some((bounded, less, end_line)) => (bounded, less, Some(end_line)),
+                None => (kept.bound(content)?, content, None),
+            };
             views.push(ViewPending {
                 bounded,
                 content,
+                end_line,
                 loss_line: line,
                 lost_bytes: loss.bytes,
                 lost_ranges: loss.ranges,
@@ -475,10 +620,31 @@ impl RunBounder {
         Ok(RunPending {
             views: [stdout, stderr, combined],
             spill_ids,
-            stderr_tail: self.stderr_tail.into_vec(),
+            stderr_tail: stderr_tail.into_vec(),
             stderr_total,
-            stderr_spans: self.stderr_spans.into(),
+            stderr_spans: stderr_spans.into(),
         })
+    }
+}
+
+/// Records in `spans` (covering `cover` bytes) that stderr's bytes sit at
+/// `start..start + len` of the combined view, keeping the runs that cover
+/// the last `cap` bytes, no more.
+fn add_span(spans: &mut VecDeque<(u64, u64)>, cover: &mut u64, cap: u64, start: u64, len: u64) {
+    if len == 0 {
+        return;
+    }
+    match spans.back_mut() {
+        Some(last) if last.0 + last.1 == start => last.1 += len,
+        _ => spans.push_back((start, len)),
+    }
+    *cover += len;
+    while let Some(&(_, first)) = spans.front() {
+        if *cover - first < cap {
+            break;
+        }
+        spans.pop_front();
+        *cover -= first;
     }
 }
 
@@ -498,9 +664,11 @@ impl Sink for RunBounder {
 struct ViewPending {
     /// The view's bytes bounded at `content`.
     bounded: Bounded<'static>,
-    /// The limits less the loss line's room.
+    /// The limits less the loss line's and the end line's room.
     content: Limits,
     loss_line: Option<String>,
+    /// The combined view's end line ([`RunBounder::finish_ended`]).
+    end_line: Option<String>,
     lost_bytes: u64,
     lost_ranges: u64,
     /// The combined view's kept bytes, to bound again beside a stderr section.
@@ -550,8 +718,9 @@ impl RunPending {
     /// Renders `view` for its spill outcome (ignored when the view is not
     /// cut). The text is the view's bytes bounded as by
     /// [`PendingSpill::render`](super::PendingSpill::render), then (combined
-    /// view only) the stderr section, then the loss line; the other fields
-    /// describe the view's bytes.
+    /// view only) the stderr section, then the loss line, then (combined
+    /// view of [`RunBounder::finish_ended`] only) the end line; the other
+    /// fields describe the view's bytes.
     pub fn render(
         &self,
         view: View,
@@ -592,6 +761,9 @@ impl RunPending {
         }
         if let Some(line) = &v.loss_line {
             preview.append_notice(NoticeKind::Lost, line);
+        }
+        if let Some(line) = &v.end_line {
+            preview.append_notice(NoticeKind::End, line);
         }
         preview
     }
@@ -701,4 +873,121 @@ fn select_tail(tail: &[u8], total: u64, budget: usize, max_lines: usize) -> Opti
     let shown: String = units[start..].iter().map(|u| u.1).collect();
     let taken = units[start..].iter().map(|u| u.0 as u64).sum();
     Some((shown, taken))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(text: &str) -> usize {
+        text.matches('\n').count() + usize::from(!text.is_empty() && !text.ends_with('\n'))
+    }
+
+    fn bounder(max_lines: usize, max_bytes: usize, items: &[(Stream, &[u8])]) -> RunBounder {
+        let mut run = RunBounder::new(max_lines, max_bytes).with_spill_id("t");
+        for (stream, data) in items {
+            run.push(*stream, data);
+        }
+        run
+    }
+
+    #[test]
+    fn end_lines_say_each_end() {
+        let line = |code, timed_out, t| RunEnd::new(code, timed_out).timeout_seconds(t).line(1000);
+        assert_eq!(line(Some(0), false, None), "[... exit code 0 ...]");
+        assert_eq!(line(Some(-1), false, Some(5.0)), "[... exit code -1 ...]");
+        assert_eq!(line(None, false, None), "[... killed: no exit code ...]");
+        assert_eq!(
+            line(None, true, Some(30.0)),
+            "[... timed out after 30 s: killed, no exit code ...]"
+        );
+        assert_eq!(
+            line(None, true, None),
+            "[... timed out: killed, no exit code ...]"
+        );
+        assert_eq!(
+            line(Some(124), true, Some(0.5)),
+            "[... timed out after 0.5 s, exit code 124 ...]"
+        );
+        // A deadline that is no positive number is not named.
+        assert_eq!(line(None, true, Some(f64::NAN)), line(None, true, None));
+        // The deadline is given up when the line would take over a quarter.
+        let long = RunEnd::new(None, true).timeout_seconds(Some(1e300));
+        assert_eq!(long.line(1000), "[... timed out: killed, no exit code ...]");
+        assert!(RunEnd::new(Some(i64::MIN), false).line(0).len() <= 40);
+    }
+
+    #[test]
+    fn the_end_line_is_the_combined_views_last_and_only_there() {
+        let items: [(Stream, &[u8]); 2] = [(Stream::Stdout, b"out\n"), (Stream::Stderr, b"err")];
+        let plain = bounder(10, 1000, &items).finish().unwrap();
+        let ended = bounder(10, 1000, &items)
+            .finish_ended(&RunEnd::new(Some(1), false))
+            .unwrap();
+        for view in [View::Stdout, View::Stderr] {
+            assert_eq!(
+                ended.render(view, SpillOutcome::NotSaved, None),
+                plain.render(view, SpillOutcome::NotSaved, None)
+            );
+        }
+        let p = ended.render(View::Combined, SpillOutcome::NotSaved, None);
+        assert_eq!(p.text, "out\nerr\n[... exit code 1 ...]\n");
+        assert!(!p.truncated);
+        assert_eq!((p.total_bytes, p.head_bytes), (7, 7));
+        let notices: Vec<_> = p.notice_lines().collect();
+        assert_eq!(notices, [(NoticeKind::End, 3, "[... exit code 1 ...]")]);
+    }
+
+    #[test]
+    fn the_end_line_follows_the_loss_line_and_takes_its_room() {
+        let mut run = bounder(6, 400, &[(Stream::Stdout, "line\n".repeat(100).as_bytes())]);
+        run.lose(Stream::Stderr, 0, 10);
+        let pending = run.finish_ended(&RunEnd::new(None, false)).unwrap();
+        let p = pending.render(View::Combined, SpillOutcome::NotSaved, None);
+        assert!(p.truncated);
+        assert!(lines(&p.text) <= 6 && p.text.len() <= 400, "{}", p.text);
+        let kinds: Vec<_> = p.notices.iter().map(|n| n.kind).collect();
+        assert_eq!(
+            kinds,
+            [NoticeKind::Omitted, NoticeKind::Lost, NoticeKind::End]
+        );
+        assert!(p.text.ends_with(
+            "[... 10 bytes lost: stderr offsets 0-10 were not retained ...]\n[... killed: no exit code ...]\n"
+        ));
+    }
+
+    /// Output that fits the limits but not beside the end line is cut, the
+    /// line within the limits; limits with no room for a cut beside it
+    /// leave the line out.
+    #[test]
+    fn the_end_line_holds_the_limits_at_every_budget() {
+        let data = "ok\n".repeat(20);
+        let end = RunEnd::new(None, true).timeout_seconds(Some(30.0));
+        for max_lines in 0..25 {
+            for max_bytes in 0..120 {
+                let make = || bounder(max_lines, max_bytes, &[(Stream::Stdout, data.as_bytes())]);
+                let Ok(plain) = make().finish() else {
+                    assert!(make().finish_ended(&end).is_err());
+                    continue;
+                };
+                let ended = make().finish_ended(&end).unwrap();
+                let p = ended.render(View::Combined, SpillOutcome::NotSaved, None);
+                assert!(
+                    lines(&p.text) <= max_lines && p.text.len() <= max_bytes,
+                    "{max_lines}/{max_bytes}: {:?}",
+                    p.text
+                );
+                let has_end = p.notices.iter().any(|n| n.kind == NoticeKind::End);
+                if !has_end {
+                    let q = plain.render(View::Combined, SpillOutcome::NotSaved, None);
+                    assert_eq!(p, q, "{max_lines}/{max_bytes}: left out, as finish()");
+                } else {
+                    assert!(p.text.ends_with(" ...]\n"));
+                }
+                if max_lines >= 2 && max_bytes >= 80 {
+                    assert!(has_end, "{max_lines}/{max_bytes}: {:?}", p.text);
+                }
+            }
+        }
+    }
 }

@@ -2,8 +2,10 @@
 //! input streams in, and what they add to a preview at the end.
 //!
 //! Both act on the *rendered* input (the raw bytes when `terminal` is off):
-//! the terminal renderer turns the raw chunks into rendered ones, line for
-//! line, the matcher reads the rendered lines, and the bounder keeps the
+//! the terminal renderer turns the raw chunks into rendered ones, raw line
+//! for raw line (a line whose row was rewritten given out as hidden: an
+//! empty line to the matcher, a gap in the bounder's numbering), the
+//! matcher reads the rendered lines, and the bounder keeps the
 //! rendered head and tail. At the end a bounder with an option on bounds the
 //! rendered input at its limits less the room of what the options add — the
 //! terminal line, then (at render) the kept section — so the hard ceiling
@@ -14,7 +16,7 @@ use super::limits::{Limits, MIN_MAX_BYTES};
 use super::result::{Notice, NoticeKind, Preview};
 use super::spill::{Bounded, SpillOutcome};
 use super::stream::Kept;
-use super::terminal::{TermCounts, Terminal};
+use super::terminal::{Out, TermCounts, Terminal};
 
 /// The options of a bounder.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
@@ -57,35 +59,35 @@ impl Shaper {
             + self.terminal.as_ref().map_or(0, Terminal::retained_bytes)
     }
 
-    /// Renders `chunk`, giving each rendered piece to `out`.
-    pub(crate) fn push(&mut self, chunk: &[u8], out: &mut dyn FnMut(&[u8])) {
+    /// Renders `chunk` (written by a push tagged `tag`), giving each
+    /// rendered piece to `out`.
+    pub(crate) fn push(&mut self, chunk: &[u8], tag: bool, out: &mut dyn FnMut(Out<'_>)) {
         let matches = &mut self.matches;
         match &mut self.terminal {
-            Some(t) => t.push(chunk, &mut |b| {
-                if let Some(m) = matches.as_mut() {
-                    m.push(b);
-                }
-                out(b);
-            }),
+            Some(t) => {
+                t.set_tag(tag);
+                t.push(chunk, &mut |o| {
+                    feed(matches, o);
+                    out(o);
+                });
+            }
             None => {
                 if let Some(m) = matches.as_mut() {
                     m.push(chunk);
                 }
-                out(chunk);
+                out(Out::Text(chunk, tag));
             }
         }
     }
 
     /// Ends the input: the rest of the rendering to `out`, and what the
     /// options add at the end.
-    pub(crate) fn finish(mut self, out: &mut dyn FnMut(&[u8])) -> Extras {
+    pub(crate) fn finish(mut self, out: &mut dyn FnMut(Out<'_>)) -> Extras {
         let matches = &mut self.matches;
         if let Some(t) = &mut self.terminal {
-            t.finish(&mut |b| {
-                if let Some(m) = matches.as_mut() {
-                    m.push(b);
-                }
-                out(b);
+            t.finish(&mut |o| {
+                feed(matches, o);
+                out(o);
             });
         }
         if let Some(m) = &mut self.matches {
@@ -94,6 +96,25 @@ impl Shaper {
         Extras {
             term: self.terminal.as_ref().map(Terminal::counts),
             matches: self.matches,
+        }
+    }
+}
+
+/// Gives the matcher what the terminal gave out: a hidden raw line is an
+/// empty line to it, so that its line numbers stay the raw input's.
+fn feed(matches: &mut Option<Matches>, o: Out<'_>) {
+    let Some(m) = matches.as_mut() else {
+        return;
+    };
+    match o {
+        Out::Text(b, _) => m.push(b),
+        Out::Hidden(mut n) => {
+            const NEWLINES: [u8; 256] = [b'\n'; 256];
+            while n > 0 {
+                let k = n.min(NEWLINES.len() as u64) as usize;
+                m.push(&NEWLINES[..k]);
+                n -= k as u64;
+            }
         }
     }
 }

@@ -9,11 +9,12 @@ use super::count::count_newlines;
 use super::digest::Digest;
 use super::keep::Keep;
 use super::limits::Limits;
-use super::plan::Retained;
+use super::plan::{Hidden, Retained};
 use super::render::Window;
 use super::result::Preview;
 use super::shape::{self, Extras, Shape, Shaper};
 use super::spill::{Bounded, PendingSpill};
+use super::terminal::Out;
 
 /// Bounds an input given in chunks, keeping memory proportional to the limits.
 ///
@@ -53,6 +54,8 @@ pub struct StreamingBounder {
     shape: Shape,
     /// The options' state; `None` when both are off.
     shaper: Option<Box<Shaper>>,
+    /// The raw lines terminal rendering hid (with `terminal` only).
+    hidden: Option<Box<Hidden>>,
 }
 
 impl StreamingBounder {
@@ -76,6 +79,7 @@ impl StreamingBounder {
             raw: 0,
             shape: Shape::default(),
             shaper: None,
+            hidden: None,
         }
     }
 
@@ -90,14 +94,24 @@ impl StreamingBounder {
     }
 
     /// With `true`, the preview shows what a terminal would: a line redrawn
-    /// with `\r` shows its last state, escape sequences and control bytes
-    /// are removed (see `docs/preview.md`). Line numbers stay the raw
-    /// input's. Call it before pushing data.
+    /// with `\r`, backspaces or a cursor moved up shows its last state,
+    /// escape sequences and control bytes are removed (see
+    /// `docs/preview.md`). Line numbers stay the raw input's (a line whose
+    /// row was rewritten is hidden, keeping its number). Call it before
+    /// pushing data.
     #[must_use]
     pub fn with_terminal(mut self, terminal: bool) -> Self {
         self.shape.terminal = terminal;
         self.shaper = Shaper::new(&self.shape, self.limits);
+        self.hidden = self.new_hidden();
         self
+    }
+
+    /// The hidden lines' map, with `terminal`.
+    fn new_hidden(&self) -> Option<Box<Hidden>> {
+        self.shape
+            .terminal
+            .then(|| Box::new(Hidden::new(self.limits.max_lines())))
     }
 
     /// Where a cut preview's budget goes between head and tail (see
@@ -114,6 +128,7 @@ impl StreamingBounder {
     pub(crate) fn with_shape(mut self, shape: Shape) -> Self {
         self.shape = shape;
         self.shaper = Shaper::new(&self.shape, self.limits);
+        self.hidden = self.new_hidden();
         self
     }
 
@@ -138,34 +153,48 @@ impl StreamingBounder {
 
     /// Feeds the next chunk of input. Chunks may be of any size, even empty.
     pub fn push(&mut self, chunk: &[u8]) {
-        self.push_with(chunk, &mut |_| {});
+        self.push_with(chunk, false, &mut |_, _, _| {});
     }
 
-    /// [`push`](Self::push), giving each rendered piece to `tap` too.
-    pub(crate) fn push_with(&mut self, chunk: &[u8], tap: &mut dyn FnMut(&[u8])) {
+    /// [`push`](Self::push), giving each rendered piece to `tap` too, with
+    /// the tag of the push that wrote it (under `terminal`, a row held back
+    /// may be given out during a later push: its tag is its writer's) and
+    /// its offset in the rendered input.
+    pub(crate) fn push_with(
+        &mut self,
+        chunk: &[u8],
+        tag: bool,
+        tap: &mut dyn FnMut(&[u8], bool, u64),
+    ) {
         self.raw += chunk.len() as u64;
         if let Some(digest) = &mut self.digest {
             digest.update(chunk);
         }
         match self.shaper.take() {
             None => {
-                tap(chunk);
+                tap(chunk, tag, self.total);
                 self.push_shown(chunk);
             }
             Some(mut shaper) => {
-                shaper.push(chunk, &mut |b| {
-                    tap(b);
-                    self.push_shown(b);
-                });
+                shaper.push(chunk, tag, &mut |o| self.push_out(o, tap));
                 self.shaper = Some(shaper);
             }
         }
     }
 
-    /// Bytes of the rendered input so far (the raw ones when both options
-    /// are off).
-    pub(crate) fn shown_bytes(&self) -> u64 {
-        self.total
+    /// Keeps a piece the options gave out.
+    fn push_out(&mut self, o: Out<'_>, tap: &mut dyn FnMut(&[u8], bool, u64)) {
+        match o {
+            Out::Text(b, tag) => {
+                tap(b, tag, self.total);
+                self.push_shown(b);
+            }
+            Out::Hidden(n) => {
+                if let Some(h) = &mut self.hidden {
+                    h.add(self.newlines, n);
+                }
+            }
+        }
     }
 
     /// Keeps the next rendered bytes.
@@ -192,13 +221,15 @@ impl StreamingBounder {
     }
 
     /// Bytes of buffer this bounder holds (allocated capacity): at most
-    /// `2 × (2 × max_bytes + 8)`, whatever was pushed (with `terminal`,
-    /// twice that for the line being rendered, at least 8 KiB; with `keep`,
-    /// the matches remembered: see `docs/preview.md`).
+    /// `2 × (2 × max_bytes + 8)`, whatever was pushed (with `terminal`, at
+    /// most `8 × max(2 × max_bytes + 8, 4096) + 16 KiB` more for the
+    /// renderer's window of rows; with `keep`, the matches remembered: see
+    /// `docs/preview.md`).
     pub fn retained_bytes(&self) -> usize {
         self.head.capacity()
             + self.tail.capacity()
             + self.shaper.as_ref().map_or(0, |s| s.retained_bytes())
+            + self.hidden.as_ref().map_or(0, |h| h.retained_bytes())
     }
 
     /// Ends the input: the preview if it fits, else a [`PendingSpill`].
@@ -212,11 +243,17 @@ impl StreamingBounder {
     }
 
     /// What this bounder keeps, to be bounded later (possibly at smaller limits).
-    pub(crate) fn into_kept(mut self) -> Kept {
+    pub(crate) fn into_kept(self) -> Kept {
+        self.into_kept_with(&mut |_, _, _| {})
+    }
+
+    /// [`into_kept`](Self::into_kept), giving the rendered pieces the end
+    /// of the input gives out to `tap` (as [`push_with`](Self::push_with)).
+    pub(crate) fn into_kept_with(mut self, tap: &mut dyn FnMut(&[u8], bool, u64)) -> Kept {
         let extras = self
             .shaper
             .take()
-            .map(|shaper| Box::new(shaper.finish(&mut |b| self.push_shown(b))));
+            .map(|shaper| Box::new(shaper.finish(&mut |o| self.push_out(o, tap))));
         let spill_id = match (self.spill_id, &self.digest) {
             (Some(id), _) => id,
             (None, Some(digest)) => digest.hex(),
@@ -230,6 +267,7 @@ impl StreamingBounder {
             newlines: self.newlines,
             spill_id,
             extras,
+            hidden: self.hidden,
         }
     }
 }
@@ -248,6 +286,8 @@ pub(crate) struct Kept {
     spill_id: String,
     /// What the options add (the bytes above are the rendered input).
     extras: Option<Box<Extras>>,
+    /// The raw lines terminal rendering hid.
+    hidden: Option<Box<Hidden>>,
 }
 
 impl Kept {
@@ -279,7 +319,13 @@ impl Kept {
             newlines: self.newlines,
             spill_id: self.spill_id.clone(),
             extras: None,
+            hidden: self.hidden.clone(),
         }
+    }
+
+    /// Bytes of the rendered input.
+    pub(crate) fn total(&self) -> u64 {
+        self.total
     }
 
     /// [`Kept::bound`] of the bytes alone (the options' extras ignored).
@@ -287,9 +333,17 @@ impl Kept {
         debug_assert!(limits.max_bytes() <= self.limits.max_bytes());
         if self.whole_in_head() {
             let bounder = super::Bounder::with_limits(limits);
-            return Ok(bounder
+            let mut bounded = bounder
                 .bound_with_spill_id(&self.head, &self.spill_id)?
-                .into_owned());
+                .into_owned();
+            if let Some(h) = &self.hidden {
+                // Line numbers and counts are the raw input's.
+                match &mut bounded {
+                    Bounded::Fits(p) => p.total_lines += h.total,
+                    Bounded::NeedsSpill(p) => p.retained.hidden = Some(h.clone()),
+                }
+            }
+            return Ok(bounded);
         }
         cut(
             limits,
@@ -298,6 +352,7 @@ impl Kept {
             self.total,
             self.newlines,
             self.spill_id.clone(),
+            self.hidden.clone(),
         )
     }
 
@@ -336,6 +391,7 @@ impl Kept {
                                 tail: None,
                                 total,
                                 newlines: self.newlines,
+                                hidden: None,
                             },
                             spill_id: Cow::Owned(self.spill_id),
                             extras: None,
@@ -351,6 +407,7 @@ impl Kept {
                     tail: None,
                     total,
                     newlines: self.newlines,
+                    hidden: None,
                 },
                 spill_id: Cow::Owned(self.spill_id),
                 extras: None,
@@ -363,6 +420,7 @@ impl Kept {
             self.total,
             self.newlines,
             self.spill_id,
+            self.hidden,
         )
     }
 }
@@ -375,6 +433,7 @@ fn cut(
     total: u64,
     newlines: u64,
     spill_id: String,
+    hidden: Option<Box<Hidden>>,
 ) -> Result<Bounded<'static>, Error> {
     limits.check_cut()?;
     head.truncate(limits.head_window());
@@ -388,6 +447,7 @@ fn cut(
             tail: Some(Window::new(tail, base)),
             total,
             newlines,
+            hidden,
         },
         spill_id: Cow::Owned(spill_id),
         extras: None,
