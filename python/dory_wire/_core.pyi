@@ -595,7 +595,7 @@ def _bound_unsaved(
     data: str | bytes | bytearray | memoryview,
     max_lines: int,
     max_bytes: int,
-    keep: None | str | Sequence[str],
+    keep: str | Sequence[str] | None,
     terminal: bool,
     split: str,
     /,

@@ -655,7 +655,7 @@ def play_run(dw: DoryWire, v: dict[str, Any], items: list[tuple[str, Any, Any]],
         total = dw.method("run-bounder", "total-bytes", rb, view)
         assert total == len(view_bytes(items, view)), f"{view}: total-bytes {total} while pushing"
     retained = dw.method("run-bounder", "retained-bytes", rb)
-    # docs/preview.md: each view's terminal window adds 8 × max(2 × max_bytes + 8, 4096) + 16 KiB.
+    # docs/preview.md: each view's terminal window adds 8 * max(2 * max_bytes + 8, 4096) + 16 KiB.
     windows = 3 * (8 * max(2 * max_bytes + 8, 4096) + 16384) if v.get("terminal") else 0
     assert retained <= 6 * (2 * max_bytes + 8) + max_bytes // 4 + 4 + 32 * (max_bytes // 4 + 5) + windows, (
         f"retained-bytes {retained} over the limits' bound"

@@ -372,7 +372,7 @@ const RUN_STDOUT_HEAD = Array.from({ length: RUN_LINES }, (_, i) => RUN_LINE(i +
 const RUN_STDOUT_TAIL = Array.from({ length: RUN_LINES }, (_, i) => RUN_LINE(RUN_LINES + i + 1)).join("");
 export const RUN_STDOUT = RUN_STDOUT_HEAD + RUN_STDOUT_TAIL;
 export const RUN_COMBINED = RUN_STDOUT_HEAD + RUN_STDERR + RUN_STDOUT_TAIL;
-export const RUN_LIMITS = { maxLines: 20, maxBytes: 300 };
+export const RUN_LIMITS = { maxLines: 20, maxBytes: 340 };
 
 /**
  * `computer.run` through the cut server: exit 0, the combined view cut

@@ -6,8 +6,8 @@
 //! — the primitive a bounder needs to cut exactly. Two kinds:
 //!
 //! - **Exact** (Cargo feature `tokens`, off by default):
-//!   [`Tokenizer::O200kBase`] (GPT-4o, GPT-4.1, o-series, GPT-5) and
-//!   [`Tokenizer::Cl100kBase`] (GPT-4, GPT-3.5), OpenAI's byte-pair encodings
+//!   `Tokenizer::O200kBase` (GPT-4o, GPT-4.1, o-series, GPT-5) and
+//!   `Tokenizer::Cl100kBase` (GPT-4, GPT-3.5), OpenAI's byte-pair encodings
 //!   as the `bpe-openai` crate embeds them: no network, no files. The counts
 //!   equal OpenAI's `tiktoken` `encode_ordinary` lengths (special tokens are
 //!   ordinary text here). A vocabulary is decoded on its first use, once per
