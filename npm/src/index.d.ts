@@ -494,7 +494,7 @@ export class Follower {
   /**
    * The answer's status, `Content-Type`, `CE-Process-Id` and `Retry-After`
    * headers (null or undefined when absent). Once per request, before its body.
-   * @throws {InvalidArgument} a status that is not an integer from 100 to 999 (the follower is unchanged)
+   * @throws {InvalidArgument} a status that is not an integer from 100 to 599, the core's range (the follower is unchanged)
    */
   open(status: number, contentType?: string | null, procId?: string | null, retryAfter?: string | null): void;
   /** Feeds the next piece of the body (split anywhere) and returns the events it completed, as `Reader.feed`. */

@@ -113,7 +113,9 @@ export class Reader {
    */
   open(status, contentType, procId) {
     const inner = this.#live();
-    checkInteger(status, "status", 100, 999);
+    // The range is the core's (an invalid_argument error from open).
+    if (typeof status === "bigint") status = Number(status);
+    else if (typeof status !== "number") throw new TypeError(`status must be a number, got ${describe(status)}`);
     if (contentType === undefined || contentType === null) contentType = "";
     if (typeof contentType !== "string") {
       throw new TypeError(`contentType must be a string, got ${describe(contentType)}`);

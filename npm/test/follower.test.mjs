@@ -167,6 +167,12 @@ test("values no request or follower can be built from are the core's InvalidArgu
   const f = sent();
   assert.throws(() => f.open(70000, NDJSON), invalidArgument("status"));
   assert.throws(() => f.open(99.5, NDJSON), invalidArgument("status"));
+  // One range in every language, the core's: 100 to 599 (python/tests/test_misuse.py
+  // checks the same edges).
+  for (const status of [99, 600, 999, -1, 2 ** 70]) {
+    assert.throws(() => f.open(status, NDJSON), invalidArgument("status"), `${status}`);
+    assert.throws(() => new api.Reader("exec").open(status, NDJSON), invalidArgument("status"), `reader ${status}`);
+  }
   assert.throws(() => f.handleTimeoutMs(-1), invalidArgument("nowMs"));
   assert.equal(f.state, "sent");
   f.open(200, NDJSON);

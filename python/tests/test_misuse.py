@@ -143,6 +143,20 @@ def test_bad_status(status: Any, error: type[Exception]) -> None:
         reader.open(status, NDJSON)
 
 
+@pytest.mark.parametrize("status", [99, 600, 999, -1, 2**70])
+def test_status_range_is_the_cores(status: int) -> None:
+    # One range in every language, the core's: 100 to 599, the core's
+    # invalid_argument (npm/test/follower.test.mjs checks the same edges).
+    with pytest.raises(dw.InvalidArgument, match="from 100 to 599") as caught:
+        dw.Reader("exec").open(status, NDJSON)
+    assert caught.value.code == "invalid_argument"
+    assert caught.value.argument == "status"
+    follower = dw.Follower.process_output("c1", "p1")
+    follower.request()
+    with pytest.raises(dw.InvalidArgument, match="from 100 to 599"):
+        follower.open(status, NDJSON)
+
+
 def test_content_type_of_wrong_type() -> None:
     with pytest.raises(TypeError, match="'content_type' must be str"):
         dw.Reader("exec").open(200, b"application/x-ndjson")  # type: ignore[arg-type]

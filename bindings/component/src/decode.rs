@@ -285,6 +285,7 @@ impl wit::GuestReader for ReaderResource {
         content_type: String,
         proc_id: Option<String>,
     ) -> Result<(), WitError> {
+        let status = dory_wire::http_status(f64::from(status)).map_err(|e| convert::error(&e))?;
         self.inner
             .borrow_mut()
             .open(status, &content_type, proc_id.as_deref())

@@ -285,6 +285,7 @@ impl wit::GuestFollower for FollowerResource {
         proc_id: Option<String>,
         retry_after: Option<String>,
     ) -> Result<(), WitError> {
+        let status = dory_wire::http_status(f64::from(status)).map_err(|e| convert::error(&e))?;
         self.inner
             .borrow_mut()
             .open(

@@ -209,6 +209,20 @@ pub(crate) fn invalid(py: Python<'_>, name: &str, reason: String) -> PyErr {
     crate::errors::to_py_err(py, err, Vec::new())
 }
 
+/// An answer's HTTP status: an `int` (else `TypeError`), in the core's
+/// range (`dory_wire::http_status`, else its `invalid_argument`).
+pub(crate) fn status(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<u16> {
+    if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
+        return Err(PyTypeError::new_err(format!(
+            "argument 'status' must be int, not {}",
+            type_name(obj)
+        )));
+    }
+    // An int too large for a float is out of range all the same.
+    let value = obj.extract::<f64>().unwrap_or(f64::INFINITY);
+    dory_wire::http_status(value).map_err(|e| crate::errors::to_py_err(py, e, Vec::new()))
+}
+
 fn wrong_type(obj: &Bound<'_, PyAny>, name: &str, expected: &str) -> PyErr {
     PyTypeError::new_err(format!("{name} must be {expected}, not {}", type_name(obj)))
 }

@@ -142,7 +142,7 @@ impl PyReader {
         content_type: Option<&Bound<'_, PyAny>>,
         proc_id: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let status = args::int_in_range(status, "status", 100, 599)? as u16;
+        let status = args::status(py, status)?;
         let content_type = match content_type.filter(|o| !o.is_none()) {
             Some(ct) => args::string(ct, "content_type")?,
             None => String::new(),

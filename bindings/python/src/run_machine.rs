@@ -477,7 +477,7 @@ impl PyRun {
         proc_id: Option<&Bound<'_, PyAny>>,
         retry_after: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
-        let status = args::int_in_range(status, "status", 100, 599)? as u16;
+        let status = args::status(py, status)?;
         let content_type = args::opt_text(content_type, "content_type")?.unwrap_or_default();
         let proc_id = args::opt_text(proc_id, "proc_id")?;
         let retry_after = args::opt_text(retry_after, "retry_after")?;

@@ -520,14 +520,12 @@ impl WasmFollower {
         if let Some(failed) = &self.failed {
             return failed.clone();
         }
-        if !((100.0..=999.0).contains(&status) && status.fract() == 0.0) {
-            return invalid_json(
-                "status",
-                format!("must be an HTTP status, an integer from 100 to 999, not {status}"),
-            );
-        }
+        let status = match dory_wire::http_status(status) {
+            Ok(status) => status,
+            Err(e) => return json::write_error(&e),
+        };
         match self.inner.open(
-            status as u16,
+            status,
             content_type,
             proc_id.as_deref(),
             retry_after.as_deref(),

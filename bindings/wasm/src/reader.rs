@@ -272,10 +272,14 @@ impl WasmReader {
 
     /// Gives the status, Content-Type and `CE-Process-Id` header. Returns an
     /// error-object JSON string, or an empty string on success.
-    pub fn open(&mut self, status: u16, content_type: &str, proc_id: Option<String>) -> String {
+    pub fn open(&mut self, status: f64, content_type: &str, proc_id: Option<String>) -> String {
         if let Some(failed) = &self.failed {
             return failed.clone();
         }
+        let status = match dory_wire::http_status(status) {
+            Ok(status) => status,
+            Err(e) => return json::write_error(&e),
+        };
         match self.inner.open(status, content_type, proc_id.as_deref()) {
             Ok(()) => String::new(),
             Err(e) => json::write_error(&e),

@@ -428,14 +428,12 @@ impl WasmRun {
         if let Some(failed) = &self.failed {
             return failed.clone();
         }
-        if !((100.0..=999.0).contains(&status) && status.fract() == 0.0) {
-            return err_json(&invalid(
-                "status",
-                format!("must be an HTTP status, an integer from 100 to 999, not {status}"),
-            ));
-        }
+        let status = match dory_wire::http_status(status) {
+            Ok(status) => status,
+            Err(e) => return err_json(&e),
+        };
         match self.inner.open(
-            status as u16,
+            status,
             content_type,
             proc_id.as_deref(),
             retry_after.as_deref(),

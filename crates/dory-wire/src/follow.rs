@@ -1151,8 +1151,54 @@ fn state_error(state: FollowerState, call: &str) -> Error {
     Error::InvalidState { reason }
 }
 
+/// The HTTP statuses an answer may have: `100..=599`, RFC 9110's five
+/// classes. Every binding reads a status through [`http_status`].
+pub const HTTP_STATUSES: std::ops::RangeInclusive<u16> = 100..=599;
+
+/// `value` as an answer's HTTP status: an integer in [`HTTP_STATUSES`]
+/// (a binding passes its number as `f64`, which holds every such integer
+/// exactly).
+///
+/// # Errors
+/// [`Error::InvalidArgument`] naming `status` for anything else (a
+/// fraction, NaN, an infinity, or out of range), the same text in every
+/// language.
+pub fn http_status(value: f64) -> Result<u16, Error> {
+    let (low, high) = (*HTTP_STATUSES.start(), *HTTP_STATUSES.end());
+    if value.fract() == 0.0 && (f64::from(low)..=f64::from(high)).contains(&value) {
+        // In range and whole: the cast is exact.
+        Ok(value as u16)
+    } else {
+        Err(invalid(
+            "status",
+            &format!("must be an HTTP status, an integer from {low} to {high}, not {value}"),
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_http_status_is_a_whole_number_from_100_to_599() {
+        assert_eq!(super::http_status(100.0).unwrap(), 100);
+        assert_eq!(super::http_status(599.0).unwrap(), 599);
+        for bad in [
+            99.0,
+            600.0,
+            999.0,
+            200.5,
+            -200.0,
+            f64::NAN,
+            f64::INFINITY,
+            1e300,
+        ] {
+            let err = super::http_status(bad).unwrap_err();
+            assert_eq!(err.code(), "invalid_argument", "{bad}");
+        }
+        let text = super::http_status(600.0).unwrap_err().to_string();
+        assert!(text.contains("from 100 to 599, not 600"), "{text}");
+    }
+
     use super::*;
     use crate::{Event, FieldValue, Transcript};
 

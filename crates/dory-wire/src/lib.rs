@@ -167,8 +167,8 @@ mod types;
 
 pub use error::{Error, ErrorCode, ErrorKind, FieldValue, ERROR_CODES};
 pub use follow::{
-    Decision, Done, FollowOptions, Follower, FollowerState, Reconnect, DEFAULT_BACKOFF,
-    DEFAULT_MAX_BACKOFF, DEFAULT_RETRIES,
+    http_status, Decision, Done, FollowOptions, Follower, FollowerState, Reconnect,
+    DEFAULT_BACKOFF, DEFAULT_MAX_BACKOFF, DEFAULT_RETRIES, HTTP_STATUSES,
 };
 pub use reader::{Reader, ReaderState};
 pub use request::{Command, Method, Request, Wait};

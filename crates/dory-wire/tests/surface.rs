@@ -15,6 +15,7 @@ use std::time::Duration;
 
 // ---- the list: exactly the "rust" paths of tests/api/surface.json
 use dory_wire::fresh_run_key;
+use dory_wire::http_status;
 use dory_wire::preview::run_spill_id;
 use dory_wire::preview::Bounded;
 use dory_wire::preview::Bounder;
@@ -115,6 +116,7 @@ use dory_wire::DEFAULT_MAX_BACKOFF;
 use dory_wire::DEFAULT_MAX_FRAME_BYTES;
 use dory_wire::DEFAULT_RETRIES;
 use dory_wire::ERROR_CODES;
+use dory_wire::HTTP_STATUSES;
 use dory_wire::MAX_ERROR_BODY_BYTES;
 use dory_wire::RESUME_STATE_VERSION;
 // ---- end of the list
@@ -812,4 +814,15 @@ fn the_client_list_names_the_rust_client_and_the_cores_own_names() {
             }
         }
     }
+}
+
+/// The status range every binding's open() applies, the core's.
+#[test]
+fn an_answer_status_is_read_by_the_core() {
+    assert_eq!(HTTP_STATUSES, 100..=599);
+    assert_eq!(http_status(200.0).ok(), Some(200));
+    assert!(matches!(
+        http_status(600.0),
+        Err(InvalidArgument { ref argument, .. }) if argument == "status"
+    ));
 }
