@@ -966,7 +966,7 @@ export interface BoundOptions<W> extends PreviewRenderOptions {
  * within `maxLines` and `maxBytes`, notice included. Data that fits comes back
  * unchanged, whatever the limits. A writer that throws or returns a non-string never escapes.
  * @throws {DoryWireError} `invalid_limits` when `data` must be cut and the limits leave no room for a cut
- * @throws {RangeError} a negative or non-integer limit; {TypeError} a wrong argument type
+ * @throws {InvalidLimits} a limit that is not a whole number from 0 to 2^32 - 1 (the core's range, as in Python); {TypeError} a wrong argument type
  */
 export function bound(data: Uint8Array | string, options: BoundOptions<SpillWriter>): Preview;
 /** `bound` with a writer that may return a promise; a rejection is reported in `spillError`. */
@@ -987,7 +987,7 @@ export interface FinishOptions<W> {
  * when `finish` gives you the id), then return its path from `spill`.
  */
 export class StreamingBounder {
-  /** @throws {RangeError}/{TypeError} as for `bound` (any integer limits are accepted) */
+  /** @throws {InvalidLimits}/{TypeError} as for `bound` (any whole limits from 0 to 2^32 - 1 are accepted) */
   constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null } & PreviewRenderOptions);
   /** Feeds the next chunk. @throws {DoryWireError} `invalid_state` after `finish` */
   push(chunk: Uint8Array | string): void;
@@ -1122,7 +1122,7 @@ export class RunBounder {
    * `spillId` names the views' spills `<spillId>-<view>` (default: derived
    * from each view's content, known at `finish`). Any integer limits are
    * accepted here; `RunBounder.checkLimits` says whether they suit any run.
-   * @throws {RangeError}/{TypeError} a negative or non-integer limit, a wrong argument type
+   * @throws {InvalidLimits}/{TypeError} a limit that is not a whole number from 0 to 2^32 - 1, a wrong argument type
    */
   constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null } & PreviewRenderOptions);
   /**

@@ -8,10 +8,9 @@
 // and `spillError` says why, in the core's words (the same texts as Python).
 
 import { core as tables, randomBytes, ready, wasm } from "#platform";
-import { checkBoolean, checkInteger, checkOptions, describe, optionalString, toBytes } from "./args.js";
+import { checkBoolean, checkOptions, describe, optionalString, toBytes } from "./args.js";
 import { rethrow, toError } from "./errors.js";
 
-const LIMIT_MAX = 0xffffffff;
 const encoder = new TextEncoder();
 
 export function inputBytes(data, what) {
@@ -21,7 +20,14 @@ export function inputBytes(data, what) {
 export function checkLimits(o) {
   if (o.maxLines === undefined) throw new TypeError("maxLines is required");
   if (o.maxBytes === undefined) throw new TypeError("maxBytes is required");
-  return [checkInteger(o.maxLines, "maxLines", 0, LIMIT_MAX), checkInteger(o.maxBytes, "maxBytes", 0, LIMIT_MAX)];
+  // The range is the core's (preview::checked_limit): an InvalidLimits error from the binding.
+  return [limitNumber(o.maxLines, "maxLines"), limitNumber(o.maxBytes, "maxBytes")];
+}
+
+function limitNumber(value, what) {
+  if (typeof value === "bigint") return Number(value);
+  if (typeof value !== "number") throw new TypeError(`${what} must be a number, got ${describe(value)}`);
+  return value;
 }
 
 /** The default keep patterns (the core's `Keep::DEFAULT_PATTERNS`). */

@@ -86,8 +86,14 @@ test("bound: bad limits and options", () => {
   assert.throws(() => bound("x", { maxLines: 0, maxBytes: 4096 }), (e) => e instanceof DoryWireError && e.code === "invalid_limits");
   assert.throws(() => bound("x".repeat(40), { maxLines: 10, maxBytes: 31 }), (e) => e instanceof DoryWireError && e.code === "invalid_limits");
   assert.equal(bound("x", { maxLines: 10, maxBytes: 10 }).text, "x");
-  assert.throws(() => bound("x", { maxLines: -1, maxBytes: 4096 }), RangeError);
-  assert.throws(() => bound("x", { maxLines: 10, maxBytes: 2 ** 40 }), RangeError);
+  // One range in every language, the core's (0 to 2^32 - 1), and one error: InvalidLimits
+  // (python/tests/test_misuse.py checks the same edges).
+  const invalidLimits = (e) => e instanceof DoryWireError && e.code === "invalid_limits";
+  for (const [maxLines, maxBytes] of [[-1, 4096], [10, -5], [10, 2 ** 40], [10, 2 ** 63], [10, 1e20], [10, Number.MAX_SAFE_INTEGER], [1.5, 4096], [10, NaN]]) {
+    assert.throws(() => bound("x", { maxLines, maxBytes }), invalidLimits, `${maxLines} ${maxBytes}`);
+    assert.throws(() => new StreamingBounder({ maxLines, maxBytes }), invalidLimits, `streaming ${maxLines} ${maxBytes}`);
+  }
+  assert.equal(bound("x", { maxLines: 2 ** 32 - 1, maxBytes: 2 ** 32 - 1 }).text, "x");
   assert.throws(() => bound("x", { maxLines: 10 }), TypeError);
   assert.throws(() => bound("x"), TypeError);
   assert.throws(() => bound(42, { maxLines: 10, maxBytes: 4096 }), TypeError);

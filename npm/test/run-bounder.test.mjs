@@ -14,7 +14,7 @@ test("the run constants are the core's", () => {
   assert.equal(api.MIN_RUN_MAX_BYTES, 80);
 });
 
-test("checkLimits: the core's InvalidLimits below 2 lines or MIN_RUN_MAX_BYTES bytes; types are checked first", () => {
+test("checkLimits: the core's InvalidLimits below 2 lines or MIN_RUN_MAX_BYTES bytes; types are checked first (TypeError), then the core's range", () => {
   RunBounder.checkLimits(2, api.MIN_RUN_MAX_BYTES);
   RunBounder.checkLimits(api.DEFAULT_RUN_MAX_LINES, api.DEFAULT_RUN_MAX_BYTES);
   for (const [lines, bytes] of [
@@ -28,8 +28,9 @@ test("checkLimits: the core's InvalidLimits below 2 lines or MIN_RUN_MAX_BYTES b
     );
   }
   assert.throws(() => RunBounder.checkLimits("2", 80), TypeError);
-  assert.throws(() => RunBounder.checkLimits(2.5, 80), RangeError);
-  assert.throws(() => RunBounder.checkLimits(-1, 80), RangeError);
+  // Numbers out of the core's range are its InvalidLimits too, as in Python.
+  assert.throws(() => RunBounder.checkLimits(2.5, 80), InvalidLimits);
+  assert.throws(() => RunBounder.checkLimits(-1, 80), InvalidLimits);
 });
 
 test("runSpillId: run- and 32 hex digits, the same for the same key", () => {

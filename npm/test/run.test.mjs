@@ -384,7 +384,7 @@ test("bad input rejects before any request", async () => {
   await refused({ maxLines: 1 }, InvalidLimits);
   await refused({ maxBytes: MIN_RUN_MAX_BYTES - 1 }, InvalidLimits);
   await refused({ maxLines: "40" }, (e) => e instanceof TypeError && /maxLines/.test(e.message));
-  await refused({ maxBytes: 1.5 }, RangeError);
+  await refused({ maxBytes: 1.5 }, InvalidLimits);
   for (const key of ["", "a\nb", "é", "k".repeat(256)]) {
     await refused({ idempotencyKey: key }, (e) => e instanceof InvalidArgument && e.argument === "idempotencyKey");
   }

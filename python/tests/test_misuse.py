@@ -196,7 +196,10 @@ BIG = "line\n" * 1000
 
 
 @pytest.mark.parametrize(
-    ("max_lines", "max_bytes"), [(-1, 1000), (10, -5), (2**80, 1000), (10, 2**80)]
+    ("max_lines", "max_bytes"),
+    # One range in every language, the core's (0 to 2**32 - 1): npm/test/misuse.test.mjs
+    # checks the same edges.
+    [(-1, 1000), (10, -5), (2**80, 1000), (10, 2**80), (10, 2**40), (10, 2**63), (-(2**80), 10)],
 )
 def test_bad_limits_are_invalid_limits(max_lines: int, max_bytes: int) -> None:
     for make in (
@@ -224,6 +227,10 @@ def test_limits_too_small_for_a_needed_cut(max_lines: int, max_bytes: int) -> No
             make()
         assert info.value.code == "invalid_limits"
         assert isinstance(info.value, ValueError)
+
+
+def test_the_largest_limits_are_valid() -> None:
+    assert dw.bound("x", max_lines=2**32 - 1, max_bytes=2**32 - 1).text == "x"
 
 
 def test_minimum_limits_are_valid() -> None:

@@ -30,10 +30,17 @@ pub struct StreamingBounderResource {
     inner: RefCell<StreamingBounder>,
 }
 
-/// A limit from the host, saturated to the guest's address space (a larger
-/// limit cannot be reached by any input the guest can hold).
+/// A search count from the host, saturated to the guest's address space (a
+/// larger one cannot be reached by any input the guest can hold).
 pub fn limit(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// A preview limit from the host, checked by the core as in every language
+/// (`preview::checked_limit`: 0 to `MAX_LIMIT`, else `invalid-limits`).
+/// Above 2^53 the `f64` is rounded, and out of range all the same.
+pub fn preview_limit(n: u64, name: &str) -> Result<usize, WitError> {
+    dory_wire::preview::checked_limit(n as f64, name).map_err(|e| convert::error(&e))
 }
 
 /// A core notice kind as its WIT enum.
@@ -231,10 +238,13 @@ impl wit::Guest for Component {
         options: wit::PreviewOptions,
     ) -> Result<wit::Bounded, WitError> {
         let (keep, terminal, split) = self::options(options)?;
-        let bounder = Bounder::new(limit(max_lines), limit(max_bytes))
-            .with_keep(keep)
-            .with_terminal(terminal)
-            .with_split(split);
+        let bounder = Bounder::new(
+            preview_limit(max_lines, "max-lines")?,
+            preview_limit(max_bytes, "max-bytes")?,
+        )
+        .with_keep(keep)
+        .with_terminal(terminal)
+        .with_split(split);
         match &spill_id {
             Some(id) => bounder.bound_with_spill_id(&data, id),
             None => bounder.bound(&data),
@@ -270,10 +280,13 @@ impl wit::GuestStreamingBounder for StreamingBounderResource {
         options: wit::PreviewOptions,
     ) -> Result<Self, WitError> {
         let (keep, terminal, split) = self::options(options)?;
-        let mut inner = StreamingBounder::new(limit(max_lines), limit(max_bytes))
-            .with_keep(keep)
-            .with_terminal(terminal)
-            .with_split(split);
+        let mut inner = StreamingBounder::new(
+            preview_limit(max_lines, "max-lines")?,
+            preview_limit(max_bytes, "max-bytes")?,
+        )
+        .with_keep(keep)
+        .with_terminal(terminal)
+        .with_split(split);
         if let Some(id) = spill_id {
             inner = inner.with_spill_id(id);
         }

@@ -19,7 +19,7 @@ use crate::bindings::exports::dory::wire::preview::{
 };
 use crate::bindings::exports::dory::wire::run as wit;
 use crate::bindings::exports::dory::wire::types::{Error as WitError, Stream as WitStream};
-use crate::preview::{limit, options as preview_options, preview, spill_outcome};
+use crate::preview::{options as preview_options, preview, preview_limit, spill_outcome};
 use crate::{convert, Component};
 
 /// The state behind one `run-bounder` handle.
@@ -53,7 +53,11 @@ impl wit::Guest for Component {
     type RunPending = RunPendingResource;
 
     fn check_limits(max_lines: u64, max_bytes: u64) -> Result<(), WitError> {
-        RunBounder::check_limits(limit(max_lines), limit(max_bytes)).map_err(|e| convert::error(&e))
+        RunBounder::check_limits(
+            preview_limit(max_lines, "max-lines")?,
+            preview_limit(max_bytes, "max-bytes")?,
+        )
+        .map_err(|e| convert::error(&e))
     }
 
     fn run_spill_id(idempotency_key: String) -> String {
@@ -92,10 +96,13 @@ impl wit::GuestRunBounder for RunBounderResource {
         options: PreviewOptions,
     ) -> Result<Self, WitError> {
         let (keep, terminal, split) = preview_options(options)?;
-        let mut inner = RunBounder::new(limit(max_lines), limit(max_bytes))
-            .with_keep(keep)
-            .with_terminal(terminal)
-            .with_split(split);
+        let mut inner = RunBounder::new(
+            preview_limit(max_lines, "max-lines")?,
+            preview_limit(max_bytes, "max-bytes")?,
+        )
+        .with_keep(keep)
+        .with_terminal(terminal)
+        .with_split(split);
         if let Some(id) = spill_id {
             inner = inner.with_spill_id(&id);
         }

@@ -22,7 +22,7 @@ use crate::bindings::exports::dory::wire::request::{Command, Request};
 use crate::bindings::exports::dory::wire::run::View as WitView;
 use crate::bindings::exports::dory::wire::run_machine as wit;
 use crate::bindings::exports::dory::wire::types::{Cursor, Error as WitError};
-use crate::preview::{self, limit, preview, spill_outcome};
+use crate::preview::{self, preview, preview_limit, spill_outcome};
 use crate::{convert, decode, follow, request, Component};
 
 /// The state behind one `run` handle.
@@ -61,10 +61,10 @@ fn run_options(options: wit::RunOptions) -> Result<RunOptions, WitError> {
         out = out.terminal(terminal);
     }
     if let Some(n) = options.max_lines {
-        out = out.max_lines(limit(n));
+        out = out.max_lines(preview_limit(n, "max-lines")?);
     }
     if let Some(n) = options.max_bytes {
-        out = out.max_bytes(limit(n));
+        out = out.max_bytes(preview_limit(n, "max-bytes")?);
     }
     out.idempotency_key = options.idempotency_key;
     out.timeout_seconds = options.timeout_seconds;

@@ -17,8 +17,9 @@ use crate::errors::to_py_err;
 /// Bound at least this many bytes without the GIL.
 pub(crate) const DETACH_THRESHOLD: usize = 64 * 1024;
 
-/// A limit as `usize`: not an int is a `TypeError`; negative or beyond the
-/// platform's range is `InvalidLimits` (a `ValueError`), like a too small one.
+/// A limit as `usize`: not an int is a `TypeError` (Python's convention);
+/// an int is checked by the core (`preview::checked_limit`: 0 to
+/// `MAX_LIMIT`, else `InvalidLimits`, a `ValueError`), as in every language.
 pub(crate) fn limit(py: Python<'_>, obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<usize> {
     if obj.is_instance_of::<PyBool>() || !obj.is_instance_of::<PyInt>() {
         return Err(PyTypeError::new_err(format!(
@@ -26,10 +27,15 @@ pub(crate) fn limit(py: Python<'_>, obj: &Bound<'_, PyAny>, arg: &str) -> PyResu
             args::type_name(obj)
         )));
     }
-    obj.extract::<usize>().map_err(|_| {
-        let reason = format!("{arg} must be a non-negative integer that fits in memory, not {obj}");
-        to_py_err(py, Error::InvalidLimits { reason }, Vec::new())
-    })
+    // An int beyond a float's range is an infinity of its sign.
+    let value = obj.extract::<f64>().unwrap_or_else(|_| {
+        if obj.lt(0).unwrap_or(false) {
+            f64::NEG_INFINITY
+        } else {
+            f64::INFINITY
+        }
+    });
+    preview::checked_limit(value, arg).map_err(|e| to_py_err(py, e, Vec::new()))
 }
 
 /// Input data: `str` (its UTF-8 bytes) or bytes-like.

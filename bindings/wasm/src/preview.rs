@@ -12,21 +12,11 @@ use wasm_bindgen::prelude::*;
 
 use crate::json::{self, OutOfRange};
 
-/// The largest `maxLines`/`maxBytes` accepted: 2^32 − 1 (the wasm32 `usize`).
-const MAX_LIMIT: f64 = u32::MAX as f64;
-
+/// A JavaScript number as the limit `what`: the core decides
+/// (`preview::checked_limit`: a whole number from 0 to `MAX_LIMIT`, else
+/// its `invalid_limits` error, as JSON).
 pub(crate) fn limit(value: f64, what: &str) -> Result<usize, String> {
-    if (0.0..=MAX_LIMIT).contains(&value) && value.fract() == 0.0 {
-        Ok(value as usize)
-    } else {
-        let mut out = String::from("{\"code\":\"range_error\",\"message\":");
-        json::push_str(
-            &mut out,
-            &format!("{what} must be an integer from 0 to {MAX_LIMIT}"),
-        );
-        out.push('}');
-        Err(out)
-    }
+    dory_wire::preview::checked_limit(value, what).map_err(|e| json::write_error(&e))
 }
 
 /// The `keep` option: `word` is the string given (only `"defaults"` is

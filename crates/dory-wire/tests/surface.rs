@@ -16,6 +16,7 @@ use std::time::Duration;
 // ---- the list: exactly the "rust" paths of tests/api/surface.json
 use dory_wire::fresh_run_key;
 use dory_wire::http_status;
+use dory_wire::preview::checked_limit;
 use dory_wire::preview::run_spill_id;
 use dory_wire::preview::Bounded;
 use dory_wire::preview::Bounder;
@@ -35,6 +36,7 @@ use dory_wire::preview::StreamingBounder;
 use dory_wire::preview::View;
 use dory_wire::preview::DEFAULT_RUN_MAX_BYTES;
 use dory_wire::preview::DEFAULT_RUN_MAX_LINES;
+use dory_wire::preview::MAX_LIMIT;
 use dory_wire::preview::MIN_MAX_BYTES;
 use dory_wire::preview::MIN_RUN_MAX_BYTES;
 use dory_wire::search::SearchOptions;
@@ -825,4 +827,20 @@ fn an_answer_status_is_read_by_the_core() {
         http_status(600.0),
         Err(InvalidArgument { ref argument, .. }) if argument == "status"
     ));
+}
+
+/// The limit range every binding applies, the core's.
+#[test]
+fn a_limit_is_read_by_the_core() {
+    assert_eq!(MAX_LIMIT, u32::MAX);
+    assert_eq!(
+        checked_limit(f64::from(MAX_LIMIT), "max_bytes").ok(),
+        Some(u32::MAX as usize)
+    );
+    for bad in [-1.0, 1.5, f64::NAN, 2f64.powi(32), f64::INFINITY] {
+        assert!(
+            matches!(checked_limit(bad, "max_bytes"), Err(InvalidLimits { .. })),
+            "{bad}"
+        );
+    }
 }

@@ -161,6 +161,29 @@ impl Limits {
     }
 }
 
+/// The largest `max_lines` or `max_bytes` a binding accepts, in every
+/// language: 2^32 − 1, the most a WebAssembly (wasm32) `usize` holds.
+pub const MAX_LIMIT: u32 = u32::MAX;
+
+/// A binding's number as the limit `name` (`max_lines`, `max_bytes` or its
+/// spelling in the binding's language): a whole number from 0 to
+/// [`MAX_LIMIT`]. A number too large for an `f64` is passed as an infinity
+/// of its sign.
+///
+/// # Errors
+/// [`Error::InvalidLimits`] for a fraction, NaN, an infinity, a negative
+/// number or one above [`MAX_LIMIT`], with the same text in every language.
+pub fn checked_limit(value: f64, name: &str) -> Result<usize, Error> {
+    if value.fract() == 0.0 && (0.0..=f64::from(MAX_LIMIT)).contains(&value) {
+        // Whole and within u32: the cast is exact.
+        Ok(value as usize)
+    } else {
+        Err(Error::InvalidLimits {
+            reason: format!("{name} must be a whole number from 0 to {MAX_LIMIT}, not {value}"),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -55,7 +55,7 @@ mod terminal;
 
 pub use bounder::Bounder;
 pub use keep::Keep;
-pub use limits::{Limits, Split, MIN_MAX_BYTES};
+pub use limits::{checked_limit, Limits, Split, MAX_LIMIT, MIN_MAX_BYTES};
 pub(crate) use result::push_json_str;
 pub use result::{Notice, NoticeKind, Preview};
 pub use run::{
