@@ -37,7 +37,13 @@ impl Shape {
 pub(crate) struct Shaper {
     terminal: Option<Terminal>,
     matches: Option<Matches>,
+    /// The terminal's rendered lines gathered during one push, given out
+    /// as one piece (empty between pushes).
+    block: Vec<u8>,
 }
+
+/// The most bytes [`Shaper::block`] gathers.
+const BLOCK_BYTES: usize = 4096;
 
 impl Shaper {
     /// The state for `shape` at `limits`; `None` when both are off.
@@ -50,6 +56,7 @@ impl Shaper {
                 .terminal
                 .then(|| Terminal::new(limits.head_window().max(super::keep::SCAN_BYTES))),
             matches: (!shape.keep.is_none()).then(|| Matches::new(shape.keep.clone(), limits)),
+            block: Vec::new(),
         }))
     }
 
@@ -57,6 +64,7 @@ impl Shaper {
     pub(crate) fn retained_bytes(&self) -> usize {
         self.matches.as_ref().map_or(0, Matches::retained_bytes)
             + self.terminal.as_ref().map_or(0, Terminal::retained_bytes)
+            + self.block.capacity()
     }
 
     /// Renders `chunk` (written by a push tagged `tag`), giving each
@@ -66,10 +74,12 @@ impl Shaper {
         match &mut self.terminal {
             Some(t) => {
                 t.set_tag(tag);
-                t.push(chunk, &mut |o| {
-                    feed(matches, o);
-                    out(o);
-                });
+                let mut gather = Gather {
+                    block: &mut self.block,
+                    tag,
+                };
+                t.push(chunk, &mut |o| gather.add(o, matches, out));
+                gather.flush(matches, out);
             }
             None => {
                 if let Some(m) = matches.as_mut() {
@@ -85,10 +95,12 @@ impl Shaper {
     pub(crate) fn finish(mut self, out: &mut dyn FnMut(Out<'_>)) -> Extras {
         let matches = &mut self.matches;
         if let Some(t) = &mut self.terminal {
-            t.finish(&mut |o| {
-                feed(matches, o);
-                out(o);
-            });
+            let mut gather = Gather {
+                block: &mut self.block,
+                tag: false,
+            };
+            t.finish(&mut |o| gather.add(o, matches, out));
+            gather.flush(matches, out);
         }
         if let Some(m) = &mut self.matches {
             m.finish();
@@ -97,6 +109,48 @@ impl Shaper {
             term: self.terminal.as_ref().map(Terminal::counts),
             matches: self.matches,
         }
+    }
+}
+
+/// The terminal's small pieces of one tag, gathered into one (fewer,
+/// larger pieces for the matcher and the bounder; the same bytes in the
+/// same order, all given out before the push returns).
+struct Gather<'a> {
+    block: &'a mut Vec<u8>,
+    /// The tag of the gathered bytes.
+    tag: bool,
+}
+
+impl Gather<'_> {
+    fn add(&mut self, o: Out<'_>, matches: &mut Option<Matches>, out: &mut dyn FnMut(Out<'_>)) {
+        match o {
+            Out::Text(b, tag) if b.len() < BLOCK_BYTES => {
+                if tag != self.tag || self.block.len() + b.len() > BLOCK_BYTES {
+                    self.flush(matches, out);
+                }
+                if self.block.capacity() < BLOCK_BYTES {
+                    self.block.reserve_exact(BLOCK_BYTES - self.block.len());
+                }
+                self.block.extend_from_slice(b);
+                self.tag = tag;
+            }
+            _ => {
+                self.flush(matches, out);
+                feed(matches, o);
+                out(o);
+            }
+        }
+    }
+
+    /// Gives out what is gathered.
+    fn flush(&mut self, matches: &mut Option<Matches>, out: &mut dyn FnMut(Out<'_>)) {
+        if self.block.is_empty() {
+            return;
+        }
+        let o = Out::Text(self.block, self.tag);
+        feed(matches, o);
+        out(o);
+        self.block.clear();
     }
 }
 

@@ -414,6 +414,37 @@ fn special(b: u8) -> bool {
     b < 0x20 || b == 0x7F
 }
 
+/// Where the first byte of `bytes` that is [`special`] is: eight bytes at
+/// a time (a word test for a byte below `0x20` or equal to `0x7F`), then
+/// byte by byte.
+fn first_special(bytes: &[u8]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_le_bytes([0x80; 8]);
+    let mut chunks = bytes.chunks_exact(8);
+    let mut base = 0;
+    for c in &mut chunks {
+        if let Ok(word) = <[u8; 8]>::try_from(c) {
+            let x = u64::from_le_bytes(word);
+            // A byte below 0x20 (exact for "any": bytes of 0x80 and up
+            // have their high bit set in `x`), or a byte equal to 0x7F.
+            let low = x.wrapping_sub(0x20 * ONES) & !x;
+            let y = x ^ (0x7F * ONES);
+            let del = y.wrapping_sub(ONES) & !y;
+            if (low | del) & HIGH != 0 {
+                if let Some(i) = c.iter().position(|&b| special(b)) {
+                    return Some(base + i);
+                }
+            }
+        }
+        base += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| special(b))
+        .map(|i| base + i)
+}
+
 /// Gives out raw line `owner` as `row`'s text and `\n`, after the hidden
 /// lines before it.
 fn give(next: &mut u64, owner: u64, row: &Row, out: &mut dyn FnMut(Out<'_>)) {
@@ -480,7 +511,7 @@ impl Terminal {
         let mut i = 0;
         while i < chunk.len() {
             if self.esc == Esc::Ground && !self.cr {
-                let run = chunk[i..].iter().position(|&b| special(b));
+                let run = first_special(&chunk[i..]);
                 let end = run.map_or(chunk.len(), |n| i + n);
                 if end > i {
                     self.text(&chunk[i..end]);
@@ -854,6 +885,23 @@ mod tests {
     fn counts(data: &[u8]) -> (u64, u64, u64) {
         let c = render(data, 4096).1;
         (c.redraws, c.escapes, c.controls)
+    }
+
+    #[test]
+    fn first_special_finds_the_first_control_byte() {
+        for b in 0..=255u8 {
+            for len in [1usize, 7, 8, 9, 16, 31, 40] {
+                for at in 0..len {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[at] = b;
+                    bytes.push(0x7F);
+                    let naive = bytes.iter().position(|&x| special(x));
+                    assert_eq!(first_special(&bytes), naive, "{b} {len} {at}");
+                    assert_eq!(first_special(&bytes[..len]), naive.filter(|&i| i < len));
+                }
+            }
+        }
+        assert_eq!(first_special(b""), None);
     }
 
     #[test]
