@@ -28,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from dory_wire import SpillDirectory, bound
+from dory_wire import RUN_PRESET, SpillDirectory, bound
 from dory_wire.client import Client
 
 LIMITS = {"max_lines": 400, "max_bytes": 16384}
@@ -150,6 +150,8 @@ def identity(seeds: int) -> dict:
                         hashlib.sha256(Path(preview.spill_path).read_bytes()).digest()
                         == hashlib.sha256(data).digest()
                     )
+                # Each stream's view is bound() of its bytes in run's shape
+                # (RUN_PRESET: keep, terminal, the tail split).
                 again = (
                     bound(
                         data,
@@ -157,9 +159,10 @@ def identity(seeds: int) -> dict:
                         max_bytes=4000,
                         spill=lambda _id, _d, p=preview.spill_path: p,
                         spill_id=preview.spill_id,
+                        **RUN_PRESET,
                     )
                     if preview.truncated
-                    else bound(data, max_lines=60, max_bytes=4000)
+                    else bound(data, max_lines=60, max_bytes=4000, **RUN_PRESET)
                 )
                 ok &= again.text == preview.text
             exact += ok
