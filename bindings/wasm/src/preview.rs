@@ -53,8 +53,9 @@ pub(crate) fn keep(word: Option<String>, patterns: Option<Vec<String>>) -> Resul
     }
 }
 
-/// Builds a [`Bounder`]; throws an error-object JSON string (`range_error`)
-/// for limits that are not integers in range. Any integer limits are valid.
+/// Builds a [`Bounder`]; throws an error-object JSON string (the core's
+/// `invalid_limits`) for limits out of the core's range
+/// (`preview::checked_limit`).
 fn bounder(max_lines: f64, max_bytes: f64) -> Result<Bounder, String> {
     Ok(Bounder::new(
         limit(max_lines, "maxLines")?,
