@@ -110,21 +110,7 @@ fn all_matches(v: &Value, input: &[u8]) -> Option<Vec<u64>> {
 /// What the vector's search says of the file at `path`: the command, and
 /// the notice's text when the output is cut.
 fn search_at(v: &Value, input: &[u8], path: &str) -> Option<(Option<String>, String)> {
-    let d = SearchOptions::default();
-    let n = |k: &str, default: usize| {
-        v.get(k)
-            .and_then(Value::as_u64)
-            .map_or(default, |n| n as usize)
-    };
-    let options = SearchOptions {
-        context: n("context", d.context),
-        max_lines: n("max_lines", d.max_lines),
-        max_bytes: n("max_bytes", d.max_bytes),
-        ignore_case: v
-            .get("ignore_case")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
-    };
+    let options = common::search::options_of(v);
     let mut s = Searcher::new(v["pattern"].as_str()?, options).ok()?;
     s.push(input);
     let r = s.finish(Some(path));

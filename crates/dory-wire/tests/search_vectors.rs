@@ -7,9 +7,11 @@
 
 mod common;
 
+use common::search::options_of;
+
 use base64::Engine;
 use dory_testkit::Rng;
-use dory_wire::search::{SearchOptions, Searcher};
+use dory_wire::search::Searcher;
 use serde_json::{json, Value};
 
 /// The vector's input bytes.
@@ -23,24 +25,6 @@ fn input_of(v: &Value) -> Vec<u8> {
             .expect("input or input_b64")
             .as_bytes()
             .to_vec(),
-    }
-}
-
-fn options_of(v: &Value) -> SearchOptions {
-    let d = SearchOptions::default();
-    let n = |k: &str, default: usize| {
-        v.get(k)
-            .and_then(Value::as_u64)
-            .map_or(default, |n| n as usize)
-    };
-    SearchOptions {
-        context: n("context", d.context),
-        max_lines: n("max_lines", d.max_lines),
-        max_bytes: n("max_bytes", d.max_bytes),
-        ignore_case: v
-            .get("ignore_case")
-            .and_then(Value::as_bool)
-            .unwrap_or(false),
     }
 }
 

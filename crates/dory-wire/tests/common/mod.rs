@@ -4,6 +4,7 @@
 
 pub mod conversation;
 pub mod preview;
+pub mod search;
 
 use std::path::{Path, PathBuf};
 
