@@ -85,4 +85,6 @@ wait_for "$py_job" py-tools
 
 suite_print || failed=1
 timing_summary "make test"
+# What the run left on disk (a CI machine's disk is not always large).
+echo "make test: target/ holds $(du -sh "${CARGO_TARGET_DIR:-$ROOT/target}" 2>/dev/null | cut -f1); $(df -h --output=avail "$ROOT" | tail -1 | tr -d ' ') free"
 exit "$failed"
