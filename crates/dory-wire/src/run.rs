@@ -13,11 +13,12 @@ use std::time::Duration;
 use crate::error::Error;
 use crate::follow::{Decision, FollowOptions, Follower, Reconnect};
 use crate::preview::{
-    run_spill_id, Keep, Preview, RunBounder, RunEnd, RunPending, SpillError, SpillOutcome, View,
-    DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
+    run_spill_id, Keep, Limits, Preview, RunBounder, RunEnd, RunPending, SpillError, SpillOutcome,
+    TokenLimit, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
 };
 use crate::request::{Command, Request};
 use crate::sink::Sink;
+use crate::tokens::Tokenizer;
 use crate::transcript::Utf8Decoder;
 use crate::types::{Cursor, Event, Stream};
 
@@ -64,6 +65,12 @@ pub struct RunOptions {
     pub max_lines: usize,
     /// The most bytes of each preview (default [`DEFAULT_RUN_MAX_BYTES`], 16 KiB).
     pub max_bytes: usize,
+    /// The most tokens of each preview, and the tokenizer that counts them
+    /// (default: none); see [`Limits::with_max_tokens`] and
+    /// [`token_limit`](crate::preview::token_limit). A run needs
+    /// `max_tokens ≥` [`MIN_RUN_MAX_BYTES`](crate::preview::MIN_RUN_MAX_BYTES), as it
+    /// needs that many bytes.
+    pub tokens: Option<TokenLimit>,
     /// The lines of each view's omitted middle to keep (default
     /// [`Keep::defaults`]; [`Keep::none`] keeps none); see
     /// [`RunBounder::with_keep`].
@@ -101,6 +108,7 @@ impl Default for RunOptions {
         RunOptions {
             max_lines: DEFAULT_RUN_MAX_LINES,
             max_bytes: DEFAULT_RUN_MAX_BYTES,
+            tokens: None,
             keep: Keep::defaults(),
             terminal: true,
             idempotency_key: None,
@@ -128,6 +136,14 @@ impl RunOptions {
     /// The most bytes of each preview.
     pub fn max_bytes(mut self, max_bytes: usize) -> Self {
         self.max_bytes = max_bytes;
+        self
+    }
+    /// Each preview encodes to at most `max_tokens` tokens under `tokenizer`.
+    pub fn max_tokens(mut self, max_tokens: usize, tokenizer: Tokenizer) -> Self {
+        self.tokens = Some(TokenLimit {
+            max_tokens,
+            tokenizer,
+        });
         self
     }
     /// Keeps the lines of each view's omitted middle that match `keep`
@@ -727,6 +743,7 @@ impl Run {
         random: [u8; 16],
     ) -> Result<Run, Error> {
         RunBounder::check_limits(options.max_lines, options.max_bytes)?;
+        RunBounder::check_tokens(options.tokens)?;
         options.follow.check()?;
         if !options.follow.follow {
             return Err(invalid(
@@ -752,7 +769,9 @@ impl Run {
         calls.check()?;
         // A failure is printed near the end: run's previews give the tail
         // the budget (docs/preview.md, "The split").
-        let bounder = RunBounder::new(options.max_lines, options.max_bytes)
+        let limits =
+            Limits::new(options.max_lines, options.max_bytes).with_token_limit(options.tokens);
+        let bounder = RunBounder::with_limits(limits)
             .with_split(crate::preview::Split::Tail)
             .with_keep(options.keep)
             .with_terminal(options.terminal)

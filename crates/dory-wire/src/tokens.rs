@@ -1,5 +1,5 @@
-//! Token counting for token budgets (`max_tokens`): the foundation, not yet
-//! used by the preview bounders.
+//! Token counting for token budgets (`max_tokens`, see
+//! [`Limits::with_max_tokens`](crate::preview::Limits::with_max_tokens)).
 //!
 //! A [`Tokenizer`] counts how many tokens a text costs a model, and finds
 //! the longest prefix or suffix of a candidate text that fits a token budget
@@ -8,11 +8,12 @@
 //! - **Exact** (Cargo feature `tokens`, off by default):
 //!   `Tokenizer::O200kBase` (GPT-4o, GPT-4.1, o-series, GPT-5) and
 //!   `Tokenizer::Cl100kBase` (GPT-4, GPT-3.5), OpenAI's byte-pair encodings
-//!   as the `bpe-openai` crate embeds them: no network, no files. The counts
-//!   equal OpenAI's `tiktoken` `encode_ordinary` lengths (special tokens are
-//!   ordinary text here). A vocabulary is decoded on its first use, once per
-//!   process (≈ 50 ms for `o200k_base`, ≈ 20 ms for `cl100k_base`), and
-//!   costs a few megabytes of binary and memory: hence the feature.
+//!   as the `tiktoken-rs` crate embeds them: no network, no files. The
+//!   counts are OpenAI's `tiktoken` `encode_ordinary` lengths (special
+//!   tokens are ordinary text here). A vocabulary is decoded on its first
+//!   use, once per process (≈ 130 ms for `o200k_base`, ≈ 50 ms for
+//!   `cl100k_base`), and costs a few megabytes of binary and memory: hence
+//!   the feature.
 //! - **Approximate** ([`Tokenizer::Approx`], always available): a
 //!   character-class estimate for models whose tokenizer is not available
 //!   offline (Anthropic Claude, Google Gemini, …), calibrated against
@@ -99,12 +100,19 @@ pub struct Fit {
 
 /// The exact encodings, decoded once per process on first use.
 #[cfg(feature = "tokens")]
-fn bpe(tokenizer: Tokenizer) -> Option<&'static bpe_openai::Tokenizer> {
-    static O200K: OnceLock<&'static bpe_openai::Tokenizer> = OnceLock::new();
-    static CL100K: OnceLock<&'static bpe_openai::Tokenizer> = OnceLock::new();
+fn bpe(tokenizer: Tokenizer) -> Option<&'static tiktoken_rs::CoreBPE> {
+    static O200K: OnceLock<Option<tiktoken_rs::CoreBPE>> = OnceLock::new();
+    static CL100K: OnceLock<Option<tiktoken_rs::CoreBPE>> = OnceLock::new();
+    // The vocabularies are embedded and checked by the crate's tests:
+    // building them fails only if the embedded data were corrupt, and then
+    // the tokenizer is reported unavailable rather than panicking.
     match tokenizer {
-        Tokenizer::O200kBase => Some(O200K.get_or_init(bpe_openai::o200k_base)),
-        Tokenizer::Cl100kBase => Some(CL100K.get_or_init(bpe_openai::cl100k_base)),
+        Tokenizer::O200kBase => O200K
+            .get_or_init(|| tiktoken_rs::o200k_base().ok())
+            .as_ref(),
+        Tokenizer::Cl100kBase => CL100K
+            .get_or_init(|| tiktoken_rs::cl100k_base().ok())
+            .as_ref(),
         Tokenizer::Approx => None,
     }
 }
@@ -176,7 +184,7 @@ impl Tokenizer {
     pub fn count(self, text: &str) -> usize {
         #[cfg(feature = "tokens")]
         if let Some(bpe) = bpe(self) {
-            return bpe.count(text);
+            return bpe.encode_ordinary(text).len();
         }
         approx_count(text)
     }
@@ -472,10 +480,12 @@ impl<'a> Units<'a> {
 /// The approximate count: a character-class estimate of each line (which
 /// tracks `o200k_base` within about ±25% on logs), plus a 25% margin so
 /// that it over-counts rather than under-counts. Additive across line
-/// breaks: each line is estimated on its own, the margin rounded up.
+/// breaks: each line is estimated on its own, the margin rounded up. Never
+/// more than the line's bytes, as for a byte-pair encoding (every token is
+/// at least one byte): so any text counts at most its length in bytes.
 fn approx_count(text: &str) -> usize {
     text.split_inclusive('\n')
-        .map(|line| (approx_line(line) * 5).div_ceil(4))
+        .map(|line| ((approx_line(line) * 5).div_ceil(4)).min(line.len()))
         .sum()
 }
 

@@ -11,7 +11,7 @@ use dory_wire::preview::{
 use dory_wire::{RunResult, Stream};
 use serde_json::Value;
 
-const PREVIEW_KEYS: [&str; 13] = [
+const PREVIEW_KEYS: [&str; 14] = [
     "text",
     "truncated",
     "total_lines",
@@ -25,6 +25,7 @@ const PREVIEW_KEYS: [&str; 13] = [
     "spill_path",
     "spill_error",
     "notices",
+    "tokens",
 ];
 
 const RUN_KEYS: [&str; 9] = [

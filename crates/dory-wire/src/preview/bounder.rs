@@ -183,7 +183,7 @@ impl Bounder {
         data: &'a [u8],
         spill_id: Option<&'a str>,
     ) -> Result<Bounded<'a>, Error> {
-        if !self.shape.is_off() {
+        if !self.shape.is_off() || self.limits.tokens().is_some() {
             return self.bound_shaped(data, spill_id);
         }
         let total = data.len() as u64;
@@ -203,8 +203,8 @@ impl Bounder {
         self.bound_rest(data, spill_id, newlines, lines, fits)
     }
 
-    /// With an option on: the streaming bounder given the whole input (the
-    /// spill id derived from the same bytes).
+    /// With an option or a token limit: the streaming bounder given the
+    /// whole input (the spill id derived from the same bytes).
     #[inline(never)]
     fn bound_shaped(&self, data: &[u8], spill_id: Option<&str>) -> Result<Bounded<'static>, Error> {
         let mut streaming = self.streaming();
@@ -256,6 +256,7 @@ impl Bounder {
             retained,
             spill_id: spill_id.map_or_else(|| Cow::Owned(spill_id_of(data)), Cow::Borrowed),
             extras: None,
+            fit: None,
         }))
     }
 }

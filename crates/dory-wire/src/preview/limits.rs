@@ -1,7 +1,9 @@
-//! The two preview limits. Every pair is valid: input that fits comes back
-//! unchanged whatever the limits; only a cut needs room for a notice.
+//! The preview limits: lines, bytes and, optionally, tokens. Every
+//! combination is valid: input that fits comes back unchanged whatever the
+//! limits; only a cut needs room for a notice.
 
 use crate::error::Error;
+use crate::tokens::Tokenizer;
 
 /// The smallest `max_bytes` with which any input can be cut: room for the
 /// minimal marker `[... omitted ...]` (17 bytes) with a margin, so that every
@@ -28,6 +30,17 @@ pub struct Limits {
     max_lines: usize,
     max_bytes: usize,
     split: Split,
+    tokens: Option<TokenLimit>,
+}
+
+/// A token budget: at most `max_tokens` tokens under `tokenizer` for the
+/// whole preview, notices included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct TokenLimit {
+    /// The most tokens the preview's text may encode to.
+    pub max_tokens: usize,
+    /// What counts them.
+    pub tokenizer: Tokenizer,
 }
 
 /// Where a cut preview's budget goes between its head and its tail.
@@ -95,6 +108,62 @@ impl Limits {
             max_lines,
             max_bytes,
             split: Split::Even,
+            tokens: None,
+        }
+    }
+
+    /// The same limits, and the preview's text encodes to at most
+    /// `max_tokens` tokens under `tokenizer`, notices included: a third
+    /// limit, and whichever binds first decides.
+    ///
+    /// A preview within the byte and line limits that encodes to more is
+    /// cut at a smaller byte budget: the largest from [`MIN_MAX_BYTES`] to
+    /// `max_bytes` (bisected, each candidate counted in full) whose preview
+    /// fits. Only previews are counted (at most `max_bytes` bytes each,
+    /// never the whole output), and [`Preview::tokens`](super::Preview::tokens)
+    /// holds the count. A cut needs `max_tokens ≥` [`MIN_MAX_BYTES`]: every
+    /// token is at least one byte, so a preview of `MIN_MAX_BYTES` bytes
+    /// always fits.
+    ///
+    /// ```
+    /// use dory_wire::preview::{Bounder, Limits, SpillOutcome};
+    /// use dory_wire::tokens::Tokenizer;
+    ///
+    /// let log: String = (1..=400).map(|i| format!("step {i}: compiled module_{i}\n")).collect();
+    /// let limits = Limits::new(100, 16 * 1024).with_max_tokens(200, Tokenizer::Approx);
+    /// let preview = Bounder::with_limits(limits)
+    ///     .bound(log.as_bytes())?
+    ///     .render(SpillOutcome::NotSaved, None);
+    /// let tokens = preview.tokens.expect("counted under a token limit");
+    /// assert!(tokens <= 200 && tokens as usize == Tokenizer::Approx.count(&preview.text));
+    /// assert!(preview.text.ends_with("step 400: compiled module_400\n"));
+    /// # Ok::<(), dory_wire::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_max_tokens(mut self, max_tokens: usize, tokenizer: Tokenizer) -> Self {
+        self.tokens = Some(TokenLimit {
+            max_tokens,
+            tokenizer,
+        });
+        self
+    }
+
+    /// The token budget, when one is set.
+    pub fn tokens(&self) -> Option<TokenLimit> {
+        self.tokens
+    }
+
+    /// The most tokens a preview may have (`None`: no token limit).
+    pub fn max_tokens(&self) -> Option<usize> {
+        self.tokens.map(|t| t.max_tokens)
+    }
+
+    /// The same lines, bytes and split without the token limit: what the
+    /// token fitting bounds at each byte budget it tries.
+    pub(crate) fn without_tokens(&self) -> Self {
+        Limits {
+            tokens: None,
+            ..*self
         }
     }
 
@@ -126,7 +195,8 @@ impl Limits {
     }
 
     /// Whether input that does not fit can be cut within these limits: the
-    /// notice needs a line (`max_lines ≥ 1`) and `max_bytes ≥` [`MIN_MAX_BYTES`].
+    /// notice needs a line (`max_lines ≥ 1`), `max_bytes ≥` [`MIN_MAX_BYTES`]
+    /// and, with a token limit, `max_tokens ≥` [`MIN_MAX_BYTES`].
     ///
     /// # Errors
     /// [`Error::InvalidLimits`] (code `invalid_limits`) when it cannot.
@@ -142,6 +212,14 @@ impl Limits {
                 reason: format!(
                     "the input must be cut and max_bytes={} is below {MIN_MAX_BYTES}, the least a cut preview needs",
                     self.max_bytes
+                ),
+            });
+        }
+        if let Some(t) = self.tokens.filter(|t| t.max_tokens < MIN_MAX_BYTES) {
+            return Err(Error::InvalidLimits {
+                reason: format!(
+                    "the input must be cut and max_tokens={} is below {MIN_MAX_BYTES}, the least a cut preview needs",
+                    t.max_tokens
                 ),
             });
         }
@@ -181,6 +259,61 @@ pub fn checked_limit(value: f64, name: &str) -> Result<usize, Error> {
         Err(Error::InvalidLimits {
             reason: format!("{name} must be a whole number from 0 to {MAX_LIMIT}, not {value}"),
         })
+    }
+}
+
+/// The tokenizer a token limit uses when none is named, in every language:
+/// OpenAI's `o200k_base` (GPT-4o and later). Builds without it (the default
+/// npm entry, the Component) refuse it by name: pass `"approx"` there.
+pub const DEFAULT_TOKENIZER: &str = "o200k_base";
+
+/// A binding's `max_tokens` and `tokenizer` options as a token limit, one
+/// rule for every language: no `max_tokens` and no `tokenizer` is no token
+/// limit; a `tokenizer` alone counts the preview's tokens
+/// ([`Preview::tokens`](super::Preview::tokens)) without limiting them; a
+/// `max_tokens` alone uses [`DEFAULT_TOKENIZER`].
+///
+/// ```
+/// use dory_wire::preview::token_limit;
+/// use dory_wire::tokens::Tokenizer;
+///
+/// assert_eq!(token_limit(None, None)?, None);
+/// let limit = token_limit(Some(4000), Some("approx"))?.unwrap();
+/// assert_eq!((limit.max_tokens, limit.tokenizer), (4000, Tokenizer::Approx));
+/// let counted = token_limit(None, Some("approx"))?.unwrap();
+/// assert_eq!(counted.max_tokens, usize::MAX);
+/// let err = token_limit(Some(100), Some("gpt2")).unwrap_err();
+/// assert_eq!(err.code(), "invalid_argument");
+/// # Ok::<(), dory_wire::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`] (argument `tokenizer`) for an unknown name or
+/// a tokenizer this build lacks.
+pub fn token_limit(
+    max_tokens: Option<usize>,
+    tokenizer: Option<&str>,
+) -> Result<Option<TokenLimit>, Error> {
+    if max_tokens.is_none() && tokenizer.is_none() {
+        return Ok(None);
+    }
+    let name = tokenizer.unwrap_or(DEFAULT_TOKENIZER);
+    let tokenizer = Tokenizer::from_name(name).map_err(|e| Error::InvalidArgument {
+        argument: "tokenizer".to_owned(),
+        reason: e.to_string(),
+    })?;
+    Ok(Some(TokenLimit {
+        max_tokens: max_tokens.unwrap_or(usize::MAX),
+        tokenizer,
+    }))
+}
+
+impl Limits {
+    /// The same limits with this token limit (or none).
+    #[must_use]
+    pub fn with_token_limit(mut self, tokens: Option<TokenLimit>) -> Self {
+        self.tokens = tokens;
+        self
     }
 }
 

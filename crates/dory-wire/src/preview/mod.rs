@@ -40,6 +40,7 @@
 mod bounder;
 mod count;
 mod digest;
+mod fit;
 mod keep;
 mod limits;
 mod notice;
@@ -55,7 +56,10 @@ mod terminal;
 
 pub use bounder::Bounder;
 pub use keep::Keep;
-pub use limits::{checked_limit, Limits, Split, MAX_LIMIT, MIN_MAX_BYTES};
+pub use limits::{
+    checked_limit, token_limit, Limits, Split, TokenLimit, DEFAULT_TOKENIZER, MAX_LIMIT,
+    MIN_MAX_BYTES,
+};
 pub(crate) use result::push_json_str;
 pub use result::{Notice, NoticeKind, Preview};
 pub use run::{

@@ -62,6 +62,10 @@ pub struct Preview<'a> {
     /// written (input that fits, unchanged). Lines of the input that merely
     /// look like notices are never listed.
     pub notices: Vec<Notice>,
+    /// How many tokens `text` encodes to under the token limit's tokenizer
+    /// ([`Limits::with_max_tokens`](super::Limits::with_max_tokens)), counted
+    /// in full; `None` without a token limit.
+    pub tokens: Option<u64>,
 }
 
 /// What a notice line of a [`Preview`] is.
@@ -156,6 +160,7 @@ impl Preview<'_> {
             spill_path: self.spill_path,
             spill_error: self.spill_error,
             notices: self.notices,
+            tokens: self.tokens,
         }
     }
 
@@ -219,6 +224,7 @@ impl<'a> Preview<'a> {
             spill_path: None,
             spill_error: None,
             notices: Vec::new(),
+            tokens: None,
         }
     }
 }
@@ -250,11 +256,12 @@ impl Preview<'_> {
     /// `{"text", "truncated", "total_lines", "total_bytes", "head_bytes",
     /// "tail_bytes", "omitted_lines", "omitted_bytes", "omitted_range":
     /// {"first", "last"} | null, "spill_id", "spill_path", "spill_error",
-    /// "notices": [{"kind", "line", "text"}]}`
+    /// "notices": [{"kind", "line", "text"}], "tokens"}`
     ///
     /// `text` is the whole preview, notices included; each notice's `line`
     /// is its 1-based line number in `text` and its `text` the line itself
-    /// (without `\n`). The JSON Schema is `docs/schema/preview.schema.json`.
+    /// (without `\n`); `tokens` is [`Preview::tokens`] (`null` without a
+    /// token limit). The JSON Schema is `docs/schema/preview.schema.json`.
     ///
     /// ```
     /// use dory_wire::preview::{Bounder, SpillOutcome};
@@ -320,7 +327,12 @@ impl Preview<'_> {
             push_json_str(out, text);
             out.push('}');
         }
-        out.push_str("]}");
+        match self.tokens {
+            Some(n) => {
+                let _ = write!(out, "],\"tokens\":{n}}}");
+            }
+            None => out.push_str("],\"tokens\":null}"),
+        }
     }
 
     /// Each notice of [`Preview::notices`], in order, as its kind, its

@@ -9,8 +9,9 @@ use crate::sink::Sink;
 use crate::types::{Event, Stream};
 
 use super::digest::spill_id_of;
+use super::fit;
 use super::keep::Keep;
-use super::limits::{Limits, MIN_MAX_BYTES};
+use super::limits::{Limits, TokenLimit, MIN_MAX_BYTES};
 use super::plan::MIN_PARTIAL;
 use super::result::{Notice, NoticeKind, Preview};
 use super::spill::{Bounded, SpillOutcome};
@@ -298,6 +299,25 @@ impl RunBounder {
         Ok(())
     }
 
+    /// Whether a token limit can be honoured for any output of a run: like
+    /// the bytes ([`check_limits`](Self::check_limits)), a cut beside a loss
+    /// line needs `max_tokens ≥` [`MIN_RUN_MAX_BYTES`] (every token is at
+    /// least one byte). No token limit, or one that only counts, passes.
+    ///
+    /// # Errors
+    /// [`Error::InvalidLimits`] when `max_tokens <` [`MIN_RUN_MAX_BYTES`].
+    pub fn check_tokens(tokens: Option<TokenLimit>) -> Result<(), Error> {
+        match tokens {
+            Some(t) if t.max_tokens < MIN_RUN_MAX_BYTES => Err(Error::InvalidLimits {
+                reason: format!(
+                    "a run needs max_tokens >= {MIN_RUN_MAX_BYTES} (a notice and a loss line, whatever the output), got max_tokens={}",
+                    t.max_tokens
+                ),
+            }),
+            _ => Ok(()),
+        }
+    }
+
     /// A run bounder for these limits.
     pub fn with_limits(limits: Limits) -> Self {
         RunBounder {
@@ -559,57 +579,8 @@ impl RunBounder {
         let mut views = Vec::with_capacity(3);
         for (view, kept) in View::ALL.into_iter().zip(kept) {
             let loss = losses[view.index()];
-            let (content, line) = match loss.line(limits.max_bytes()) {
-                None => (limits, None),
-                Some(line) => {
-                    let need = line.len() + 2;
-                    if limits.max_lines() == 0 || limits.max_bytes() < need {
-                        return Err(Error::InvalidLimits {
-                            reason: format!(
-                                "{} bytes of {} were lost and the limits leave no room to say so: the line needs {need} bytes and a line, max_bytes={} and max_lines={}",
-                                loss.bytes,
-                                view.as_str(),
-                                limits.max_bytes(),
-                                limits.max_lines()
-                            ),
-                        });
-                    }
-                    (
-                        limits.resized(limits.max_lines() - 1, limits.max_bytes() - need),
-                        Some(line),
-                    )
-                }
-            };
-            let ended = match end {
-                Some(end) if view == View::Combined => {
-                    let end_line = end.line(limits.max_bytes());
-                    let need = end_line.len() + 2;
-                    let less = content
-                        .max_lines()
-                        .checked_sub(1)
-                        .zip(content.max_bytes().checked_sub(need));
-                    // The line takes its room when the rest still holds the
-                    // view (a cut, if it needs one); else it is left out.
-                    less.and_then(|(lines, bytes)| {
-                        let less = content.resized(lines, bytes);
-                        kept.bound(less).ok().map(|b| (b, less, end_line))
-                    })
-                }
-                _ => None,
-            };
-            let (bounded, content, end_line) = match ended {
-                Some((bounded, less, end_line)) => (bounded, less, Some(end_line)),
-                None => (kept.bound(content)?, content, None),
-            };
-            views.push(ViewPending {
-                bounded,
-                content,
-                end_line,
-                loss_line: line,
-                lost_bytes: loss.bytes,
-                lost_ranges: loss.ranges,
-                kept: (view == View::Combined).then_some(kept),
-            });
+            let end = end.copied().filter(|_| view == View::Combined);
+            views.push(ViewPending::at(view, kept, limits, loss, end)?);
         }
         let mut views = views.into_iter();
         let (Some(stdout), Some(stderr), Some(combined)) =
@@ -617,13 +588,19 @@ impl RunBounder {
         else {
             unreachable!("three views")
         };
-        Ok(RunPending {
+        let mut pending = RunPending {
             views: [stdout, stderr, combined],
             spill_ids,
             stderr_tail: stderr_tail.into_vec(),
             stderr_total,
             stderr_spans: stderr_spans.into(),
-        })
+        };
+        if let Some(limit) = limits.tokens() {
+            for view in View::ALL {
+                pending.fit_uncut(view, limits, limit)?;
+            }
+        }
+        Ok(pending)
     }
 }
 
@@ -662,6 +639,7 @@ impl Sink for RunBounder {
 
 #[derive(Debug, Clone)]
 struct ViewPending {
+    view: View,
     /// The view's bytes bounded at `content`.
     bounded: Bounded<'static>,
     /// The limits less the loss line's and the end line's room.
@@ -671,8 +649,119 @@ struct ViewPending {
     end_line: Option<String>,
     lost_bytes: u64,
     lost_ranges: u64,
-    /// The combined view's kept bytes, to bound again beside a stderr section.
+    /// The view's kept bytes: the combined view's, to bound again beside a
+    /// stderr section; every view's under a token limit, to bound again at
+    /// smaller byte budgets.
     kept: Option<Kept>,
+    /// Under a token limit: what the view is bounded at again.
+    fit: Option<Box<ViewFit>>,
+}
+
+/// A view's token limit and what its bounding takes besides its bytes.
+#[derive(Debug, Clone)]
+struct ViewFit {
+    /// The limits the view was bounded at (no token limit).
+    limits: Limits,
+    limit: TokenLimit,
+    loss: Losses,
+    end: Option<RunEnd>,
+}
+
+impl ViewPending {
+    /// `view`'s bytes (`kept`) bounded at `limits`, less the room of its
+    /// loss line and end line. Under a token limit in `limits`, what bounds
+    /// it again at smaller byte budgets is kept beside it.
+    fn at(
+        view: View,
+        kept: Kept,
+        limits: Limits,
+        loss: Losses,
+        end: Option<RunEnd>,
+    ) -> Result<ViewPending, Error> {
+        let tokens = limits.tokens();
+        let limits = limits.without_tokens();
+        let (content, line) = match loss.line(limits.max_bytes()) {
+            None => (limits, None),
+            Some(line) => {
+                let need = line.len() + 2;
+                if limits.max_lines() == 0 || limits.max_bytes() < need {
+                    return Err(Error::InvalidLimits {
+                        reason: format!(
+                            "{} bytes of {} were lost and the limits leave no room to say so: the line needs {need} bytes and a line, max_bytes={} and max_lines={}",
+                            loss.bytes,
+                            view.as_str(),
+                            limits.max_bytes(),
+                            limits.max_lines()
+                        ),
+                    });
+                }
+                (
+                    limits.resized(limits.max_lines() - 1, limits.max_bytes() - need),
+                    Some(line),
+                )
+            }
+        };
+        let ended = end.and_then(|end| {
+            let end_line = end.line(limits.max_bytes());
+            let need = end_line.len() + 2;
+            let less = content
+                .max_lines()
+                .checked_sub(1)
+                .zip(content.max_bytes().checked_sub(need));
+            // The line takes its room when the rest still holds the view (a
+            // cut, if it needs one); else it is left out.
+            less.and_then(|(lines, bytes)| {
+                let less = content.resized(lines, bytes);
+                kept.bound(less).ok().map(|b| (b, less, end_line))
+            })
+        });
+        let (bounded, content, end_line) = match ended {
+            Some((bounded, less, end_line)) => (bounded, less, Some(end_line)),
+            None => (kept.bound(content)?, content, None),
+        };
+        let keep_bytes = view == View::Combined || tokens.is_some();
+        Ok(ViewPending {
+            view,
+            bounded,
+            content,
+            end_line,
+            loss_line: line,
+            lost_bytes: loss.bytes,
+            lost_ranges: loss.ranges,
+            kept: keep_bytes.then_some(kept),
+            fit: tokens.map(|limit| {
+                Box::new(ViewFit {
+                    limits,
+                    limit,
+                    loss,
+                    end,
+                })
+            }),
+        })
+    }
+
+    /// The same view bounded at byte budget `max_bytes` (its lines and
+    /// split unchanged).
+    fn again(&self, max_bytes: usize) -> Option<ViewPending> {
+        let fit = self.fit.as_ref()?;
+        let kept = self.kept.clone()?;
+        let limits = fit
+            .limits
+            .resized(fit.limits.max_lines(), max_bytes)
+            .with_token_limit(Some(fit.limit));
+        ViewPending::at(self.view, kept, limits, fit.loss, fit.end).ok()
+    }
+
+    /// The least byte budget the view can be cut at: a cut's least beside
+    /// the room of the compact loss line.
+    fn least_budget(&self) -> usize {
+        let loss = self
+            .fit
+            .as_ref()
+            .and_then(|f| f.loss.line(0))
+            .map_or(0, |line| line.len() + 2);
+        MIN_MAX_BYTES + loss
+    }
 }
 
 /// A finished run, waiting for each view's spill outcome.
@@ -721,6 +810,12 @@ impl RunPending {
     /// view only) the stderr section, then the loss line, then (combined
     /// view of [`RunBounder::finish_ended`] only) the end line; the other
     /// fields describe the view's bytes.
+    ///
+    /// Under a token limit the text encodes to at most `max_tokens` tokens:
+    /// when the view at its limits encodes to more, it is bounded again at
+    /// the largest byte budget whose preview fits (as
+    /// [`Limits::with_max_tokens`] says), and [`Preview::tokens`] holds the
+    /// count.
     pub fn render(
         &self,
         view: View,
@@ -728,11 +823,88 @@ impl RunPending {
         hint: Option<&str>,
     ) -> Preview<'static> {
         let v = &self.views[view.index()];
+        let mut preview = self.render_view(v, outcome.clone(), hint);
+        let Some(fit) = &v.fit else {
+            return preview;
+        };
+        if fit::count(&mut preview, fit.limit) {
+            return preview;
+        }
+        let over = preview.tokens.unwrap_or(0) as usize;
+        let at = |b: usize| {
+            v.again(b)
+                .map(|again| self.render_view(&again, outcome.clone(), hint))
+        };
+        // `fit_uncut` refused a token limit below the least budget, whose
+        // preview (at most that many bytes) always fits.
+        fit::bisect(
+            fit.limit,
+            v.least_budget(),
+            fit.limits.max_bytes(),
+            over,
+            at,
+        )
+        .unwrap_or(preview)
+    }
+
+    /// Under a token limit: a view within its lines and bytes whose text
+    /// encodes to more tokens is bounded again at the byte budget of its
+    /// length less one (each time smaller) until it fits or must be cut, so
+    /// that [`needs_spill`](Self::needs_spill) is known before rendering.
+    fn fit_uncut(&mut self, view: View, limits: Limits, limit: TokenLimit) -> Result<(), Error> {
+        loop {
+            let v = &self.views[view.index()];
+            let least = v.least_budget();
+            if let Bounded::NeedsSpill(_) = v.bounded {
+                return Self::check_tokens(view, limit, least);
+            }
+            let mut p = self.render_view(v, SpillOutcome::NotSaved, None);
+            if fit::count(&mut p, limit) {
+                return Ok(());
+            }
+            Self::check_tokens(view, limit, least)?;
+            limits.check_cut()?;
+            // Longer than max_tokens ≥ least: the budget stays at least that.
+            let again = v
+                .again(p.text.len() - 1)
+                .ok_or_else(|| Error::InvalidLimits {
+                    reason: format!(
+                        "{} must be cut to fit max_tokens={} and the limits leave no room",
+                        view.as_str(),
+                        limit.max_tokens
+                    ),
+                })?;
+            self.views[view.index()] = again;
+        }
+    }
+
+    /// A cut of `view` under `limit` needs `least` tokens: a preview of
+    /// `least` bytes is the smallest the view can be cut to.
+    fn check_tokens(view: View, limit: TokenLimit, least: usize) -> Result<(), Error> {
+        if limit.max_tokens < least {
+            return Err(Error::InvalidLimits {
+                reason: format!(
+                    "{} must be cut and max_tokens={} is below {least}, the least its cut preview needs",
+                    view.as_str(),
+                    limit.max_tokens
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// [`render`](Self::render) at the view's limits, the token limit ignored.
+    fn render_view(
+        &self,
+        v: &ViewPending,
+        outcome: SpillOutcome,
+        hint: Option<&str>,
+    ) -> Preview<'static> {
         let mut preview = match &v.bounded {
             Bounded::Fits(p) => p.clone(),
             Bounded::NeedsSpill(p) => p.render(outcome.clone(), hint),
         };
-        let section = match view {
+        let section = match v.view {
             View::Combined if preview.truncated => self.stderr_section(v.content),
             _ => None,
         };

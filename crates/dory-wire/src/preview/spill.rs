@@ -4,11 +4,13 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use super::limits::Limits;
+use super::fit;
+use super::limits::{Limits, TokenLimit};
 use super::notice::{self, Form, Pointer};
 use super::plan::{Plan, Planner, Retained};
 use super::result::{Notice, NoticeKind, Preview};
 use super::shape::SpillExtras;
+use super::stream::Kept;
 
 /// What the caller did with the full output it was asked to spill.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -180,6 +182,19 @@ pub struct PendingSpill<'a> {
     pub(crate) spill_id: Cow<'a, str>,
     /// What the bounder's options add when rendering (`None` when off).
     pub(crate) extras: Option<Box<SpillExtras>>,
+    /// Under a token limit: what renders it again at smaller byte budgets.
+    pub(crate) fit: Option<Box<TokenFit>>,
+}
+
+/// A pending spill's token limit: the kept input and the limits it was
+/// bounded at, to bound it again at smaller byte budgets when the preview
+/// at these limits encodes to too many tokens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TokenFit {
+    /// Lines, bytes and split, without the token limit.
+    pub(crate) limits: Limits,
+    pub(crate) limit: TokenLimit,
+    pub(crate) kept: Kept,
 }
 
 impl PendingSpill<'_> {
@@ -191,6 +206,7 @@ impl PendingSpill<'_> {
             retained: self.retained.into_owned(),
             spill_id: Cow::Owned(self.spill_id.into_owned()),
             extras: self.extras,
+            fit: self.fit,
         }
     }
 
@@ -226,6 +242,37 @@ impl PendingSpill<'_> {
     /// [`PendingSpill::render`] with the preview's copy of the spill id made
     /// by the caller (built in place: no move of the finished preview).
     fn render_with_id(
+        &self,
+        outcome: SpillOutcome,
+        hint: Option<&str>,
+        spill_id: String,
+    ) -> Preview<'static> {
+        let Some(fit) = &self.fit else {
+            return self.render_unfitted(outcome, hint, spill_id);
+        };
+        let mut preview = self.render_unfitted(outcome.clone(), hint, spill_id.clone());
+        if fit::count(&mut preview, fit.limit) {
+            return preview;
+        }
+        let over = preview.tokens.unwrap_or(0) as usize;
+        let hi = fit.limits.max_bytes();
+        let lines = fit.limits.max_lines();
+        let at = |b: usize| match fit.kept.bound(fit.limits.resized(lines, b)) {
+            Ok(Bounded::NeedsSpill(p)) => {
+                Some(p.render_unfitted(outcome.clone(), hint, spill_id.clone()))
+            }
+            // Not reached: what is cut at a larger budget is cut at a
+            // smaller one.
+            Ok(Bounded::Fits(p)) => Some(p),
+            Err(_) => None,
+        };
+        // `Limits::check_cut` refused max_tokens below the least budget,
+        // whose preview (at most that many bytes) always fits.
+        fit::bisect(fit.limit, fit::LEAST_BUDGET, hi, over, at).unwrap_or(preview)
+    }
+
+    /// The preview at this pending spill's limits, the token limit ignored.
+    fn render_unfitted(
         &self,
         outcome: SpillOutcome,
         hint: Option<&str>,
@@ -334,6 +381,7 @@ impl PendingSpill<'_> {
             },
             spill_error: error,
             notices: vec![Notice::new(NoticeKind::Omitted, start, notice_end)],
+            tokens: None,
         };
         (preview, notice_end)
     }

@@ -7,13 +7,14 @@ use crate::error::Error;
 use super::bounder::may_fit;
 use super::count::count_newlines;
 use super::digest::Digest;
+use super::fit;
 use super::keep::Keep;
 use super::limits::Limits;
 use super::plan::{Hidden, Retained};
 use super::render::Window;
 use super::result::Preview;
 use super::shape::{self, Extras, Shape, Shaper};
-use super::spill::{Bounded, PendingSpill};
+use super::spill::{Bounded, PendingSpill, TokenFit};
 use super::terminal::Out;
 
 /// Bounds an input given in chunks, keeping memory proportional to the limits.
@@ -239,6 +240,9 @@ impl StreamingBounder {
     /// leave no room for a cut, as for [`Bounder::bound`](super::Bounder::bound).
     pub fn finish(self) -> Result<Bounded<'static>, Error> {
         let limits = self.limits;
+        if limits.tokens().is_some() {
+            return self.into_kept().bound_fitted(limits);
+        }
         self.into_kept().bound_owned(limits)
     }
 
@@ -302,7 +306,9 @@ impl Kept {
 
     /// The bounded result at `limits`, which must not exceed the limits the
     /// bytes were kept for (else the result would not be the whole input's).
+    /// A token limit in `limits` is ignored: see [`Kept::bound_fitted`].
     pub(crate) fn bound(&self, limits: Limits) -> Result<Bounded<'static>, Error> {
+        let limits = limits.without_tokens();
         match &self.extras {
             None => self.bound_plain(limits),
             Some(extras) => shape::bound(extras, limits, &self.plain()),
@@ -323,6 +329,41 @@ impl Kept {
         }
     }
 
+    /// [`Kept::bound`] under the token limit of `limits` too: a preview
+    /// that fits lines and bytes but not tokens is bounded again at the byte
+    /// budget of its length less one (each time smaller) until it fits or
+    /// must be cut; a cut is fitted when it is rendered
+    /// ([`PendingSpill::render`]), from a copy of these bytes.
+    pub(crate) fn bound_fitted(&self, limits: Limits) -> Result<Bounded<'static>, Error> {
+        let Some(limit) = limits.tokens() else {
+            return self.bound(limits);
+        };
+        let base = limits.without_tokens();
+        let mut at = base;
+        loop {
+            match self.bound(at)? {
+                Bounded::Fits(mut p) => {
+                    if fit::count(&mut p, limit) {
+                        return Ok(Bounded::Fits(p));
+                    }
+                    // It must be cut: every token is a byte or more, so the
+                    // preview is longer than max_tokens and the smaller
+                    // budget is at least max_tokens once that is allowed.
+                    limits.check_cut()?;
+                    at = base.resized(base.max_lines(), p.text.len() - 1);
+                }
+                Bounded::NeedsSpill(mut pending) => {
+                    pending.fit = Some(Box::new(TokenFit {
+                        limits: at,
+                        limit,
+                        kept: self.clone(),
+                    }));
+                    return Ok(Bounded::NeedsSpill(pending));
+                }
+            }
+        }
+    }
+
     /// Bytes of the rendered input.
     pub(crate) fn total(&self) -> u64 {
         self.total
@@ -330,6 +371,7 @@ impl Kept {
 
     /// [`Kept::bound`] of the bytes alone (the options' extras ignored).
     pub(crate) fn bound_plain(&self, limits: Limits) -> Result<Bounded<'static>, Error> {
+        let limits = limits.without_tokens();
         debug_assert!(limits.max_bytes() <= self.limits.max_bytes());
         if self.whole_in_head() {
             let bounder = super::Bounder::with_limits(limits);
@@ -395,6 +437,7 @@ impl Kept {
                             },
                             spill_id: Cow::Owned(self.spill_id),
                             extras: None,
+                            fit: None,
                         }));
                     }
                 }
@@ -411,6 +454,7 @@ impl Kept {
                 },
                 spill_id: Cow::Owned(self.spill_id),
                 extras: None,
+                fit: None,
             }));
         }
         cut(
@@ -451,6 +495,7 @@ fn cut(
         },
         spill_id: Cow::Owned(spill_id),
         extras: None,
+        fit: None,
     }))
 }
 
