@@ -308,6 +308,34 @@ pub fn token_limit(
     }))
 }
 
+/// How many tokens `text` encodes to under the tokenizer named `tokenizer`
+/// ([`DEFAULT_TOKENIZER`] when `None`): the bindings' `count_tokens` /
+/// `countTokens` / `count-tokens`, so that a caller can check a preview, or
+/// size a prompt, with the bounder's own counter.
+///
+/// ```
+/// use dory_wire::preview::count_tokens;
+///
+/// assert_eq!(count_tokens("", Some("approx"))?, 0);
+/// assert!(count_tokens("error: it broke\n", Some("approx"))? >= 4);
+/// assert_eq!(count_tokens("x", Some("gpt-9")).unwrap_err().code(), "invalid_argument");
+/// # Ok::<(), dory_wire::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`token_limit`]: an unknown name or one this build lacks.
+pub fn count_tokens(text: &str, tokenizer: Option<&str>) -> Result<u64, Error> {
+    let limit = token_limit(None, Some(tokenizer.unwrap_or(DEFAULT_TOKENIZER)))?;
+    Ok(limit.map_or(0, |l| l.tokenizer.count(text) as u64))
+}
+
+/// The names of the tokenizers this build has, exact ones first
+/// (`["o200k_base", "cl100k_base", "approx"]` with the Cargo feature
+/// `tokens`, `["approx"]` without): the bindings' `TOKENIZERS`.
+pub fn tokenizers() -> Vec<&'static str> {
+    Tokenizer::ALL.iter().map(|t| t.name()).collect()
+}
+
 impl Limits {
     /// The same limits with this token limit (or none).
     #[must_use]

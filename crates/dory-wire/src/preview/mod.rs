@@ -57,8 +57,8 @@ mod terminal;
 pub use bounder::Bounder;
 pub use keep::Keep;
 pub use limits::{
-    checked_limit, token_limit, Limits, Split, TokenLimit, DEFAULT_TOKENIZER, MAX_LIMIT,
-    MIN_MAX_BYTES,
+    checked_limit, count_tokens, token_limit, tokenizers, Limits, Split, TokenLimit,
+    DEFAULT_TOKENIZER, MAX_LIMIT, MIN_MAX_BYTES,
 };
 pub(crate) use result::push_json_str;
 pub use result::{Notice, NoticeKind, Preview};
