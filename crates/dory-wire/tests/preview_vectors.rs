@@ -6,7 +6,10 @@ mod common;
 
 use base64::Engine;
 use common::preview::{count_lines, expected_notices, keep_of, lossy, notice_of};
-use dory_wire::preview::{Bounded, Bounder, Keep, Preview, SpillOutcome};
+use dory_wire::preview::{
+    token_limit, tokenizers, Bounded, Bounder, Keep, Limits, Preview, SpillOutcome, TokenLimit,
+    DEFAULT_TOKENIZER,
+};
 use serde_json::Value;
 
 struct Case {
@@ -19,6 +22,10 @@ struct Case {
     /// The vector's `keep`: the option, or the core's error for it.
     keep: Result<Keep, dory_wire::Error>,
     terminal: bool,
+    /// The vector's `max_tokens` and `tokenizer` as the core reads them
+    /// (`token_limit`), or its error (a tokenizer this build lacks).
+    tokens: Result<Option<TokenLimit>, dory_wire::Error>,
+    tokenizer: Option<String>,
     expect: Value,
 }
 
@@ -29,6 +36,13 @@ fn parse_keep(name: &str, v: &Value) -> Result<Result<Keep, dory_wire::Error>, S
 }
 
 impl Case {
+    /// Whether this build has the tokenizer the vector names (the default
+    /// when it names none but sets max_tokens).
+    fn has_tokenizer(&self) -> bool {
+        let name = self.tokenizer.as_deref().unwrap_or(DEFAULT_TOKENIZER);
+        tokenizers().contains(&name)
+    }
+
     /// Whether an option changes the preview's shape (kept lines, rendering):
     /// then the invariants of a plain head + notice + tail are not checked.
     fn options(&self) -> bool {
@@ -37,7 +51,9 @@ impl Case {
 
     /// The bounder of the vector: its limits and options.
     fn bounder(&self) -> Result<Bounder, dory_wire::Error> {
-        Ok(Bounder::new(self.max_lines, self.max_bytes)
+        let limits =
+            Limits::new(self.max_lines, self.max_bytes).with_token_limit(self.tokens.clone()?);
+        Ok(Bounder::with_limits(limits)
             .with_keep(self.keep.clone()?)
             .with_terminal(self.terminal))
     }
@@ -85,7 +101,24 @@ fn parse(v: &Value) -> Result<Case, String> {
             .as_bool()
             .ok_or_else(|| format!("{name}: terminal is not a bool"))?,
     };
+    let max_tokens = match v.get("max_tokens") {
+        None | Some(Value::Null) => None,
+        Some(n) => Some(
+            n.as_u64()
+                .ok_or_else(|| format!("{name}: max_tokens is not a whole number"))?
+                as usize,
+        ),
+    };
+    let tokenizer = match v.get("tokenizer") {
+        None | Some(Value::Null) => None,
+        Some(t) => Some(
+            t.as_str()
+                .ok_or_else(|| format!("{name}: tokenizer is not a string"))?,
+        ),
+    };
     Ok(Case {
+        tokens: token_limit(max_tokens, tokenizer),
+        tokenizer: tokenizer.map(str::to_owned),
         keep: parse_keep(&name, v)?,
         terminal,
         max_lines: limit("max_lines")?,
@@ -110,6 +143,16 @@ fn ensure(ok: bool, what: impl FnOnce() -> String) -> Result<(), String> {
 fn check_invariants(case: &Case, p: &Preview) -> Result<(), String> {
     let data = &case.input;
     let text = p.text.as_bytes();
+    // The token limit holds, counted again here, and is the count recorded.
+    if let Ok(Some(limit)) = &case.tokens {
+        let n = limit.tokenizer.count(&p.text);
+        ensure(p.tokens == Some(n as u64), || {
+            format!("tokens {:?}, counted {n}", p.tokens)
+        })?;
+        ensure(n <= limit.max_tokens, || {
+            format!("{n} tokens > max_tokens {}", limit.max_tokens)
+        })?;
+    }
     // Valid UTF-8 is guaranteed by `String`; both limits hold.
     ensure(text.len() <= case.max_bytes, || {
         format!("{} bytes > max_bytes", text.len())
@@ -217,6 +260,12 @@ fn check_expect(case: &Case, p: &Preview) -> Result<(), String> {
             format!("preview:\n got {:?}\nwant {text}", p.text)
         })?;
     }
+    if let Some(want) = e.get("tokens") {
+        let got = p.tokens;
+        ensure(want.as_u64() == got, || {
+            format!("tokens: got {got:?}, want {want}")
+        })?;
+    }
     if let Some(t) = e.get("truncated") {
         ensure(t.as_bool() == Some(p.truncated), || "truncated".into())?;
     }
@@ -266,6 +315,16 @@ fn check_expect(case: &Case, p: &Preview) -> Result<(), String> {
 }
 
 fn run(case: &Case) -> Result<(), String> {
+    if let Err(e) = &case.tokens {
+        // A tokenizer this build lacks (docs/VECTORS.md): the error a
+        // caller gets, whatever the vector expects of a build that has it.
+        if !case.has_tokenizer() {
+            return ensure(
+                matches!(e, dory_wire::Error::InvalidArgument { argument, .. } if argument == "tokenizer"),
+                || format!("a tokenizer this build lacks gave {e:?}"),
+            );
+        }
+    }
     let bounder = match case.bounder() {
         Ok(bounder) => bounder,
         Err(e) => {
@@ -396,6 +455,7 @@ fn write_actual_previews() {
                     "omitted_bytes": p.omitted_bytes,
                     "omitted_range": p.omitted_range.map(|(a, b)| vec![a, b]),
                     "spill_error": p.spill_error,
+                    "tokens": p.tokens,
                 })
             }
         };

@@ -353,6 +353,8 @@ impl Kept {
                     at = base.resized(base.max_lines(), p.text.len() - 1);
                 }
                 Bounded::NeedsSpill(mut pending) => {
+                    // A cut's least budget must fit the token limit too.
+                    limits.check_cut()?;
                     pending.fit = Some(Box::new(TokenFit {
                         limits: at,
                         limit,
