@@ -117,3 +117,32 @@ async fn run_with_keep_none_and_terminal_off_gives_the_raw_text() {
         explicit.combined.text
     );
 }
+
+/// A token budget (docs/preview.md, "Token limits"): every view's text
+/// encodes to at most `max_tokens` tokens, counted again here with the same
+/// tokenizer, and each preview reports that count; the failing line is still
+/// kept. The same case is in the Python and Node end-to-end tests.
+#[tokio::test]
+async fn run_with_max_tokens_gives_previews_within_the_token_budget() {
+    use dory_wire::tokens::Tokenizer;
+    let server = Server::start(&["--port", "0"]);
+    let options = RunOptions::new().max_tokens(300, Tokenizer::Approx);
+    let result = computer(&server).run(COMMAND, options).await.expect("run");
+    assert_eq!(result.exit_code, Some(101));
+    for preview in [&result.stdout, &result.stderr, &result.combined] {
+        let counted = Tokenizer::Approx.count(&preview.text) as u64;
+        assert_eq!(preview.tokens, Some(counted), "{preview:?}");
+        assert!(counted <= 300, "{counted} tokens: {}", preview.text);
+    }
+    let combined = &result.combined;
+    // 16 KiB of text would be far more than 300 tokens: the budget bound it.
+    assert!(combined.truncated, "{combined:?}");
+    assert!(combined.text.contains("102:test case_x ... FAILED\n"), "{}", combined.text);
+    assert!(combined.text.ends_with("[... exit code 101 ...]\n"), "{}", combined.text);
+    // Below a run's least (80 tokens) the run is refused before it starts.
+    let refused = computer(&server)
+        .run(COMMAND, RunOptions::new().max_tokens(79, Tokenizer::Approx))
+        .await
+        .expect_err("refused");
+    assert_eq!(refused.code(), "invalid_limits");
+}

@@ -7,8 +7,9 @@ use std::io;
 use std::sync::{Arc, Mutex};
 
 use dory_wire::preview::{
-    Keep, SpillError, SpillOutcome, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
+    Keep, SpillError, SpillOutcome, TokenLimit, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
 };
+use dory_wire::tokens::Tokenizer;
 use dory_wire::{
     Cursor, Error, GapPolicy, Run, RunAction, RunOptions as CoreRunOptions, RunSink, RunStep,
     Stream,
@@ -60,6 +61,9 @@ pub struct RunOptions {
     pub max_lines: usize,
     /// The most bytes of each preview (default [`DEFAULT_RUN_MAX_BYTES`], 16 KiB).
     pub max_bytes: usize,
+    /// The most tokens of each preview and the tokenizer counting them
+    /// (default: none); see [`RunOptions::max_tokens`].
+    pub tokens: Option<TokenLimit>,
     /// The lines of each view's omitted middle to keep (default
     /// [`Keep::defaults`]; [`Keep::none`] keeps none).
     pub keep: Keep,
@@ -92,6 +96,7 @@ impl Default for RunOptions {
         RunOptions {
             max_lines: DEFAULT_RUN_MAX_LINES,
             max_bytes: DEFAULT_RUN_MAX_BYTES,
+            tokens: core.tokens,
             keep: core.keep,
             terminal: core.terminal,
             idempotency_key: None,
@@ -110,6 +115,7 @@ impl fmt::Debug for RunOptions {
         f.debug_struct("RunOptions")
             .field("max_lines", &self.max_lines)
             .field("max_bytes", &self.max_bytes)
+            .field("tokens", &self.tokens)
             .field("keep", &self.keep)
             .field("terminal", &self.terminal)
             .field("spill", &self.spill.as_ref().map(|_| ".."))
@@ -137,6 +143,27 @@ impl RunOptions {
     /// [`MIN_RUN_MAX_BYTES`](dory_wire::preview::MIN_RUN_MAX_BYTES), 80).
     pub fn max_bytes(mut self, max_bytes: usize) -> Self {
         self.max_bytes = max_bytes;
+        self
+    }
+    /// Each preview's text encodes to at most `max_tokens` tokens under
+    /// `tokenizer` (at least 80), notices included: a view over it is
+    /// bounded again at the largest smaller byte budget whose text fits, and
+    /// its [`Preview::tokens`](dory_wire::preview::Preview::tokens) holds the
+    /// count (`docs/preview.md`, "Token limits"). The exact tokenizers need
+    /// this crate's feature `tokens`; [`Tokenizer::Approx`] is always here.
+    ///
+    /// ```
+    /// use dory_wire::tokens::Tokenizer;
+    /// use dory_wire_client::RunOptions;
+    ///
+    /// let options = RunOptions::new().max_tokens(4000, Tokenizer::Approx);
+    /// assert_eq!(options.tokens.map(|t| t.max_tokens), Some(4000));
+    /// ```
+    pub fn max_tokens(mut self, max_tokens: usize, tokenizer: Tokenizer) -> Self {
+        self.tokens = Some(TokenLimit {
+            max_tokens,
+            tokenizer,
+        });
         self
     }
     /// Keeps the lines of each view's omitted middle that match `keep`
@@ -328,6 +355,7 @@ impl Computer {
             .answer_timeout(self.client.inner.timeout)
             .spill(options.spill.is_some())
             .on_output(options.on_output.is_some());
+        core.tokens = options.tokens;
         core.idempotency_key = options.idempotency_key.take();
         core.timeout_seconds = options.timeout_seconds;
         core.hint = options.hint.take();
