@@ -193,6 +193,7 @@ fn the_run_options_are_the_listed_ones_with_their_defaults() {
         .kill_on_cancel(true)
         .keep(dory_wire::preview::Keep::none())
         .terminal(false)
+        .max_tokens(100, dory_wire::tokens::Tokenizer::Approx)
         .gap_policy(dory_wire::GapPolicy::Skip)
         .read_options(ReadOptions::new());
     assert!(set.has_spill() && set.has_on_output());
@@ -207,6 +208,7 @@ fn the_run_options_are_the_listed_ones_with_their_defaults() {
         "kill_on_cancel",
         "keep",
         "terminal",
+        "max_tokens",
     ]
     .into_iter()
     .collect();
@@ -237,6 +239,11 @@ fn the_run_options_are_the_listed_ones_with_their_defaults() {
             }
             Some("keep") => serde_json::json!(defaults.keep.as_slice()),
             Some("terminal") => serde_json::json!(defaults.terminal),
+            // One setter takes both: the tokenizer's default is the core's.
+            Some("max_tokens") if option["python"] == "tokenizer" => {
+                serde_json::json!(dory_wire::preview::DEFAULT_TOKENIZER)
+            }
+            Some("max_tokens") => serde_json::json!(defaults.tokens.map(|t| t.max_tokens)),
             other => panic!("unexpected run option {other:?}"),
         };
         assert_eq!(option["default"], actual, "{option}: the default");

@@ -17,7 +17,10 @@ use std::time::Duration;
 use dory_wire::fresh_run_key;
 use dory_wire::http_status;
 use dory_wire::preview::checked_limit;
+use dory_wire::preview::count_tokens;
 use dory_wire::preview::run_spill_id;
+use dory_wire::preview::token_limit;
+use dory_wire::preview::tokenizers;
 use dory_wire::preview::Bounded;
 use dory_wire::preview::Bounder;
 use dory_wire::preview::Keep;
@@ -33,9 +36,11 @@ use dory_wire::preview::SpillError;
 use dory_wire::preview::SpillOutcome;
 use dory_wire::preview::Split;
 use dory_wire::preview::StreamingBounder;
+use dory_wire::preview::TokenLimit;
 use dory_wire::preview::View;
 use dory_wire::preview::DEFAULT_RUN_MAX_BYTES;
 use dory_wire::preview::DEFAULT_RUN_MAX_LINES;
+use dory_wire::preview::DEFAULT_TOKENIZER;
 use dory_wire::preview::MAX_LIMIT;
 use dory_wire::preview::MIN_MAX_BYTES;
 use dory_wire::preview::MIN_RUN_MAX_BYTES;
@@ -431,6 +436,11 @@ fn preview_option_methods() -> Result<(), Error> {
         .with_keep(Keep::none())
         .with_terminal(true)
         .with_split(Split::from_name("tail").expect("a split"));
+    // max_tokens and tokenizer: in the limits every bounder is built with.
+    let limits = Limits::new(10, 1000).with_token_limit(token_limit(Some(100), Some("approx"))?);
+    let _ = Bounder::with_limits(limits);
+    let _ = StreamingBounder::with_limits(limits);
+    let _ = RunBounder::with_limits(limits);
     Ok(())
 }
 
@@ -449,7 +459,7 @@ fn the_preview_options_are_the_builders() {
     // The builders `preview_option_methods` calls on every listed type.
     assert_eq!(
         names,
-        BTreeSet::from(["with_keep", "with_terminal", "with_split"])
+        BTreeSet::from(["with_keep", "with_terminal", "with_split", "with_limits"])
     );
     let types: BTreeSet<&str> = json["preview_option_calls"]["rust"]
         .as_array()
@@ -827,6 +837,22 @@ fn an_answer_status_is_read_by_the_core() {
         http_status(600.0),
         Err(InvalidArgument { ref argument, .. }) if argument == "status"
     ));
+}
+
+/// The token options every binding reads with the core's one rule.
+#[test]
+fn the_token_options_are_read_by_the_core() {
+    assert_eq!(DEFAULT_TOKENIZER, "o200k_base");
+    assert!(tokenizers().contains(&"approx"));
+    let limit: TokenLimit = token_limit(Some(50), Some("approx"))
+        .expect("approx is in every build")
+        .expect("a limit");
+    assert_eq!(limit.max_tokens, 50);
+    assert!(matches!(
+        token_limit(Some(50), Some("nope")),
+        Err(InvalidArgument { ref argument, .. }) if argument == "tokenizer"
+    ));
+    assert_eq!(count_tokens("", Some("approx")).ok(), Some(0));
 }
 
 /// The limit range every binding applies, the core's.
