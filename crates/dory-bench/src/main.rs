@@ -82,6 +82,10 @@ fn main() -> ExitCode {
         Some("rust") => parse_args(&argv[1..]).and_then(|a| cmd_rust(&a)),
         Some("one") => parse_args(&argv[1..]).and_then(|a| cmd_one(&a)),
         Some("report") => parse_args(&argv[1..]).and_then(|a| cmd_report(&a)),
+        Some("tokenizer-load") => {
+            println!("{:.1}", dory_bench::run::tokenizer_load());
+            Ok(())
+        }
         Some("preview-shown") => {
             print!("{}", dory_bench::preview::shown());
             Ok(())
@@ -180,7 +184,7 @@ fn cmd_one(a: &Args) -> Result<(), String> {
         .options
         .get("workload")
         .and_then(|w| Workload::from_id(w))
-        .ok_or("--workload: one of reader-sink, follower-sink, run-follower, run-machine, reader, reader-decode, reader-transcript, transcript-text, serde-lines, memchr, copy, preview, preview-digest, preview-keep-terminal, preview-keep, preview-terminal, search, grep-keep, grep-keep-bytes, grep-search, rg-keep")?;
+        .ok_or("--workload: one of reader-sink, follower-sink, run-follower, run-machine, reader, reader-decode, reader-transcript, transcript-text, serde-lines, memchr, copy, preview, preview-digest, preview-keep-terminal, preview-keep-terminal-tokens, token-count, preview-keep, preview-terminal, search, grep-keep, grep-keep-bytes, grep-search, rg-keep")?;
     let file = PathBuf::from(a.options.get("file").ok_or("--file is required")?);
     let piece = a.get("piece", PIECE)?.max(1);
     let limit = a
@@ -304,6 +308,8 @@ fn cmd_rust(a: &Args) -> Result<(), String> {
         Workload::Preview,
         Workload::PreviewDigest,
         Workload::PreviewKeepTerminal,
+        Workload::PreviewTokens,
+        Workload::TokenCount,
         Workload::PreviewKeep,
         Workload::PreviewTerminal,
         Workload::GrepKeep,

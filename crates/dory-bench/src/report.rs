@@ -479,6 +479,7 @@ pub fn verdicts(rows: &[Row]) -> Vec<Verdict> {
     v.push(keep_terminal_verdict(rows));
     v.push(keep_terminal_grep_verdict(rows));
     v.push(keep_terminal_rg_verdict(rows, crate::run::rg_version()));
+    v.push(tokens_verdict(rows));
     v.push(search_verdict(rows));
     v.push(memory_verdict(rows));
     v
@@ -567,6 +568,45 @@ fn keep_terminal_grep_verdict(rows: &[Row]) -> Verdict {
             grep.mb_per_s()
         ),
         met: Some(ratio >= 1.0),
+    }
+}
+
+/// The streaming preview with a token limit within 10 % of the same preview
+/// without one (the same run), beside what counting the whole input would
+/// cost and the vocabulary's load time.
+fn tokens_verdict(rows: &[Row]) -> Verdict {
+    let target = "Streaming preview (keep + terminal) with max_tokens (o200k_base): within 10 % of the same without it".to_string();
+    let (Some(tokens), Some(without)) = (
+        find(rows, "rust", "preview", "P", "preview-keep-terminal-tokens"),
+        find(rows, "rust", "preview", "P", "preview-keep-terminal"),
+    ) else {
+        return Verdict {
+            target,
+            measured: "not measured".into(),
+            met: None,
+        };
+    };
+    let slower = tokens.median() / without.median();
+    let whole = find(rows, "rust", "preview", "P", "token-count")
+        .map(|c| {
+            format!(
+                "; counting the whole input would read {:.0} MB/s ({:.0}× the preview's time)",
+                c.mb_per_s(),
+                c.median() / without.median()
+            )
+        })
+        .unwrap_or_default();
+    let load = crate::run::tokenizer_load_ms()
+        .map(|ms| format!("; o200k_base loads in {ms:.0} ms, once per process"))
+        .unwrap_or_default();
+    Verdict {
+        target,
+        measured: format!(
+            "P: {:.0} MB/s with, {:.0} MB/s without: {slower:.3}× the time{whole}{load}",
+            tokens.mb_per_s(),
+            without.mb_per_s()
+        ),
+        met: Some(slower <= 1.10),
     }
 }
 

@@ -4,11 +4,13 @@
 
 use std::hint::black_box;
 
+use dory_wire::preview::Limits;
 use dory_wire::preview::{
     run_spill_id, Bounded, Keep, RunBounder, SpillOutcome, StreamingBounder, View,
     DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
 };
 use dory_wire::search::{SearchOptions, Searcher};
+use dory_wire::tokens::Tokenizer;
 use std::borrow::Cow;
 
 use dory_wire::{
@@ -80,11 +82,41 @@ pub enum Workload {
     PreviewKeep,
     /// `StreamingBounder` with terminal rendering only (the terminal's share).
     PreviewTerminal,
+    /// [`Workload::PreviewKeepTerminal`] with a token limit as well
+    /// ([`PREVIEW_MAX_TOKENS`] under `o200k_base`): the cost of `max_tokens`.
+    PreviewTokens,
+    /// The `o200k_base` count of the whole input, for the record: what a
+    /// bounder would pay if it counted everything (it counts previews only).
+    TokenCount,
 }
+
+/// How long `o200k_base` takes to load in a fresh process (this binary run
+/// as `dory-bench tokenizer-load`, which prints the milliseconds), or
+/// `None` when it could not be measured.
+pub fn tokenizer_load_ms() -> Option<f64> {
+    let exe = std::env::current_exe().ok()?;
+    let out = std::process::Command::new(exe)
+        .arg("tokenizer-load")
+        .output()
+        .ok()?;
+    String::from_utf8(out.stdout).ok()?.trim().parse().ok()
+}
+
+/// Loads `o200k_base` and returns the milliseconds it took (the
+/// `tokenizer-load` command).
+pub fn tokenizer_load() -> f64 {
+    let started = std::time::Instant::now();
+    Tokenizer::O200kBase.preload();
+    started.elapsed().as_secs_f64() * 1000.0
+}
+
+/// The token limit of [`Workload::PreviewTokens`]: a model-sized budget
+/// that binds on these previews (50 KiB of log is far more tokens).
+pub const PREVIEW_MAX_TOKENS: usize = 4096;
 
 impl Workload {
     /// Every workload.
-    pub const ALL: [Workload; 21] = [
+    pub const ALL: [Workload; 23] = [
         Workload::ReaderSink,
         Workload::FollowerSink,
         Workload::RunFollower,
@@ -106,6 +138,8 @@ impl Workload {
         Workload::RgKeep,
         Workload::PreviewKeep,
         Workload::PreviewTerminal,
+        Workload::PreviewTokens,
+        Workload::TokenCount,
     ];
 
     /// The short id used on the command line and in results.
@@ -132,6 +166,8 @@ impl Workload {
             Workload::RgKeep => "rg-keep",
             Workload::PreviewKeep => "preview-keep",
             Workload::PreviewTerminal => "preview-terminal",
+            Workload::PreviewTokens => "preview-keep-terminal-tokens",
+            Workload::TokenCount => "token-count",
         }
     }
 
@@ -174,6 +210,10 @@ impl Workload {
             Workload::RgKeep => "ripgrep: rg --crlf -c with the default keep patterns (baseline)",
             Workload::PreviewKeep => "StreamingBounder, default keep patterns only",
             Workload::PreviewTerminal => "StreamingBounder, terminal rendering only",
+            Workload::PreviewTokens => {
+                "the same with max_tokens 4096 (o200k_base): the preview counted, never the input"
+            }
+            Workload::TokenCount => "o200k_base count of the whole input (for the record)",
         }
     }
 
@@ -192,12 +232,14 @@ impl Workload {
             | Workload::PreviewKeepTerminal
             | Workload::PreviewKeep
             | Workload::PreviewTerminal
+            | Workload::PreviewTokens
             | Workload::Search => "ours-variant",
             Workload::SerdeLines
             | Workload::GrepKeep
             | Workload::GrepKeepBytes
             | Workload::GrepSearch
-            | Workload::RgKeep => "baseline",
+            | Workload::RgKeep
+            | Workload::TokenCount => "baseline",
             Workload::Floor | Workload::CopyFloor => "floor",
         }
     }
@@ -295,6 +337,33 @@ impl Workload {
                     bounder.push(black_box(p));
                 }
                 preview_len(bounder)
+            }
+            Workload::PreviewTokens => {
+                let limits = Limits::new(PREVIEW_MAX_LINES, PREVIEW_MAX_BYTES)
+                    .with_max_tokens(PREVIEW_MAX_TOKENS, Tokenizer::O200kBase);
+                let mut bounder = StreamingBounder::with_limits(limits)
+                    .with_spill_id("0123456789abcdef0123456789abcdef")
+                    .with_keep(Keep::defaults())
+                    .with_terminal(true);
+                for p in body.chunks(piece) {
+                    bounder.push(black_box(p));
+                }
+                preview_len(bounder)
+            }
+            Workload::TokenCount => {
+                // Whole lines per count (a piece may end inside a character).
+                let mut total = 0u64;
+                let mut rest: Vec<u8> = Vec::new();
+                for p in body.chunks(piece) {
+                    rest.extend_from_slice(black_box(p));
+                    let Some(end) = memchr::memrchr(b'\n', &rest) else {
+                        continue;
+                    };
+                    total +=
+                        Tokenizer::O200kBase.count(&String::from_utf8_lossy(&rest[..=end])) as u64;
+                    rest.drain(..=end);
+                }
+                total + Tokenizer::O200kBase.count(&String::from_utf8_lossy(&rest)) as u64
             }
         }
     }

@@ -10,6 +10,8 @@
 //! one byte (for the approximate counter too, which never counts a line at
 //! more than its bytes).
 
+use std::collections::HashMap;
+
 use super::limits::{TokenLimit, MIN_MAX_BYTES};
 use super::result::Preview;
 
@@ -21,6 +23,52 @@ pub(crate) fn count(preview: &mut Preview<'_>, limit: TokenLimit) -> bool {
     n <= limit.max_tokens
 }
 
+/// Counts by units, remembering each unit's count: a unit is a line and
+/// the lines after it that do not start at a safe break
+/// ([`Tokenizer::joins_additively`](crate::tokens::Tokenizer::joins_additively)),
+/// so the sum of the units' counts is the text's count (the encodings'
+/// pre-tokenizers split there). The previews a bisection tries share most
+/// of their lines: each distinct unit is encoded once.
+struct UnitCounter {
+    limit: TokenLimit,
+    seen: HashMap<Box<str>, usize>,
+}
+
+impl UnitCounter {
+    fn count(&mut self, text: &str) -> usize {
+        let mut total = 0;
+        let mut start = 0;
+        let mut at = 0;
+        for line in text.split_inclusive('\n') {
+            let end = at + line.len();
+            // A unit ends before a line that starts at a safe break.
+            let rest = &text[end..];
+            if self
+                .limit
+                .tokenizer
+                .joins_additively(&text[start..end], rest)
+            {
+                total += self.unit(&text[start..end]);
+                start = end;
+            }
+            at = end;
+        }
+        total + self.unit(&text[start..])
+    }
+
+    fn unit(&mut self, unit: &str) -> usize {
+        if unit.is_empty() {
+            return 0;
+        }
+        if let Some(&n) = self.seen.get(unit) {
+            return n;
+        }
+        let n = self.limit.tokenizer.count(unit);
+        self.seen.insert(unit.into(), n);
+        n
+    }
+}
+
 /// The preview of the largest byte budget in `lo..hi` whose preview fits
 /// `limit`, found by bisection: `render(b)` is the preview at byte budget
 /// `b` (`None` when none can be rendered there), the preview at `hi` is
@@ -28,6 +76,12 @@ pub(crate) fn count(preview: &mut Preview<'_>, limit: TokenLimit) -> bool {
 /// budget proportional to the limit (`hi × max_tokens / over`), usually just
 /// below the answer; then the interval is halved. Deterministic: the same
 /// probes for the same input in every language.
+///
+/// The probes are counted by units (see `UnitCounter`), each distinct unit
+/// encoded once; the preview chosen is then counted in full, and only if
+/// that count disagreed (never seen: the unit rule is checked on every pair
+/// of adjacent lines of the corpus) is the search made again with full
+/// counts. So the ceiling rests on a full count either way.
 ///
 /// Returns `None` only when no budget from `lo` up gives a preview that
 /// fits (the callers make `lo` fit: at most `lo` bytes, `lo ≤ max_tokens`).
@@ -38,9 +92,33 @@ pub(crate) fn bisect<'a>(
     over: usize,
     mut render: impl FnMut(usize) -> Option<Preview<'a>>,
 ) -> Option<Preview<'a>> {
+    let mut units = UnitCounter {
+        limit,
+        seen: HashMap::new(),
+    };
+    let found = search(limit, lo, hi, over, &mut render, &mut |t| units.count(t));
+    if let Some(mut p) = found {
+        if count(&mut p, limit) {
+            return Some(p);
+        }
+    }
+    let mut full = |t: &str| limit.tokenizer.count(t);
+    let mut p = search(limit, lo, hi, over, &mut render, &mut full)?;
+    count(&mut p, limit).then_some(p)
+}
+
+/// [`bisect`]'s search, counting with `counter`.
+fn search<'a>(
+    limit: TokenLimit,
+    lo: usize,
+    hi: usize,
+    over: usize,
+    render: &mut impl FnMut(usize) -> Option<Preview<'a>>,
+    counter: &mut dyn FnMut(&str) -> usize,
+) -> Option<Preview<'a>> {
     let mut try_at = |b: usize| {
-        let mut p = render(b)?;
-        count(&mut p, limit).then_some(p)
+        let p = render(b)?;
+        (counter(&p.text) <= limit.max_tokens).then_some(p)
     };
     if hi <= lo {
         return try_at(lo);
@@ -120,6 +198,32 @@ mod tests {
             let mut next = words(p.text.len() + 1).unwrap();
             assert!(!count(&mut next, l), "{max_tokens}: {} bytes", p.text.len());
             assert!(probes <= 15, "{probes} probes");
+        }
+    }
+
+    #[test]
+    fn unit_counts_add_up_to_the_full_count() {
+        for tokenizer in Tokenizer::ALL.iter().copied() {
+            let mut units = UnitCounter {
+                limit: TokenLimit {
+                    max_tokens: 0,
+                    tokenizer,
+                },
+                seen: HashMap::new(),
+            };
+            for text in [
+                "",
+                "a\n",
+                "a\n\nb\n",
+                "x\n  \n/usr/lib\n\r\ny",
+                "  lead\n\n\n   \n\ttab\n/root\n[... 3 bytes omitted ...]\n漢字\n",
+            ] {
+                assert_eq!(
+                    units.count(text),
+                    tokenizer.count(text),
+                    "{tokenizer:?} {text:?}"
+                );
+            }
         }
     }
 
