@@ -30,7 +30,7 @@ const MAX_PATTERN: usize = 1024;
 /// (a panic's message, a compiler's, an assertion's diff). One line before
 /// it is remembered too (go test prints a failure's message above its
 /// `--- FAIL`).
-pub(crate) const CONTEXT_AFTER: usize = 2;
+pub(crate) const CONTEXT_AFTER: usize = 6;
 
 /// Which lines a preview keeps when they fall in its omitted middle:
 /// regular expressions ([`regex`] syntax, matched on a line's bytes without
