@@ -30,6 +30,8 @@ Main names (the same in Rust and JavaScript):
   union), and :class:`Request`, every call of the Dory API as a value;
 - previews: :func:`bound` / :func:`abound` (with a spill writer such as
   :class:`SpillDirectory`), :class:`StreamingBounder`, :class:`Preview`;
+  a token budget on any of them (``max_tokens``, ``tokenizer``) and
+  :func:`count_tokens`, the bounders' own counter (:data:`TOKENIZERS`);
   a run's three views (stdout, stderr, both in arrival order):
   :class:`RunBounder`, :class:`RunPending`, :func:`run_spill_id`;
 - searching a spill (the matching lines of a saved output, bounded):
@@ -56,6 +58,7 @@ from ._core import (
     MIN_MAX_BYTES,
     MIN_RUN_MAX_BYTES,
     RUN_PRESET,
+    TOKENIZERS,
     Bounder,
     Continue,
     Cursor,
@@ -88,6 +91,7 @@ from ._core import (
     Unknown,
     Utf8Decoder,
     __version__,
+    count_tokens,
     run_spill_id,
 )
 from ._errors import (
@@ -145,6 +149,7 @@ __all__ = [
     "MIN_MAX_BYTES",
     "MIN_RUN_MAX_BYTES",
     "RUN_PRESET",
+    "TOKENIZERS",
     "AnswerError",
     "ApiError",
     "AsyncEventIterator",
@@ -209,6 +214,7 @@ __all__ = [
     "abound",
     "aiter_events",
     "bound",
+    "count_tokens",
     "iter_events",
     "new_spill_id",
     "run_spill_id",

@@ -21,6 +21,7 @@ __all__ = [
     "MIN_MAX_BYTES",
     "MIN_RUN_MAX_BYTES",
     "RUN_PRESET",
+    "TOKENIZERS",
     "Bounder",
     "Continue",
     "Cursor",
@@ -53,6 +54,7 @@ __all__ = [
     "Unknown",
     "Utf8Decoder",
     "__version__",
+    "count_tokens",
     "run_spill_id",
 ]
 __version__: Final[str]
@@ -543,6 +545,10 @@ class _RunPreset(TypedDict):
     split: Literal["even", "tail"]
 
 RUN_PRESET: Final[_RunPreset]
+TOKENIZERS: Final[tuple[str, ...]]
+
+def count_tokens(text: str, tokenizer: str | None = None) -> int: ...
+
 _SpillPath: TypeAlias = str | os.PathLike[str] | None
 
 @final
@@ -572,6 +578,8 @@ class Preview:
     @property
     def spill_error(self) -> str | None: ...
     @property
+    def tokens(self) -> int | None: ...
+    @property
     def notices(self) -> list[Notice]: ...
     def to_json(self) -> str: ...
     def __eq__(self, other: object, /) -> bool: ...
@@ -598,6 +606,8 @@ def _bound_unsaved(
     keep: str | Sequence[str] | None,
     terminal: bool,
     split: str,
+    max_tokens: int | None,
+    tokenizer: str | None,
     /,
 ) -> Preview: ...
 
@@ -638,6 +648,8 @@ class Bounder:
         keep: _Keep = None,
         terminal: bool = False,
         split: _Split = "even",
+        max_tokens: int | None = None,
+        tokenizer: str | None = None,
     ) -> Bounder: ...
     @property
     def max_lines(self) -> int: ...
@@ -658,6 +670,8 @@ class StreamingBounder:
         keep: _Keep = None,
         terminal: bool = False,
         split: _Split = "even",
+        max_tokens: int | None = None,
+        tokenizer: str | None = None,
     ) -> StreamingBounder: ...
     def push(self, data: str | _BytesLike) -> None: ...
     @property
@@ -688,9 +702,17 @@ class RunBounder:
         keep: _Keep = None,
         terminal: bool = False,
         split: _Split = "even",
+        max_tokens: int | None = None,
+        tokenizer: str | None = None,
     ) -> RunBounder: ...
     @staticmethod
-    def check_limits(max_lines: int, max_bytes: int) -> None: ...
+    def check_limits(
+        max_lines: int,
+        max_bytes: int,
+        *,
+        max_tokens: int | None = None,
+        tokenizer: str | None = None,
+    ) -> None: ...
     @property
     def max_lines(self) -> int: ...
     @property
@@ -768,6 +790,8 @@ class Run:
         random: _BytesLike,
         max_lines: int = 400,
         max_bytes: int = 16384,
+        max_tokens: int | None = None,
+        tokenizer: str | None = None,
         idempotency_key: str | None = None,
         timeout_seconds: float | None = None,
         hint: str | None = None,

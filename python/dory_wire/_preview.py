@@ -78,6 +78,8 @@ def _start(
     keep: Keep,
     terminal: bool,
     split: Split,
+    max_tokens: int | None,
+    tokenizer: str | None,
 ) -> Preview | PendingSpill:
     if not isinstance(data, (str, bytes, bytearray, memoryview)):
         raise TypeError(
@@ -88,7 +90,15 @@ def _start(
         # docs/preview.md: a binding's default spill id is random. A content-derived
         # id (the core's default) could be forced to collide by crafted output.
         spill_id = new_spill_id()
-    bounder = Bounder(max_lines, max_bytes, keep=keep, terminal=terminal, split=split)
+    bounder = Bounder(
+        max_lines,
+        max_bytes,
+        keep=keep,
+        terminal=terminal,
+        split=split,
+        max_tokens=max_tokens,
+        tokenizer=tokenizer,
+    )
     return bounder.bound(data, spill_id=spill_id)
 
 
@@ -103,9 +113,12 @@ def bound(
     keep: Keep = None,
     terminal: bool = False,
     split: Split = "even",
+    max_tokens: int | None = None,
+    tokenizer: str | None = None,
 ) -> Preview:
     """Bounds ``data`` to a preview of at most ``max_lines`` lines and
-    ``max_bytes`` bytes, notice included (see docs/preview.md).
+    ``max_bytes`` bytes and, with ``max_tokens``, at most that many tokens,
+    notice included (see docs/preview.md).
 
     Data that fits comes back unchanged. Otherwise the preview is a head, one
     notice line and a tail; when ``spill`` is given it is called once as
@@ -131,17 +144,27 @@ def bound(
             half to the head, half to the tail) or ``"tail"`` (an eighth to
             the head, the rest to the tail: ``run``'s shape; docs/preview.md,
             "The split").
+        max_tokens: the most tokens the preview's text may encode to under
+            ``tokenizer``, notice included: a third limit, and whichever
+            binds first decides (``None``, the default: no token limit). Any
+            count from 0 to 2**32 - 1, checked as ``max_bytes``; a cut needs
+            at least 32.
+        tokenizer: what counts the tokens, one of :data:`TOKENIZERS`
+            (``"o200k_base"`` when ``max_tokens`` is given without it); given
+            without ``max_tokens`` it only counts: :attr:`Preview.tokens`.
 
     Returns:
         A :class:`Preview`; ``spill_error`` says why a save was not used
         (the writer raised or returned something other than a path, or the
-        path was refused).
+        path was refused); ``tokens`` its count with a tokenizer (else
+        ``None``).
 
     Raises:
         InvalidArgument: a ``keep`` pattern the core refuses (argument
-            ``keep``).
+            ``keep``), an unknown ``tokenizer`` (argument ``tokenizer``).
         InvalidLimits: ``data`` must be cut and the limits leave no room for
-            a cut (``max_lines`` 0 or ``max_bytes`` below 32); also a
+            a cut (``max_lines`` 0, ``max_bytes`` or ``max_tokens`` below
+            32), or a limit that is not a count from 0 to 2**32 - 1; also a
             ``ValueError``. Data that fits is returned whatever the limits.
         TypeError: ``data`` or an argument of the wrong type.
 
@@ -161,8 +184,12 @@ def bound(
     if spill is None and spill_id is None:
         # Nothing to save: one crossing into the core (the hint is used only
         # with a saved path).
-        return _bound_unsaved(data, max_lines, max_bytes, keep, terminal, split)
-    bounded = _start(data, max_lines, max_bytes, spill_id, spill, keep, terminal, split)
+        return _bound_unsaved(
+            data, max_lines, max_bytes, keep, terminal, split, max_tokens, tokenizer
+        )
+    bounded = _start(
+        data, max_lines, max_bytes, spill_id, spill, keep, terminal, split, max_tokens, tokenizer
+    )
     if isinstance(bounded, Preview):
         return bounded
     if spill is None:
@@ -191,13 +218,17 @@ async def abound(
     keep: Keep = None,
     terminal: bool = False,
     split: Split = "even",
+    max_tokens: int | None = None,
+    tokenizer: str | None = None,
 ) -> Preview:
     """:func:`bound` with an async spill writer: ``await spill(spill_id, data)``
     must give the path (or ``None``). A sync writer is accepted too. A writer
     that raises (except on cancellation) never escapes: see
     :attr:`Preview.spill_error`.
     """
-    bounded = _start(data, max_lines, max_bytes, spill_id, spill, keep, terminal, split)
+    bounded = _start(
+        data, max_lines, max_bytes, spill_id, spill, keep, terminal, split, max_tokens, tokenizer
+    )
     if isinstance(bounded, Preview):
         return bounded
     if spill is None:

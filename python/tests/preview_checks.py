@@ -118,11 +118,26 @@ def expected_notices(data: bytes, preview: dw.Preview, hint: str | None = None) 
     return [f"[... {counted}: {where} ...]", f"[... {counted} ...]", "[... omitted ...]"]
 
 
-def check_rebound(preview: dw.Preview, max_lines: int, max_bytes: int) -> None:
-    """Bounding a preview again with the same limits gives it back unchanged."""
-    again = dw.bound(preview.text, max_lines=max_lines, max_bytes=max_bytes)
+def check_rebound(
+    preview: dw.Preview,
+    max_lines: int,
+    max_bytes: int,
+    *,
+    max_tokens: int | None = None,
+    tokenizer: str | None = None,
+) -> None:
+    """Bounding a preview again with the same limits (a token limit
+    included) gives it back unchanged, with the same token count."""
+    again = dw.bound(
+        preview.text,
+        max_lines=max_lines,
+        max_bytes=max_bytes,
+        max_tokens=max_tokens,
+        tokenizer=tokenizer,
+    )
     assert not again.truncated
     assert again.text == preview.text
+    assert again.tokens == preview.tokens
 
 
 def random_chunks(data: bytes, rng: random.Random, max_chunk: int = 64) -> list[bytes]:
@@ -163,9 +178,11 @@ def streamed(
     hint: str | None = None,
     keep: Any = None,
     terminal: bool = False,
+    max_tokens: int | None = None,
+    tokenizer: str | None = None,
 ) -> dw.Preview:
-    """The streaming bounder over ``chunks`` (with ``keep`` and
-    ``terminal``), finished with ``spill`` (or a writer returning
+    """The streaming bounder over ``chunks`` (with ``keep``, ``terminal``
+    and the token limit), finished with ``spill`` (or a writer returning
     ``spill_path``, or failing as ``spill_error`` says)."""
     if spill is None and spill_path is not None:
         path = spill_path
@@ -173,7 +190,13 @@ def streamed(
     if spill is None and spill_error is not None:
         spill = _raising(spill_error)
     bounder = dw.StreamingBounder(
-        max_lines, max_bytes, spill_id=spill_id, keep=keep, terminal=terminal
+        max_lines,
+        max_bytes,
+        spill_id=spill_id,
+        keep=keep,
+        terminal=terminal,
+        max_tokens=max_tokens,
+        tokenizer=tokenizer,
     )
     for chunk in chunks:
         bounder.push(chunk)

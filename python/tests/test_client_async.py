@@ -1612,6 +1612,16 @@ async def test_run_checks_arguments_before_any_request(client: AsyncClient, api:
         await computer.run("ls", max_bytes=MIN_RUN_MAX_BYTES - 1)
     with pytest.raises(TypeError, match="max_lines"):
         await computer.run("ls", max_lines="40")  # type: ignore[arg-type]
+    # The token limit: a run needs max_tokens >= MIN_RUN_MAX_BYTES, and a
+    # tokenizer the build has (the core's rules, before any request).
+    for max_tokens in (MIN_RUN_MAX_BYTES - 1, -1, 2**40):
+        with pytest.raises(InvalidLimits, match="max_tokens"):
+            await computer.run("ls", max_tokens=max_tokens)
+    with pytest.raises(InvalidArgument) as tokenizer:
+        await computer.run("ls", max_tokens=4000, tokenizer="gpt2")
+    assert tokenizer.value.argument == "tokenizer"
+    with pytest.raises(TypeError, match="max_tokens"):
+        await computer.run("ls", max_tokens=1.5)  # type: ignore[arg-type]
     for key in ("", "a\nb", "é", "k" * 256):
         with pytest.raises(InvalidArgument) as bad_key:
             await computer.run("ls", idempotency_key=key)

@@ -43,7 +43,9 @@ def check_preview(doc: dict[str, Any], p: Preview) -> list[str]:
     """Checks a preview's document against the preview; returns its kinds."""
     PREVIEW.validate(doc)
     assert list(doc) == list(PREVIEW_SCHEMA["required"])  # every key, in order
-    for key in list(doc)[:-1]:
+    for key in doc:
+        if key == "notices":
+            continue  # compared below, as Notice objects
         want = getattr(p, key)
         if key == "omitted_range" and want is not None:
             want = {"first": want[0], "last": want[1]}
@@ -150,11 +152,34 @@ def test_a_mutated_document_is_refused() -> None:
         lambda d: d["notices"][0].pop("text"),
         lambda d: d["notices"].append({"kind": "lost", "line": 1, "text": "x", "more": True}),
         lambda d: d.update(spill_id=5),
+        lambda d: d.update(tokens=-1),
+        lambda d: d.update(tokens="12"),
+        lambda d: d.pop("tokens"),
     ]
     for mutate in mutations:
         bad = copy.deepcopy(doc)
         mutate(bad)
         assert not PREVIEW.is_valid(bad), bad
+
+
+@pytest.mark.parametrize("tokenizer", [None, "approx", "cl100k_base"])
+def test_tokens_is_the_last_field(tokenizer: str | None) -> None:
+    # null without a token limit; with one, the count of text, at most max_tokens.
+    max_tokens = None if tokenizer is None else 120
+    p = bound(LOG, max_lines=40, max_bytes=2000, max_tokens=max_tokens, tokenizer=tokenizer)
+    doc = doc_of(p)
+    assert check_preview(doc, p) == ["omitted"]
+    assert doc["tokens"] == p.tokens
+    if tokenizer is None:
+        assert p.to_json().endswith(',"tokens":null}')
+    else:
+        assert p.to_json().endswith(f',"tokens":{p.tokens}}}')
+        assert p.tokens is not None
+        assert 0 < p.tokens <= 120
+    # A tokenizer alone only counts.
+    counted = bound("a b c\n", max_lines=5, max_bytes=100, tokenizer="approx")
+    assert counted.tokens is not None
+    assert doc_of(counted)["tokens"] == counted.tokens
 
 
 def test_a_real_run_returns_its_result_as_json(tmp_path: Path) -> None:

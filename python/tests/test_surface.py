@@ -327,6 +327,8 @@ def run_option_problems(
                 problems.append(f"{call}: {name} is not keyword-only")
             elif param.default is None and default is not None and name in LIVENESS:
                 continue  # the client's option of that name gives the core's default
+            elif param.default is None and name in CORE_APPLIES:
+                continue  # the core's token_limit applies the listed default
             elif param.default != default or type(param.default) is not type(default):
                 problems.append(f"{call}: {name}={param.default!r}, listed {default!r}")
         extra = sorted(
@@ -341,6 +343,10 @@ def run_option_problems(
 
 # None in the call means the client's own setting, whose default is the core's.
 LIVENESS = {"liveness_timeout_seconds"}
+# None in the call means the core's default, applied by the core's
+# token_limit: the listed tokenizer ("o200k_base") when max_tokens is given,
+# and no token count without max_tokens (a tokenizer given alone only counts).
+CORE_APPLIES = {"tokenizer"}
 
 
 def test_run_takes_the_run_options_and_the_follow_options() -> None:
@@ -380,14 +386,15 @@ def test_the_run_option_check_can_fail() -> None:
     ]
 
 
-# ---- the options keep and terminal of every bounder (preview_options)
+# ---- the options of every bounder (preview_options): keep, terminal, split,
+# max_tokens and tokenizer
 
 
 def preview_option_problems(
     options: list[dict[str, Any]], calls: dict[str, inspect.Signature]
 ) -> list[str]:
     """Each option of `preview_options` a keyword-only parameter of every
-    call, with the listed default."""
+    call, with the listed default (or None where the core applies it)."""
     problems = []
     for option in options:
         name = option["python"]
@@ -395,6 +402,8 @@ def preview_option_problems(
             param = signature.parameters.get(name)
             if param is None or param.kind is not inspect.Parameter.KEYWORD_ONLY:
                 problems.append(f"{call} has no keyword {name}")
+            elif param.default is None and name in CORE_APPLIES:
+                continue  # the core's token_limit applies the listed default
             elif param.default != option["default"]:
                 problems.append(f"{call}: {name}={param.default!r}, listed {option['default']!r}")
     return problems
@@ -411,8 +420,31 @@ def test_every_bounder_takes_the_preview_options() -> None:
     assert all(isinstance(p, str) for p in dw.DEFAULT_KEEP_PATTERNS)
 
 
+def test_the_listed_tokenizer_is_the_cores_default() -> None:
+    # What the core applies for tokenizer=None is the listed default: the
+    # same counts (o200k_base and cl100k_base differ on this text), the
+    # same previews with max_tokens alone.
+    surface = json.loads(SURFACE.read_text(encoding="utf-8"))
+    for key in ("preview_options", "run_options"):
+        (option,) = (o for o in surface[key] if o["python"] == "tokenizer")
+        default = option["default"]
+        assert default in dw.TOKENIZERS
+        text = "日本語のテキストです。\n🎉🚀 done\n"
+        assert dw.count_tokens(text) == dw.count_tokens(text, default)
+        assert dw.count_tokens(text, "cl100k_base") != dw.count_tokens(text, default)
+        log = "".join(f"{i}: 日本語のテキスト\n" for i in range(300))
+        alone = dw.bound(log, max_lines=100, max_bytes=4000, max_tokens=300)
+        named = dw.bound(log, max_lines=100, max_bytes=4000, max_tokens=300, tokenizer=default)
+        assert alone == named
+        assert alone.tokens == dw.count_tokens(alone.text, default)
+    # No max_tokens and no tokenizer: no token limit, nothing counted.
+    assert dw.bound("x\n", max_lines=1, max_bytes=100).tokens is None
+
+
 def test_the_preview_option_check_can_fail() -> None:
     def bound(data: str, *, keep: object = "defaults") -> None: ...
+
+    def streaming(*, keep: object = None, terminal: bool = False, tokenizer: str = "x") -> None: ...
 
     options = [
         {"option": "k", "python": "keep", "default": None},
@@ -421,4 +453,10 @@ def test_the_preview_option_check_can_fail() -> None:
     assert preview_option_problems(options, {"bound": inspect.signature(bound)}) == [
         "bound: keep='defaults', listed None",
         "bound has no keyword terminal",
+    ]
+    # None stands for the core's tokenizer; another default does not.
+    tokenizer = [{"option": "z", "python": "tokenizer", "default": "o200k_base"}]
+    calls = {"streaming": inspect.signature(streaming)}
+    assert preview_option_problems(tokenizer, calls) == [
+        "streaming: tokenizer='x', listed 'o200k_base'"
     ]

@@ -33,6 +33,7 @@ from splitmix import SplitMix64
 from vectors import (
     VECTOR_DIR,
     body_of,
+    check_tokens,
     conversation_problems,
     converse,
     decode,
@@ -40,8 +41,11 @@ from vectors import (
     output_bytes,
     play_run_conversation,
     run_conversation_problems,
+    run_machine_of,
     run_problems,
     search_problems,
+    token_options,
+    tokenizer_refused,
 )
 
 import dory_wire as dw
@@ -170,8 +174,24 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
     spill_spec = vector.get("spill")
     hint = vector.get("hint")
     spill_id = vector.get("spill_id")
-    # docs/VECTORS.md: the options keep and terminal (absent: off).
-    options = {"keep": vector.get("keep"), "terminal": vector.get("terminal", False)}
+    # docs/VECTORS.md: the options keep and terminal (absent: off), and the
+    # token limit (max_tokens, tokenizer) when the vector has one.
+    options = {
+        "keep": vector.get("keep"),
+        "terminal": vector.get("terminal", False),
+        **token_options(vector),
+    }
+    if tokenizer_refused(vector):
+        # A tokenizer this build lacks (docs/VECTORS.md): every bounder
+        # refuses it, whatever the vector expects of a build that has it.
+        for make in (
+            lambda: dw.bound(data, max_lines=max_lines, max_bytes=max_bytes, **options),
+            lambda: dw.StreamingBounder(max_lines, max_bytes, **options),
+        ):
+            with pytest.raises(dw.InvalidArgument) as refused:
+                make()
+            assert refused.value.argument == "tokenizer"
+        return
     if "error" in expect:
         with pytest.raises(dw.DoryWireError) as info:
             dw.bound(data, max_lines=max_lines, max_bytes=max_bytes, **options)
@@ -202,9 +222,11 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
     text = preview.text
     if "preview" in expect:
         assert text == expect["preview"]
-    for key in ("truncated", "omitted_lines", "omitted_bytes"):
+    for key in ("truncated", "omitted_lines", "omitted_bytes", "tokens"):
         if key in expect:
             assert getattr(preview, key) == expect[key], key
+    problem = check_tokens(vector, preview)
+    assert problem is None, problem
     if "omitted_range" in expect:
         expected_range = expect["omitted_range"]
         assert preview.omitted_range == (tuple(expected_range) if expected_range else None)
@@ -229,7 +251,7 @@ def test_preview_vector(vid: str, vector: dict[str, Any]) -> None:
             preview.head_bytes + preview.omitted_bytes + preview.tail_bytes == preview.total_bytes
         )
         assert preview.truncated == (preview.spill_id is not None)
-    check_rebound(preview, max_lines, max_bytes)
+    check_rebound(preview, max_lines, max_bytes, **token_options(vector))
     if spill_spec and spill_spec.get("fails") and preview.truncated:
         assert preview.spill_path is None
         assert preview.spill_error
@@ -328,6 +350,12 @@ def test_the_run_runner_can_fail() -> None:
     ("vid", "vector"), RUN_CONVERSATION, ids=[vid for vid, _ in RUN_CONVERSATION]
 )
 def test_run_conversation_vector(vid: str, vector: dict[str, Any]) -> None:
+    if tokenizer_refused(vector["run"]):
+        # A tokenizer this build lacks (VECTORS.md): the run refuses it.
+        with pytest.raises(dw.InvalidArgument) as refused:
+            run_machine_of(vector)
+        assert refused.value.argument == "tokenizer"
+        return
     whole = play_run_conversation(vector, lambda n: [])
     problems = run_conversation_problems(vector, whole)
     assert not problems, "\n".join(problems)

@@ -30,6 +30,51 @@ def load_vectors() -> list[tuple[str, dict[str, Any]]]:
     return out
 
 
+# ---- the token limit of preview and run vectors (VECTORS.md, "A token limit")
+
+
+def token_options(vector: dict[str, Any]) -> dict[str, Any]:
+    """The vector's top-level `max_tokens` and `tokenizer`, those present,
+    as the bounders' keyword arguments (absent: no token limit)."""
+    return {k: vector[k] for k in ("max_tokens", "tokenizer") if vector.get(k) is not None}
+
+
+def tokenizer_refused(options: dict[str, Any]) -> bool:
+    """Whether this build lacks the tokenizer `options` name (a vector, or
+    a run's options): a name outside `TOKENIZERS` that the core refuses,
+    as `InvalidArgument` with argument `tokenizer` (asserted here). A
+    runner then checks that every bounder refuses it, instead of the
+    vector's expectation (VECTORS.md). `max_tokens` alone means
+    `"o200k_base"`, which the wheel has."""
+    name = options.get("tokenizer")
+    if name is None or name in dw.TOKENIZERS:
+        return False
+    try:
+        dw.count_tokens("", name)
+    except dw.InvalidArgument as err:
+        refused = err
+    else:
+        return False  # another spelling of a tokenizer this build has
+    assert refused.argument == "tokenizer", refused
+    return True
+
+
+def check_tokens(options: dict[str, Any], preview: dw.Preview) -> str | None:
+    """What is wrong with `preview.tokens` under the token limit of
+    `options` (None: nothing): with a tokenizer or `max_tokens`, the
+    preview's text counted again with `count_tokens` is `tokens`, at most
+    `max_tokens`; without either, `tokens` is None."""
+    limit = token_options(options)
+    if not limit:
+        return None if preview.tokens is None else f"tokens {preview.tokens}, no token limit"
+    counted = dw.count_tokens(preview.text, limit.get("tokenizer"))
+    if preview.tokens != counted:
+        return f"tokens {preview.tokens}, the text counts {counted}"
+    if counted > limit.get("max_tokens", counted):
+        return f"{counted} tokens > max_tokens {limit['max_tokens']}"
+    return None
+
+
 def b64(data: bytes) -> str:
     return base64.b64encode(data).decode("ascii")
 
@@ -487,8 +532,13 @@ def run_outcome(vector: dict[str, Any], view: str) -> dict[str, str]:
 
 
 def run_options(vector: dict[str, Any]) -> dict[str, Any]:
-    """The vector's `keep` and `terminal` (absent: off) as keyword arguments."""
-    return {"keep": vector.get("keep"), "terminal": vector.get("terminal", False)}
+    """The vector's `keep` and `terminal` (absent: off) and its token limit
+    (`max_tokens`, `tokenizer`, when present) as keyword arguments."""
+    return {
+        "keep": vector.get("keep"),
+        "terminal": vector.get("terminal", False),
+        **token_options(vector),
+    }
 
 
 def play_run(vector: dict[str, Any], items: list[RunItem]) -> dict[str, Any]:
@@ -527,7 +577,11 @@ def play_run(vector: dict[str, Any], items: list[RunItem]) -> dict[str, Any]:
             "spill_id": pending.spill_id(view),
             "spill_path": preview.spill_path,
             "spill_error": preview.spill_error is not None,
+            "tokens": preview.tokens,
         }
+        problem = check_tokens(vector, preview)
+        if problem is not None:
+            out[view]["token_problem"] = problem
     return out
 
 
@@ -568,6 +622,15 @@ def run_problems(vector: dict[str, Any], expect: dict[str, Any]) -> list[str]:
     from splitmix import SplitMix64
 
     items = run_items(vector)
+    if tokenizer_refused(vector):
+        # A tokenizer this build lacks (VECTORS.md): the bounders refuse it.
+        try:
+            dw.RunBounder(vector["max_lines"], vector["max_bytes"], **run_options(vector))
+        except dw.InvalidArgument as err:
+            if err.argument == "tokenizer":
+                return []
+            return [f"the tokenizer was refused as argument {err.argument!r}"]
+        return [f"the tokenizer {vector['tokenizer']!r} is not refused"]
     got = play_run(vector, items)
     if "error" in expect or "error" in got:
         if got != {"error": expect.get("error")}:
@@ -586,6 +649,8 @@ def run_problems(vector: dict[str, Any], expect: dict[str, Any]) -> list[str]:
                 problems.append(
                     f"{view}.{key}: got {have.get(key, '<missing>')!r} expected {value!r}"
                 )
+        if "token_problem" in have:
+            problems.append(f"{view}: {have['token_problem']}")
         text = have["preview"]
         if len(text.encode("utf-8")) > max_bytes or lines_of(text) > max_lines:
             problems.append(
@@ -626,6 +691,8 @@ def run_machine_of(vector: dict[str, Any]) -> dw.Run:
         "hint",
         "max_lines",
         "max_bytes",
+        "max_tokens",
+        "tokenizer",
         "keep",
         "terminal",
     ):
@@ -662,6 +729,7 @@ def preview_json(preview: dw.Preview) -> dict[str, Any]:
             "spill_id",
             "spill_path",
             "spill_error",
+            "tokens",
         )
     }
 

@@ -1,6 +1,7 @@
 """Run by scripts/test-python.sh with the interpreter of a fresh venv into
-which only the built wheel was installed: proves the wheel imports on its own
-and decodes a shared vector. Usage: wheel_check.py <tests/vectors dir>."""
+which only the built wheel was installed: proves the wheel imports on its own,
+has the exact tokenizers, and decodes and bounds the shared vectors (token
+limits included). Usage: wheel_check.py <tests/vectors dir>."""
 
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ def main() -> None:
 
     where = Path(dory_wire.__file__).resolve()
     assert "site-packages" in where.parts, f"dory_wire imported from {where}, not the wheel"
+    # The wheel is built with the core's feature `tokens`.
+    assert dory_wire.TOKENIZERS == ("o200k_base", "cl100k_base", "approx"), dory_wire.TOKENIZERS
+    assert dory_wire.count_tokens("日本語のテキストです。", "cl100k_base") == 10
     vectors = sorted(Path(sys.argv[1]).rglob("*.json"))
     assert vectors, "no vectors"
     decoded = previewed = 0
@@ -43,8 +47,12 @@ def main() -> None:
                     max_bytes=v["max_bytes"],
                     keep=v.get("keep"),
                     terminal=v.get("terminal", False),
+                    max_tokens=v.get("max_tokens"),
+                    tokenizer=v.get("tokenizer"),
                 )
                 assert p.text == v["expect"]["preview"], v["name"]
+                if "tokens" in v["expect"]:
+                    assert p.tokens == v["expect"]["tokens"], v["name"]
                 previewed += 1
     assert decoded, "no decode vector ran"
     assert previewed, "no preview vector ran"

@@ -54,6 +54,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<preview::Notice>()?;
     m.add_function(wrap_pyfunction!(preview::_run_result_json, m)?)?;
     m.add_function(wrap_pyfunction!(preview::_bound_unsaved, m)?)?;
+    m.add_function(wrap_pyfunction!(preview::count_tokens, m)?)?;
     m.add_class::<run::RunBounder>()?;
     m.add_class::<run::RunPending>()?;
     m.add_class::<run_machine::PyRun>()?;
@@ -70,6 +71,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     m.add("MIN_RUN_MAX_BYTES", dory_wire::preview::MIN_RUN_MAX_BYTES)?;
     m.add("MIN_MAX_BYTES", dory_wire::preview::MIN_MAX_BYTES)?;
+    m.add("TOKENIZERS", preview::tokenizers(m.py())?)?;
     m.add(
         "DEFAULT_KEEP_PATTERNS",
         pyo3::types::PyTuple::new(m.py(), dory_wire::preview::Keep::DEFAULT_PATTERNS)?,

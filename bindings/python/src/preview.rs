@@ -38,6 +38,74 @@ pub(crate) fn limit(py: Python<'_>, obj: &Bound<'_, PyAny>, arg: &str) -> PyResu
     preview::checked_limit(value, arg).map_err(|e| to_py_err(py, e, Vec::new()))
 }
 
+/// The `max_tokens` and `tokenizer` arguments as the core's token limit:
+/// `max_tokens` an `int` checked as `max_bytes` is (`preview::checked_limit`),
+/// `tokenizer` a `str`; both `None` is no token limit, and every other rule
+/// (the default tokenizer, a tokenizer alone only counting, an unknown or
+/// missing tokenizer refused as `invalid_argument`) is the core's
+/// `preview::token_limit`.
+pub(crate) fn token_limit_arg(
+    py: Python<'_>,
+    max_tokens: Option<&Bound<'_, PyAny>>,
+    tokenizer: Option<&Bound<'_, PyAny>>,
+) -> PyResult<Option<preview::TokenLimit>> {
+    let max_tokens = match max_tokens.filter(|o| !o.is_none()) {
+        Some(n) => Some(limit(py, n, "max_tokens")?),
+        None => None,
+    };
+    let tokenizer = opt_string(tokenizer, "tokenizer")?;
+    preview::token_limit(max_tokens, tokenizer.as_deref()).map_err(|e| to_py_err(py, e, Vec::new()))
+}
+
+/// The limits of a bounder: lines, bytes and the token limit.
+pub(crate) fn limits_arg(
+    py: Python<'_>,
+    max_lines: &Bound<'_, PyAny>,
+    max_bytes: &Bound<'_, PyAny>,
+    max_tokens: Option<&Bound<'_, PyAny>>,
+    tokenizer: Option<&Bound<'_, PyAny>>,
+) -> PyResult<preview::Limits> {
+    let max_lines = limit(py, max_lines, "max_lines")?;
+    let max_bytes = limit(py, max_bytes, "max_bytes")?;
+    let tokens = token_limit_arg(py, max_tokens, tokenizer)?;
+    Ok(preview::Limits::new(max_lines, max_bytes).with_token_limit(tokens))
+}
+
+/// How many tokens ``text`` encodes to under the tokenizer named
+/// ``tokenizer`` (default: ``"o200k_base"``, as for ``max_tokens``): the
+/// bounders' own counter, to check a preview (:attr:`Preview.tokens`) or
+/// size a prompt. The names are :data:`TOKENIZERS`; another raises
+/// :class:`InvalidArgument` (argument ``tokenizer``).
+#[pyfunction]
+#[pyo3(signature = (text, tokenizer = None))]
+pub(crate) fn count_tokens(
+    py: Python<'_>,
+    text: &Bound<'_, PyAny>,
+    tokenizer: Option<&Bound<'_, PyAny>>,
+) -> PyResult<u64> {
+    if !text.is_instance_of::<PyString>() {
+        return Err(PyTypeError::new_err(format!(
+            "count_tokens() argument 'text' must be str, not {}",
+            args::type_name(text)
+        )));
+    }
+    let text: String = text.extract()?;
+    let tokenizer = opt_string(tokenizer, "tokenizer")?;
+    let count = || preview::count_tokens(&text, tokenizer.as_deref());
+    let counted = if text.len() >= DETACH_THRESHOLD {
+        py.detach(count)
+    } else {
+        count()
+    };
+    counted.map_err(|e| to_py_err(py, e, Vec::new()))
+}
+
+/// `TOKENIZERS`: the names of the tokenizers this build has, exact ones
+/// first (the core's `preview::tokenizers`), as a tuple.
+pub(crate) fn tokenizers(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyTuple>> {
+    pyo3::types::PyTuple::new(py, preview::tokenizers())
+}
+
 /// Input data: `str` (its UTF-8 bytes) or bytes-like.
 pub(crate) fn data_input<'py>(obj: &Bound<'py, PyAny>, func: &str) -> PyResult<ByteInput<'py>> {
     if let Ok(text) = obj.cast::<PyString>() {
@@ -141,19 +209,26 @@ pub(crate) fn keep_arg(py: Python<'_>, obj: Option<&Bound<'_, PyAny>>) -> PyResu
 }
 
 /// Bounds whole inputs to a preview of at most ``max_lines`` lines and
-/// ``max_bytes`` bytes (notice included). See :func:`bound` for the usual
+/// ``max_bytes`` bytes (notice included) and, with ``max_tokens``, at most
+/// that many tokens under ``tokenizer``. See :func:`bound` for the usual
 /// entry point.
 ///
 /// Any limits are accepted: input that fits comes back unchanged. Only input
-/// that must be cut with ``max_lines`` 0 or ``max_bytes`` below
-/// ``MIN_MAX_BYTES`` (32) raises :class:`InvalidLimits` (a ``ValueError``).
+/// that must be cut with ``max_lines`` 0, or ``max_bytes`` or ``max_tokens``
+/// below ``MIN_MAX_BYTES`` (32), raises :class:`InvalidLimits` (a
+/// ``ValueError``). An unknown ``tokenizer`` (see :data:`TOKENIZERS`) raises
+/// :class:`InvalidArgument`.
 #[pyclass(frozen, module = "dory_wire", name = "Bounder")]
 pub(crate) struct PyBounder(preview::Bounder);
 
 #[pymethods]
 impl PyBounder {
     #[new]
-    #[pyo3(signature = (max_lines, max_bytes, *, keep = None, terminal = false, split = "even"))]
+    #[pyo3(signature = (
+        max_lines, max_bytes, *, keep = None, terminal = false, split = "even",
+        max_tokens = None, tokenizer = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
@@ -161,13 +236,14 @@ impl PyBounder {
         keep: Option<&Bound<'_, PyAny>>,
         terminal: bool,
         split: &str,
+        max_tokens: Option<&Bound<'_, PyAny>>,
+        tokenizer: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let max_lines = limit(py, max_lines, "max_lines")?;
-        let max_bytes = limit(py, max_bytes, "max_bytes")?;
+        let limits = limits_arg(py, max_lines, max_bytes, max_tokens, tokenizer)?;
         let keep = keep_arg(py, keep)?;
         let split = split_arg(py, split)?;
         Ok(PyBounder(
-            preview::Bounder::new(max_lines, max_bytes)
+            preview::Bounder::with_limits(limits)
                 .with_keep(keep)
                 .with_terminal(terminal)
                 .with_split(split),
@@ -228,7 +304,8 @@ impl PyBounder {
 /// ``Bounder(...).bound(data)`` then ``.render()`` gives, without the two
 /// extra crossings).
 #[pyfunction]
-#[pyo3(signature = (data, max_lines, max_bytes, keep, terminal, split, /))]
+#[pyo3(signature = (data, max_lines, max_bytes, keep, terminal, split, max_tokens, tokenizer, /))]
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn _bound_unsaved(
     py: Python<'_>,
     data: &Bound<'_, PyAny>,
@@ -237,9 +314,14 @@ pub(crate) fn _bound_unsaved(
     keep: Option<&Bound<'_, PyAny>>,
     terminal: bool,
     split: &str,
+    max_tokens: Option<&Bound<'_, PyAny>>,
+    tokenizer: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Preview> {
     let input = data_input(data, "bound")?;
-    let bounder = PyBounder::py_new(py, max_lines, max_bytes, keep, terminal, split)?.0;
+    let bounder = PyBounder::py_new(
+        py, max_lines, max_bytes, keep, terminal, split, max_tokens, tokenizer,
+    )?
+    .0;
     let bytes = input.as_slice();
     let run = || bounder.bound(bytes);
     let bounded = if bytes.len() >= DETACH_THRESHOLD {
@@ -447,7 +529,8 @@ fn call_writer(
 
 /// Bounds an input given in chunks, with memory proportional to the limits
 /// (not to the input): the same preview as :func:`bound` over the
-/// concatenated chunks, however they are split.
+/// concatenated chunks, however they are split. The limits and options are
+/// :class:`Bounder`'s (``max_tokens`` and ``tokenizer`` included).
 ///
 /// To spill, write each chunk to the spill file as you :meth:`push` it, then
 /// give :meth:`finish` a ``spill`` callable that returns its path.
@@ -491,7 +574,11 @@ fn writer<'py>(spill: Option<&Bound<'py, PyAny>>) -> PyResult<Option<Bound<'py, 
 #[pymethods]
 impl StreamingBounder {
     #[new]
-    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false, split = "even"))]
+    #[pyo3(signature = (
+        max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false, split = "even",
+        max_tokens = None, tokenizer = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
@@ -500,12 +587,13 @@ impl StreamingBounder {
         keep: Option<&Bound<'_, PyAny>>,
         terminal: bool,
         split: &str,
+        max_tokens: Option<&Bound<'_, PyAny>>,
+        tokenizer: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let max_lines = limit(py, max_lines, "max_lines")?;
-        let max_bytes = limit(py, max_bytes, "max_bytes")?;
+        let limits = limits_arg(py, max_lines, max_bytes, max_tokens, tokenizer)?;
         let keep = keep_arg(py, keep)?;
         let split = split_arg(py, split)?;
-        let mut inner = preview::StreamingBounder::new(max_lines, max_bytes)
+        let mut inner = preview::StreamingBounder::with_limits(limits)
             .with_keep(keep)
             .with_terminal(terminal)
             .with_split(split);
@@ -601,9 +689,10 @@ impl StreamingBounder {
 
 /// A bounded preview of some output, with exact accounting.
 ///
-/// ``text`` is the preview (valid UTF-8 within both limits, notice
-/// included); ``str(preview)`` is ``text``. When nothing was cut it is the
-/// input unchanged and every ``omitted_*``/``spill_*`` field is empty.
+/// ``text`` is the preview (valid UTF-8 within both limits, and within
+/// ``max_tokens`` when set, notice included); ``str(preview)`` is ``text``.
+/// When nothing was cut it is the input unchanged and every
+/// ``omitted_*``/``spill_*`` field is empty.
 /// Counts add up: ``head_bytes + omitted_bytes + tail_bytes == total_bytes``.
 #[pyclass(frozen, eq, hash, module = "dory_wire", name = "Preview")]
 #[derive(PartialEq, Eq, Hash)]
@@ -690,6 +779,15 @@ impl Preview {
         self.0.spill_error.as_deref()
     }
 
+    /// How many tokens ``text`` encodes to under the bounder's
+    /// ``tokenizer`` (at most ``max_tokens``), as :func:`count_tokens`
+    /// counts it; ``None`` when neither ``max_tokens`` nor ``tokenizer`` was
+    /// given.
+    #[getter]
+    fn tokens(&self) -> Option<u64> {
+        self.0.tokens
+    }
+
     /// The notice lines the bounder wrote into ``text``, in order: a list
     /// of :class:`Notice` (empty when nothing was cut, kept, rendered or
     /// lost). Recorded where each was written, never parsed from the text.
@@ -710,8 +808,9 @@ impl Preview {
     /// ``omitted_range`` as ``{"first", "last"}`` and ``notices``, the notice
     /// lines the bounder wrote into ``text``, in order, each ``{"kind",
     /// "line", "text"}`` (``kind`` one of ``"omitted"``, ``"kept"``,
-    /// ``"terminal"``, ``"stderr"``, ``"lost"``, ``"end"``). Integers are exact. The
-    /// JSON Schema: ``docs/schema/preview.schema.json``.
+    /// ``"terminal"``, ``"stderr"``, ``"lost"``, ``"end"``), then ``tokens``
+    /// (``null`` without a token limit). Integers are exact. The JSON
+    /// Schema: ``docs/schema/preview.schema.json``.
     fn to_json(&self) -> String {
         self.0.to_json()
     }
@@ -728,7 +827,7 @@ impl Preview {
             Ok(v.as_deref().into_bound_py_any(py)?.repr()?.to_string())
         };
         Ok(format!(
-            "Preview(text={}, truncated={}, total_lines={}, total_bytes={}, omitted_lines={}, omitted_bytes={}, omitted_range={}, spill_id={}, spill_path={}, spill_error={})",
+            "Preview(text={}, truncated={}, total_lines={}, total_bytes={}, omitted_lines={}, omitted_bytes={}, omitted_range={}, spill_id={}, spill_path={}, spill_error={}, tokens={})",
             text.repr()?,
             if p.truncated { "True" } else { "False" },
             p.total_lines,
@@ -739,6 +838,7 @@ impl Preview {
             opt(&p.spill_id)?,
             opt(&p.spill_path)?,
             opt(&p.spill_error)?,
+            p.tokens.into_bound_py_any(py)?.repr()?,
         ))
     }
 }

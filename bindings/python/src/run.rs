@@ -11,8 +11,8 @@ use pyo3::prelude::*;
 use crate::args;
 use crate::errors::to_py_err;
 use crate::preview::{
-    data_input, keep_arg, limit, opt_string, outcome, preview_to_py, writer_outcome, Preview,
-    DETACH_THRESHOLD,
+    data_input, keep_arg, limit, limits_arg, opt_string, outcome, preview_to_py, token_limit_arg,
+    writer_outcome, Preview, DETACH_THRESHOLD,
 };
 
 /// `"stdout"` or `"stderr"`; another name is a `ValueError`.
@@ -55,8 +55,10 @@ pub(crate) fn run_spill_id(idempotency_key: &Bound<'_, PyAny>) -> PyResult<Strin
 
 /// Bounds a run's output as it arrives: a preview of stdout, of stderr and
 /// of both combined in arrival order, each within ``max_lines`` lines and
-/// ``max_bytes`` bytes, in memory proportional to the limits whatever the
-/// output's size (see docs/preview.md, "A run's three views").
+/// ``max_bytes`` bytes (and, with ``max_tokens``, that many tokens under
+/// ``tokenizer``, as for :class:`Bounder`), in memory proportional to the
+/// limits whatever the output's size (see docs/preview.md, "A run's three
+/// views").
 ///
 /// Without losses, each view's preview is exactly :func:`bound` of that
 /// view's bytes with the same limits and spill id, however the output was
@@ -91,7 +93,11 @@ impl RunBounder {
 #[pymethods]
 impl RunBounder {
     #[new]
-    #[pyo3(signature = (max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false, split = "even"))]
+    #[pyo3(signature = (
+        max_lines, max_bytes, *, spill_id = None, keep = None, terminal = false, split = "even",
+        max_tokens = None, tokenizer = None
+    ))]
+    #[allow(clippy::too_many_arguments)]
     fn py_new(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
@@ -100,12 +106,13 @@ impl RunBounder {
         keep: Option<&Bound<'_, PyAny>>,
         terminal: bool,
         split: &str,
+        max_tokens: Option<&Bound<'_, PyAny>>,
+        tokenizer: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let max_lines = limit(py, max_lines, "max_lines")?;
-        let max_bytes = limit(py, max_bytes, "max_bytes")?;
+        let limits = limits_arg(py, max_lines, max_bytes, max_tokens, tokenizer)?;
         let keep = keep_arg(py, keep)?;
         let split = crate::preview::split_arg(py, split)?;
-        let mut inner = preview::RunBounder::new(max_lines, max_bytes)
+        let mut inner = preview::RunBounder::with_limits(limits)
             .with_keep(keep)
             .with_terminal(terminal)
             .with_split(split);
@@ -117,18 +124,25 @@ impl RunBounder {
 
     /// Whether these limits can be honoured for any output of a run (a cut
     /// needs a line for its notice and one for a loss line, and
-    /// ``MIN_RUN_MAX_BYTES`` bytes). Raises :class:`InvalidLimits` (a
-    /// ``ValueError``) when ``max_lines < 2`` or ``max_bytes <
-    /// MIN_RUN_MAX_BYTES``; returns ``None`` otherwise.
+    /// ``MIN_RUN_MAX_BYTES`` bytes, and as many tokens with ``max_tokens``).
+    /// Raises :class:`InvalidLimits` (a ``ValueError``) when ``max_lines <
+    /// 2``, ``max_bytes < MIN_RUN_MAX_BYTES`` or ``max_tokens <
+    /// MIN_RUN_MAX_BYTES``, :class:`InvalidArgument` for an unknown
+    /// ``tokenizer``; returns ``None`` otherwise.
     #[staticmethod]
+    #[pyo3(signature = (max_lines, max_bytes, *, max_tokens = None, tokenizer = None))]
     fn check_limits(
         py: Python<'_>,
         max_lines: &Bound<'_, PyAny>,
         max_bytes: &Bound<'_, PyAny>,
+        max_tokens: Option<&Bound<'_, PyAny>>,
+        tokenizer: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<()> {
         let max_lines = limit(py, max_lines, "max_lines")?;
         let max_bytes = limit(py, max_bytes, "max_bytes")?;
+        let tokens = token_limit_arg(py, max_tokens, tokenizer)?;
         preview::RunBounder::check_limits(max_lines, max_bytes)
+            .and_then(|()| preview::RunBounder::check_tokens(tokens))
             .map_err(|e| to_py_err(py, e, Vec::new()))
     }
 

@@ -21,7 +21,7 @@ use pyo3::{intern, IntoPyObjectExt};
 use crate::args;
 use crate::errors::to_py_err;
 use crate::follow::{follow_options, Reconnect};
-use crate::preview::{keep_arg, limit, preview_to_py, writer_outcome};
+use crate::preview::{keep_arg, limit, preview_to_py, token_limit_arg, writer_outcome};
 use crate::request::PyRequest;
 use crate::values::PyCursor;
 
@@ -317,8 +317,10 @@ fn error_with(py: Python<'_>, err: Error, actions: PyResult<Bound<'_, PyList>>) 
 /// conversation (first the keyed start again when the start was sent but not
 /// answered) to ``("cancelled",)``. A failed kill is not an error.
 ///
-/// Everything is checked when it is built, before any request: the limits,
-/// the command, the key, the timeout, the follow options (the keywords of
+/// Everything is checked when it is built, before any request: the limits
+/// (``max_tokens``, when set, at least ``MIN_RUN_MAX_BYTES``; ``tokenizer``
+/// one of :data:`TOKENIZERS`, as for :class:`Bounder`), the command, the
+/// key, the timeout, the follow options (the keywords of
 /// :class:`Follower`; ``follow`` must be true), ``answer_timeout_seconds``
 /// (each wait of the start's and the kill's answer) and the previews'
 /// ``keep`` and ``terminal`` (as :class:`Bounder`'s, but by default the
@@ -347,10 +349,11 @@ impl PyRun {
     #[pyo3(
         signature = (
             computer_id, command, *, random, max_lines = None, max_bytes = None,
-            idempotency_key = None, timeout_seconds = None, hint = None, kill_on_cancel = None,
-            spill = None, on_output = None, answer_timeout_seconds = None, **options
+            max_tokens = None, tokenizer = None, idempotency_key = None, timeout_seconds = None,
+            hint = None, kill_on_cancel = None, spill = None, on_output = None,
+            answer_timeout_seconds = None, **options
         ),
-        text_signature = "(computer_id, command, *, random, max_lines=400, max_bytes=16384, idempotency_key=None, timeout_seconds=None, hint=None, kill_on_cancel=False, spill=False, on_output=False, answer_timeout_seconds=30.0, keep='defaults', terminal=True, **options)"
+        text_signature = "(computer_id, command, *, random, max_lines=400, max_bytes=16384, max_tokens=None, tokenizer=None, idempotency_key=None, timeout_seconds=None, hint=None, kill_on_cancel=False, spill=False, on_output=False, answer_timeout_seconds=30.0, keep='defaults', terminal=True, **options)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn py_new(
@@ -360,6 +363,8 @@ impl PyRun {
         random: &Bound<'_, PyAny>,
         max_lines: Option<&Bound<'_, PyAny>>,
         max_bytes: Option<&Bound<'_, PyAny>>,
+        max_tokens: Option<&Bound<'_, PyAny>>,
+        tokenizer: Option<&Bound<'_, PyAny>>,
         idempotency_key: Option<&Bound<'_, PyAny>>,
         timeout_seconds: Option<&Bound<'_, PyAny>>,
         hint: Option<&Bound<'_, PyAny>>,
@@ -416,6 +421,7 @@ impl PyRun {
         if let Some(n) = max_bytes {
             o = o.max_bytes(limit(py, n, "max_bytes")?);
         }
+        o.tokens = token_limit_arg(py, max_tokens, tokenizer)?;
         o.idempotency_key = args::opt_text(idempotency_key, "idempotency_key")?;
         o.timeout_seconds = args::opt_number(timeout_seconds, "timeout_seconds")?;
         o.hint = args::opt_text(hint, "hint")?;

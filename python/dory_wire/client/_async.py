@@ -671,6 +671,8 @@ class AsyncComputer:
         *,
         max_lines: int = DEFAULT_RUN_MAX_LINES,
         max_bytes: int = DEFAULT_RUN_MAX_BYTES,
+        max_tokens: int | None = None,
+        tokenizer: str | None = None,
         spill: RunSpill | None = None,
         idempotency_key: str | None = None,
         timeout_seconds: float | None = None,
@@ -697,8 +699,10 @@ class AsyncComputer:
         what the run asks with ``spill`` and ``on_output``.
 
         1. Checks everything it can before any request: the limits
-           (``max_lines >= 2``, ``max_bytes >= MIN_RUN_MAX_BYTES``), the
-           command, the key, the timeout and the follow options (the core's
+           (``max_lines >= 2``, ``max_bytes >= MIN_RUN_MAX_BYTES``, and
+           ``max_tokens >= MIN_RUN_MAX_BYTES`` when set; ``tokenizer`` one
+           of :data:`~dory_wire.TOKENIZERS`), the command, the key, the
+           timeout and the follow options (the core's
            checks, the core's errors), and the shapes of ``spill``,
            ``on_output`` and ``on_reconnect``. Nothing is started when one
            fails.
@@ -728,6 +732,12 @@ class AsyncComputer:
         ``\\r`` redraws and escape sequences are rendered as a terminal shows
         them; the spill keeps the raw bytes, and line numbers are the raw
         bytes'. ``keep=None, terminal=False`` gives the raw text.
+
+        ``max_tokens`` bounds each preview to that many tokens under
+        ``tokenizer`` as well (``"o200k_base"`` when not named), notices
+        included, as :func:`~dory_wire.bound` does; a ``tokenizer`` without
+        ``max_tokens`` only counts. Each preview's ``tokens`` is its count
+        (``None`` with neither).
 
         Calling it again with the same key re-attaches to the same process
         (the keyed start starts nothing) and returns an equal result: the
@@ -768,6 +778,8 @@ class AsyncComputer:
             random=secrets.token_bytes(16),
             max_lines=max_lines,
             max_bytes=max_bytes,
+            max_tokens=max_tokens,
+            tokenizer=tokenizer,
             idempotency_key=idempotency_key,
             timeout_seconds=timeout_seconds,
             hint=hint,
