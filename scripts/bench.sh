@@ -238,6 +238,12 @@ log "report"
     if wants node; then
         node "$ROOT/tests/component/bench.mjs" --sizes 2>/dev/null && echo
     fi
+    # The Python wheel holds the exact tokenizers (feature tokens of the core).
+    for wheel in "$ROOT"/target/bench-wheels/*.whl; do
+        [[ -f "$wheel" ]] || continue
+        echo "The Python wheel (\`${wheel##*/}\`, release, with the tokenizers o200k_base and cl100k_base): $(stat -c %s "$wheel") bytes."
+        echo
+    done
     if [[ -s "$CLIENTS" ]]; then
         python3 - "$CLIENTS" <<'PY'
 import json, sys
