@@ -12,7 +12,9 @@ mod common;
 use base64::Engine;
 use common::preview::keep_of;
 use dory_testkit::Rng;
-use dory_wire::preview::{Bounder, Keep, Preview, RunBounder, SpillOutcome, View};
+use dory_wire::preview::{
+    token_limit, Bounder, Keep, Limits, Preview, RunBounder, SpillOutcome, TokenLimit, View,
+};
 use dory_wire::Stream;
 use serde_json::{json, Map, Value};
 
@@ -33,6 +35,14 @@ struct Case {
     /// The vector's `keep` (absent or null: none), or the core's error for it.
     keep: Result<Keep, dory_wire::Error>,
     terminal: bool,
+    /// The vector's `max_tokens` and `tokenizer` (docs/VECTORS.md).
+    tokens: Option<TokenLimit>,
+}
+
+impl Case {
+    fn limits(&self) -> Limits {
+        Limits::new(self.max_lines, self.max_bytes).with_token_limit(self.tokens)
+    }
 }
 
 fn stream_of(name: &str) -> Result<Stream, String> {
@@ -91,9 +101,17 @@ fn parse(v: &Value) -> Result<Case, String> {
         None => false,
         Some(t) => t.as_bool().ok_or("terminal is not a bool")?,
     };
+    let max_tokens = v
+        .get("max_tokens")
+        .and_then(Value::as_u64)
+        .map(|n| n as usize);
+    let tokenizer = v.get("tokenizer").and_then(Value::as_str);
+    // Run vectors name tokenizers every build has ("approx").
+    let tokens = token_limit(max_tokens, tokenizer).map_err(|e| format!("{name}: {e}"))?;
     Ok(Case {
         keep,
         terminal,
+        tokens,
         max_lines: v["max_lines"].as_u64().ok_or("max_lines")? as usize,
         max_bytes: v["max_bytes"].as_u64().ok_or("max_bytes")? as usize,
         spill_id: v["spill_id"].as_str().ok_or("spill_id")?.to_owned(),
@@ -107,7 +125,7 @@ fn parse(v: &Value) -> Result<Case, String> {
 /// The run's result as the vectors write it, or the error's code.
 fn play(case: &Case, items: &[Item]) -> Result<Value, String> {
     let keep = case.keep.clone().map_err(|e| e.code().to_owned())?;
-    let mut run = RunBounder::new(case.max_lines, case.max_bytes)
+    let mut run = RunBounder::with_limits(case.limits())
         .with_keep(keep)
         .with_terminal(case.terminal)
         .with_spill_id(&case.spill_id);
@@ -125,9 +143,7 @@ fn play(case: &Case, items: &[Item]) -> Result<Value, String> {
     for (view, outcome) in View::ALL.into_iter().zip(case.outcomes.clone()) {
         let p = pending.render(view, outcome, case.hint.as_deref());
         let (lost_bytes, lost_ranges) = pending.lost(view);
-        out.insert(
-            view.as_str().into(),
-            json!({
+        let mut result = json!({
                 "preview": p.text,
                 "truncated": p.truncated,
                 "total_bytes": pending.total_bytes(view),
@@ -137,8 +153,13 @@ fn play(case: &Case, items: &[Item]) -> Result<Value, String> {
                 "spill_id": pending.spill_id(view),
                 "spill_path": p.spill_path,
                 "spill_error": p.spill_error.is_some(),
-            }),
-        );
+        });
+        // The count, for vectors with a token limit (the others' results
+        // are unchanged).
+        if case.tokens.is_some() {
+            result["tokens"] = json!(p.tokens);
+        }
+        out.insert(view.as_str().into(), result);
     }
     Ok(Value::Object(out))
 }
@@ -207,6 +228,15 @@ fn check(case: &Case, expect: &Value) -> Result<(), String> {
             }
         }
         let text = have["preview"].as_str().unwrap_or_default();
+        if let Some(limit) = case.tokens {
+            let n = limit.tokenizer.count(text);
+            if have["tokens"] != json!(n) || n > limit.max_tokens {
+                return Err(format!(
+                    "{name}: {n} tokens counted, {} reported, max_tokens {}",
+                    have["tokens"], limit.max_tokens
+                ));
+            }
+        }
         if text.len() > case.max_bytes || lines_of(text) > case.max_lines {
             return Err(format!(
                 "{name}: {} bytes, {} lines over the limits",
@@ -220,7 +250,7 @@ fn check(case: &Case, expect: &Value) -> Result<(), String> {
             let bytes = view_bytes(&case.items, view);
             let id = format!("{}-{name}", case.spill_id);
             let keep = case.keep.clone().map_err(|e| e.to_string())?;
-            let whole: Preview = Bounder::new(case.max_lines, case.max_bytes)
+            let whole: Preview = Bounder::with_limits(case.limits())
                 .with_keep(keep)
                 .with_terminal(case.terminal)
                 .bound_with_spill_id(&bytes, &id)
@@ -360,6 +390,11 @@ fn random_runs_hold_the_limits_and_split_invariance() {
             hint: None,
             keep: Ok(Keep::none()),
             terminal: false,
+            // Every third round a token limit too (approx: in every build).
+            tokens: (round % 3 == 0).then(|| TokenLimit {
+                max_tokens: *rng.choose(&[20, 31, 32, 40, 80, 150, 400]).unwrap(),
+                tokenizer: dory_wire::tokens::Tokenizer::Approx,
+            }),
             items,
         };
         let got = play(&case, &case.items);
@@ -376,6 +411,11 @@ fn random_runs_hold_the_limits_and_split_invariance() {
                         text.len(),
                         lines_of(text)
                     );
+                    if let Some(limit) = case.tokens {
+                        let n = limit.tokenizer.count(text);
+                        assert!(n <= limit.max_tokens, "{}: {n} tokens", case.name);
+                        assert_eq!(result[view.as_str()]["tokens"], json!(n), "{}", case.name);
+                    }
                     let lost = result[view.as_str()]["lost_bytes"].as_u64().unwrap();
                     assert_eq!(
                         lost > 0,
