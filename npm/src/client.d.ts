@@ -270,6 +270,19 @@ export interface RunOptions extends ReconnectOptions {
   maxLines?: number;
   /** The most bytes of each preview (default `DEFAULT_RUN_MAX_BYTES`, 16384; at least `MIN_RUN_MAX_BYTES`, 80). */
   maxBytes?: number;
+  /**
+   * The most tokens of each preview, notices included, under `tokenizer`
+   * (default none; at least `MIN_RUN_MAX_BYTES`, 80): a preview over it is
+   * cut at a smaller byte budget; `Preview.tokens` holds each count.
+   */
+  maxTokens?: number | null;
+  /**
+   * What counts the tokens: one of `TOKENIZERS` (`"approx"` in this
+   * package's build; default the core's `"o200k_base"`, which it lacks).
+   * Given without `maxTokens` it only counts. Another name is the core's
+   * `InvalidArgument` (argument `tokenizer`), before any request.
+   */
+  tokenizer?: string | null;
   /** Where each view is saved as it streams (e.g. a `SpillDirectory`); default none. */
   spill?: RunSpill | null;
   /** The key the start is sent with: the same key, the same process, never started twice (default a fresh `run-` key). */

@@ -724,7 +724,11 @@ export class InvalidState extends DoryWireError {
   /** What was done out of order. */
   reason: string;
 }
-/** Preview limits that leave no room for a cut (`maxLines` 0 or `maxBytes` below `MIN_MAX_BYTES`) when the input does not fit. */
+/**
+ * Preview limits that leave no room for a cut (`maxLines` 0, or `maxBytes`
+ * or `maxTokens` below `MIN_MAX_BYTES`) when the input does not fit, or a
+ * limit that is not a whole number from 0 to 2^32 - 1.
+ */
 export class InvalidLimits extends DoryWireError {
   code: "invalid_limits";
   kind: "limits";
@@ -820,7 +824,7 @@ export class IntegerOutOfRange extends DoryWireError {
 
 /** A bounded preview with exact accounting. Counts add up: `headBytes + omittedBytes + tailBytes === totalBytes`. */
 export interface Preview {
-  /** The preview: within both limits, notice included. */
+  /** The preview: within the limits (`maxLines`, `maxBytes` and, when given, `maxTokens`), notice included. */
   text: string;
   /** Whether anything was cut (then `text` holds exactly one notice line). */
   truncated: boolean;
@@ -858,6 +862,12 @@ export interface Preview {
    */
   notices: Notice[];
   /**
+   * How many tokens `text` encodes to under the token limit's tokenizer,
+   * counted in full (`countTokens(text, tokenizer)`; at most `maxTokens`);
+   * null when neither `maxTokens` nor `tokenizer` was given.
+   */
+  tokens: number | null;
+  /**
    * The canonical JSON object (docs/schema/preview.schema.json): the core's
    * `Preview::to_json` parsed, snake_case, so `JSON.stringify(preview)` gives
    * the same bytes as Python's `Preview.to_json()` and Rust's `to_json`.
@@ -893,6 +903,7 @@ export interface PreviewJSON {
   spill_path: string | null;
   spill_error: string | null;
   notices: Notice[];
+  tokens: number | null;
 }
 
 /** A run result's canonical JSON object (`result.toJSON()`; docs/schema/run-result.schema.json). */
@@ -929,8 +940,30 @@ export const RUN_PRESET: Readonly<{ keep: "defaults"; terminal: true; split: "ta
 /** Where a cut preview's budget goes: `"even"` (half to the head, half to the tail) or `"tail"` (an eighth to the head, the rest to the tail: the shape of `run`'s previews). */
 export type Split = "even" | "tail";
 
-/** The options `keep`, `terminal` and `split`, the same for every bounder (off, off and `"even"` by default). */
+/**
+ * The options of every bounder beside `maxLines` and `maxBytes`
+ * (tests/api/surface.json, "preview_options"): the token limit
+ * (`maxTokens`, `tokenizer`: none by default), `keep`, `terminal` and
+ * `split` (off, off and `"even"` by default).
+ */
 export interface PreviewRenderOptions {
+  /**
+   * Most tokens of the preview, notices included, under `tokenizer`: a
+   * third limit, whichever binds first decides (default none). A preview
+   * over it is cut at a smaller byte budget, the largest whose preview
+   * fits; `Preview.tokens` holds the count. Without `tokenizer`, the core's
+   * default tokenizer (`"o200k_base"`), which this package's build lacks:
+   * name one of `TOKENIZERS` (`"approx"`).
+   * @throws {InvalidLimits} a number that is not a whole number from 0 to 2^32 - 1 (as `maxBytes`); below `MIN_MAX_BYTES` (32) when the input must be cut
+   */
+  maxTokens?: number | null;
+  /**
+   * What counts the tokens: one of `TOKENIZERS` (`"approx"` in this build;
+   * `"o200k_base"` and `"cl100k_base"` where the exact encodings are built
+   * in). Given without `maxTokens` it only counts (`Preview.tokens`).
+   * @throws {InvalidArgument} (argument `tokenizer`) another name, or one this build lacks
+   */
+  tokenizer?: string | null;
   /**
    * Lines matching these regular expressions (`"defaults"`:
    * `DEFAULT_KEEP_PATTERNS`) are kept from the omitted middle, in a section
@@ -971,6 +1004,22 @@ export interface BoundOptions<W> extends PreviewRenderOptions {
 export function bound(data: Uint8Array | string, options: BoundOptions<SpillWriter>): Preview;
 /** `bound` with a writer that may return a promise; a rejection is reported in `spillError`. */
 export function boundAsync(data: Uint8Array | string, options: BoundOptions<AsyncSpillWriter>): Promise<Preview>;
+
+/**
+ * The names of the tokenizers this build counts with (the core's
+ * `tokenizers()`): `["approx"]` in this package, whose `.wasm` leaves out
+ * the exact encodings' vocabularies (`"o200k_base"`, `"cl100k_base"`).
+ */
+export const TOKENIZERS: readonly string[];
+
+/**
+ * How many tokens `text` encodes to under `tokenizer`: the counter a token
+ * limit uses, so `countTokens(preview.text, tokenizer) === preview.tokens`.
+ * Default: the core's default tokenizer (`"o200k_base"`), which this build
+ * lacks.
+ * @throws {InvalidArgument} (argument `tokenizer`) a name this build lacks; {TypeError} `text` is not a string
+ */
+export function countTokens(text: string, tokenizer?: string | null): number;
 
 /** Options of `StreamingBounder.finish`. */
 export interface FinishOptions<W> {
@@ -1126,10 +1175,12 @@ export class RunBounder {
    */
   constructor(options: { maxLines: number; maxBytes: number; spillId?: string | null } & PreviewRenderOptions);
   /**
-   * Whether these limits can be honoured for any output of a run.
-   * @throws {InvalidLimits} when `maxLines < 2` or `maxBytes < MIN_RUN_MAX_BYTES`
+   * Whether these limits can be honoured for any output of a run; `tokens`,
+   * the token limit's options as a bounder takes them.
+   * @throws {InvalidLimits} when `maxLines < 2`, `maxBytes < MIN_RUN_MAX_BYTES` or `maxTokens < MIN_RUN_MAX_BYTES`
+   * @throws {InvalidArgument} (argument `tokenizer`) a tokenizer this build lacks
    */
-  static checkLimits(maxLines: number, maxBytes: number): void;
+  static checkLimits(maxLines: number, maxBytes: number, tokens?: { maxTokens?: number | null; tokenizer?: string | null } | null): void;
   /** Feeds the next bytes of `stream` (text as its UTF-8 bytes), in arrival order. @throws {InvalidState} after `finish` */
   push(stream: Stream, data: Uint8Array | string): void;
   /** Records that `stream` lost offsets `[start, end)` (safe integers or bigints); an empty or inverted range records nothing. */
@@ -1196,6 +1247,10 @@ export interface RunMachineOptions extends FollowOptions {
   maxLines?: number | null;
   /** The most bytes of each preview (default `DEFAULT_RUN_MAX_BYTES`, 16384). */
   maxBytes?: number | null;
+  /** The most tokens of each preview under `tokenizer` (default none; at least `MIN_RUN_MAX_BYTES`, 80), as a bounder's `maxTokens`. */
+  maxTokens?: number | null;
+  /** What counts each preview's tokens, as a bounder's `tokenizer` (one of `TOKENIZERS`; alone, it only counts). */
+  tokenizer?: string | null;
   /** The start's key (default: the fresh `run-` key made of `random`). */
   idempotencyKey?: string | null;
   /** The process's deadline in ms (default: none), sent as `timeoutMs / 1000` seconds. */

@@ -21,7 +21,7 @@ import {
   transportDetail,
 } from "./args.js";
 import { FOLLOW_DEFAULTS } from "./constants.js";
-import { checkKeepTerminal } from "./preview.js";
+import { checkKeepTerminal, checkTokens } from "./preview.js";
 import { misuse, rethrow, toError } from "./errors.js";
 import { memoryBuffer } from "./memory.js";
 import { built } from "./request.js";
@@ -34,6 +34,8 @@ const RUN_MACHINE_OPTIONS = [
   "random",
   "maxLines",
   "maxBytes",
+  "maxTokens",
+  "tokenizer",
   "idempotencyKey",
   "timeoutMs",
   "hint",
@@ -206,7 +208,9 @@ export class Run {
    * `Follower`'s; `follow` must be true), `answerTimeoutMs` and the
    * previews' `keep` and `terminal` (a bounder's options, but by default the
    * default patterns and on: a model reads the previews, the spill keeps
-   * the raw bytes; `{keep: null, terminal: false}` gives the raw text). `random`
+   * the raw bytes; `{keep: null, terminal: false}` gives the raw text), the
+   * previews' token limit (`maxTokens`, `tokenizer`: read by the core's
+   * rule, as a bounder's; none by default). `random`
    * is 16 bytes from a secure source (`crypto.getRandomValues(new
    * Uint8Array(16))`): the fresh `run-` key when no `idempotencyKey` is
    * given. A wrong type is a TypeError; a wrong value the core's
@@ -223,6 +227,7 @@ export class Run {
     const random = toBytes(o.random, "random");
     const maxLines = optionalNumber(o.maxLines, "maxLines");
     const maxBytes = optionalNumber(o.maxBytes, "maxBytes");
+    const [maxTokens, tokenizer] = checkTokens(o);
     const key = optionalString(o.idempotencyKey, "idempotencyKey");
     const timeout = optionalNumber(o.timeoutMs, "timeoutMs");
     const hint = optionalString(o.hint, "hint");
@@ -238,7 +243,7 @@ export class Run {
     const follow = followOptions(o);
     this.#inner = core(
       () =>
-        new wasm.WasmRun(computerId, cmd, random, follow, maxLines, maxBytes, key, timeout, hint, kill, spill, onOutput, answer, keepGiven, keepWord, keepPatterns, terminal),
+        new wasm.WasmRun(computerId, cmd, random, follow, maxLines, maxBytes, key, timeout, hint, kill, spill, onOutput, answer, keepGiven, keepWord, keepPatterns, terminal, maxTokens, tokenizer),
     );
     this.#spillIds = VIEWS.map((_, tag) => this.#inner.spill_id(tag));
   }

@@ -1,5 +1,6 @@
 // The preview bounder's JavaScript API (docs/preview.md): `bound`,
-// `boundAsync` and `StreamingBounder`.
+// `boundAsync` and `StreamingBounder`, and the token counter of their token
+// limit (`countTokens`, `TOKENIZERS`).
 //
 // The spill handshake stays sans-IO: the core says whether a spill is needed
 // and under which id, this layer runs the caller's writer, and the core renders
@@ -24,10 +25,44 @@ export function checkLimits(o) {
   return [limitNumber(o.maxLines, "maxLines"), limitNumber(o.maxBytes, "maxBytes")];
 }
 
+/**
+ * The `maxTokens` and `tokenizer` options as the binding takes them:
+ * `[maxTokens, tokenizer]`, each undefined when absent (or null). Only the
+ * JavaScript types are checked here: the number's range, the one rule
+ * (neither: no token limit; a tokenizer alone only counts; `maxTokens`
+ * alone: the core's default tokenizer) and the names are the core's
+ * (`preview::checked_limit`, `preview::token_limit`).
+ */
+export function checkTokens(o) {
+  const maxTokens = o.maxTokens === undefined || o.maxTokens === null ? undefined : limitNumber(o.maxTokens, "maxTokens");
+  return [maxTokens, optionalString(o.tokenizer, "tokenizer")];
+}
+
 function limitNumber(value, what) {
   if (typeof value === "bigint") return Number(value);
   if (typeof value !== "number") throw new TypeError(`${what} must be a number, got ${describe(value)}`);
   return value;
+}
+
+/**
+ * The names of the tokenizers this build counts with (the core's
+ * `preview::tokenizers()`): `["approx"]` in this package, whose `.wasm`
+ * leaves out the exact encodings' vocabularies.
+ */
+export const TOKENIZERS = Object.freeze([...tables.constants.TOKENIZERS]);
+
+/**
+ * How many tokens `text` encodes to under the tokenizer named `tokenizer`
+ * (the core's counter, the one a token limit uses; by default the core's
+ * default tokenizer, `"o200k_base"`, which this build lacks: name one of
+ * `TOKENIZERS`). Throws the core's `InvalidArgument` (argument
+ * `tokenizer`) for a name this build lacks.
+ */
+export function countTokens(text, tokenizer) {
+  ready();
+  if (typeof text !== "string") throw new TypeError(`countTokens() takes a string, got ${describe(text)}`);
+  const name = optionalString(tokenizer, "tokenizer");
+  return core(() => wasm.count_tokens(text, name));
 }
 
 /** The default keep patterns (the core's `Keep::DEFAULT_PATTERNS`). */
@@ -106,6 +141,7 @@ function previewToJSON(p) {
     spill_path: p.spillPath,
     spill_error: p.spillError,
     notices: p.notices.map((n) => ({ kind: n.kind, line: n.line, text: n.text })),
+    tokens: p.tokens,
   };
 }
 
@@ -180,12 +216,15 @@ export function settle(pending, outcome, hint) {
   return toPreview(pending.render_saved(path, hint));
 }
 
-const BOUND_OPTIONS = ["maxLines", "maxBytes", "spill", "spillId", "hint", "keep", "terminal", "split"];
+const BOUND_OPTIONS = ["maxLines", "maxBytes", "maxTokens", "tokenizer", "spill", "spillId", "hint", "keep", "terminal", "split"];
+/** The options of `new StreamingBounder` and `new RunBounder`. */
+export const BOUNDER_OPTIONS = ["maxLines", "maxBytes", "maxTokens", "tokenizer", "spillId", "keep", "terminal", "split"];
 
 function prepare(data, options, what) {
   ready();
   const o = checkOptions(options, BOUND_OPTIONS, `${what} option`);
   const [maxLines, maxBytes] = checkLimits(o);
+  const [maxTokens, tokenizer] = checkTokens(o);
   const spill = checkWriter(o.spill);
   const spillId = optionalString(o.spillId, "spillId");
   const hint = optionalString(o.hint, "hint");
@@ -193,7 +232,7 @@ function prepare(data, options, what) {
   const bytes = inputBytes(data, `${what}()`);
   let bounder;
   try {
-    bounder = new wasm.WasmBounder(maxLines, maxBytes, keepWord, keepPatterns, terminal, split);
+    bounder = new wasm.WasmBounder(maxLines, maxBytes, maxTokens, tokenizer, keepWord, keepPatterns, terminal, split);
   } catch (e) {
     rethrow(e);
   }
@@ -247,7 +286,8 @@ function randomSpillId() {
 
 /**
  * Bounds `data` (bytes, or text as its UTF-8 bytes) to a head + tail
- * preview of at most `maxLines` lines and `maxBytes` bytes, notice included.
+ * preview of at most `maxLines` lines and `maxBytes` bytes (and, with
+ * `maxTokens`, that many tokens under `tokenizer`), notice included.
  * When the data must be cut and `spill` is given, `spill(spillId, data)` is
  * called to save the full output and returns its path (or null to save
  * nothing); the notice then points at that path. Synchronous writer only:
@@ -303,15 +343,16 @@ export class StreamingBounder {
   #inner;
   #done = false;
 
-  /** @param {object} options `{maxLines, maxBytes, spillId, keep, terminal, split}` */
+  /** @param {object} options `{maxLines, maxBytes, maxTokens, tokenizer, spillId, keep, terminal, split}` */
   constructor(options) {
     ready();
-    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId", "keep", "terminal", "split"], "StreamingBounder option");
+    const o = checkOptions(options, BOUNDER_OPTIONS, "StreamingBounder option");
     const [maxLines, maxBytes] = checkLimits(o);
+    const [maxTokens, tokenizer] = checkTokens(o);
     const spillId = optionalString(o.spillId, "spillId");
     const [keepWord, keepPatterns, terminal, split] = checkKeepTerminal(o);
     try {
-      this.#inner = new wasm.WasmStreamingBounder(maxLines, maxBytes, spillId, keepWord, keepPatterns, terminal, split);
+      this.#inner = new wasm.WasmStreamingBounder(maxLines, maxBytes, maxTokens, tokenizer, spillId, keepWord, keepPatterns, terminal, split);
     } catch (e) {
       rethrow(e);
     }

@@ -9,7 +9,7 @@
 import { core as tables, ready, wasm } from "#platform";
 import { checkInteger, checkName, checkOptions, checkString, MAX_SAFE, optionalString } from "./args.js";
 import { misuse, rethrow } from "./errors.js";
-import { checkKeepTerminal, checkLimits, inputBytes, settle, toPreview } from "./preview.js";
+import { BOUNDER_OPTIONS, checkKeepTerminal, checkLimits, checkTokens, inputBytes, settle, toPreview } from "./preview.js";
 
 export const { DEFAULT_RUN_MAX_LINES, DEFAULT_RUN_MAX_BYTES, MIN_RUN_MAX_BYTES } = tables.constants;
 
@@ -51,8 +51,9 @@ const ADOPT = Symbol("adopt");
 
 /**
  * Bounds a run's output as it arrives: a preview of stdout, of stderr and
- * of both combined in arrival order, each within `maxLines` and `maxBytes`,
- * in memory proportional to the limits whatever the output's size. Without
+ * of both combined in arrival order, each within `maxLines` and `maxBytes`
+ * (and `maxTokens` tokens under `tokenizer`, when given), in memory
+ * proportional to the limits whatever the output's size. Without
  * losses each view's preview is exactly `bound()` of that view's bytes with
  * the same limits and spill id; a range given to `lose` is said in a loss
  * line; when the combined cut would hide stderr's end, a section shows it.
@@ -61,26 +62,32 @@ export class RunBounder {
   #inner;
   #done = false;
 
-  /** @param {object} options `{maxLines, maxBytes, spillId, keep, terminal, split}` (any integer limits: see `RunBounder.checkLimits`) */
+  /** @param {object} options `{maxLines, maxBytes, maxTokens, tokenizer, spillId, keep, terminal, split}` (any integer limits: see `RunBounder.checkLimits`) */
   constructor(options) {
     ready();
-    const o = checkOptions(options, ["maxLines", "maxBytes", "spillId", "keep", "terminal", "split"], "RunBounder option");
+    const o = checkOptions(options, BOUNDER_OPTIONS, "RunBounder option");
     const [maxLines, maxBytes] = checkLimits(o);
+    const [maxTokens, tokenizer] = checkTokens(o);
     const spillId = optionalString(o.spillId, "spillId");
     const [keepWord, keepPatterns, terminal, split] = checkKeepTerminal(o);
-    this.#inner = core(() => new wasm.WasmRunBounder(maxLines, maxBytes, spillId, keepWord, keepPatterns, terminal, split));
+    this.#inner = core(() => new wasm.WasmRunBounder(maxLines, maxBytes, maxTokens, tokenizer, spillId, keepWord, keepPatterns, terminal, split));
   }
 
   /**
    * Whether these limits can be honoured for any output of a run (a cut
    * needs a line for its notice and one for a loss line, and
    * `MIN_RUN_MAX_BYTES` bytes): throws the core's `InvalidLimits` when
-   * `maxLines < 2` or `maxBytes < MIN_RUN_MAX_BYTES`.
+   * `maxLines < 2` or `maxBytes < MIN_RUN_MAX_BYTES`. With `tokens`
+   * (`{maxTokens, tokenizer}`, a bounder's options), the token limit too:
+   * `InvalidLimits` when `maxTokens < MIN_RUN_MAX_BYTES`, the core's
+   * `InvalidArgument` (argument `tokenizer`) for a name this build lacks.
    */
-  static checkLimits(maxLines, maxBytes) {
+  static checkLimits(maxLines, maxBytes, tokens) {
     ready();
     const [lines, bytes] = checkLimits({ maxLines, maxBytes });
+    const [maxTokens, tokenizer] = checkTokens(checkOptions(tokens, ["maxTokens", "tokenizer"], "RunBounder.checkLimits token option"));
     core(() => wasm.WasmRunBounder.check_limits(lines, bytes));
+    core(() => wasm.WasmRunBounder.check_tokens(maxTokens, tokenizer));
   }
 
   #live(what) {

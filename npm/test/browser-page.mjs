@@ -22,6 +22,7 @@ import {
   playRun,
   runOptions,
   playRunConversation,
+  runConversationRefusal,
   runItems,
   vectorBody,
   vectorInput,
@@ -63,8 +64,11 @@ async function run() {
       if (problems.length) result.failures.push(...problems);
       else result.conversationsPassed++;
     } else if (v.kind === "run-conversation") {
-      const problems = [];
-      for (const [how, makeSplit] of conversationSplits(v.name, { seeds: 2 })) {
+      // A tokenizer this build lacks: its refusal is what a caller gets.
+      const refused = runConversationRefusal(api, v);
+      const problems = (refused ?? []).map((p) => `${v.name}: ${p}`);
+      const splits = refused === null ? conversationSplits(v.name, { seeds: 2 }) : [];
+      for (const [how, makeSplit] of splits) {
         const found = checkRunConversation(v, playRunConversation(api, v, makeSplit()));
         if (found.length) problems.push(`${v.name} (${how}): ${found.join("; ")}`);
       }
@@ -125,6 +129,9 @@ async function run() {
   result.errorCodes = api.ERROR_CODES;
   result.classes = api.ERROR_CODES.map((row) => [row.class, typeof api[row.class], Object.getPrototypeOf(api[row.class]).name]);
   result.constants = [api.DEFAULT_MAX_FRAME_BYTES, api.DEFAULT_LIVENESS_TIMEOUT_MS, api.MAX_FRAME_BYTES_LIMIT, api.MIN_MAX_BYTES];
+  // The token counter: the build's tokenizers (from its tables) and a count from the module.
+  result.tokenizers = [...api.TOKENIZERS];
+  result.counted = api.countTokens("error: it broke\n第1行 🦀\n", "approx");
   result.followDefaults = { ...api.Follower.defaults };
   result.spillIds = [0, 1].map(() => api.bound("z\n".repeat(5000), { maxLines: 20, maxBytes: 1000, spill: (id) => `/tmp/${id}` }).spillId);
   return result;

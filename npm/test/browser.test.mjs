@@ -152,6 +152,8 @@ test("the browser build decodes in headless Chromium", async (t) => {
   assert.deepEqual(result.errorCodes, JSON.parse(JSON.stringify(api.ERROR_CODES)));
   assert.deepEqual(result.classes, api.ERROR_CODES.map((row) => [row.class, "function", Object.getPrototypeOf(api[row.class]).name]));
   assert.deepEqual(result.constants, [api.DEFAULT_MAX_FRAME_BYTES, api.DEFAULT_LIVENESS_TIMEOUT_MS, api.MAX_FRAME_BYTES_LIMIT, api.MIN_MAX_BYTES]);
+  assert.deepEqual(result.tokenizers, [...api.TOKENIZERS], "the browser build's tokenizers are the module's");
+  assert.equal(result.counted, api.countTokens("error: it broke\n第1行 🦀\n", "approx"));
   assert.deepEqual(result.followDefaults, { ...api.Follower.defaults }, "the browser build's follow defaults are the module's");
   // Random spill ids from Web Crypto in the browser build.
   for (const id of result.spillIds) assert.match(id, /^[0-9a-f]{32}$/);

@@ -44,6 +44,7 @@ function checkPreview(doc, p) {
     spill_id: p.spillId,
     spill_path: p.spillPath,
     spill_error: p.spillError,
+    tokens: p.tokens,
   };
   for (const [key, value] of Object.entries(fields)) assert.deepEqual(doc[key], value, key);
   assert.deepEqual(doc.notices, p.notices);

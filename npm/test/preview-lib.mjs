@@ -1,6 +1,6 @@
 // Preview vectors and the preview invariants of docs/VECTORS.md, free of
 // Node imports (the browser test can use it too).
-import { hashString, randomCuts, splitAt, vectorInput } from "./vector-lib.mjs";
+import { hashString, lacksTokenizer, randomCuts, splitAt, tokenizerRefusals, tokenOptions, tokenProblems, vectorInput } from "./vector-lib.mjs";
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -131,6 +131,7 @@ function checkExpect(exp, p, where) {
   if (exp.ends_with !== undefined) check(p.text.endsWith(exp.ends_with), `${where}: does not end with ${JSON.stringify(exp.ends_with)}: ${JSON.stringify(p.text)}`);
   for (const s of exp.contains ?? []) check(p.text.includes(s), `${where}: does not contain ${JSON.stringify(s)}: ${JSON.stringify(p.text)}`);
   for (const s of exp.not_contains ?? []) check(!p.text.includes(s), `${where}: contains ${JSON.stringify(s)}: ${JSON.stringify(p.text)}`);
+  if (exp.tokens !== undefined) check(p.tokens === Number(exp.tokens), `${where}: tokens ${p.tokens}, expected ${exp.tokens}`);
 }
 
 /** The spill id the tests pin (the default with a writer is random). */
@@ -138,16 +139,30 @@ export const FIXED_SPILL_ID = "0123456789abcdef0123456789abcdef";
 
 /** The streaming bounder over seeded random chunks of `input`. */
 export function streamPreview(api, input, options, seed) {
-  const sb = new api.StreamingBounder({ maxLines: options.maxLines, maxBytes: options.maxBytes, spillId: options.spillId, keep: options.keep, terminal: options.terminal });
+  const sb = new api.StreamingBounder({
+    maxLines: options.maxLines,
+    maxBytes: options.maxBytes,
+    maxTokens: options.maxTokens,
+    tokenizer: options.tokenizer,
+    spillId: options.spillId,
+    keep: options.keep,
+    terminal: options.terminal,
+  });
   for (const chunk of splitAt(input, randomCuts(input.length, seed))) sb.push(chunk);
   const writer = options.spill;
   return sb.finish({ spill: writer ? (id) => writer(id, input) : undefined, hint: options.hint });
 }
 
-/** Runs one preview vector: expectation, invariants, idempotence, streaming = whole. */
+/**
+ * Runs one preview vector: expectation, invariants, tokens counted again,
+ * idempotence, streaming = whole. A vector whose tokenizer this build lacks
+ * is refused instead (docs/VECTORS.md), by `bound` and `StreamingBounder`.
+ */
 export function checkPreviewVector(api, v) {
   const input = vectorInput(v);
-  const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spill: vectorWriter(v.spill), hint: v.hint ?? undefined };
+  // docs/VECTORS.md: the token limit, passed to every bounder (absent: none).
+  const tokens = tokenOptions(v);
+  const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, ...tokens, spill: vectorWriter(v.spill), hint: v.hint ?? undefined };
   // docs/VECTORS.md: the options keep and terminal (absent: off).
   const withOptions = v.keep !== undefined && v.keep !== null || v.terminal === true;
   if (v.keep !== undefined) options.keep = v.keep;
@@ -156,8 +171,17 @@ export function checkPreviewVector(api, v) {
   // streaming and whole results are compared field by field.
   options.spillId = v.spill_id ?? FIXED_SPILL_ID;
   const exp = v.expect ?? {};
+  const streamingOptions = { maxLines: v.max_lines, maxBytes: v.max_bytes, ...tokens, keep: options.keep, terminal: options.terminal };
+  if (lacksTokenizer(api, v)) {
+    // What a caller of this build gets, whatever the vector expects of a build that has it.
+    const problems = tokenizerRefusals(api, [
+      ["bound", () => api.bound(input, options)],
+      ["new StreamingBounder", () => new api.StreamingBounder(streamingOptions)],
+    ]);
+    check(problems.length === 0, `${v.name}: ${problems.join("; ")}`);
+    return;
+  }
   if (exp.error) {
-    const streamingOptions = { maxLines: v.max_lines, maxBytes: v.max_bytes, keep: options.keep, terminal: options.terminal };
     // A refused keep pattern is refused when the bounder is built; a cut the limits refuse, at finish.
     const refusedAtOnce = exp.error.code === "invalid_argument";
     const streaming = refusedAtOnce ? undefined : new api.StreamingBounder(streamingOptions);
@@ -188,8 +212,11 @@ export function checkPreviewVector(api, v) {
   } else {
     checkInvariants(input, v.max_lines, v.max_bytes, p, v.name, v.hint ?? undefined);
   }
-  const again = api.bound(p.text, { maxLines: v.max_lines, maxBytes: v.max_bytes });
+  const counted = tokenProblems(api, v, p, v.name);
+  check(counted.length === 0, counted.join("; "));
+  const again = api.bound(p.text, { maxLines: v.max_lines, maxBytes: v.max_bytes, ...tokens });
   check(again.text === p.text && !again.truncated, `${v.name}: bounding the preview again changed it`);
+  check(again.tokens === p.tokens, `${v.name}: bounding the preview again counted ${again.tokens} tokens, not ${p.tokens}`);
   for (let s = 0; s < 3; s++) {
     const seed = (hashString(v.name) + s * 104729) >>> 0;
     const streamed = streamPreview(api, input, options, seed);

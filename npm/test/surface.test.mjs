@@ -245,6 +245,18 @@ test("run_options: the JS names are computer.run's options, with the core's defa
   assert.deepEqual([...accepted].sort(), [...options.map((o) => o.js), "signal", ...reads].sort());
   const defaults = { maxLines: DEFAULT_RUN_MAX_LINES, maxBytes: DEFAULT_RUN_MAX_BYTES, killOnCancel: false, keep: "defaults", terminal: true };
   for (const o of options) {
+    if (o.js === "tokenizer") {
+      // The core's default tokenizer: maxTokens alone is maxTokens with it
+      // (refused alike, before any request, where this build lacks it).
+      const alone = await computer.run("true", { maxTokens: 1000 }).catch((e) => e);
+      const named = await computer.run("true", { maxTokens: 1000, tokenizer: o.default }).catch((e) => e);
+      if (esm.TOKENIZERS.includes(o.default)) {
+        assert.deepEqual(named.combined, alone.combined, "maxTokens alone uses the listed default tokenizer");
+      } else {
+        for (const e of [alone, named]) assert.ok(e instanceof esm.InvalidArgument && e.argument === "tokenizer", `${o.default} is not in this build: ${e}`);
+      }
+      continue;
+    }
     assert.equal(o.default, o.js in defaults ? defaults[o.js] : null, `${o.js}: the listed default is the core's`);
     // The real call takes the option with its listed default.
     const result = await computer.run("true", { [o.js]: o.default });
@@ -267,33 +279,61 @@ test("run_options: the JS names are computer.run's options, with the core's defa
 
 // ------------------------------------------------------- preview_options
 
-test("preview_options: every bounder takes keep, terminal and split, with the listed defaults", async () => {
+test("preview_options: every bounder takes keep, terminal, split, maxTokens and tokenizer, with the listed defaults", async () => {
   const options = surface.preview_options;
   const calls = surface.preview_option_calls.js;
   assert.ok(Array.isArray(options) && options.length > 0);
   const log = Array.from({ length: 300 }, (_, i) => (i === 149 ? "error: boom\n" : `\x1b[32mok\x1b[0m ${i}\n`)).join("");
+  // Each preview's text and token count (a tokenizer alone changes only the count).
+  const shown = (p) => JSON.stringify({ text: p.text, tokens: p.tokens });
   const make = {
-    bound: (o) => esm.bound(log, { maxLines: 12, maxBytes: 400, ...o }).text,
-    boundAsync: async (o) => (await esm.boundAsync(log, { maxLines: 12, maxBytes: 400, ...o })).text,
+    bound: (o) => shown(esm.bound(log, { maxLines: 12, maxBytes: 400, ...o })),
+    boundAsync: async (o) => shown(await esm.boundAsync(log, { maxLines: 12, maxBytes: 400, ...o })),
     StreamingBounder: (o) => {
       const s = new esm.StreamingBounder({ maxLines: 12, maxBytes: 400, ...o });
       s.push(log);
-      return s.finish().text;
+      return shown(s.finish());
     },
     RunBounder: (o) => {
       const r = new esm.RunBounder({ maxLines: 12, maxBytes: 400, ...o });
       r.push("stdout", log);
-      return r.finish().render("stdout").text;
+      return shown(r.finish().render("stdout"));
     },
   };
   assert.deepEqual(Object.keys(make).sort(), [...calls].sort(), "the calls listed are the bounders");
+  const outcome = async (call) => {
+    try {
+      return await call();
+    } catch (e) {
+      return e;
+    }
+  };
+  // A tokenizer of this build, for the token limit to be taken.
+  const tokenizer = esm.TOKENIZERS.at(-1);
+  /** Another value than the default, for each option: it changes the preview. */
+  const taken = { keep: { keep: "defaults" }, terminal: { terminal: true }, split: { split: "tail" }, maxTokens: { maxTokens: 40, tokenizer }, tokenizer: { tokenizer } };
+  assert.deepEqual(Object.keys(taken).sort(), options.map((o) => o.js).sort(), "every listed option is tried");
   const plain = make.bound({});
   for (const name of calls) {
     for (const o of options) {
+      if (o.js === "tokenizer") {
+        // The listed default is the tokenizer of maxTokens alone (refused
+        // alike where this build lacks it); a tokenizer alone only counts.
+        const alone = await outcome(() => make[name]({ maxTokens: 40 }));
+        const named = await outcome(() => make[name]({ maxTokens: 40, tokenizer: o.default }));
+        if (esm.TOKENIZERS.includes(o.default)) {
+          assert.equal(named, alone, `${name}: maxTokens alone uses ${o.default}`);
+        } else {
+          for (const e of [alone, named]) assert.ok(e instanceof esm.InvalidArgument && e.argument === "tokenizer", `${name}: ${o.default} is not in this build: ${e}`);
+        }
+        const counted = JSON.parse(await make[name]({ tokenizer }));
+        assert.equal(counted.text, JSON.parse(plain).text, `${name}: a tokenizer alone changes no text`);
+        assert.equal(counted.tokens, esm.countTokens(counted.text, tokenizer), `${name}: a tokenizer alone counts`);
+        continue;
+      }
       // The option given its listed default changes nothing; another value changes the preview.
       assert.equal(await make[name]({ [o.js]: o.default }), plain, `${name}: ${o.js} = ${JSON.stringify(o.default)}`);
-      const on = o.default === null ? "defaults" : o.default === false ? true : "tail";
-      assert.notEqual(await make[name]({ [o.js]: on }), plain, `${name}: ${o.js} = ${JSON.stringify(on)} is taken`);
+      assert.notEqual(await make[name](taken[o.js]), plain, `${name}: ${JSON.stringify(taken[o.js])} is taken`);
     }
     let error;
     try {

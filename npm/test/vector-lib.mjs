@@ -28,6 +28,74 @@ export function vectorBody(v) {
   return v.body_b64 !== undefined ? fromB64(v.body_b64) : new TextEncoder().encode(v.body ?? "");
 }
 
+// ----------------------------------------------------------- token limits
+
+/**
+ * The tokenizer `max_tokens` alone means (docs/VECTORS.md: the core's
+ * DEFAULT_TOKENIZER, tests/api/surface.json's default of `tokenizer`). Only
+ * the runner knows it, to tell which vectors this build can play: the
+ * package passes what it is given and the core applies the default.
+ */
+export const DEFAULT_TOKENIZER = "o200k_base";
+
+/** A vector's (or a run's) token limit as the bounders' options: `{maxTokens, tokenizer}`, each only when present. */
+export function tokenOptions(v) {
+  const o = {};
+  if (v.max_tokens !== undefined && v.max_tokens !== null) o.maxTokens = Number(v.max_tokens);
+  if (v.tokenizer !== undefined && v.tokenizer !== null) o.tokenizer = v.tokenizer;
+  return o;
+}
+
+/** The tokenizer that counts `v`'s previews (null: no token limit). */
+export function vectorTokenizer(v) {
+  const o = tokenOptions(v);
+  if (o.maxTokens === undefined && o.tokenizer === undefined) return null;
+  return o.tokenizer ?? DEFAULT_TOKENIZER;
+}
+
+/** Whether `v` names a tokenizer (or, by `max_tokens` alone, the default) that this build lacks. */
+export function lacksTokenizer(api, v) {
+  const name = vectorTokenizer(v);
+  return name !== null && !api.TOKENIZERS.includes(name);
+}
+
+/**
+ * The problems of a build that lacks the vector's tokenizer: each call of
+ * `calls` (`[what, () => …]`) must throw the core's refusal, a
+ * DoryWireError `invalid_argument` with argument `tokenizer`.
+ */
+export function tokenizerRefusals(api, calls) {
+  const problems = [];
+  for (const [what, call] of calls) {
+    let thrown;
+    try {
+      call();
+    } catch (e) {
+      thrown = e;
+    }
+    if (!(thrown instanceof api.DoryWireError) || thrown.code !== "invalid_argument" || thrown.argument !== "tokenizer") {
+      problems.push(`${what}: a tokenizer this build lacks must be refused with invalid_argument (argument tokenizer), got ${thrown === undefined ? "no error" : `${thrown.code ?? ""} ${thrown.argument ?? ""} ${thrown}`}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The token problems of a preview of `v` (docs/VECTORS.md): without a token
+ * limit `tokens` is null; with one, it is the count of `text` by the same
+ * tokenizer (`countTokens`) and at most `max_tokens`.
+ */
+export function tokenProblems(api, v, p, where) {
+  const name = vectorTokenizer(v);
+  if (name === null) return p.tokens === null ? [] : [`${where}: tokens ${p.tokens} without a token limit`];
+  const problems = [];
+  const counted = api.countTokens(p.text, name);
+  if (p.tokens !== counted) problems.push(`${where}: tokens ${p.tokens}, but countTokens(text, ${JSON.stringify(name)}) is ${counted}`);
+  const max = tokenOptions(v).maxTokens;
+  if (max !== undefined && !(p.tokens <= max)) problems.push(`${where}: tokens ${p.tokens} > maxTokens ${max}`);
+  return problems;
+}
+
 /** The input bytes of a preview vector. */
 export function vectorInput(v) {
   return v.input_b64 !== undefined ? fromB64(v.input_b64) : new TextEncoder().encode(v.input ?? "");
@@ -745,9 +813,9 @@ function renderRunView(pending, view, spill, hint) {
   return pending.render(view, { spillPath: spill.path, hint });
 }
 
-/** A vector's options `keep` and `terminal` (absent: off). */
+/** A vector's options `keep`, `terminal` (absent: off) and its token limit (`max_tokens`, `tokenizer`; absent: none). */
 export function runOptions(v) {
-  const o = {};
+  const o = tokenOptions(v);
   if (v.keep !== undefined) o.keep = v.keep;
   if (v.terminal !== undefined) o.terminal = v.terminal;
   return o;
@@ -789,6 +857,7 @@ export function playRun(api, v, items) {
         spill_id: pending.spillId(view),
         spill_path: p.spillPath,
         spill_error: p.spillError !== null,
+        tokens: p.tokens,
         whole: p,
       };
     }
@@ -833,6 +902,14 @@ const runShape = (r) => JSON.stringify(r.error !== undefined ? r : Object.fromEn
  */
 export function checkRun(api, v, expect = v.expect) {
   const items = runItems(v);
+  if (lacksTokenizer(api, v)) {
+    // docs/VECTORS.md: what a caller of this build gets, whatever the vector expects.
+    const options = { maxLines: v.max_lines, maxBytes: v.max_bytes, spillId: v.spill_id, ...runOptions(v) };
+    return tokenizerRefusals(api, [
+      ["new RunBounder", () => new api.RunBounder(options)],
+      ["RunBounder.checkLimits", () => api.RunBounder.checkLimits(v.max_lines, v.max_bytes, tokenOptions(v))],
+    ]);
+  }
   const got = playRun(api, v, items);
   const show = (x) => JSON.stringify(x);
   if (got.error !== undefined || expect.error !== undefined) {
@@ -858,6 +935,7 @@ export function checkRun(api, v, expect = v.expect) {
     for (const b of bytes) if (b === 10) lines++;
     if (bytes.length > 0 && bytes[bytes.length - 1] !== 10) lines++;
     if (bytes.length > v.max_bytes || lines > v.max_lines) problems.push(`${view}: ${bytes.length} bytes, ${lines} lines over the limits`);
+    problems.push(...tokenProblems(api, v, have.whole, view));
     if (have.lost_bytes === 0 && !text.includes("[... the last ")) {
       const spill = v.spill?.[view];
       const writer = spill === undefined || spill === null ? undefined : spill.fails ? () => {
@@ -901,6 +979,8 @@ export function runConversationRun(api, v) {
     timeoutMs: r.timeout_seconds === undefined ? undefined : Number(r.timeout_seconds) * 1000,
     maxLines: r.max_lines === undefined ? undefined : Number(r.max_lines),
     maxBytes: r.max_bytes === undefined ? undefined : Number(r.max_bytes),
+    // The previews' token limit (absent: none).
+    ...tokenOptions(r),
     hint: r.hint,
     killOnCancel: r.kill_on_cancel ?? false,
     spill: r.spill ?? false,
@@ -937,6 +1017,7 @@ function previewToVector(p) {
     spill_id: p.spillId,
     spill_path: p.spillPath,
     spill_error: p.spillError,
+    tokens: p.tokens,
   };
 }
 
@@ -1060,6 +1141,17 @@ class RunConversationClient {
 }
 
 /**
+ * For a run-conversation vector whose run names a tokenizer this build
+ * lacks: the problems of its refusal (`new Run` must throw the core's
+ * `invalid_argument`, argument `tokenizer`, whatever the vector expects of
+ * a build that has it); null when this build has the tokenizer.
+ */
+export function runConversationRefusal(api, v) {
+  if (!lacksTokenizer(api, v.run)) return null;
+  return tokenizerRefusals(api, [["new Run", () => runConversationRun(api, v)]]);
+}
+
+/**
  * Plays a run-conversation vector through a Run: asks for each request,
  * plays each scripted answer — its body cut where `split(len)` says — does
  * the actions with the runner's client, and records the requests, the
@@ -1098,7 +1190,11 @@ export function playRunConversation(api, v, split) {
       if (step.type === "done") {
         client.commit(run);
         try {
-          played.result = runResultToVector(run.result());
+          const result = run.result();
+          played.result = runResultToVector(result);
+          // docs/VECTORS.md: each preview's tokens counted again.
+          const problems = ["stdout", "stderr", "combined"].flatMap((view) => tokenProblems(api, v.run, result[view], `result ${view}`));
+          if (problems.length > 0) played.tokenProblems = problems;
         } catch (err) {
           if (!(err instanceof api.DoryWireError)) throw err;
           played.result = endToVector(api, err);
@@ -1202,7 +1298,7 @@ function expectedB64(x) {
 
 /** Compares a played run conversation with its vector; returns the differences. */
 export function checkRunConversation(v, played) {
-  const problems = [];
+  const problems = [...(played.tokenProblems ?? [])];
   const show = (x) => JSON.stringify(x);
   if (played.steps.length !== v.exchanges.length) {
     problems.push(`${v.exchanges.length} exchanges scripted, the run had ${played.steps.length}: ${show(played.steps)}`);

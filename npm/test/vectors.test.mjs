@@ -29,8 +29,11 @@ import {
   decodeJs,
   intoFromEvents,
   playConversation,
+  playRun,
   playRunConversation,
   runBytes,
+  runItems,
+  runConversationRefusal,
   toB64,
   vectorBody,
 } from "./vector-lib.mjs";
@@ -149,6 +152,12 @@ for (const v of runVectors) {
 
 for (const v of runConversationVectors) {
   test(`run-conversation ${v.file} ${v.name}`, () => {
+    // A tokenizer this build lacks: its refusal is what a caller gets.
+    const refused = runConversationRefusal(api, v);
+    if (refused !== null) {
+      assert.deepEqual(refused, [], v.name);
+      return;
+    }
     let whole;
     const failures = [];
     for (const [how, makeSplit] of conversationSplits(v.name)) {
@@ -186,6 +195,42 @@ test("the run-conversation runner can fail: a wrong request, step, delay, spill,
   }
 });
 
+test("the run-conversation runner passes a token limit to the Run: counted in every preview of the result; a tokenizer this build lacks is refused", () => {
+  const v = runConversationVectors.find((x) => x.name === "run-output-cut-mid-frame-resumes-from-the-cursor");
+  assert.ok(v, "the vector");
+  // A tokenizer alone only counts: the vector's expectations still hold.
+  const counted = { ...v, run: { ...v.run, tokenizer: "approx" } };
+  assert.equal(runConversationRefusal(api, counted), null);
+  const played = playRunConversation(api, counted, () => []);
+  assert.deepEqual(checkRunConversation(counted, played), []);
+  for (const view of ["stdout", "stderr", "combined"]) {
+    assert.equal(played.result[view].tokens, api.countTokens(played.result[view].text, "approx"), view);
+  }
+  assert.equal(playRunConversation(api, v, () => []).result.combined.tokens, null, "no token option: not counted");
+  assert.deepEqual(runConversationRefusal(api, { ...v, run: { ...v.run, max_tokens: 100, tokenizer: "o200k_base" } }), []);
+  assert.deepEqual(runConversationRefusal(api, { ...v, run: { ...v.run, max_tokens: 100 } }), []);
+  assert.match(runConversationRefusal({ ...api, TOKENIZERS: [] }, counted).join("\n"), /must be refused/);
+});
+
+test("the preview runner checks tokens: a wrong count, a refusal this build does not give, and one it gives are caught", () => {
+  const v = previewVectors.find((x) => x.tokenizer === "approx" && x.expect.tokens !== undefined && x.expect.truncated);
+  assert.ok(v, "a cut approx vector that expects a count");
+  checkPreviewVector(api, v);
+  assert.throws(() => checkPreviewVector(api, { ...v, expect: { ...v.expect, tokens: Number(v.expect.tokens) + 1 } }), /tokens/);
+  // A build that had no approx would have to refuse it: this one plays it.
+  assert.throws(() => checkPreviewVector({ ...api, TOKENIZERS: [] }, v), /must be refused/);
+  // A vector whose tokenizer this build lacks is checked refused; a build
+  // said to have it plays it, and the core's refusal is then a failure.
+  const exact = previewVectors.find((x) => x.tokenizer === "o200k_base" && x.expect.error === undefined);
+  assert.ok(exact, "an o200k_base vector");
+  checkPreviewVector(api, exact);
+  assert.throws(() => checkPreviewVector({ ...api, TOKENIZERS: [...api.TOKENIZERS, "o200k_base"] }, exact), (e) => e instanceof api.InvalidArgument && e.argument === "tokenizer");
+  // max_tokens alone means the default tokenizer, which this build lacks too.
+  const alone = previewVectors.find((x) => x.max_tokens !== undefined && x.tokenizer === undefined);
+  assert.ok(alone, "a vector with max_tokens alone");
+  checkPreviewVector(api, alone);
+});
+
 test("the run runner can fail: a wrong preview, count or error expectation is reported", () => {
   const v = runVectors.find((x) => x.expect.combined !== undefined && x.expect.combined.truncated && x.spill?.combined?.path);
   assert.ok(v, "a run vector whose combined view is cut and saved");
@@ -210,6 +255,27 @@ test("the run runner can fail: a wrong preview, count or error expectation is re
   const tight = { ...v, max_bytes: 100, expect: v.expect };
   assert.ok(checkRun(api, tight).length > 0);
 });
+
+test("the run runner passes a token limit to every bounder: each view within it, counted, bound() of its bytes; a tokenizer this build lacks is refused", () => {
+  const v = runVectors.find((x) => x.expect.combined !== undefined && x.expect.combined.truncated && x.spill?.combined?.path && x.expect.combined.lost_bytes === 0);
+  assert.ok(v, "a run vector whose combined view is cut and saved, without losses");
+  // The vector's limits with a budget that binds: its expected texts no longer apply, its checks do.
+  const any = { stdout: {}, stderr: {}, combined: {} };
+  const played = playRunVector(v, { max_tokens: 80, tokenizer: "approx" });
+  assert.ok(played.combined.tokens <= 80 && played.combined.tokens === api.countTokens(played.combined.preview, "approx"), JSON.stringify(played.combined));
+  assert.deepEqual(checkRun(api, { ...v, max_tokens: 80, tokenizer: "approx" }, any), []);
+  assert.deepEqual(checkRun(api, { ...v, max_tokens: 80, tokenizer: "approx" }, { ...any, combined: { tokens: played.combined.tokens } }), []);
+  assert.match(checkRun(api, { ...v, max_tokens: 80, tokenizer: "approx" }, { ...any, combined: { tokens: 1 } }).join("\n"), /^combined\.tokens: got /);
+  assert.deepEqual(checkRun(api, { ...v, max_tokens: 80, tokenizer: "o200k_base" }, any), []);
+  assert.deepEqual(checkRun(api, { ...v, max_tokens: 80 }, any), []);
+  assert.match(checkRun({ ...api, TOKENIZERS: [] }, { ...v, max_tokens: 80, tokenizer: "approx" }, any).join("\n"), /must be refused/);
+});
+
+/** A run vector with other top-level fields, played whole. */
+function playRunVector(v, fields) {
+  const run = { ...v, ...fields };
+  return playRun(api, run, runItems(run));
+}
 
 test("the conversation runner can fail: a wrong request, decision, delay, output or stall is caught", () => {
   const v = conversationVectors.find((x) => x.exchanges.some((e) => e.decision.type === "reconnect" && e.decision.delay_ms > 0) && x.expect.stdout);

@@ -52,7 +52,7 @@ pub use follow::{
     request_start, WasmFollowOptions, WasmFollower,
 };
 pub use layout::event_layout_hash;
-pub use preview::{WasmBounded, WasmBounder, WasmStreamingBounder};
+pub use preview::{count_tokens, WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::{wasm_memory, WasmReader};
 pub use run::{run_spill_id, WasmRunBounder, WasmRunPending};
 pub use run_machine::WasmRun;
@@ -124,6 +124,8 @@ fn push_code(out: &mut String, code: &str, class: &str, kind: &str, fields: &[&s
 ///   `MAX_FRAME_BYTES_LIMIT`, `MIN_MAX_BYTES`, and a run's
 ///   `DEFAULT_RUN_MAX_LINES`, `DEFAULT_RUN_MAX_BYTES` and `MIN_RUN_MAX_BYTES`,
 ///   and `DEFAULT_KEEP_PATTERNS` ([`dory_wire::preview::Keep::DEFAULT_PATTERNS`]),
+///   and `TOKENIZERS` ([`dory_wire::preview::tokenizers`]: the names this
+///   build counts with),
 ///   and `RUN_PRESET` (the options of [`dory_wire::preview::Bounder::run_preset`]:
 ///   `keep`, `terminal`, `split`);
 /// - `followDefaults`: the core's [`dory_wire::FollowOptions::default`] in
@@ -191,6 +193,13 @@ pub fn core_tables_json() -> String {
         }
         json::push_str(&mut out, pattern);
     }
+    out.push_str("],\"TOKENIZERS\":[");
+    for (i, name) in dory_wire::preview::tokenizers().iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        json::push_str(&mut out, name);
+    }
     // RUN_PRESET: the options of Bounder::run_preset, in bound()'s names.
     let preset = dory_wire::preview::Bounder::run_preset(1, dory_wire::preview::MIN_MAX_BYTES);
     out.push_str("],\"RUN_PRESET\":{\"keep\":");
@@ -250,6 +259,10 @@ mod tests {
         assert_eq!(
             v["constants"]["RUN_PRESET"],
             serde_json::json!({"keep": "defaults", "terminal": true, "split": "tail"})
+        );
+        assert_eq!(
+            v["constants"]["TOKENIZERS"],
+            serde_json::json!(dory_wire::preview::tokenizers())
         );
         assert_eq!(v["bindingErrorCodes"][0]["code"], "integer_out_of_range");
         assert_eq!(v["followDefaults"]["retries"], dory_wire::DEFAULT_RETRIES);

@@ -6,7 +6,7 @@
 //! answers with the outcome, so no JavaScript callback is ever called from Rust.
 
 use dory_wire::preview::{
-    Bounded, Bounder, Keep, Preview, SpillError, SpillOutcome, StreamingBounder,
+    Bounded, Bounder, Keep, Limits, Preview, SpillError, SpillOutcome, StreamingBounder, TokenLimit,
 };
 use wasm_bindgen::prelude::*;
 
@@ -17,6 +17,33 @@ use crate::json::{self, OutOfRange};
 /// its `invalid_limits` error, as JSON).
 pub(crate) fn limit(value: f64, what: &str) -> Result<usize, String> {
     dory_wire::preview::checked_limit(value, what).map_err(|e| json::write_error(&e))
+}
+
+/// The `maxTokens` and `tokenizer` options as the core reads them: the
+/// number converted as `maxBytes` is (`preview::checked_limit`), then the
+/// core's one rule (`preview::token_limit`: neither is no token limit, a
+/// tokenizer alone only counts, `maxTokens` alone uses the core's default
+/// tokenizer; a name this build lacks is `invalid_argument` for
+/// `tokenizer`). Throws an error-object JSON string.
+pub(crate) fn token_limit(
+    max_tokens: Option<f64>,
+    tokenizer: Option<String>,
+) -> Result<Option<TokenLimit>, String> {
+    let max_tokens = max_tokens.map(|n| limit(n, "maxTokens")).transpose()?;
+    dory_wire::preview::token_limit(max_tokens, tokenizer.as_deref())
+        .map_err(|e| json::write_error(&e))
+}
+
+/// How many tokens `text` encodes to under the tokenizer named `tokenizer`
+/// (the core's default when none): the core's `preview::count_tokens`.
+/// Throws an error-object JSON string (`invalid_argument`, argument
+/// `tokenizer`) for a name this build lacks.
+#[wasm_bindgen]
+pub fn count_tokens(text: &str, tokenizer: Option<String>) -> Result<f64, String> {
+    // A count is at most the text's bytes (< 2^32 in wasm32): exact as an f64.
+    dory_wire::preview::count_tokens(text, tokenizer.as_deref())
+        .map(|n| n as f64)
+        .map_err(|e| json::write_error(&e))
 }
 
 /// The `keep` option: `word` is the string given (only `"defaults"` is
@@ -53,14 +80,20 @@ pub(crate) fn keep(word: Option<String>, patterns: Option<Vec<String>>) -> Resul
     }
 }
 
-/// Builds a [`Bounder`]; throws an error-object JSON string (the core's
-/// `invalid_limits`) for limits out of the core's range
-/// (`preview::checked_limit`).
-fn bounder(max_lines: f64, max_bytes: f64) -> Result<Bounder, String> {
-    Ok(Bounder::new(
-        limit(max_lines, "maxLines")?,
-        limit(max_bytes, "maxBytes")?,
-    ))
+/// The limits of a bounder: lines, bytes and the token limit (see
+/// [`token_limit`]). Throws an error-object JSON string: the core's
+/// `invalid_limits` for a number out of its range
+/// (`preview::checked_limit`), `invalid_argument` for the tokenizer.
+pub(crate) fn limits(
+    max_lines: f64,
+    max_bytes: f64,
+    max_tokens: Option<f64>,
+    tokenizer: Option<String>,
+) -> Result<Limits, String> {
+    Ok(
+        Limits::new(limit(max_lines, "maxLines")?, limit(max_bytes, "maxBytes")?)
+            .with_token_limit(token_limit(max_tokens, tokenizer)?),
+    )
 }
 
 /// The preview as a JSON object with camelCase keys, its notices
@@ -122,7 +155,12 @@ pub(crate) fn preview_json(p: &Preview<'_>) -> String {
             json::push_str(&mut out, text);
             out.push('}');
         }
-        out.push_str("]}");
+        out.push_str("],\"tokens\":");
+        match p.tokens {
+            Some(n) => json::push_u64(&mut out, "tokens", n)?,
+            None => out.push_str("null"),
+        }
+        out.push('}');
         Ok(())
     })();
     match result {
@@ -141,18 +179,23 @@ pub struct WasmBounder {
 #[wasm_bindgen]
 impl WasmBounder {
     /// A bounder for previews of at most `max_lines` lines and `max_bytes`
-    /// bytes, with the `keep` option (see [`keep`]) and terminal rendering.
+    /// bytes (and `max_tokens` tokens under `tokenizer`: see
+    /// [`token_limit`]), with the `keep` option (see [`keep`]) and terminal
+    /// rendering.
     #[wasm_bindgen(constructor)]
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         max_lines: f64,
         max_bytes: f64,
+        max_tokens: Option<f64>,
+        tokenizer: Option<String>,
         keep_word: Option<String>,
         keep_patterns: Option<Vec<String>>,
         terminal: bool,
         split_name: Option<String>,
     ) -> Result<WasmBounder, String> {
         Ok(WasmBounder {
-            inner: bounder(max_lines, max_bytes)?
+            inner: Bounder::with_limits(limits(max_lines, max_bytes, max_tokens, tokenizer)?)
                 .with_keep(keep(keep_word, keep_patterns)?)
                 .with_terminal(terminal)
                 .with_split(split(split_name)?),
@@ -255,18 +298,22 @@ fn finished() -> String {
 #[wasm_bindgen]
 impl WasmStreamingBounder {
     /// A streaming bounder; `spill_id` replaces the content-derived id;
-    /// `keep_word`, `keep_patterns` and `terminal` as for [`WasmBounder`].
+    /// `max_tokens`, `tokenizer`, `keep_word`, `keep_patterns` and
+    /// `terminal` as for [`WasmBounder`].
     #[wasm_bindgen(constructor)]
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         max_lines: f64,
         max_bytes: f64,
+        max_tokens: Option<f64>,
+        tokenizer: Option<String>,
         spill_id: Option<String>,
         keep_word: Option<String>,
         keep_patterns: Option<Vec<String>>,
         terminal: bool,
         split_name: Option<String>,
     ) -> Result<WasmStreamingBounder, String> {
-        let streaming = bounder(max_lines, max_bytes)?
+        let streaming = Bounder::with_limits(limits(max_lines, max_bytes, max_tokens, tokenizer)?)
             .with_keep(keep(keep_word, keep_patterns)?)
             .with_terminal(terminal)
             .with_split(split(split_name)?)

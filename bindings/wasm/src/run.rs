@@ -14,7 +14,7 @@ use dory_wire::{Error, Stream};
 use wasm_bindgen::prelude::*;
 
 use crate::json;
-use crate::preview::{keep, limit, preview_json};
+use crate::preview::{keep, limit, limits, preview_json, token_limit};
 
 /// The error-object JSON of a call after `finish`.
 fn finished() -> String {
@@ -65,13 +65,18 @@ pub struct WasmRunBounder {
 #[wasm_bindgen]
 impl WasmRunBounder {
     /// A run bounder; `spill_id` names the views' spills `<id>-<view>`;
-    /// `keep_word`, `keep_patterns` and `terminal` as for `WasmBounder`.
-    /// Throws an error-object JSON string (`range_error`) for limits that
-    /// are not integers in range; any integer limits are accepted.
+    /// `max_tokens`, `tokenizer`, `keep_word`, `keep_patterns` and
+    /// `terminal` as for `WasmBounder`. Throws an error-object JSON string
+    /// (`invalid_limits`) for limits that are not integers in range, or
+    /// (`invalid_argument`) for a tokenizer this build lacks; any integer
+    /// limits are accepted.
     #[wasm_bindgen(constructor)]
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         max_lines: f64,
         max_bytes: f64,
+        max_tokens: Option<f64>,
+        tokenizer: Option<String>,
         spill_id: Option<String>,
         keep_word: Option<String>,
         keep_patterns: Option<Vec<String>>,
@@ -79,7 +84,7 @@ impl WasmRunBounder {
         split_name: Option<String>,
     ) -> Result<WasmRunBounder, String> {
         let bounder =
-            preview::RunBounder::new(limit(max_lines, "maxLines")?, limit(max_bytes, "maxBytes")?)
+            preview::RunBounder::with_limits(limits(max_lines, max_bytes, max_tokens, tokenizer)?)
                 .with_keep(keep(keep_word, keep_patterns)?)
                 .with_terminal(terminal)
                 .with_split(crate::preview::split(split_name)?);
@@ -100,6 +105,15 @@ impl WasmRunBounder {
             limit(max_bytes, "maxBytes")?,
         )
         .map_err(|e| json::write_error(&e))
+    }
+
+    /// [`preview::RunBounder::check_tokens`] of the `maxTokens` and
+    /// `tokenizer` options (read as [`token_limit`] reads them): throws an
+    /// error-object JSON string (`invalid_limits` for a `maxTokens` a run
+    /// cannot honour or out of range, `invalid_argument` for the tokenizer).
+    pub fn check_tokens(max_tokens: Option<f64>, tokenizer: Option<String>) -> Result<(), String> {
+        preview::RunBounder::check_tokens(token_limit(max_tokens, tokenizer)?)
+            .map_err(|e| json::write_error(&e))
     }
 
     fn live(&self) -> Result<&preview::RunBounder, String> {
@@ -243,9 +257,18 @@ mod tests {
 
     #[test]
     fn a_run_renders_its_views_and_says_a_loss() {
-        let mut run =
-            WasmRunBounder::new(20.0, 400.0, Some("run-x".into()), None, None, false, None)
-                .unwrap();
+        let mut run = WasmRunBounder::new(
+            20.0,
+            400.0,
+            None,
+            None,
+            Some("run-x".into()),
+            None,
+            None,
+            false,
+            None,
+        )
+        .unwrap();
         run.push(0, b"out\n").unwrap();
         run.push(1, b"err\n").unwrap();
         run.lose(1, 4.0, 10.0).unwrap();
@@ -273,5 +296,48 @@ mod tests {
         let e = WasmRunBounder::check_limits(2.5, 80.0).unwrap_err();
         assert!(e.contains("\"code\":\"invalid_limits\""), "{e}");
         assert_eq!(run_spill_id("k"), preview::run_spill_id("k"));
+        // Tokens: the core's MIN_RUN_MAX_BYTES, its names and its rule.
+        let min = preview::MIN_RUN_MAX_BYTES as f64;
+        assert!(WasmRunBounder::check_tokens(Some(min), Some("approx".into())).is_ok());
+        assert!(WasmRunBounder::check_tokens(None, Some("approx".into())).is_ok());
+        assert!(WasmRunBounder::check_tokens(None, None).is_ok());
+        let e = WasmRunBounder::check_tokens(Some(min - 1.0), Some("approx".into())).unwrap_err();
+        assert!(e.contains("\"code\":\"invalid_limits\""), "{e}");
+        let e = WasmRunBounder::check_tokens(Some(1.5), Some("approx".into())).unwrap_err();
+        assert!(e.contains("maxTokens"), "{e}");
+        let e = WasmRunBounder::check_tokens(Some(min), Some("gpt-9".into())).unwrap_err();
+        assert!(e.contains("\"argument\":\"tokenizer\""), "{e}");
+    }
+
+    #[test]
+    fn a_token_limit_bounds_every_view_and_counts() {
+        let log: String = (0..400)
+            .map(|i| format!("step {i}: compiled module_{i}\n"))
+            .collect();
+        let mut run = WasmRunBounder::new(
+            400.0,
+            16384.0,
+            Some(200.0),
+            Some("approx".into()),
+            None,
+            None,
+            None,
+            false,
+            None,
+        )
+        .unwrap();
+        run.push(0, log.as_bytes()).unwrap();
+        let pending = run.finish().unwrap();
+        for tag in 0..3 {
+            let v: serde_json::Value =
+                serde_json::from_str(&pending.render_not_saved(tag, None)).unwrap();
+            let text = v["text"].as_str().unwrap();
+            let tokens = v["tokens"].as_u64().unwrap();
+            assert!(tokens <= 200, "{tag}: {tokens}");
+            assert_eq!(
+                tokens,
+                dory_wire::preview::count_tokens(text, Some("approx")).unwrap()
+            );
+        }
     }
 }

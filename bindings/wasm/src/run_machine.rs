@@ -28,7 +28,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::follow::{invalid, millis, push_millis, request_json, WasmFollowOptions};
 use crate::json::{self, OutOfRange};
-use crate::preview::{keep, limit, preview_json};
+use crate::preview::{keep, limit, preview_json, token_limit};
 use crate::reader::address;
 
 /// Numbers per action record.
@@ -307,7 +307,9 @@ impl WasmRun {
     /// converted as a `Follower`'s. `keep_word` and `keep_patterns` are the
     /// `keep` option as a bounder's (see [`keep`]) when `keep_given`, else
     /// the run's default ([`RunOptions::keep`]: the default patterns);
-    /// `terminal` none is the run's default (on). Throws an error-object
+    /// `terminal` none is the run's default (on). `max_tokens` and
+    /// `tokenizer` are the token limit of each preview, read by the core's
+    /// rule (see [`token_limit`]; neither: none). Throws an error-object
     /// JSON string.
     #[wasm_bindgen(constructor)]
     #[allow(clippy::too_many_arguments)]
@@ -329,6 +331,8 @@ impl WasmRun {
         keep_word: Option<String>,
         keep_patterns: Option<Vec<String>>,
         terminal: Option<bool>,
+        max_tokens: Option<f64>,
+        tokenizer: Option<String>,
     ) -> Result<WasmRun, String> {
         let random = <[u8; 16]>::try_from(random).map_err(|_| {
             err_json(&invalid(
@@ -353,6 +357,7 @@ impl WasmRun {
         if let Some(n) = max_bytes {
             o = o.max_bytes(limit(n, "maxBytes")?);
         }
+        o.tokens = token_limit(max_tokens, tokenizer)?;
         o.idempotency_key = idempotency_key;
         o.timeout_seconds = timeout_seconds(timeout_ms).map_err(|e| err_json(&e))?;
         o.hint = hint;
@@ -653,6 +658,8 @@ mod tests {
             None,
             None,
             None,
+            None,
+            None,
         )
         .unwrap();
         let start = value(&run.request().unwrap());
@@ -725,6 +732,8 @@ mod tests {
                     None,
                     None,
                     None,
+                    None,
+                    None,
                 )
                 .unwrap_err(),
             )
@@ -756,6 +765,8 @@ mod tests {
                 word.map(str::to_owned),
                 patterns,
                 Some(false),
+                None,
+                None,
             )
         };
         let err = value(&with_keep(None, Some(vec!["(".into()])).unwrap_err());
@@ -767,5 +778,56 @@ mod tests {
         assert_eq!(err["argument"], "keep");
         assert!(with_keep(Some("defaults"), None).is_ok());
         assert!(with_keep(None, None).is_ok(), "given and empty: off");
+    }
+
+    #[test]
+    fn the_token_options_are_the_cores() {
+        let with_tokens = |max_tokens: Option<f64>, tokenizer: Option<&str>| {
+            WasmRun::new(
+                "c1",
+                "\"make\"",
+                &[0; 16],
+                WasmFollowOptions::new(),
+                None,
+                None,
+                None,
+                None,
+                None,
+                false,
+                false,
+                false,
+                None,
+                false,
+                None,
+                None,
+                None,
+                max_tokens,
+                tokenizer.map(str::to_owned),
+            )
+        };
+        assert!(with_tokens(None, None).is_ok());
+        assert!(with_tokens(Some(80.0), Some("approx")).is_ok());
+        assert!(
+            with_tokens(None, Some("approx")).is_ok(),
+            "a tokenizer alone counts"
+        );
+        let code = |r: Result<WasmRun, String>| value(&r.unwrap_err())["code"].clone();
+        assert_eq!(
+            code(with_tokens(Some(79.0), Some("approx"))),
+            "invalid_limits"
+        );
+        assert_eq!(
+            code(with_tokens(Some(1.5), Some("approx"))),
+            "invalid_limits"
+        );
+        assert_eq!(
+            code(with_tokens(Some(-1.0), Some("approx"))),
+            "invalid_limits"
+        );
+        let err = value(&with_tokens(Some(100.0), Some("gpt-9")).unwrap_err());
+        assert_eq!(
+            (err["code"].as_str(), err["argument"].as_str()),
+            (Some("invalid_argument"), Some("tokenizer"))
+        );
     }
 }

@@ -137,8 +137,16 @@ async fn run_with_max_tokens_gives_previews_within_the_token_budget() {
     let combined = &result.combined;
     // 16 KiB of text would be far more than 300 tokens: the budget bound it.
     assert!(combined.truncated, "{combined:?}");
-    assert!(combined.text.contains("102:test case_x ... FAILED\n"), "{}", combined.text);
-    assert!(combined.text.ends_with("[... exit code 101 ...]\n"), "{}", combined.text);
+    assert!(
+        combined.text.contains("102:test case_x ... FAILED\n"),
+        "{}",
+        combined.text
+    );
+    assert!(
+        combined.text.ends_with("[... exit code 101 ...]\n"),
+        "{}",
+        combined.text
+    );
     // Below a run's least (80 tokens) the run is refused before it starts.
     let refused = computer(&server)
         .run(COMMAND, RunOptions::new().max_tokens(79, Tokenizer::Approx))

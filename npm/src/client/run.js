@@ -22,6 +22,8 @@ const RUN_FOLLOW_OPTIONS = FOLLOW_OPTIONS.filter((name) => name !== "follow");
 export const RUN_OPTIONS = [
   "maxLines",
   "maxBytes",
+  "maxTokens",
+  "tokenizer",
   "spill",
   "idempotencyKey",
   "timeoutMs",
@@ -205,6 +207,9 @@ export async function run(client, computer, command, runOptions) {
     random: randomBytes(16),
     maxLines: o.maxLines,
     maxBytes: o.maxBytes,
+    // The previews' token limit, read by the core (token_limit): none by default.
+    maxTokens: o.maxTokens,
+    tokenizer: o.tokenizer,
     idempotencyKey: o.idempotencyKey,
     timeoutMs,
     hint: o.hint,

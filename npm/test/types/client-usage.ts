@@ -179,6 +179,8 @@ async function main(): Promise<void> {
     const runOptions: RunOptions = {
       maxLines: 200,
       maxBytes: 8192,
+      maxTokens: 2000,
+      tokenizer: "approx",
       spill: new SpillDirectory("/tmp/dory-spill", { suffix: ".log" }),
       idempotencyKey: "tool-call-7",
       timeoutMs: 600_000,
@@ -193,6 +195,8 @@ async function main(): Promise<void> {
     };
     const ran: RunResult = await computer.run(["make", "test"], runOptions);
     const shown: string = ran.combined.text;
+    const tokens: number | null = ran.combined.tokens;
+    void tokens;
     const code: number | null = ran.exitCode;
     const lostBytes: number = ran.stdoutLostBytes + ran.stderrLostBytes;
     void [shown, code, lostBytes, ran.procId, ran.idempotencyKey, ran.timedOut, ran.stdout.spillPath, ran.stderr.spillError];

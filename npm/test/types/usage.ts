@@ -37,6 +37,8 @@ import {
   memoryBytes,
   bound,
   boundAsync,
+  countTokens,
+  TOKENIZERS,
   StreamingBounder,
   RunBounder,
   RunPending,
@@ -204,6 +206,18 @@ export async function main(): Promise<void> {
   const p: Preview = bound("text", { maxLines: 20, maxBytes: 4096, spill: (id, data) => `/tmp/${id}-${data.length}`, spillId: "abc", hint: "cat it" });
   const q: Preview = await boundAsync(new Uint8Array(3), { maxLines: 20, maxBytes: 4096, spill: async (id) => `/tmp/${id}` });
   void [p.text, p.truncated, p.totalLines, p.totalBytes, p.headBytes, p.tailBytes, p.omittedLines, p.omittedBytes, p.omittedRange, p.spillId, p.spillPath, p.spillError, q];
+  // The token limit: a third limit on every bounder; `tokens` its count.
+  const names: readonly string[] = TOKENIZERS;
+  const t: Preview = bound("text", { maxLines: 20, maxBytes: 4096, maxTokens: 500, tokenizer: names[0] });
+  const counted: number | null = t.tokens;
+  const recounted: number = countTokens(t.text, "approx") + countTokens(t.text);
+  void [counted, recounted, t.toJSON().tokens, new StreamingBounder({ maxLines: 20, maxBytes: 4096, maxTokens: null, tokenizer: "approx" })];
+  void new RunBounder({ maxLines: 20, maxBytes: 4096, maxTokens: 100, tokenizer: null });
+  RunBounder.checkLimits(20, 4096, { maxTokens: 100, tokenizer: "approx" });
+  // @ts-expect-error: maxTokens is a number
+  bound("x", { maxLines: 3, maxBytes: 300, maxTokens: "100" });
+  // @ts-expect-error: countTokens counts text
+  countTokens(new Uint8Array(1), "approx");
   const sb = new StreamingBounder({ maxLines: 20, maxBytes: 4096, spillId: null });
   sb.push("chunk");
   sb.push(new Uint8Array(2));
