@@ -132,6 +132,8 @@ FOLLOW_OPTIONS = (
 RUN_OPTIONS = (
     "max-lines",
     "max-bytes",
+    "max-tokens",
+    "tokenizer",
     "idempotency-key",
     "timeout-seconds",
     "hint",
@@ -159,14 +161,23 @@ def run_options(follow: Record | None = None, **fields: Any) -> Record:
     return out
 
 
-def preview_options(keep: Any = None, terminal: bool = False, split: str = "even") -> Record:
+def preview_options(
+    keep: Any = None,
+    terminal: bool = False,
+    split: str = "even",
+    max_tokens: int | None = None,
+    tokenizer: str | None = None,
+) -> Record:
     """A ``preview-options`` record from a vector's ``keep`` (``None``,
-    ``"defaults"`` or a list of patterns), ``terminal`` and ``split``
-    (``"even"`` or ``"tail"``)."""
+    ``"defaults"`` or a list of patterns), ``terminal``, ``split``
+    (``"even"`` or ``"tail"``), ``max_tokens`` and ``tokenizer`` (``None``:
+    none, the core's rule applies)."""
     out = Record()
     out.keep = keep_variant(keep)
     out.terminal = bool(terminal)
     out.split = split
+    setattr(out, "max-tokens", max_tokens)
+    out.tokenizer = tokenizer
     return out
 
 

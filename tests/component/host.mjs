@@ -130,7 +130,8 @@ reader[Symbol.dispose]();
 //    spill; the host saves the output (here it only names the file) and renders.
 let text = "";
 for (let i = 1; i <= 1000; i++) text += `step ${i}\n`;
-// keep: defaults / patterns(list), terminal: true to turn them on, split: "tail" for run's shape
+// keep: defaults / patterns(list), terminal: true to turn them on, split: "tail" for run's shape;
+// maxTokens and tokenizer: "approx" (the component's) for a token budget (absent: none)
 const noOptions = { keep: { tag: "none" }, terminal: false, split: "even" };
 const bounded = preview.bound(enc.encode(text), 6n, 300n, undefined, noOptions); // throws the error record on error
 const pending = bounded.val; // bounded.tag === "needs-spill"

@@ -214,6 +214,9 @@ reader.drop(store)
 output = b"".join(b"step %d\n" % i for i in range(1, 1001))
 no_options = Record()  # keep: Variant("defaults") / Variant("patterns", [...]), terminal: True to turn them on
 no_options.keep, no_options.terminal, no_options.split = Variant("none"), False, "even"
+# max-tokens: a token budget beside the lines and bytes; tokenizer: "approx", the component's
+setattr(no_options, "max-tokens", None)
+no_options.tokenizer = None
 outcome = bound(output, 6, 300, None, no_options)  # result<bounded, error>: Variant('ok', ...)
 pending = outcome.payload
 path = f"/tmp/spill/{spill_id(pending)}.txt"
@@ -267,6 +270,8 @@ def run_options(**fields) -> Record:
     for name in (
         "max-lines",
         "max-bytes",
+        "max-tokens",
+        "tokenizer",
         "idempotency-key",
         "timeout-seconds",
         "hint",

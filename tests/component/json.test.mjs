@@ -1,13 +1,14 @@
 // The Component's canonical JSON (preview-to-json, run-result-to-json): the
 // core's bytes for the shared cases of tests/api/canonical-json.json, the
-// notices of each preview record, exact 64-bit integers, and a record whose
-// notice is not the line of its text it names refused as invalid_argument.
+// notices of each preview record, its token count last (`"tokens":null`
+// without a token option), exact 64-bit integers, and a record whose notice
+// is not the line of its text it names refused as invalid_argument.
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 
-import { isWitError, loadComponent, previewOptions, rootDir } from "./lib.mjs";
+import { isWitError, loadComponent, previewOptions, rootDir, vectorTokens } from "./lib.mjs";
 
 const mod = await loadComponent();
 const { cases } = JSON.parse(readFileSync(join(rootDir, "tests", "api", "canonical-json.json"), "utf8"));
@@ -16,7 +17,8 @@ const encoder = new TextEncoder();
 /** The WIT preview record of a shared case, bounded and rendered by the component. */
 function previewOf(c) {
   const data = encoder.encode(c.input.map(([text, times]) => text.repeat(times)).join(""));
-  const bounded = mod.preview.bound(data, BigInt(c.max_lines), BigInt(c.max_bytes), c.spill_id, previewOptions(c.keep, c.terminal));
+  const options = previewOptions(c.keep, c.terminal, undefined, vectorTokens(c));
+  const bounded = mod.preview.bound(data, BigInt(c.max_lines), BigInt(c.max_bytes), c.spill_id, options);
   if (bounded.tag === "fits") return bounded.val;
   const outcome = c.spill_path === null ? { tag: "not-saved" } : { tag: "saved", val: c.spill_path };
   const preview = bounded.val.render(outcome, c.hint ?? undefined);
@@ -36,6 +38,19 @@ test("preview-to-json gives the core's bytes for the shared cases", () => {
       c.name,
     );
   }
+});
+
+test("preview-to-json writes the token count last: null without one, exact up to 2^64 - 1", () => {
+  const p = previewOf(cases[0]);
+  assert.equal(p.tokens, undefined);
+  assert.ok(mod.preview.previewToJson(p).endsWith(',"notices":[],"tokens":null}'));
+  assert.ok(mod.preview.previewToJson({ ...p, tokens: 42n }).endsWith(',"notices":[],"tokens":42}'));
+  assert.ok(mod.preview.previewToJson({ ...p, tokens: 2n ** 64n - 1n }).endsWith(',"tokens":18446744073709551615}'));
+  const counted = mod.preview.bound(new TextEncoder().encode("a line\n"), 10n, 1000n, undefined, previewOptions(null, false, undefined, { tokenizer: "approx" }));
+  assert.equal(counted.tag, "fits");
+  const n = mod.preview.countTokens("a line\n", "approx");
+  assert.equal(counted.val.tokens, n);
+  assert.ok(mod.preview.previewToJson(counted.val).endsWith(`,"tokens":${n}}`));
 });
 
 test("a notice that is not the line of the text it names is refused", () => {

@@ -241,27 +241,146 @@ export function compareDecode(v, got) {
 }
 
 /**
- * The preview API of the npm package (`bound`, `StreamingBounder`,
- * `DoryWireError`) on top of the component, so that the npm package's own
- * preview checks run unchanged against it. The spill writer is called
- * between `bound` and `render`: the handshake of the WIT interface.
+ * The WIT `preview-options` of the npm options `keep`, `terminal` and
+ * `split`, and of a token limit `{ maxTokens, tokenizer }` (each absent:
+ * none; the core's `token_limit` reads the two).
  */
-/** The WIT `preview-options` of the npm options `keep`, `terminal` and `split`. */
-export function previewOptions(keep, terminal, split) {
+export function previewOptions(keep, terminal, split, { maxTokens, tokenizer } = {}) {
   let k = { tag: "none" };
   if (keep === "defaults") k = { tag: "defaults" };
   else if (Array.isArray(keep)) k = { tag: "patterns", val: keep };
-  return { keep: k, terminal: terminal === true, split: split ?? "even" };
+  return { keep: k, terminal: terminal === true, split: split ?? "even", maxTokens, tokenizer };
 }
 
-export function previewApi(mod) {
+// -- token limits (a vector's top-level max_tokens and tokenizer) -------------
+
+/**
+ * The tokenizer of a `max_tokens` without one: the core's DEFAULT_TOKENIZER
+ * (tests/api/surface.json), which the component does not have and refuses
+ * by name. Only the runner needs it, to know which vectors the component
+ * can play.
+ */
+export const DEFAULT_TOKENIZER = "o200k_base";
+
+/** A vector's (or a run's) token limit as `{ maxTokens, tokenizer }`, each only when present. */
+export function vectorTokens(v) {
+  const o = {};
+  if (v.max_tokens !== undefined && v.max_tokens !== null) o.maxTokens = Number(v.max_tokens);
+  if (v.tokenizer !== undefined && v.tokenizer !== null) o.tokenizer = v.tokenizer;
+  return o;
+}
+
+/** The tokenizer that counts `v`'s previews; null without a token option. */
+export function vectorTokenizer(v) {
+  const o = vectorTokens(v);
+  if (o.maxTokens === undefined && o.tokenizer === undefined) return null;
+  return o.tokenizer ?? DEFAULT_TOKENIZER;
+}
+
+/** The tokenizer `v` needs when the component lacks it (not in `tokenizers()`), else null. */
+export function missingTokenizer(mod, v) {
+  const name = vectorTokenizer(v);
+  return name !== null && !mod.preview.tokenizers().includes(name) ? name : null;
+}
+
+/** The `argument` field of a WIT error record (undefined without one). */
+export function errorArgument(err) {
+  return err.fields.find((f) => f.name === "argument")?.value.val;
+}
+
+/**
+ * The problems of a vector whose tokenizer the component lacks: every
+ * bounder (`bound`, `streaming-bounder`, `run-bounder`) and `count-tokens`
+ * must refuse it with `invalid_argument`, argument `tokenizer`.
+ */
+export function tokenizerRefusals(mod, v, name) {
+  const options = previewOptions(v.keep, v.terminal, undefined, vectorTokens(v));
+  const [lines, bytes] = [BigInt(v.max_lines ?? 400), BigInt(v.max_bytes ?? 16384)];
+  const problems = [];
+  for (const [what, call] of [
+    ["bound", () => mod.preview.bound(new TextEncoder().encode("x\n".repeat(10)), lines, bytes, undefined, options)],
+    ["streaming-bounder", () => new mod.preview.StreamingBounder(lines, bytes, undefined, options)],
+    ["run-bounder", () => new mod.run.RunBounder(lines, bytes, undefined, options)],
+    ["count-tokens", () => mod.preview.countTokens("x", name)],
+  ]) {
+    const got = attempt(call);
+    if (!got.err || got.err.code !== "invalid_argument" || errorArgument(got.err) !== "tokenizer") {
+      problems.push(`${what}: tokenizer ${JSON.stringify(name)} must be refused with invalid_argument (argument tokenizer), got ${JSON.stringify(got.err ?? "no error", big)}`);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The token problems of a preview of `v` (`text` and its `tokens`): none
+ * without a token option, else `count-tokens` of the text under the same
+ * tokenizer, within `max_tokens`.
+ */
+export function tokenProblems(mod, v, text, tokens, where) {
+  const name = vectorTokenizer(v);
+  if (name === null) return tokens === null ? [] : [`${where}: tokens ${tokens} without a token limit`];
+  const problems = [];
+  const counted = num(mod.preview.countTokens(text, vectorTokens(v).tokenizer));
+  if (tokens !== counted) problems.push(`${where}: tokens ${tokens}, count-tokens ${counted}`);
+  const max = vectorTokens(v).maxTokens;
+  if (max !== undefined && !(tokens <= max)) problems.push(`${where}: ${tokens} tokens over max_tokens ${max}`);
+  return problems;
+}
+
+/**
+ * The token checks of a preview vector the component can play, whatever
+ * the npm package's checks do with them: `bound` and the streaming bounder
+ * (pieces of 1000 bytes) with the vector's token limit, spill and hint
+ * give `expect.tokens` (when given), the count of their text, within
+ * `max_tokens`.
+ */
+export function previewTokenProblems(mod, v) {
+  if (vectorTokenizer(v) === null || v.expect?.error) return [];
+  const data = v.input_b64 !== undefined ? new Uint8Array(Buffer.from(v.input_b64, "base64")) : new TextEncoder().encode(v.input);
+  const [lines, bytes] = [BigInt(v.max_lines), BigInt(v.max_bytes)];
+  const options = previewOptions(v.keep, v.terminal, undefined, vectorTokens(v));
+  // The vector's spill outcome (the npm checks' writer) and hint: the notice is counted too.
+  let outcome = { tag: "not-saved" };
+  if (v.spill) outcome = v.spill.fails ? { tag: "failed", val: "disk full (vector writer)" } : { tag: "saved", val: v.spill.path };
+  const rendered = (bounded) => {
+    if (bounded.tag === "fits") return bounded.val;
+    const p = bounded.val.render(outcome, v.hint ?? undefined);
+    bounded.val[Symbol.dispose]();
+    return p;
+  };
+  const spillId = v.spill_id ?? "0123456789abcdef0123456789abcdef";
+  const s = new mod.preview.StreamingBounder(lines, bytes, spillId, options);
+  for (let i = 0; i < data.length; i += 1000) s.push(data.subarray(i, i + 1000));
+  const problems = [];
+  for (const [how, p] of [
+    ["bound", rendered(mod.preview.bound(data, lines, bytes, spillId, options))],
+    ["streaming", rendered(mod.preview.StreamingBounder.finish(s))],
+  ]) {
+    const tokens = num(p.tokens) ?? null;
+    if (v.expect?.tokens !== undefined && tokens !== Number(v.expect.tokens)) problems.push(`${how}: tokens ${tokens}, expected ${v.expect.tokens}`);
+    problems.push(...tokenProblems(mod, v, p.text, tokens, how));
+  }
+  return problems;
+}
+
+/**
+ * The preview API of the npm package (`bound`, `StreamingBounder`,
+ * `DoryWireError`, `TOKENIZERS`, `countTokens`) on top of the component, so
+ * that the npm package's own preview checks run unchanged against it. The
+ * spill writer is called between `bound` and `render`: the handshake of the
+ * WIT interface. `tokens` (`{ maxTokens, tokenizer }`, a vector's token
+ * limit) applies to every bounder the checks do not give one.
+ */
+export function previewApi(mod, tokens = {}) {
   class DoryWireError extends Error {
     constructor(err) {
       super(err.message);
       this.code = err.code;
       this.kind = err.kind;
+      this.argument = errorArgument(err);
     }
   }
+  const limitOf = (o) => ({ maxTokens: o.maxTokens ?? tokens.maxTokens, tokenizer: o.tokenizer ?? tokens.tokenizer });
   const call = (f) => {
     try {
       return f();
@@ -283,6 +402,7 @@ export function previewApi(mod) {
     spillId: p.spillId ?? null,
     spillPath: p.spillPath ?? null,
     spillError: p.spillError ?? null,
+    tokens: num(p.tokens) ?? null,
   });
   const settle = (bounded, input, spill, hint) => {
     if (bounded.tag === "fits") return toPreview(bounded.val);
@@ -302,15 +422,17 @@ export function previewApi(mod) {
   const encoder = new TextEncoder();
   return {
     DoryWireError,
-    bound(input, { maxLines, maxBytes, spill, spillId, hint, keep, terminal, split } = {}) {
+    TOKENIZERS: Object.freeze(mod.preview.tokenizers()),
+    countTokens: (text, tokenizer) => num(call(() => mod.preview.countTokens(text, tokenizer))),
+    bound(input, { maxLines, maxBytes, spill, spillId, hint, keep, terminal, split, ...rest } = {}) {
       const data = typeof input === "string" ? encoder.encode(input) : input;
-      const options = previewOptions(keep, terminal, split);
+      const options = previewOptions(keep, terminal, split, limitOf(rest));
       const bounded = call(() => mod.preview.bound(data, BigInt(maxLines), BigInt(maxBytes), spillId, options));
       return settle(bounded, data, spill, hint);
     },
     StreamingBounder: class {
-      constructor({ maxLines, maxBytes, spillId, keep, terminal, split } = {}) {
-        const options = previewOptions(keep, terminal, split);
+      constructor({ maxLines, maxBytes, spillId, keep, terminal, split, ...rest } = {}) {
+        const options = previewOptions(keep, terminal, split, limitOf(rest));
         this.inner = call(() => new mod.preview.StreamingBounder(BigInt(maxLines), BigInt(maxBytes), spillId, options));
       }
       push(chunk) {
@@ -724,7 +846,7 @@ export function playRun(mod, v, items, { asEvents = false, problems = [] } = {})
   const maxBytes = BigInt(v.max_bytes);
   let rb;
   try {
-    rb = new mod.run.RunBounder(BigInt(v.max_lines), maxBytes, v.spill_id, previewOptions(v.keep, v.terminal));
+    rb = new mod.run.RunBounder(BigInt(v.max_lines), maxBytes, v.spill_id, previewOptions(v.keep, v.terminal, undefined, vectorTokens(v)));
   } catch (err) {
     if (!isWitError(err)) throw err;
     return { error: err.code };
@@ -779,6 +901,7 @@ export function playRun(mod, v, items, { asEvents = false, problems = [] } = {})
       spill_id: pending.spillId(view),
       spill_path: p.spillPath ?? null,
       spill_error: p.spillError !== undefined,
+      tokens: num(p.tokens) ?? null,
     };
   }
   pending[Symbol.dispose]();
@@ -793,6 +916,8 @@ export function playRun(mod, v, items, { asEvents = false, problems = [] } = {})
  * `feed`.
  */
 export function checkRunVector(mod, v, expect = v.expect) {
+  const missing = missingTokenizer(mod, v);
+  if (missing !== null) return tokenizerRefusals(mod, v, missing);
   const problems = [];
   const items = runItems(v);
   const got = playRun(mod, v, items, { problems });
@@ -803,6 +928,9 @@ export function checkRunVector(mod, v, expect = v.expect) {
     if (!isWitError(err) || err.code !== "invalid_limits") throw err;
     refused = true;
   }
+  // check-limits has no token limit: the core's rule for one (RunBounder::check_tokens).
+  const maxTokens = vectorTokens(v).maxTokens;
+  if (maxTokens !== undefined && BigInt(maxTokens) < mod.run.minRunMaxBytes()) refused = true;
   if (expect.error) {
     if (got.error !== expect.error.code) problems.push(`expected error ${JSON.stringify(expect.error)}, got ${JSON.stringify(got, big)}`);
     if (!refused && expect.error.code === "invalid_limits") problems.push("check-limits accepts limits a run fails with");
@@ -821,8 +949,10 @@ export function checkRunVector(mod, v, expect = v.expect) {
       const text = have.preview;
       const size = Buffer.byteLength(text);
       if (size > v.max_bytes || textLines(text) > v.max_lines) problems.push(`${view}: ${size} bytes, ${textLines(text)} lines over ${v.max_lines}/${v.max_bytes}`);
+      problems.push(...tokenProblems(mod, v, text, have.tokens, view));
       if (have.lost_bytes === 0 && !text.includes("[... the last ")) {
-        const bounded = mod.preview.bound(runViewBytes(items, view), BigInt(v.max_lines), BigInt(v.max_bytes), `${v.spill_id}-${view}`, previewOptions(v.keep, v.terminal));
+        const options = previewOptions(v.keep, v.terminal, undefined, vectorTokens(v));
+        const bounded = mod.preview.bound(runViewBytes(items, view), BigInt(v.max_lines), BigInt(v.max_bytes), `${v.spill_id}-${view}`, options);
         let whole;
         if (bounded.tag === "fits") whole = bounded.val.text;
         else {
@@ -862,6 +992,8 @@ export function runOptions(v) {
   // Absent: the run's defaults; a null keep is keep::none.
   if (r.keep !== undefined) out.keep = previewOptions(r.keep, false).keep;
   if (r.terminal !== undefined) out.terminal = r.terminal;
+  // The previews' token limit (absent: none).
+  Object.assign(out, vectorTokens(r));
   return out;
 }
 
@@ -902,6 +1034,7 @@ function runPreviewToVector(p) {
     spill_id: p.spillId ?? null,
     spill_path: p.spillPath ?? null,
     spill_error: p.spillError ?? null,
+    tokens: num(p.tokens) ?? null,
   };
 }
 
@@ -1121,6 +1254,9 @@ export function playRunConversation(mod, v, mode, table = errorTable(mod)) {
       client.commit(run);
       const r = attempt(() => run.result());
       played.result = r.err ? checkedError(r.err, table) : runResultToVector(r.ok);
+      // Each preview's tokens counted again (docs/VECTORS.md).
+      const problems = r.err ? [] : VIEWS.flatMap((view) => tokenProblems(mod, v.run, r.ok[view].text, num(r.ok[view].tokens) ?? null, `result ${view}`));
+      if (problems.length > 0) played.tokenProblems = problems;
     }
   }
   played.state = run.state();
@@ -1170,7 +1306,7 @@ function expectedB64(x) {
 
 /** How a play of a run-conversation vector differs from the vector (empty: it agrees). */
 export function runConversationProblems(v, played) {
-  const problems = [];
+  const problems = [...(played.tokenProblems ?? [])];
   const exchanges = v.exchanges;
   const show = (x) => JSON.stringify(x, big);
   if (played.steps.length !== exchanges.length) problems.push(`${exchanges.length} exchanges scripted, the run had ${played.steps.length}: ${show(played.steps)}`);
@@ -1230,6 +1366,15 @@ export function runConversationProblems(v, played) {
  * every time.
  */
 export function checkRunConversationVector(mod, v) {
+  // A tokenizer the component lacks: the `run` constructor refuses it.
+  const missing = missingTokenizer(mod, v.run);
+  if (missing !== null) {
+    const built = runOf(mod, v);
+    if (!built.err || built.err.code !== "invalid_argument" || errorArgument(built.err) !== "tokenizer") {
+      return [`tokenizer ${JSON.stringify(missing)} must be refused by run with invalid_argument (argument tokenizer), got ${JSON.stringify(built.err ?? "a run", big)}`];
+    }
+    return [];
+  }
   const problems = [];
   let reference;
   for (let mode = 0; mode < CONVERSATION_SPLITS; mode++) {

@@ -11,7 +11,11 @@ played (its body whole, byte by byte and at seeded random splits, the same
 decisions every time; no response; a stall on the vector's clock) and each
 decision compared, then the output of every event delivered. Preview vectors are
 checked against their expectation and the invariants of docs/VECTORS.md
-(the Python package's own checks);
+(the Python package's own checks); a vector's `max_tokens` and `tokenizer`
+go to every bounder (whole, streaming, run), and each preview's `tokens` is
+`count-tokens` of its text, within `max_tokens`; a tokenizer the component
+lacks (not in `tokenizers()`) must be refused by every bounder as
+`invalid_argument` (argument `tokenizer`);
 bounding the preview again must give it back, and the streaming bounder fed
 in random chunks must give the same preview. Run vectors are played through
 the exported `run-bounder` whole, byte by byte, at the seeded splits of the
@@ -66,6 +70,9 @@ from splitmix import SplitMix64  # noqa: E402
 
 VECTOR_DIR = ROOT / "tests" / "vectors"
 FIXED_SPILL_ID = "0123456789abcdef0123456789abcdef"
+# The tokenizer of a `max_tokens` without one (the core's DEFAULT_TOKENIZER,
+# tests/api/surface.json): not in the component, which refuses it by name.
+DEFAULT_TOKENIZER = "o200k_base"
 
 
 def b64(data: bytes) -> str:
@@ -116,6 +123,14 @@ def field_json(value: Any) -> Any:
     if value.tag == "cursor":
         return cursor_json(value.payload)
     return value.payload  # str, opt-str (None), u64, stream
+
+
+def error_argument(err: Any) -> Any:
+    """The `argument` field of an error record (None without one)."""
+    for f in err.fields:
+        if f.name == "argument":
+            return f.value.payload if isinstance(f.value, Variant) else f.value
+    return None
 
 
 def error_json(err: Any) -> dict[str, Any]:
@@ -490,15 +505,66 @@ def settle(dw: DoryWire, bounded: Any, spill: dict[str, Any] | None, hint: str |
     return preview_json(preview)
 
 
+# -- token limits (a vector's top-level max_tokens and tokenizer) -------------
+
+
+def token_options(v: dict[str, Any]) -> dict[str, Any]:
+    """The vector's `max_tokens` and `tokenizer` as keyword arguments of
+    `bound`, `streamed` and `preview_options` (absent: None)."""
+    return {"max_tokens": v.get("max_tokens"), "tokenizer": v.get("tokenizer")}
+
+
+def missing_tokenizer(dw: DoryWire, v: dict[str, Any]) -> str | None:
+    """The tokenizer the vector asks for (the default when it sets only
+    `max_tokens`) when the component does not have it, else None."""
+    name = v.get("tokenizer")
+    if name is None and v.get("max_tokens") is not None:
+        name = DEFAULT_TOKENIZER
+    return None if name is None or name in dw.call("preview", "tokenizers") else name
+
+
+def check_tokenizer_refused(dw: DoryWire, v: dict[str, Any], name: str) -> None:
+    """Every bounder refuses a tokenizer the component lacks:
+    `invalid_argument`, argument `tokenizer`."""
+    options = preview_options(v.get("keep"), v.get("terminal", False), **token_options(v))
+    lines, size = v.get("max_lines", 400), v.get("max_bytes", 16384)
+    for what, got in (
+        ("bound", dw.call("preview", "bound", b"x\n" * 10, lines, size, None, options)),
+        ("streaming-bounder", dw.call("preview", "[constructor]streaming-bounder", lines, size, None, options)),
+        ("run-bounder", dw.call("run", "[constructor]run-bounder", lines, size, None, options)),
+        ("count-tokens", dw.call("preview", "count-tokens", "x", name)),
+    ):
+        ok, err = result(got)
+        assert not ok and is_error(err), f"{what}: tokenizer {name!r} accepted: {got}"
+        assert (err.code, error_argument(err)) == ("invalid_argument", "tokenizer"), f"{what}: {error_json(err)}"
+
+
+def check_tokens(dw: DoryWire, v: dict[str, Any], text: str, tokens: Any, where: str) -> None:
+    """A preview's `tokens`: none without a token option, else `count-tokens`
+    of its text under the vector's tokenizer, within `max_tokens`."""
+    name, limit = v.get("tokenizer"), v.get("max_tokens")
+    if name is None and limit is None:
+        assert tokens is None, f"{where}: tokens {tokens} without a token limit"
+        return
+    ok, counted = result(dw.call("preview", "count-tokens", text, name))
+    assert ok, f"{where}: count-tokens failed: {counted}"
+    assert tokens == counted, f"{where}: tokens {tokens}, count-tokens {counted}"
+    assert limit is None or tokens <= limit, f"{where}: {tokens} tokens over max_tokens {limit}"
+
+
 def bound(dw: DoryWire, data: bytes, max_lines: int, max_bytes: int, **kw: Any) -> Any:
     """Whole-input bound; returns the preview dict or the error record."""
-    options = preview_options(kw.get("keep"), kw.get("terminal", False), kw.get("split", "even"))
+    options = preview_options(
+        kw.get("keep"), kw.get("terminal", False), kw.get("split", "even"), kw.get("max_tokens"), kw.get("tokenizer")
+    )
     ok, out = result(dw.call("preview", "bound", data, max_lines, max_bytes, kw.get("spill_id"), options))
     return settle(dw, out, kw.get("spill"), kw.get("hint")) if ok else out
 
 
 def streamed(dw: DoryWire, chunks: list[bytes], max_lines: int, max_bytes: int, **kw: Any) -> Any:
-    options = preview_options(kw.get("keep"), kw.get("terminal", False))
+    options = preview_options(
+        kw.get("keep"), kw.get("terminal", False), max_tokens=kw.get("max_tokens"), tokenizer=kw.get("tokenizer")
+    )
     ok, sb = result(
         dw.call("preview", "[constructor]streaming-bounder", max_lines, max_bytes, kw.get("spill_id"), options)
     )
@@ -523,9 +589,14 @@ def check_preview(dw: DoryWire, v: dict[str, Any]) -> None:
     data = base64.b64decode(v["input_b64"], validate=True) if "input_b64" in v else v["input"].encode("utf-8")
     max_lines, max_bytes, expect = v["max_lines"], v["max_bytes"], v["expect"]
     kw = {"spill": v.get("spill"), "hint": v.get("hint"), "spill_id": v.get("spill_id") or FIXED_SPILL_ID}
-    # docs/VECTORS.md: the options keep and terminal (absent: off).
-    options = {"keep": v.get("keep"), "terminal": v.get("terminal", False)}
+    # docs/VECTORS.md: the options keep and terminal (absent: off), and the
+    # token limit (absent: none).
+    options = {"keep": v.get("keep"), "terminal": v.get("terminal", False), **token_options(v)}
     kw.update(options)
+    missing = missing_tokenizer(dw, v)
+    if missing is not None:
+        check_tokenizer_refused(dw, v, missing)
+        return
     if "error" in expect:
         for got in (
             bound(dw, data, max_lines, max_bytes, **options),
@@ -538,9 +609,10 @@ def check_preview(dw: DoryWire, v: dict[str, Any]) -> None:
     text = p["text"]
     if "preview" in expect:
         assert text == expect["preview"], f"preview\n  expected {expect['preview']!r}\n  got      {text!r}"
-    for key in ("truncated", "omitted_lines", "omitted_bytes"):
+    for key in ("truncated", "omitted_lines", "omitted_bytes", "tokens"):
         if key in expect:
             assert p[key] == expect[key], f"{key}: {p[key]}, expected {expect[key]}"
+    check_tokens(dw, v, text, p["tokens"], "bound")
     if "omitted_range" in expect:
         wanted = expect["omitted_range"]
         assert p["omitted_range"] == (tuple(wanted) if wanted else None)
@@ -560,7 +632,7 @@ def check_preview(dw: DoryWire, v: dict[str, Any]) -> None:
         # the limits and the counts still hold.
         assert len(text.encode("utf-8")) <= max_bytes and lines_of(text) <= max_lines, "over the limits"
         assert p["head_bytes"] + p["omitted_bytes"] + p["tail_bytes"] == p["total_bytes"], "bytes do not add up"
-    again = bound(dw, text.encode("utf-8"), max_lines, max_bytes)
+    again = bound(dw, text.encode("utf-8"), max_lines, max_bytes, **token_options(v))
     assert not again["truncated"] and again["text"] == text, "bounding the preview again changed it"
     if spill and spill.get("fails") and p["truncated"]:
         assert p["spill_path"] is None and p["spill_error"]
@@ -628,7 +700,7 @@ def play_run(dw: DoryWire, v: dict[str, Any], items: list[tuple[str, Any, Any]],
     the events `feed` takes) and renders every view; returns the views in the
     vectors' shape, or the error's code."""
     max_lines, max_bytes, spill_id = v["max_lines"], v["max_bytes"], v["spill_id"]
-    options = preview_options(v.get("keep"), v.get("terminal", False))
+    options = preview_options(v.get("keep"), v.get("terminal", False), **token_options(v))
     ok, rb = result(dw.call("run", "[constructor]run-bounder", max_lines, max_bytes, spill_id, options))
     if not ok:
         return rb.code
@@ -680,6 +752,7 @@ def play_run(dw: DoryWire, v: dict[str, Any], items: list[tuple[str, Any, Any]],
             "spill_id": dw.method("run-pending", "spill-id", pending, view),
             "spill_path": field(p, "spill_path"),
             "spill_error": field(p, "spill_error") is not None,
+            "tokens": p.tokens,
         }
     pending.drop(dw.store)
     return out
@@ -695,6 +768,10 @@ def check_run(dw: DoryWire, v: dict[str, Any]) -> None:
     seeded splits and through `feed`."""
     expect, items = v["expect"], run_items(v)
     max_lines, max_bytes = v["max_lines"], v["max_bytes"]
+    missing = missing_tokenizer(dw, v)
+    if missing is not None:
+        check_tokenizer_refused(dw, v, missing)
+        return
     got = play_run(dw, v, items)
     checked = dw.call("run", "check-limits", max_lines, max_bytes)
     if "error" in expect:
@@ -712,6 +789,7 @@ def check_run(dw: DoryWire, v: dict[str, Any]) -> None:
             assert size <= max_bytes and lines <= max_lines, (
                 f"{view}: {size} bytes, {lines} lines over {max_lines}/{max_bytes}"
             )
+            check_tokens(dw, v, text, got[view]["tokens"], view)
             if got[view]["lost_bytes"] == 0 and "[... the last " not in text:
                 whole = bound(
                     dw,
@@ -723,6 +801,7 @@ def check_run(dw: DoryWire, v: dict[str, Any]) -> None:
                     hint=v.get("hint"),
                     keep=v.get("keep"),
                     terminal=v.get("terminal", False),
+                    **token_options(v),
                 )
                 assert not is_error(whole), f"{view}: bound() failed: {whole}"
                 assert whole["text"] == text, (
@@ -763,6 +842,50 @@ def check_preview_options(dw: DoryWire) -> None:
         assert "keep" in err.message, f"{what}: {err.message}"
 
 
+def check_token_limits(dw: DoryWire) -> None:
+    """With tokenizer "approx": the previews of `bound`, the streaming
+    bounder and every view of the run bounder have `tokens` equal to
+    `count-tokens` of their text, within `max-tokens`; 31 on input that must
+    be cut is `invalid_limits`; an unknown tokenizer `invalid_argument`."""
+    assert dw.call("preview", "tokenizers") == ["approx"], "the component is built without the exact tokenizers"
+    log = b"".join(b"step %d: compiled module_%d\n" % (i, i) for i in range(1, 401))
+
+    def count(text: str) -> int:
+        ok, n = result(dw.call("preview", "count-tokens", text, "approx"))
+        assert ok, n
+        return int(n)
+
+    for limit in (200, 80):
+        kw = {"max_tokens": limit, "tokenizer": "approx", "spill_id": "tok"}
+        views = {
+            "bound": bound(dw, log, 400, 16384, **kw),
+            "streaming": streamed(dw, [log[:5000], log[5000:]], 400, 16384, **kw),
+        }
+        assert views["bound"] == views["streaming"], "streaming differs from whole"
+        options = preview_options(max_tokens=limit, tokenizer="approx")
+        _, rb = result(dw.call("run", "[constructor]run-bounder", 400, 16384, "run-tok", options))
+        for i, line in enumerate(log.splitlines(keepends=True)):
+            dw.method("run-bounder", "push", rb, "stdout", line)
+            if i % 50 == 0:
+                dw.method("run-bounder", "push", rb, "stderr", b"warning: slow step %d\n" % i)
+        ok, pending = result(dw.static("run-bounder", "finish", rb))
+        assert ok, pending
+        for view in VIEWS:
+            views[f"run {view}"] = preview_json(
+                dw.method("run-pending", "render", pending, view, Variant("not-saved"), None)
+            )
+        pending.drop(dw.store)
+        for where, p in views.items():
+            assert p["tokens"] == count(p["text"]) and p["tokens"] <= limit, (
+                f"{where}, max-tokens {limit}: {p['tokens']}"
+            )
+    err = bound(dw, log, 400, 16384, max_tokens=31, tokenizer="approx")
+    assert is_error(err) and err.code == "invalid_limits", f"max-tokens 31: {err}"
+    err = streamed(dw, [log], 400, 16384, max_tokens=31, tokenizer="approx")
+    assert is_error(err) and err.code == "invalid_limits", f"max-tokens 31, streaming: {err}"
+    check_tokenizer_refused(dw, {"max_tokens": 100, "tokenizer": "gpt-9"}, "gpt-9")
+
+
 def check_run_functions(dw: DoryWire) -> None:
     """`check-limits` at its edges, `run-spill-id` and the run's defaults."""
     least = dw.call("run", "min-run-max-bytes")
@@ -785,13 +908,14 @@ def check_run_functions(dw: DoryWire) -> None:
 
 def check_json(dw: DoryWire) -> None:
     """`preview-to-json` gives the core's bytes for the shared cases of
-    tests/api/canonical-json.json, and `run-result-to-json` embeds them."""
+    tests/api/canonical-json.json (the token count last), and
+    `run-result-to-json` embeds them."""
     cases = json.loads((ROOT / "tests" / "api" / "canonical-json.json").read_text(encoding="utf-8"))["cases"]
     assert len(cases) >= 5, "the shared JSON cases"
     previews = []
     for case in cases:
         data = "".join(text * times for text, times in case["input"]).encode()
-        options = preview_options(case["keep"], case["terminal"])
+        options = preview_options(case["keep"], case["terminal"], **token_options(case))
         ok, out = result(
             dw.call("preview", "bound", data, case["max_lines"], case["max_bytes"], case["spill_id"], options)
         )
@@ -806,6 +930,10 @@ def check_json(dw: DoryWire) -> None:
         ok, text = result(dw.call("preview", "preview-to-json", preview))
         assert ok and text == case["json"], f"{case['name']}: {text!r}"
         previews.append(preview)
+    counted = record(**{k.replace("-", "_"): v for k, v in vars(previews[0]).items()})
+    counted.tokens = 2**64 - 1
+    ok, text = result(dw.call("preview", "preview-to-json", counted))
+    assert ok and text.endswith(',"tokens":18446744073709551615}'), text[-60:]
     run = record(
         proc_id="p_1",
         idempotency_key="k",
@@ -855,6 +983,8 @@ def run_of(dw: DoryWire, v: dict[str, Any]) -> Any:
         # Absent: none, the run's defaults; a null keep is keep::none.
         keep=keep_variant(r["keep"]) if "keep" in r else None,
         terminal=r.get("terminal"),
+        max_tokens=r.get("max_tokens"),
+        tokenizer=r.get("tokenizer"),
     )
     random_bytes = bytes.fromhex(r["random_hex"]) if "random_hex" in r else bytes(16)
     _, built = result(dw.call("run-machine", "[constructor]run", r["computer_id"], r["command"], options, random_bytes))
@@ -878,7 +1008,16 @@ def run_step_json(step: Any) -> dict[str, Any]:
 def run_preview_json(p: Any) -> dict[str, Any]:
     return {
         key: field(p, key)
-        for key in ("text", "truncated", "total_bytes", "total_lines", "spill_id", "spill_path", "spill_error")
+        for key in (
+            "text",
+            "truncated",
+            "total_bytes",
+            "total_lines",
+            "spill_id",
+            "spill_path",
+            "spill_error",
+            "tokens",
+        )
     }
 
 
@@ -1178,7 +1317,14 @@ def run_conversation_problems(v: dict[str, Any], played: dict[str, Any]) -> list
 
 def check_run_conversation(dw: DoryWire, v: dict[str, Any]) -> None:
     """A run-conversation vector whole, byte by byte and at seeded random
-    splits: its expectation, and the same play every time."""
+    splits: its expectation, and the same play every time. A tokenizer the
+    component lacks must be refused by the `run` constructor."""
+    missing = missing_tokenizer(dw, v["run"])
+    if missing is not None:
+        built = run_of(dw, v)
+        assert is_error(built), f"tokenizer {missing!r} accepted by run"
+        assert (built.code, error_argument(built)) == ("invalid_argument", "tokenizer"), error_json(built)
+        return
     reference = None
     for split in range(len(splits(b""))):
         played = play_run_conversation(dw, v, split)
@@ -1319,6 +1465,13 @@ def the_runner_can_fail(dw: DoryWire, vectors: list[tuple[str, dict[str, Any]]])
         ("an error for a search result", check_search, sea, lambda w: w.update(expect={"error": {"code": "x"}})),
         ("a result for a search error", check_search, bad, lambda w: w.update(expect={"text": ""})),
     ]
+    counted = [
+        v for _, v in vectors if v["kind"] == "preview" and "tokens" in v["expect"] and missing_tokenizer(dw, v) is None
+    ]
+    if counted:
+        cases.append(
+            ("wrong tokens", check_preview, counted[0], lambda w: w["expect"].update(tokens=w["expect"]["tokens"] + 1))
+        )
     problems = []
     for what, check, vector, edit in cases:
         copy = json.loads(json.dumps(vector))
@@ -1371,6 +1524,7 @@ def main() -> int:
     try:
         check_run_functions(dw)
         check_preview_options(dw)
+        check_token_limits(dw)
         check_json(dw)
         problems = the_runner_can_fail(dw, vectors)
     except AssertionError as exc:

@@ -4,7 +4,12 @@
 // package's runner) and must give the expected events, end and cursor, the
 // same every time. Preview vectors run the npm package's own checks
 // (expectation, the invariants of docs/VECTORS.md, idempotence, streaming =
-// whole) against the component. Conversation vectors drive the exported
+// whole) against the component. A vector's `max_tokens` and `tokenizer` go
+// to every bounder (whole, streaming, run), and each preview's `tokens` is
+// `expect.tokens` when given, `count-tokens` of its text, within
+// `max_tokens`; a tokenizer the component lacks (not in `tokenizers()`, as
+// `o200k_base`, the default) must be refused by every bounder as
+// `invalid_argument` (argument `tokenizer`). Conversation vectors drive the exported
 // follower through their exchanges (docs/VECTORS.md, "kind conversation"):
 // requests compared, responses played with their bodies whole, byte by byte
 // and at seeded random splits (the same decisions every time), the stall
@@ -39,12 +44,16 @@ import {
   decodeVector,
   isWitError,
   loadComponent,
+  missingTokenizer,
   playRunConversation,
   previewApi,
   previewOptions,
+  previewTokenProblems,
   runConversationProblems,
   same,
   searchApi,
+  tokenizerRefusals,
+  vectorTokens,
 } from "./lib.mjs";
 
 const mod = await loadComponent();
@@ -122,8 +131,17 @@ for (const file of [...new Set(conversation.map((v) => v.file))]) {
 
 for (const file of [...new Set(preview.map((v) => v.file))]) {
   test(`preview vectors of ${file}`, () => {
-    const api = previewApi(mod);
-    for (const v of preview.filter((x) => x.file === file)) checkPreviewVector(api, v);
+    const problems = [];
+    for (const v of preview.filter((x) => x.file === file)) {
+      const missing = missingTokenizer(mod, v);
+      if (missing !== null) {
+        for (const p of tokenizerRefusals(mod, v, missing)) problems.push(`${v.name}: ${p}`);
+        continue;
+      }
+      checkPreviewVector(previewApi(mod, vectorTokens(v)), v);
+      for (const p of previewTokenProblems(mod, v)) problems.push(`${v.name}: ${p}`);
+    }
+    assert.deepEqual(problems, []);
   });
 }
 
@@ -251,7 +269,7 @@ test("preview-options: default-keep-patterns, kept lines, rendering, and a refus
 
 test("split and run-preset: the tail split in every bounder, run's shape read from the core", () => {
   const { preview: pv, run: r } = mod;
-  assert.deepEqual(pv.runPreset(), { keep: { tag: "defaults" }, terminal: true, split: "tail" });
+  assert.deepEqual(pv.runPreset(), { keep: { tag: "defaults" }, terminal: true, split: "tail", maxTokens: undefined, tokenizer: undefined });
   const enc = new TextEncoder();
   let log = "";
   for (let i = 1; i <= 100; i++) log += `line ${i}\n`;
@@ -300,6 +318,11 @@ test("the runner can fail: a wrong expectation of each kind is reported", () => 
   checkPreviewVector(api, p);
   p.expect.preview = "not this";
   assert.throws(() => checkPreviewVector(api, p), undefined, "passed a wrong preview");
+
+  const t = copy(preview.find((x) => x.expect.tokens !== undefined && missingTokenizer(mod, x) === null));
+  assert.deepEqual(previewTokenProblems(mod, t), []);
+  t.expect.tokens += 1;
+  assert.notDeepEqual(previewTokenProblems(mod, t), [], "passed wrong tokens");
 
   const c = copy(conversation.find((x) => x.exchanges.at(-1).decision.type === "done"));
   assert.deepEqual(conversationVector(mod, c, 0).problems, []);

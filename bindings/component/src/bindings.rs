@@ -16837,7 +16837,7 @@ pub mod exports {
                 /// `head-bytes` + `omitted-bytes` + `tail-bytes` = `total-bytes`.
                 #[derive(Clone)]
                 pub struct Preview {
-                    /// The preview: valid UTF-8 within both limits, notice included.
+                    /// The preview: valid UTF-8 within every limit, notice included.
                     pub text: _rt::String,
                     /// Whether anything was cut (then `text` holds exactly one notice line).
                     pub truncated: bool,
@@ -16867,6 +16867,10 @@ pub mod exports {
                     /// appear; empty for input that fits unchanged (docs/preview.md,
                     /// "The notices").
                     pub notices: _rt::Vec<Notice>,
+                    /// How many tokens `text` encodes to under the options' `tokenizer`
+                    /// (counted in full, notices included); none when the bounder was
+                    /// given neither `max-tokens` nor `tokenizer`.
+                    pub tokens: ::core::option::Option<u64>,
                 }
                 impl ::core::fmt::Debug for Preview {
                     fn fmt(
@@ -16887,6 +16891,7 @@ pub mod exports {
                             .field("spill-path", &self.spill_path)
                             .field("spill-error", &self.spill_error)
                             .field("notices", &self.notices)
+                            .field("tokens", &self.tokens)
                             .finish()
                     }
                 }
@@ -17128,6 +17133,17 @@ pub mod exports {
                     pub terminal: bool,
                     /// Where a cut preview's budget goes; `even` by default.
                     pub split: Split,
+                    /// The most tokens of the whole preview, notices included: a third
+                    /// limit beside the lines and the bytes, whichever binds first
+                    /// decides (docs/preview.md). None: no token limit. A cut needs at
+                    /// least 32 (else `invalid-limits` when the input must be cut).
+                    pub max_tokens: ::core::option::Option<u32>,
+                    /// The tokenizer that counts the preview's tokens, one of
+                    /// `tokenizers()`; given without `max-tokens` it only counts
+                    /// (`preview.tokens`). None with `max-tokens`: the core's default,
+                    /// `o200k_base`, which this component does not have: name `approx`.
+                    /// Another name is `invalid-argument` (argument `tokenizer`).
+                    pub tokenizer: ::core::option::Option<_rt::String>,
                 }
                 impl ::core::fmt::Debug for PreviewOptions {
                     fn fmt(
@@ -17138,6 +17154,8 @@ pub mod exports {
                             .field("keep", &self.keep)
                             .field("terminal", &self.terminal)
                             .field("split", &self.split)
+                            .field("max-tokens", &self.max_tokens)
+                            .field("tokenizer", &self.tokenizer)
                             .finish()
                     }
                 }
@@ -17304,7 +17322,7 @@ pub mod exports {
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result33 = {
+                        let result35 = {
                             let l0 = *arg0.add(0).cast::<*mut u8>();
                             let l1 = *arg0
                                 .add(::core::mem::size_of::<*const u8>())
@@ -17391,6 +17409,11 @@ pub mod exports {
                                 base32,
                                 len32 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
                                 8,
+                            );
+                            let l33 = i32::from(
+                                *arg0
+                                    .add(88 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
                             );
                             T_::preview_to_json(Preview {
                                 text: _rt::string_lift(bytes2),
@@ -17487,118 +17510,131 @@ pub mod exports {
                                     _ => _rt::invalid_enum_discriminant(),
                                 },
                                 notices: result32,
+                                tokens: match l33 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let l34 = *arg0
+                                                .add(96 + 12 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<i64>();
+                                            l34 as u64
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
                             })
                         };
                         _rt::cabi_dealloc(
                             arg0,
-                            88 + 12 * ::core::mem::size_of::<*const u8>(),
+                            104 + 12 * ::core::mem::size_of::<*const u8>(),
                             8,
                         );
-                        let ptr34 = (&raw mut _RET_AREA.0).cast::<u8>();
-                        match result33 {
+                        let ptr36 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result35 {
                             Ok(e) => {
-                                *ptr34.add(0).cast::<u8>() = (0i32) as u8;
-                                let vec35 = (e.into_bytes()).into_boxed_slice();
-                                let ptr35 = vec35.as_ptr().cast::<u8>();
-                                let len35 = vec35.len();
-                                ::core::mem::forget(vec35);
-                                *ptr34
-                                    .add(2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len35;
-                                *ptr34
-                                    .add(::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr35.cast_mut();
-                            }
-                            Err(e) => {
-                                *ptr34.add(0).cast::<u8>() = (1i32) as u8;
-                                let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code36,
-                                    class_name: class_name36,
-                                    kind: kind36,
-                                    message: message36,
-                                    fields: fields36,
-                                } = e;
-                                let vec37 = (code36.into_bytes()).into_boxed_slice();
+                                *ptr36.add(0).cast::<u8>() = (0i32) as u8;
+                                let vec37 = (e.into_bytes()).into_boxed_slice();
                                 let ptr37 = vec37.as_ptr().cast::<u8>();
                                 let len37 = vec37.len();
                                 ::core::mem::forget(vec37);
-                                *ptr34
+                                *ptr36
                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len37;
-                                *ptr34
+                                *ptr36
                                     .add(::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = ptr37.cast_mut();
-                                let vec38 = (class_name36.into_bytes()).into_boxed_slice();
-                                let ptr38 = vec38.as_ptr().cast::<u8>();
-                                let len38 = vec38.len();
-                                ::core::mem::forget(vec38);
-                                *ptr34
-                                    .add(4 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len38;
-                                *ptr34
-                                    .add(3 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr38.cast_mut();
-                                *ptr34
-                                    .add(5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind36.clone() as i32) as u8;
-                                let vec39 = (message36.into_bytes()).into_boxed_slice();
+                            }
+                            Err(e) => {
+                                *ptr36.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code38,
+                                    class_name: class_name38,
+                                    kind: kind38,
+                                    message: message38,
+                                    fields: fields38,
+                                } = e;
+                                let vec39 = (code38.into_bytes()).into_boxed_slice();
                                 let ptr39 = vec39.as_ptr().cast::<u8>();
                                 let len39 = vec39.len();
                                 ::core::mem::forget(vec39);
-                                *ptr34
-                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                *ptr36
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len39;
-                                *ptr34
-                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                *ptr36
+                                    .add(::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = ptr39.cast_mut();
-                                let vec46 = fields36;
-                                let len46 = vec46.len();
-                                let layout46 = _rt::alloc::Layout::from_size_align(
-                                        vec46.len()
+                                let vec40 = (class_name38.into_bytes()).into_boxed_slice();
+                                let ptr40 = vec40.as_ptr().cast::<u8>();
+                                let len40 = vec40.len();
+                                ::core::mem::forget(vec40);
+                                *ptr36
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len40;
+                                *ptr36
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr40.cast_mut();
+                                *ptr36
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind38.clone() as i32) as u8;
+                                let vec41 = (message38.into_bytes()).into_boxed_slice();
+                                let ptr41 = vec41.as_ptr().cast::<u8>();
+                                let len41 = vec41.len();
+                                ::core::mem::forget(vec41);
+                                *ptr36
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len41;
+                                *ptr36
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr41.cast_mut();
+                                let vec48 = fields38;
+                                let len48 = vec48.len();
+                                let layout48 = _rt::alloc::Layout::from_size_align(
+                                        vec48.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result46, _cleanup46) = wit_bindgen::rt::Cleanup::new(
-                                    layout46,
+                                let (result48, _cleanup48) = wit_bindgen::rt::Cleanup::new(
+                                    layout48,
                                 );
-                                if let Some(cleanup) = _cleanup46 {
+                                if let Some(cleanup) = _cleanup48 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec46.into_iter().enumerate() {
-                                    let base = result46
+                                for (i, e) in vec48.into_iter().enumerate() {
+                                    let base = result48
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name40,
-                                            value: value40,
+                                            name: name42,
+                                            value: value42,
                                         } = e;
-                                        let vec41 = (name40.into_bytes()).into_boxed_slice();
-                                        let ptr41 = vec41.as_ptr().cast::<u8>();
-                                        let len41 = vec41.len();
-                                        ::core::mem::forget(vec41);
+                                        let vec43 = (name42.into_bytes()).into_boxed_slice();
+                                        let ptr43 = vec43.as_ptr().cast::<u8>();
+                                        let len43 = vec43.len();
+                                        ::core::mem::forget(vec43);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len41;
-                                        *base.add(0).cast::<*mut u8>() = ptr41.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V45;
-                                        match value40 {
-                                            V45::Str(e) => {
+                                            .cast::<usize>() = len43;
+                                        *base.add(0).cast::<*mut u8>() = ptr43.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V47;
+                                        match value42 {
+                                            V47::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec42 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr42 = vec42.as_ptr().cast::<u8>();
-                                                let len42 = vec42.len();
-                                                ::core::mem::forget(vec42);
+                                                let vec44 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr44 = vec44.as_ptr().cast::<u8>();
+                                                let len44 = vec44.len();
+                                                ::core::mem::forget(vec44);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len42;
+                                                    .cast::<usize>() = len44;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr42.cast_mut();
+                                                    .cast::<*mut u8>() = ptr44.cast_mut();
                                             }
-                                            V45::OptStr(e) => {
+                                            V47::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -17607,16 +17643,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec43 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr43 = vec43.as_ptr().cast::<u8>();
-                                                        let len43 = vec43.len();
-                                                        ::core::mem::forget(vec43);
+                                                        let vec45 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr45 = vec45.as_ptr().cast::<u8>();
+                                                        let len45 = vec45.len();
+                                                        ::core::mem::forget(vec45);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len43;
+                                                            .cast::<usize>() = len45;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr43.cast_mut();
+                                                            .cast::<*mut u8>() = ptr45.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -17625,7 +17661,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V45::U64(e) => {
+                                            V47::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -17633,7 +17669,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V45::Stream(e) => {
+                                            V47::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -17641,33 +17677,33 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V45::Cursor(e) => {
+                                            V47::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout44,
-                                                    stderr: stderr44,
+                                                    stdout: stdout46,
+                                                    stderr: stderr46,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout44);
+                                                    .cast::<i64>() = _rt::as_i64(stdout46);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr44);
+                                                    .cast::<i64>() = _rt::as_i64(stderr46);
                                             }
                                         }
                                     }
                                 }
-                                *ptr34
+                                *ptr36
                                     .add(9 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len46;
-                                *ptr34
+                                    .cast::<usize>() = len48;
+                                *ptr36
                                     .add(8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result46;
+                                    .cast::<*mut u8>() = result48;
                             }
                         };
-                        ptr34
+                        ptr36
                     }
                 }
                 #[doc(hidden)]
@@ -17932,6 +17968,7 @@ pub mod exports {
                             spill_path: spill_path6,
                             spill_error: spill_error6,
                             notices: notices6,
+                            tokens: tokens6,
                         } = result4;
                         let vec7 = (text6.into_bytes()).into_boxed_slice();
                         let ptr7 = vec7.as_ptr().cast::<u8>();
@@ -18085,6 +18122,21 @@ pub mod exports {
                         *ptr5
                             .add(80 + 11 * ::core::mem::size_of::<*const u8>())
                             .cast::<*mut u8>() = result14;
+                        match tokens6 {
+                            Some(e) => {
+                                *ptr5
+                                    .add(88 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                *ptr5
+                                    .add(96 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr5
+                                    .add(88 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
                         ptr5
                     }
                 }
@@ -18178,6 +18230,369 @@ pub mod exports {
                 }
                 #[doc(hidden)]
                 #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_count_tokens_cabi<T_: Guest>(
+                    arg0: *mut u8,
+                    arg1: usize,
+                    arg2: i32,
+                    arg3: *mut u8,
+                    arg4: usize,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result2 = {
+                            let len0 = arg1;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg0.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::count_tokens(
+                                _rt::string_lift(bytes0),
+                                match arg2 {
+                                    0 => None,
+                                    1 => {
+                                        let e = {
+                                            let len1 = arg4;
+                                            let bytes1 = _rt::Vec::from_raw_parts(
+                                                arg3.cast(),
+                                                len1,
+                                                len1,
+                                            );
+                                            _rt::string_lift(bytes1)
+                                        };
+                                        Some(e)
+                                    }
+                                    _ => _rt::invalid_enum_discriminant(),
+                                },
+                            )
+                        };
+                        let ptr3 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result2 {
+                            Ok(e) => {
+                                *ptr3.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr3.add(8).cast::<i64>() = _rt::as_i64(e);
+                            }
+                            Err(e) => {
+                                *ptr3.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code4,
+                                    class_name: class_name4,
+                                    kind: kind4,
+                                    message: message4,
+                                    fields: fields4,
+                                } = e;
+                                let vec5 = (code4.into_bytes()).into_boxed_slice();
+                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                let len5 = vec5.len();
+                                ::core::mem::forget(vec5);
+                                *ptr3
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len5;
+                                *ptr3.add(8).cast::<*mut u8>() = ptr5.cast_mut();
+                                let vec6 = (class_name4.into_bytes()).into_boxed_slice();
+                                let ptr6 = vec6.as_ptr().cast::<u8>();
+                                let len6 = vec6.len();
+                                ::core::mem::forget(vec6);
+                                *ptr3
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len6;
+                                *ptr3
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr6.cast_mut();
+                                *ptr3
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind4.clone() as i32) as u8;
+                                let vec7 = (message4.into_bytes()).into_boxed_slice();
+                                let ptr7 = vec7.as_ptr().cast::<u8>();
+                                let len7 = vec7.len();
+                                ::core::mem::forget(vec7);
+                                *ptr3
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len7;
+                                *ptr3
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr7.cast_mut();
+                                let vec14 = fields4;
+                                let len14 = vec14.len();
+                                let layout14 = _rt::alloc::Layout::from_size_align(
+                                        vec14.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result14, _cleanup14) = wit_bindgen::rt::Cleanup::new(
+                                    layout14,
+                                );
+                                if let Some(cleanup) = _cleanup14 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec14.into_iter().enumerate() {
+                                    let base = result14
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name8,
+                                            value: value8,
+                                        } = e;
+                                        let vec9 = (name8.into_bytes()).into_boxed_slice();
+                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                        let len9 = vec9.len();
+                                        ::core::mem::forget(vec9);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len9;
+                                        *base.add(0).cast::<*mut u8>() = ptr9.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V13;
+                                        match value8 {
+                                            V13::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec10 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr10 = vec10.as_ptr().cast::<u8>();
+                                                let len10 = vec10.len();
+                                                ::core::mem::forget(vec10);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len10;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr10.cast_mut();
+                                            }
+                                            V13::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec11 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr11 = vec11.as_ptr().cast::<u8>();
+                                                        let len11 = vec11.len();
+                                                        ::core::mem::forget(vec11);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len11;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr11.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V13::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V13::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V13::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout12,
+                                                    stderr: stderr12,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout12);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr12);
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr3
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len14;
+                                *ptr3
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result14;
+                            }
+                        };
+                        ptr3
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_count_tokens<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {}
+                            _ => {
+                                let l1 = *arg0.add(8).cast::<*mut u8>();
+                                let l2 = *arg0
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l1, l2, 1);
+                                let l3 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l4 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l3, l4, 1);
+                                let l5 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l6 = *arg0
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l5, l6, 1);
+                                let l7 = *arg0
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base17 = l7;
+                                let len17 = l8;
+                                for i in 0..len17 {
+                                    let base = base17
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l9 = *base.add(0).cast::<*mut u8>();
+                                        let l10 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l9, l10, 1);
+                                        let l11 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l11 {
+                                            0 => {
+                                                let l12 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l13 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l12, l13, 1);
+                                            }
+                                            1 => {
+                                                let l14 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l14 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l15 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l16 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l15, l16, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base17,
+                                    len17 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_tokenizers_cabi<T_: Guest>() -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result0 = { T_::tokenizers() };
+                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        let vec3 = result0;
+                        let len3 = vec3.len();
+                        let layout3 = _rt::alloc::Layout::from_size_align(
+                                vec3.len() * (2 * ::core::mem::size_of::<*const u8>()),
+                                ::core::mem::size_of::<*const u8>(),
+                            )
+                            .unwrap();
+                        let (result3, _cleanup3) = wit_bindgen::rt::Cleanup::new(
+                            layout3,
+                        );
+                        if let Some(cleanup) = _cleanup3 {
+                            cleanup.forget();
+                        }
+                        for (i, e) in vec3.into_iter().enumerate() {
+                            let base = result3
+                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let vec2 = (e.into_bytes()).into_boxed_slice();
+                                let ptr2 = vec2.as_ptr().cast::<u8>();
+                                let len2 = vec2.len();
+                                ::core::mem::forget(vec2);
+                                *base
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len2;
+                                *base.add(0).cast::<*mut u8>() = ptr2.cast_mut();
+                            }
+                        }
+                        *ptr1.add(::core::mem::size_of::<*const u8>()).cast::<usize>() = len3;
+                        *ptr1.add(0).cast::<*mut u8>() = result3;
+                        ptr1
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_tokenizers<T_: Guest>(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = *arg0.add(0).cast::<*mut u8>();
+                        let l1 = *arg0
+                            .add(::core::mem::size_of::<*const u8>())
+                            .cast::<usize>();
+                        let base4 = l0;
+                        let len4 = l1;
+                        for i in 0..len4 {
+                            let base = base4
+                                .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                            {
+                                let l2 = *base.add(0).cast::<*mut u8>();
+                                let l3 = *base
+                                    .add(::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l2, l3, 1);
+                            }
+                        }
+                        _rt::cabi_dealloc(
+                            base4,
+                            len4 * (2 * ::core::mem::size_of::<*const u8>()),
+                            ::core::mem::size_of::<*const u8>(),
+                        );
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
                 pub unsafe fn _export_default_keep_patterns_cabi<T_: Guest>() -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
@@ -18256,6 +18671,8 @@ pub mod exports {
                             keep: keep2,
                             terminal: terminal2,
                             split: split2,
+                            max_tokens: max_tokens2,
+                            tokenizer: tokenizer2,
                         } = result0;
                         match keep2 {
                             Keep::None => {
@@ -18310,6 +18727,43 @@ pub mod exports {
                         *ptr1
                             .add(1 + 3 * ::core::mem::size_of::<*const u8>())
                             .cast::<u8>() = (split2.clone() as i32) as u8;
+                        match max_tokens2 {
+                            Some(e) => {
+                                *ptr1
+                                    .add(4 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                *ptr1
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i32>() = _rt::as_i32(e);
+                            }
+                            None => {
+                                *ptr1
+                                    .add(4 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
+                        match tokenizer2 {
+                            Some(e) => {
+                                *ptr1
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                let vec5 = (e.into_bytes()).into_boxed_slice();
+                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                let len5 = vec5.len();
+                                ::core::mem::forget(vec5);
+                                *ptr1
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len5;
+                                *ptr1
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                            }
+                            None => {
+                                *ptr1
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
                         ptr1
                     }
                 }
@@ -18348,365 +18802,477 @@ pub mod exports {
                                 );
                             }
                         }
+                        let l6 = i32::from(
+                            *arg0
+                                .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                .cast::<u8>(),
+                        );
+                        match l6 {
+                            0 => {}
+                            _ => {
+                                let l7 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l8 = *arg0
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l7, l8, 1);
+                            }
+                        }
                     }
                 }
                 #[doc(hidden)]
                 #[allow(non_snake_case, unused_unsafe)]
-                pub unsafe fn _export_bound_cabi<T_: Guest>(
-                    arg0: *mut u8,
-                    arg1: usize,
-                    arg2: i64,
-                    arg3: i64,
-                    arg4: i32,
-                    arg5: *mut u8,
-                    arg6: usize,
-                    arg7: i32,
-                    arg8: *mut u8,
-                    arg9: usize,
-                    arg10: i32,
-                    arg11: i32,
-                ) -> *mut u8 {
+                pub unsafe fn _export_bound_cabi<T_: Guest>(arg0: *mut u8) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result7 = {
-                            let len0 = arg1;
-                            let v6 = match arg7 {
+                        let result25 = {
+                            let l0 = *arg0.add(0).cast::<*mut u8>();
+                            let l1 = *arg0
+                                .add(::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len2 = l1;
+                            let l3 = *arg0
+                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l4 = *arg0
+                                .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l5 = i32::from(
+                                *arg0
+                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l9 = i32::from(
+                                *arg0
+                                    .add(16 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let v16 = match l9 {
                                 0 => Keep::None,
                                 1 => Keep::Defaults,
                                 n => {
                                     debug_assert_eq!(n, 2, "invalid enum discriminant");
-                                    let e6 = {
-                                        let base5 = arg8;
-                                        let len5 = arg9;
-                                        let mut result5 = _rt::Vec::with_capacity(len5);
-                                        for i in 0..len5 {
-                                            let base = base5
+                                    let e16 = {
+                                        let l10 = *arg0
+                                            .add(16 + 6 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l11 = *arg0
+                                            .add(16 + 7 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        let base15 = l10;
+                                        let len15 = l11;
+                                        let mut result15 = _rt::Vec::with_capacity(len15);
+                                        for i in 0..len15 {
+                                            let base = base15
                                                 .add(i * (2 * ::core::mem::size_of::<*const u8>()));
-                                            let e5 = {
-                                                let l2 = *base.add(0).cast::<*mut u8>();
-                                                let l3 = *base
+                                            let e15 = {
+                                                let l12 = *base.add(0).cast::<*mut u8>();
+                                                let l13 = *base
                                                     .add(::core::mem::size_of::<*const u8>())
                                                     .cast::<usize>();
-                                                let len4 = l3;
-                                                let bytes4 = _rt::Vec::from_raw_parts(
-                                                    l2.cast(),
-                                                    len4,
-                                                    len4,
+                                                let len14 = l13;
+                                                let bytes14 = _rt::Vec::from_raw_parts(
+                                                    l12.cast(),
+                                                    len14,
+                                                    len14,
                                                 );
-                                                _rt::string_lift(bytes4)
+                                                _rt::string_lift(bytes14)
                                             };
-                                            result5.push(e5);
+                                            result15.push(e15);
                                         }
                                         _rt::cabi_dealloc(
-                                            base5,
-                                            len5 * (2 * ::core::mem::size_of::<*const u8>()),
+                                            base15,
+                                            len15 * (2 * ::core::mem::size_of::<*const u8>()),
                                             ::core::mem::size_of::<*const u8>(),
                                         );
-                                        result5
+                                        result15
                                     };
-                                    Keep::Patterns(e6)
+                                    Keep::Patterns(e16)
                                 }
                             };
+                            let l17 = i32::from(
+                                *arg0
+                                    .add(16 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l18 = i32::from(
+                                *arg0
+                                    .add(17 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l19 = i32::from(
+                                *arg0
+                                    .add(20 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l21 = i32::from(
+                                *arg0
+                                    .add(24 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
                             T_::bound(
                                 <_ as From<
                                     _rt::Vec<_>,
-                                >>::from(_rt::Vec::from_raw_parts(arg0.cast(), len0, len0)),
-                                arg2 as u64,
-                                arg3 as u64,
-                                match arg4 {
+                                >>::from(_rt::Vec::from_raw_parts(l0.cast(), len2, len2)),
+                                l3 as u64,
+                                l4 as u64,
+                                match l5 {
                                     0 => None,
                                     1 => {
                                         let e = {
-                                            let len1 = arg6;
-                                            let bytes1 = _rt::Vec::from_raw_parts(
-                                                arg5.cast(),
-                                                len1,
-                                                len1,
+                                            let l6 = *arg0
+                                                .add(16 + 3 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<*mut u8>();
+                                            let l7 = *arg0
+                                                .add(16 + 4 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<usize>();
+                                            let len8 = l7;
+                                            let bytes8 = _rt::Vec::from_raw_parts(
+                                                l6.cast(),
+                                                len8,
+                                                len8,
                                             );
-                                            _rt::string_lift(bytes1)
+                                            _rt::string_lift(bytes8)
                                         };
                                         Some(e)
                                     }
                                     _ => _rt::invalid_enum_discriminant(),
                                 },
                                 PreviewOptions {
-                                    keep: v6,
-                                    terminal: _rt::bool_lift(arg10 as u8),
-                                    split: Split::_lift(arg11 as u8),
+                                    keep: v16,
+                                    terminal: _rt::bool_lift(l17 as u8),
+                                    split: Split::_lift(l18 as u8),
+                                    max_tokens: match l19 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l20 = *arg0
+                                                    .add(24 + 8 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i32>();
+                                                l20 as u32
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    tokenizer: match l21 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l22 = *arg0
+                                                    .add(24 + 10 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l23 = *arg0
+                                                    .add(24 + 11 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len24 = l23;
+                                                let bytes24 = _rt::Vec::from_raw_parts(
+                                                    l22.cast(),
+                                                    len24,
+                                                    len24,
+                                                );
+                                                _rt::string_lift(bytes24)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
                                 },
                             )
                         };
-                        let ptr8 = (&raw mut _RET_AREA.0).cast::<u8>();
-                        match result7 {
+                        _rt::cabi_dealloc(
+                            arg0,
+                            24 + 12 * ::core::mem::size_of::<*const u8>(),
+                            8,
+                        );
+                        let ptr26 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result25 {
                             Ok(e) => {
-                                *ptr8.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr26.add(0).cast::<u8>() = (0i32) as u8;
                                 match e {
                                     Bounded::Fits(e) => {
-                                        *ptr8.add(8).cast::<u8>() = (0i32) as u8;
+                                        *ptr26.add(8).cast::<u8>() = (0i32) as u8;
                                         let Preview {
-                                            text: text9,
-                                            truncated: truncated9,
-                                            total_lines: total_lines9,
-                                            total_bytes: total_bytes9,
-                                            head_bytes: head_bytes9,
-                                            tail_bytes: tail_bytes9,
-                                            omitted_lines: omitted_lines9,
-                                            omitted_bytes: omitted_bytes9,
-                                            omitted_range: omitted_range9,
-                                            spill_id: spill_id9,
-                                            spill_path: spill_path9,
-                                            spill_error: spill_error9,
-                                            notices: notices9,
+                                            text: text27,
+                                            truncated: truncated27,
+                                            total_lines: total_lines27,
+                                            total_bytes: total_bytes27,
+                                            head_bytes: head_bytes27,
+                                            tail_bytes: tail_bytes27,
+                                            omitted_lines: omitted_lines27,
+                                            omitted_bytes: omitted_bytes27,
+                                            omitted_range: omitted_range27,
+                                            spill_id: spill_id27,
+                                            spill_path: spill_path27,
+                                            spill_error: spill_error27,
+                                            notices: notices27,
+                                            tokens: tokens27,
                                         } = e;
-                                        let vec10 = (text9.into_bytes()).into_boxed_slice();
-                                        let ptr10 = vec10.as_ptr().cast::<u8>();
-                                        let len10 = vec10.len();
-                                        ::core::mem::forget(vec10);
-                                        *ptr8
+                                        let vec28 = (text27.into_bytes()).into_boxed_slice();
+                                        let ptr28 = vec28.as_ptr().cast::<u8>();
+                                        let len28 = vec28.len();
+                                        ::core::mem::forget(vec28);
+                                        *ptr26
                                             .add(16 + 1 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len10;
-                                        *ptr8.add(16).cast::<*mut u8>() = ptr10.cast_mut();
-                                        *ptr8
+                                            .cast::<usize>() = len28;
+                                        *ptr26.add(16).cast::<*mut u8>() = ptr28.cast_mut();
+                                        *ptr26
                                             .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<u8>() = (match truncated9 {
+                                            .cast::<u8>() = (match truncated27 {
                                             true => 1,
                                             false => 0,
                                         }) as u8;
-                                        *ptr8
+                                        *ptr26
                                             .add(24 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(total_lines9);
-                                        *ptr8
+                                            .cast::<i64>() = _rt::as_i64(total_lines27);
+                                        *ptr26
                                             .add(32 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(total_bytes9);
-                                        *ptr8
+                                            .cast::<i64>() = _rt::as_i64(total_bytes27);
+                                        *ptr26
                                             .add(40 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(head_bytes9);
-                                        *ptr8
+                                            .cast::<i64>() = _rt::as_i64(head_bytes27);
+                                        *ptr26
                                             .add(48 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(tail_bytes9);
-                                        *ptr8
+                                            .cast::<i64>() = _rt::as_i64(tail_bytes27);
+                                        *ptr26
                                             .add(56 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(omitted_lines9);
-                                        *ptr8
+                                            .cast::<i64>() = _rt::as_i64(omitted_lines27);
+                                        *ptr26
                                             .add(64 + 2 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<i64>() = _rt::as_i64(omitted_bytes9);
-                                        match omitted_range9 {
+                                            .cast::<i64>() = _rt::as_i64(omitted_bytes27);
+                                        match omitted_range27 {
                                             Some(e) => {
-                                                *ptr8
+                                                *ptr26
                                                     .add(72 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
-                                                let LineRange { first: first11, last: last11 } = e;
-                                                *ptr8
+                                                let LineRange { first: first29, last: last29 } = e;
+                                                *ptr26
                                                     .add(80 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(first11);
-                                                *ptr8
+                                                    .cast::<i64>() = _rt::as_i64(first29);
+                                                *ptr26
                                                     .add(88 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(last11);
+                                                    .cast::<i64>() = _rt::as_i64(last29);
                                             }
                                             None => {
-                                                *ptr8
+                                                *ptr26
                                                     .add(72 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
-                                        match spill_id9 {
+                                        match spill_id27 {
                                             Some(e) => {
-                                                *ptr8
+                                                *ptr26
                                                     .add(96 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
-                                                let vec12 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr12 = vec12.as_ptr().cast::<u8>();
-                                                let len12 = vec12.len();
-                                                ::core::mem::forget(vec12);
-                                                *ptr8
+                                                let vec30 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr30 = vec30.as_ptr().cast::<u8>();
+                                                let len30 = vec30.len();
+                                                ::core::mem::forget(vec30);
+                                                *ptr26
                                                     .add(96 + 4 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len12;
-                                                *ptr8
+                                                    .cast::<usize>() = len30;
+                                                *ptr26
                                                     .add(96 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr12.cast_mut();
+                                                    .cast::<*mut u8>() = ptr30.cast_mut();
                                             }
                                             None => {
-                                                *ptr8
+                                                *ptr26
                                                     .add(96 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
-                                        match spill_path9 {
+                                        match spill_path27 {
                                             Some(e) => {
-                                                *ptr8
+                                                *ptr26
                                                     .add(96 + 5 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
-                                                let vec13 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr13 = vec13.as_ptr().cast::<u8>();
-                                                let len13 = vec13.len();
-                                                ::core::mem::forget(vec13);
-                                                *ptr8
+                                                let vec31 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr31 = vec31.as_ptr().cast::<u8>();
+                                                let len31 = vec31.len();
+                                                ::core::mem::forget(vec31);
+                                                *ptr26
                                                     .add(96 + 7 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len13;
-                                                *ptr8
+                                                    .cast::<usize>() = len31;
+                                                *ptr26
                                                     .add(96 + 6 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr13.cast_mut();
+                                                    .cast::<*mut u8>() = ptr31.cast_mut();
                                             }
                                             None => {
-                                                *ptr8
+                                                *ptr26
                                                     .add(96 + 5 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
-                                        match spill_error9 {
+                                        match spill_error27 {
                                             Some(e) => {
-                                                *ptr8
+                                                *ptr26
                                                     .add(96 + 8 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
-                                                let vec14 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr14 = vec14.as_ptr().cast::<u8>();
-                                                let len14 = vec14.len();
-                                                ::core::mem::forget(vec14);
-                                                *ptr8
+                                                let vec32 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr32 = vec32.as_ptr().cast::<u8>();
+                                                let len32 = vec32.len();
+                                                ::core::mem::forget(vec32);
+                                                *ptr26
                                                     .add(96 + 10 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len14;
-                                                *ptr8
+                                                    .cast::<usize>() = len32;
+                                                *ptr26
                                                     .add(96 + 9 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                                    .cast::<*mut u8>() = ptr32.cast_mut();
                                             }
                                             None => {
-                                                *ptr8
+                                                *ptr26
                                                     .add(96 + 8 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
                                             }
                                         };
-                                        let vec17 = notices9;
-                                        let len17 = vec17.len();
-                                        let layout17 = _rt::alloc::Layout::from_size_align(
-                                                vec17.len()
+                                        let vec35 = notices27;
+                                        let len35 = vec35.len();
+                                        let layout35 = _rt::alloc::Layout::from_size_align(
+                                                vec35.len()
                                                     * (16 + 2 * ::core::mem::size_of::<*const u8>()),
                                                 8,
                                             )
                                             .unwrap();
-                                        let (result17, _cleanup17) = wit_bindgen::rt::Cleanup::new(
-                                            layout17,
+                                        let (result35, _cleanup35) = wit_bindgen::rt::Cleanup::new(
+                                            layout35,
                                         );
-                                        if let Some(cleanup) = _cleanup17 {
+                                        if let Some(cleanup) = _cleanup35 {
                                             cleanup.forget();
                                         }
-                                        for (i, e) in vec17.into_iter().enumerate() {
-                                            let base = result17
+                                        for (i, e) in vec35.into_iter().enumerate() {
+                                            let base = result35
                                                 .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
                                             {
-                                                let Notice { kind: kind15, line: line15, text: text15 } = e;
-                                                *base.add(0).cast::<u8>() = (kind15.clone() as i32) as u8;
-                                                *base.add(8).cast::<i64>() = _rt::as_i64(line15);
-                                                let vec16 = (text15.into_bytes()).into_boxed_slice();
-                                                let ptr16 = vec16.as_ptr().cast::<u8>();
-                                                let len16 = vec16.len();
-                                                ::core::mem::forget(vec16);
+                                                let Notice { kind: kind33, line: line33, text: text33 } = e;
+                                                *base.add(0).cast::<u8>() = (kind33.clone() as i32) as u8;
+                                                *base.add(8).cast::<i64>() = _rt::as_i64(line33);
+                                                let vec34 = (text33.into_bytes()).into_boxed_slice();
+                                                let ptr34 = vec34.as_ptr().cast::<u8>();
+                                                let len34 = vec34.len();
+                                                ::core::mem::forget(vec34);
                                                 *base
                                                     .add(16 + 1 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len16;
-                                                *base.add(16).cast::<*mut u8>() = ptr16.cast_mut();
+                                                    .cast::<usize>() = len34;
+                                                *base.add(16).cast::<*mut u8>() = ptr34.cast_mut();
                                             }
                                         }
-                                        *ptr8
+                                        *ptr26
                                             .add(96 + 12 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len17;
-                                        *ptr8
+                                            .cast::<usize>() = len35;
+                                        *ptr26
                                             .add(96 + 11 * ::core::mem::size_of::<*const u8>())
-                                            .cast::<*mut u8>() = result17;
+                                            .cast::<*mut u8>() = result35;
+                                        match tokens27 {
+                                            Some(e) => {
+                                                *ptr26
+                                                    .add(104 + 12 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                *ptr26
+                                                    .add(112 + 12 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            None => {
+                                                *ptr26
+                                                    .add(104 + 12 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
                                     }
                                     Bounded::NeedsSpill(e) => {
-                                        *ptr8.add(8).cast::<u8>() = (1i32) as u8;
-                                        *ptr8.add(16).cast::<i32>() = (e).take_handle() as i32;
+                                        *ptr26.add(8).cast::<u8>() = (1i32) as u8;
+                                        *ptr26.add(16).cast::<i32>() = (e).take_handle() as i32;
                                     }
                                 }
                             }
                             Err(e) => {
-                                *ptr8.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr26.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code18,
-                                    class_name: class_name18,
-                                    kind: kind18,
-                                    message: message18,
-                                    fields: fields18,
+                                    code: code36,
+                                    class_name: class_name36,
+                                    kind: kind36,
+                                    message: message36,
+                                    fields: fields36,
                                 } = e;
-                                let vec19 = (code18.into_bytes()).into_boxed_slice();
-                                let ptr19 = vec19.as_ptr().cast::<u8>();
-                                let len19 = vec19.len();
-                                ::core::mem::forget(vec19);
-                                *ptr8
+                                let vec37 = (code36.into_bytes()).into_boxed_slice();
+                                let ptr37 = vec37.as_ptr().cast::<u8>();
+                                let len37 = vec37.len();
+                                ::core::mem::forget(vec37);
+                                *ptr26
                                     .add(8 + 1 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len19;
-                                *ptr8.add(8).cast::<*mut u8>() = ptr19.cast_mut();
-                                let vec20 = (class_name18.into_bytes()).into_boxed_slice();
-                                let ptr20 = vec20.as_ptr().cast::<u8>();
-                                let len20 = vec20.len();
-                                ::core::mem::forget(vec20);
-                                *ptr8
+                                    .cast::<usize>() = len37;
+                                *ptr26.add(8).cast::<*mut u8>() = ptr37.cast_mut();
+                                let vec38 = (class_name36.into_bytes()).into_boxed_slice();
+                                let ptr38 = vec38.as_ptr().cast::<u8>();
+                                let len38 = vec38.len();
+                                ::core::mem::forget(vec38);
+                                *ptr26
                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len20;
-                                *ptr8
+                                    .cast::<usize>() = len38;
+                                *ptr26
                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr20.cast_mut();
-                                *ptr8
+                                    .cast::<*mut u8>() = ptr38.cast_mut();
+                                *ptr26
                                     .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind18.clone() as i32) as u8;
-                                let vec21 = (message18.into_bytes()).into_boxed_slice();
-                                let ptr21 = vec21.as_ptr().cast::<u8>();
-                                let len21 = vec21.len();
-                                ::core::mem::forget(vec21);
-                                *ptr8
+                                    .cast::<u8>() = (kind36.clone() as i32) as u8;
+                                let vec39 = (message36.into_bytes()).into_boxed_slice();
+                                let ptr39 = vec39.as_ptr().cast::<u8>();
+                                let len39 = vec39.len();
+                                ::core::mem::forget(vec39);
+                                *ptr26
                                     .add(8 + 6 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len21;
-                                *ptr8
+                                    .cast::<usize>() = len39;
+                                *ptr26
                                     .add(8 + 5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr21.cast_mut();
-                                let vec28 = fields18;
-                                let len28 = vec28.len();
-                                let layout28 = _rt::alloc::Layout::from_size_align(
-                                        vec28.len()
+                                    .cast::<*mut u8>() = ptr39.cast_mut();
+                                let vec46 = fields36;
+                                let len46 = vec46.len();
+                                let layout46 = _rt::alloc::Layout::from_size_align(
+                                        vec46.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result28, _cleanup28) = wit_bindgen::rt::Cleanup::new(
-                                    layout28,
+                                let (result46, _cleanup46) = wit_bindgen::rt::Cleanup::new(
+                                    layout46,
                                 );
-                                if let Some(cleanup) = _cleanup28 {
+                                if let Some(cleanup) = _cleanup46 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec28.into_iter().enumerate() {
-                                    let base = result28
+                                for (i, e) in vec46.into_iter().enumerate() {
+                                    let base = result46
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name22,
-                                            value: value22,
+                                            name: name40,
+                                            value: value40,
                                         } = e;
-                                        let vec23 = (name22.into_bytes()).into_boxed_slice();
-                                        let ptr23 = vec23.as_ptr().cast::<u8>();
-                                        let len23 = vec23.len();
-                                        ::core::mem::forget(vec23);
+                                        let vec41 = (name40.into_bytes()).into_boxed_slice();
+                                        let ptr41 = vec41.as_ptr().cast::<u8>();
+                                        let len41 = vec41.len();
+                                        ::core::mem::forget(vec41);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len23;
-                                        *base.add(0).cast::<*mut u8>() = ptr23.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V27;
-                                        match value22 {
-                                            V27::Str(e) => {
+                                            .cast::<usize>() = len41;
+                                        *base.add(0).cast::<*mut u8>() = ptr41.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V45;
+                                        match value40 {
+                                            V45::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec24 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr24 = vec24.as_ptr().cast::<u8>();
-                                                let len24 = vec24.len();
-                                                ::core::mem::forget(vec24);
+                                                let vec42 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr42 = vec42.as_ptr().cast::<u8>();
+                                                let len42 = vec42.len();
+                                                ::core::mem::forget(vec42);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len24;
+                                                    .cast::<usize>() = len42;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr24.cast_mut();
+                                                    .cast::<*mut u8>() = ptr42.cast_mut();
                                             }
-                                            V27::OptStr(e) => {
+                                            V45::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -18715,16 +19281,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec25 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr25 = vec25.as_ptr().cast::<u8>();
-                                                        let len25 = vec25.len();
-                                                        ::core::mem::forget(vec25);
+                                                        let vec43 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr43 = vec43.as_ptr().cast::<u8>();
+                                                        let len43 = vec43.len();
+                                                        ::core::mem::forget(vec43);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len25;
+                                                            .cast::<usize>() = len43;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr25.cast_mut();
+                                                            .cast::<*mut u8>() = ptr43.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -18733,7 +19299,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V27::U64(e) => {
+                                            V45::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -18741,7 +19307,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V27::Stream(e) => {
+                                            V45::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -18749,33 +19315,33 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V27::Cursor(e) => {
+                                            V45::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout26,
-                                                    stderr: stderr26,
+                                                    stdout: stdout44,
+                                                    stderr: stderr44,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout26);
+                                                    .cast::<i64>() = _rt::as_i64(stdout44);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr26);
+                                                    .cast::<i64>() = _rt::as_i64(stderr44);
                                             }
                                         }
                                     }
                                 }
-                                *ptr8
+                                *ptr26
                                     .add(8 + 8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len28;
-                                *ptr8
+                                    .cast::<usize>() = len46;
+                                *ptr26
                                     .add(8 + 7 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result28;
+                                    .cast::<*mut u8>() = result46;
                             }
                         };
-                        ptr8
+                        ptr26
                     }
                 }
                 #[doc(hidden)]
@@ -18973,10 +19539,15 @@ pub mod exports {
                     arg7: usize,
                     arg8: i32,
                     arg9: i32,
+                    arg10: i32,
+                    arg11: i32,
+                    arg12: i32,
+                    arg13: *mut u8,
+                    arg14: usize,
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result6 = {
+                        let result7 = {
                             let v5 = match arg5 {
                                 0 => Keep::None,
                                 1 => Keep::Defaults,
@@ -19037,108 +19608,132 @@ pub mod exports {
                                         keep: v5,
                                         terminal: _rt::bool_lift(arg8 as u8),
                                         split: Split::_lift(arg9 as u8),
+                                        max_tokens: match arg10 {
+                                            0 => None,
+                                            1 => {
+                                                let e = arg11 as u32;
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        tokenizer: match arg12 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let len6 = arg14;
+                                                    let bytes6 = _rt::Vec::from_raw_parts(
+                                                        arg13.cast(),
+                                                        len6,
+                                                        len6,
+                                                    );
+                                                    _rt::string_lift(bytes6)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
                                     },
                                 )
                                 .map(StreamingBounder::new)
                         };
-                        let ptr7 = (&raw mut _RET_AREA.0).cast::<u8>();
-                        match result6 {
+                        let ptr8 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result7 {
                             Ok(e) => {
-                                *ptr7.add(0).cast::<u8>() = (0i32) as u8;
-                                *ptr7
+                                *ptr8.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr8
                                     .add(::core::mem::size_of::<*const u8>())
                                     .cast::<i32>() = (e).take_handle() as i32;
                             }
                             Err(e) => {
-                                *ptr7.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr8.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code8,
-                                    class_name: class_name8,
-                                    kind: kind8,
-                                    message: message8,
-                                    fields: fields8,
+                                    code: code9,
+                                    class_name: class_name9,
+                                    kind: kind9,
+                                    message: message9,
+                                    fields: fields9,
                                 } = e;
-                                let vec9 = (code8.into_bytes()).into_boxed_slice();
-                                let ptr9 = vec9.as_ptr().cast::<u8>();
-                                let len9 = vec9.len();
-                                ::core::mem::forget(vec9);
-                                *ptr7
-                                    .add(2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len9;
-                                *ptr7
-                                    .add(::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr9.cast_mut();
-                                let vec10 = (class_name8.into_bytes()).into_boxed_slice();
+                                let vec10 = (code9.into_bytes()).into_boxed_slice();
                                 let ptr10 = vec10.as_ptr().cast::<u8>();
                                 let len10 = vec10.len();
                                 ::core::mem::forget(vec10);
-                                *ptr7
-                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                *ptr8
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len10;
-                                *ptr7
-                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                *ptr8
+                                    .add(::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = ptr10.cast_mut();
-                                *ptr7
-                                    .add(5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind8.clone() as i32) as u8;
-                                let vec11 = (message8.into_bytes()).into_boxed_slice();
+                                let vec11 = (class_name9.into_bytes()).into_boxed_slice();
                                 let ptr11 = vec11.as_ptr().cast::<u8>();
                                 let len11 = vec11.len();
                                 ::core::mem::forget(vec11);
-                                *ptr7
-                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                *ptr8
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len11;
-                                *ptr7
-                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                *ptr8
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = ptr11.cast_mut();
-                                let vec18 = fields8;
-                                let len18 = vec18.len();
-                                let layout18 = _rt::alloc::Layout::from_size_align(
-                                        vec18.len()
+                                *ptr8
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind9.clone() as i32) as u8;
+                                let vec12 = (message9.into_bytes()).into_boxed_slice();
+                                let ptr12 = vec12.as_ptr().cast::<u8>();
+                                let len12 = vec12.len();
+                                ::core::mem::forget(vec12);
+                                *ptr8
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len12;
+                                *ptr8
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr12.cast_mut();
+                                let vec19 = fields9;
+                                let len19 = vec19.len();
+                                let layout19 = _rt::alloc::Layout::from_size_align(
+                                        vec19.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result18, _cleanup18) = wit_bindgen::rt::Cleanup::new(
-                                    layout18,
+                                let (result19, _cleanup19) = wit_bindgen::rt::Cleanup::new(
+                                    layout19,
                                 );
-                                if let Some(cleanup) = _cleanup18 {
+                                if let Some(cleanup) = _cleanup19 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec18.into_iter().enumerate() {
-                                    let base = result18
+                                for (i, e) in vec19.into_iter().enumerate() {
+                                    let base = result19
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name12,
-                                            value: value12,
+                                            name: name13,
+                                            value: value13,
                                         } = e;
-                                        let vec13 = (name12.into_bytes()).into_boxed_slice();
-                                        let ptr13 = vec13.as_ptr().cast::<u8>();
-                                        let len13 = vec13.len();
-                                        ::core::mem::forget(vec13);
+                                        let vec14 = (name13.into_bytes()).into_boxed_slice();
+                                        let ptr14 = vec14.as_ptr().cast::<u8>();
+                                        let len14 = vec14.len();
+                                        ::core::mem::forget(vec14);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len13;
-                                        *base.add(0).cast::<*mut u8>() = ptr13.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V17;
-                                        match value12 {
-                                            V17::Str(e) => {
+                                            .cast::<usize>() = len14;
+                                        *base.add(0).cast::<*mut u8>() = ptr14.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V18;
+                                        match value13 {
+                                            V18::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec14 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr14 = vec14.as_ptr().cast::<u8>();
-                                                let len14 = vec14.len();
-                                                ::core::mem::forget(vec14);
+                                                let vec15 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr15 = vec15.as_ptr().cast::<u8>();
+                                                let len15 = vec15.len();
+                                                ::core::mem::forget(vec15);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len14;
+                                                    .cast::<usize>() = len15;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                                    .cast::<*mut u8>() = ptr15.cast_mut();
                                             }
-                                            V17::OptStr(e) => {
+                                            V18::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -19147,16 +19742,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec15 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr15 = vec15.as_ptr().cast::<u8>();
-                                                        let len15 = vec15.len();
-                                                        ::core::mem::forget(vec15);
+                                                        let vec16 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr16 = vec16.as_ptr().cast::<u8>();
+                                                        let len16 = vec16.len();
+                                                        ::core::mem::forget(vec16);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len15;
+                                                            .cast::<usize>() = len16;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                                            .cast::<*mut u8>() = ptr16.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -19165,7 +19760,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V17::U64(e) => {
+                                            V18::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -19173,7 +19768,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V17::Stream(e) => {
+                                            V18::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -19181,33 +19776,33 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V17::Cursor(e) => {
+                                            V18::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout16,
-                                                    stderr: stderr16,
+                                                    stdout: stdout17,
+                                                    stderr: stderr17,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout16);
+                                                    .cast::<i64>() = _rt::as_i64(stdout17);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr16);
+                                                    .cast::<i64>() = _rt::as_i64(stderr17);
                                             }
                                         }
                                     }
                                 }
-                                *ptr7
+                                *ptr8
                                     .add(9 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len18;
-                                *ptr7
+                                    .cast::<usize>() = len19;
+                                *ptr8
                                     .add(8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result18;
+                                    .cast::<*mut u8>() = result19;
                             }
                         };
-                        ptr7
+                        ptr8
                     }
                 }
                 #[doc(hidden)]
@@ -19377,6 +19972,7 @@ pub mod exports {
                                             spill_path: spill_path2,
                                             spill_error: spill_error2,
                                             notices: notices2,
+                                            tokens: tokens2,
                                         } = e;
                                         let vec3 = (text2.into_bytes()).into_boxed_slice();
                                         let ptr3 = vec3.as_ptr().cast::<u8>();
@@ -19532,6 +20128,21 @@ pub mod exports {
                                         *ptr1
                                             .add(96 + 11 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>() = result10;
+                                        match tokens2 {
+                                            Some(e) => {
+                                                *ptr1
+                                                    .add(104 + 12 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                *ptr1
+                                                    .add(112 + 12 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            None => {
+                                                *ptr1
+                                                    .add(104 + 12 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
                                     }
                                     Bounded::NeedsSpill(e) => {
                                         *ptr1.add(8).cast::<u8>() = (1i32) as u8;
@@ -19890,6 +20501,20 @@ pub mod exports {
                     fn preview_to_json(
                         preview: Preview,
                     ) -> ::core::result::Result<_rt::String, Error>;
+                    /// How many tokens `text` encodes to under the tokenizer named
+                    /// `tokenizer` (none: the core's default, `o200k_base`), the bounders'
+                    /// own counter: to check a preview or size a prompt. Errors:
+                    /// `invalid-argument` (argument `tokenizer`) for a name not in
+                    /// `tokenizers()`.
+                    #[allow(async_fn_in_trait)]
+                    fn count_tokens(
+                        text: _rt::String,
+                        tokenizer: ::core::option::Option<_rt::String>,
+                    ) -> ::core::result::Result<u64, Error>;
+                    /// The names of the tokenizers this component has: `["approx"]` (the
+                    /// exact OpenAI encodings are left out of the component for size).
+                    #[allow(async_fn_in_trait)]
+                    fn tokenizers() -> _rt::Vec<_rt::String>;
                     /// The default keep patterns (`keep::defaults`), in order.
                     #[allow(async_fn_in_trait)]
                     fn default_keep_patterns() -> _rt::Vec<_rt::String>;
@@ -19899,11 +20524,12 @@ pub mod exports {
                     #[allow(async_fn_in_trait)]
                     fn run_preset() -> PreviewOptions;
                     /// Bounds a whole output to at most `max-lines` lines and `max-bytes`
-                    /// bytes. `spill-id` replaces the content-derived id. Any limits are
-                    /// accepted: input that fits comes back unchanged. Errors:
-                    /// `invalid_limits` when the input must be cut and the limits leave no
-                    /// room for the notice (`max-lines` = 0 or `max-bytes` < 32);
-                    /// `invalid_argument` (argument `keep`) for a keep pattern the core
+                    /// bytes (and the options' `max-tokens` tokens). `spill-id` replaces the
+                    /// content-derived id. Any limits are accepted: input that fits comes
+                    /// back unchanged. Errors: `invalid_limits` when the input must be cut
+                    /// and the limits leave no room for the notice (`max-lines` = 0,
+                    /// `max-bytes` < 32 or `max-tokens` < 32); `invalid_argument` (argument
+                    /// `keep` or `tokenizer`) for a keep pattern or a tokenizer the core
                     /// refuses.
                     #[allow(async_fn_in_trait)]
                     fn bound(
@@ -20089,7 +20715,8 @@ pub mod exports {
                     /// `max-bytes` bytes; `spill-id` replaces the content-derived id (and
                     /// saves hashing the content). Any limits are accepted, as for
                     /// `bound`. Call `push` next. Errors: `invalid_argument` (argument
-                    /// `keep`) for a keep pattern the core refuses.
+                    /// `keep` or `tokenizer`) for a keep pattern or a tokenizer the core
+                    /// refuses.
                     #[allow(async_fn_in_trait)]
                     fn new(
                         max_lines: u64,
@@ -20165,11 +20792,26 @@ pub mod exports {
                         unsafe { $($path_to_types)*::
                         __post_return_method_pending_spill_render::<<$ty as
                         $($path_to_types)*:: Guest >::PendingSpill > (arg0) } } #[unsafe
-                        (export_name = "dory:wire/preview@0.1.0#default-keep-patterns")]
-                        unsafe extern "C" fn export_default_keep_patterns() -> * mut u8 {
-                        unsafe { $($path_to_types)*::
-                        _export_default_keep_patterns_cabi::<$ty > () } } #[unsafe
-                        (export_name =
+                        (export_name = "dory:wire/preview@0.1.0#count-tokens")] unsafe
+                        extern "C" fn export_count_tokens(arg0 : * mut u8, arg1 : usize,
+                        arg2 : i32, arg3 : * mut u8, arg4 : usize,) -> * mut u8 { unsafe
+                        { $($path_to_types)*:: _export_count_tokens_cabi::<$ty > (arg0,
+                        arg1, arg2, arg3, arg4) } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/preview@0.1.0#count-tokens")] unsafe extern
+                        "C" fn _post_return_count_tokens(arg0 : * mut u8,) { unsafe {
+                        $($path_to_types)*:: __post_return_count_tokens::<$ty > (arg0) }
+                        } #[unsafe (export_name = "dory:wire/preview@0.1.0#tokenizers")]
+                        unsafe extern "C" fn export_tokenizers() -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_tokenizers_cabi::<$ty > () } }
+                        #[unsafe (export_name =
+                        "cabi_post_dory:wire/preview@0.1.0#tokenizers")] unsafe extern
+                        "C" fn _post_return_tokenizers(arg0 : * mut u8,) { unsafe {
+                        $($path_to_types)*:: __post_return_tokenizers::<$ty > (arg0) } }
+                        #[unsafe (export_name =
+                        "dory:wire/preview@0.1.0#default-keep-patterns")] unsafe extern
+                        "C" fn export_default_keep_patterns() -> * mut u8 { unsafe {
+                        $($path_to_types)*:: _export_default_keep_patterns_cabi::<$ty >
+                        () } } #[unsafe (export_name =
                         "cabi_post_dory:wire/preview@0.1.0#default-keep-patterns")]
                         unsafe extern "C" fn _post_return_default_keep_patterns(arg0 : *
                         mut u8,) { unsafe { $($path_to_types)*::
@@ -20182,12 +20824,9 @@ pub mod exports {
                         "C" fn _post_return_run_preset(arg0 : * mut u8,) { unsafe {
                         $($path_to_types)*:: __post_return_run_preset::<$ty > (arg0) } }
                         #[unsafe (export_name = "dory:wire/preview@0.1.0#bound")] unsafe
-                        extern "C" fn export_bound(arg0 : * mut u8, arg1 : usize, arg2 :
-                        i64, arg3 : i64, arg4 : i32, arg5 : * mut u8, arg6 : usize, arg7
-                        : i32, arg8 : * mut u8, arg9 : usize, arg10 : i32, arg11 : i32,)
-                        -> * mut u8 { unsafe { $($path_to_types)*::
-                        _export_bound_cabi::<$ty > (arg0, arg1, arg2, arg3, arg4, arg5,
-                        arg6, arg7, arg8, arg9, arg10, arg11) } } #[unsafe (export_name =
+                        extern "C" fn export_bound(arg0 : * mut u8,) -> * mut u8 { unsafe
+                        { $($path_to_types)*:: _export_bound_cabi::<$ty > (arg0) } }
+                        #[unsafe (export_name =
                         "cabi_post_dory:wire/preview@0.1.0#bound")] unsafe extern "C" fn
                         _post_return_bound(arg0 : * mut u8,) { unsafe {
                         $($path_to_types)*:: __post_return_bound::<$ty > (arg0) } }
@@ -20195,12 +20834,13 @@ pub mod exports {
                         "dory:wire/preview@0.1.0#[constructor]streaming-bounder")] unsafe
                         extern "C" fn export_constructor_streaming_bounder(arg0 : i64,
                         arg1 : i64, arg2 : i32, arg3 : * mut u8, arg4 : usize, arg5 :
-                        i32, arg6 : * mut u8, arg7 : usize, arg8 : i32, arg9 : i32,) -> *
-                        mut u8 { unsafe { $($path_to_types)*::
+                        i32, arg6 : * mut u8, arg7 : usize, arg8 : i32, arg9 : i32, arg10
+                        : i32, arg11 : i32, arg12 : i32, arg13 : * mut u8, arg14 :
+                        usize,) -> * mut u8 { unsafe { $($path_to_types)*::
                         _export_constructor_streaming_bounder_cabi::<<$ty as
                         $($path_to_types)*:: Guest >::StreamingBounder > (arg0, arg1,
-                        arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9) } } #[unsafe
-                        (export_name =
+                        arg2, arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10, arg11,
+                        arg12, arg13, arg14) } } #[unsafe (export_name =
                         "cabi_post_dory:wire/preview@0.1.0#[constructor]streaming-bounder")]
                         unsafe extern "C" fn
                         _post_return_constructor_streaming_bounder(arg0 : * mut u8,) {
@@ -20253,10 +20893,10 @@ pub mod exports {
                 struct _RetArea(
                     [::core::mem::MaybeUninit<
                         u8,
-                    >; 104 + 12 * ::core::mem::size_of::<*const u8>()],
+                    >; 120 + 12 * ::core::mem::size_of::<*const u8>()],
                 );
                 static mut _RET_AREA: _RetArea = _RetArea(
-                    [::core::mem::MaybeUninit::uninit(); 104
+                    [::core::mem::MaybeUninit::uninit(); 120
                         + 12 * ::core::mem::size_of::<*const u8>()],
                 );
             }
@@ -20615,10 +21255,15 @@ pub mod exports {
                     arg7: usize,
                     arg8: i32,
                     arg9: i32,
+                    arg10: i32,
+                    arg11: i32,
+                    arg12: i32,
+                    arg13: *mut u8,
+                    arg14: usize,
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result6 = {
+                        let result7 = {
                             use super::super::super::super::exports::dory::wire::preview::Keep as V5;
                             let v5 = match arg5 {
                                 0 => V5::None,
@@ -20682,108 +21327,132 @@ pub mod exports {
                                         split: super::super::super::super::exports::dory::wire::preview::Split::_lift(
                                             arg9 as u8,
                                         ),
+                                        max_tokens: match arg10 {
+                                            0 => None,
+                                            1 => {
+                                                let e = arg11 as u32;
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        tokenizer: match arg12 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let len6 = arg14;
+                                                    let bytes6 = _rt::Vec::from_raw_parts(
+                                                        arg13.cast(),
+                                                        len6,
+                                                        len6,
+                                                    );
+                                                    _rt::string_lift(bytes6)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
                                     },
                                 )
                                 .map(RunBounder::new)
                         };
-                        let ptr7 = (&raw mut _RET_AREA.0).cast::<u8>();
-                        match result6 {
+                        let ptr8 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result7 {
                             Ok(e) => {
-                                *ptr7.add(0).cast::<u8>() = (0i32) as u8;
-                                *ptr7
+                                *ptr8.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr8
                                     .add(::core::mem::size_of::<*const u8>())
                                     .cast::<i32>() = (e).take_handle() as i32;
                             }
                             Err(e) => {
-                                *ptr7.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr8.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code8,
-                                    class_name: class_name8,
-                                    kind: kind8,
-                                    message: message8,
-                                    fields: fields8,
+                                    code: code9,
+                                    class_name: class_name9,
+                                    kind: kind9,
+                                    message: message9,
+                                    fields: fields9,
                                 } = e;
-                                let vec9 = (code8.into_bytes()).into_boxed_slice();
-                                let ptr9 = vec9.as_ptr().cast::<u8>();
-                                let len9 = vec9.len();
-                                ::core::mem::forget(vec9);
-                                *ptr7
-                                    .add(2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len9;
-                                *ptr7
-                                    .add(::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr9.cast_mut();
-                                let vec10 = (class_name8.into_bytes()).into_boxed_slice();
+                                let vec10 = (code9.into_bytes()).into_boxed_slice();
                                 let ptr10 = vec10.as_ptr().cast::<u8>();
                                 let len10 = vec10.len();
                                 ::core::mem::forget(vec10);
-                                *ptr7
-                                    .add(4 * ::core::mem::size_of::<*const u8>())
+                                *ptr8
+                                    .add(2 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len10;
-                                *ptr7
-                                    .add(3 * ::core::mem::size_of::<*const u8>())
+                                *ptr8
+                                    .add(::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = ptr10.cast_mut();
-                                *ptr7
-                                    .add(5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind8.clone() as i32) as u8;
-                                let vec11 = (message8.into_bytes()).into_boxed_slice();
+                                let vec11 = (class_name9.into_bytes()).into_boxed_slice();
                                 let ptr11 = vec11.as_ptr().cast::<u8>();
                                 let len11 = vec11.len();
                                 ::core::mem::forget(vec11);
-                                *ptr7
-                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                *ptr8
+                                    .add(4 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len11;
-                                *ptr7
-                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                *ptr8
+                                    .add(3 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = ptr11.cast_mut();
-                                let vec18 = fields8;
-                                let len18 = vec18.len();
-                                let layout18 = _rt::alloc::Layout::from_size_align(
-                                        vec18.len()
+                                *ptr8
+                                    .add(5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind9.clone() as i32) as u8;
+                                let vec12 = (message9.into_bytes()).into_boxed_slice();
+                                let ptr12 = vec12.as_ptr().cast::<u8>();
+                                let len12 = vec12.len();
+                                ::core::mem::forget(vec12);
+                                *ptr8
+                                    .add(7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len12;
+                                *ptr8
+                                    .add(6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr12.cast_mut();
+                                let vec19 = fields9;
+                                let len19 = vec19.len();
+                                let layout19 = _rt::alloc::Layout::from_size_align(
+                                        vec19.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result18, _cleanup18) = wit_bindgen::rt::Cleanup::new(
-                                    layout18,
+                                let (result19, _cleanup19) = wit_bindgen::rt::Cleanup::new(
+                                    layout19,
                                 );
-                                if let Some(cleanup) = _cleanup18 {
+                                if let Some(cleanup) = _cleanup19 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec18.into_iter().enumerate() {
-                                    let base = result18
+                                for (i, e) in vec19.into_iter().enumerate() {
+                                    let base = result19
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name12,
-                                            value: value12,
+                                            name: name13,
+                                            value: value13,
                                         } = e;
-                                        let vec13 = (name12.into_bytes()).into_boxed_slice();
-                                        let ptr13 = vec13.as_ptr().cast::<u8>();
-                                        let len13 = vec13.len();
-                                        ::core::mem::forget(vec13);
+                                        let vec14 = (name13.into_bytes()).into_boxed_slice();
+                                        let ptr14 = vec14.as_ptr().cast::<u8>();
+                                        let len14 = vec14.len();
+                                        ::core::mem::forget(vec14);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len13;
-                                        *base.add(0).cast::<*mut u8>() = ptr13.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V17;
-                                        match value12 {
-                                            V17::Str(e) => {
+                                            .cast::<usize>() = len14;
+                                        *base.add(0).cast::<*mut u8>() = ptr14.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V18;
+                                        match value13 {
+                                            V18::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec14 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr14 = vec14.as_ptr().cast::<u8>();
-                                                let len14 = vec14.len();
-                                                ::core::mem::forget(vec14);
+                                                let vec15 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr15 = vec15.as_ptr().cast::<u8>();
+                                                let len15 = vec15.len();
+                                                ::core::mem::forget(vec15);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len14;
+                                                    .cast::<usize>() = len15;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                                    .cast::<*mut u8>() = ptr15.cast_mut();
                                             }
-                                            V17::OptStr(e) => {
+                                            V18::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -20792,16 +21461,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec15 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr15 = vec15.as_ptr().cast::<u8>();
-                                                        let len15 = vec15.len();
-                                                        ::core::mem::forget(vec15);
+                                                        let vec16 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr16 = vec16.as_ptr().cast::<u8>();
+                                                        let len16 = vec16.len();
+                                                        ::core::mem::forget(vec16);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len15;
+                                                            .cast::<usize>() = len16;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                                            .cast::<*mut u8>() = ptr16.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -20810,7 +21479,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V17::U64(e) => {
+                                            V18::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -20818,7 +21487,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V17::Stream(e) => {
+                                            V18::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -20826,33 +21495,33 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V17::Cursor(e) => {
+                                            V18::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout16,
-                                                    stderr: stderr16,
+                                                    stdout: stdout17,
+                                                    stderr: stderr17,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout16);
+                                                    .cast::<i64>() = _rt::as_i64(stdout17);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr16);
+                                                    .cast::<i64>() = _rt::as_i64(stderr17);
                                             }
                                         }
                                     }
                                 }
-                                *ptr7
+                                *ptr8
                                     .add(9 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len18;
-                                *ptr7
+                                    .cast::<usize>() = len19;
+                                *ptr8
                                     .add(8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result18;
+                                    .cast::<*mut u8>() = result19;
                             }
                         };
-                        ptr7
+                        ptr8
                     }
                 }
                 #[doc(hidden)]
@@ -21834,6 +22503,7 @@ pub mod exports {
                             spill_path: spill_path6,
                             spill_error: spill_error6,
                             notices: notices6,
+                            tokens: tokens6,
                         } = result4;
                         let vec7 = (text6.into_bytes()).into_boxed_slice();
                         let ptr7 = vec7.as_ptr().cast::<u8>();
@@ -21994,6 +22664,21 @@ pub mod exports {
                         *ptr5
                             .add(80 + 11 * ::core::mem::size_of::<*const u8>())
                             .cast::<*mut u8>() = result14;
+                        match tokens6 {
+                            Some(e) => {
+                                *ptr5
+                                    .add(88 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (1i32) as u8;
+                                *ptr5
+                                    .add(96 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<i64>() = _rt::as_i64(e);
+                            }
+                            None => {
+                                *ptr5
+                                    .add(88 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (0i32) as u8;
+                            }
+                        };
                         ptr5
                     }
                 }
@@ -22529,8 +23214,9 @@ pub mod exports {
                     /// `<spill-id>-stderr` and `<spill-id>-combined` (e.g.
                     /// `run-spill-id(key)`); without it each id is derived from the
                     /// view's content, known at `finish`. `options` (`keep`,
-                    /// `terminal`) apply to every view. Errors: `invalid_argument`
-                    /// (argument `keep`) for a keep pattern the core refuses.
+                    /// `terminal`, `split`, `max-tokens`, `tokenizer`) apply to every
+                    /// view. Errors: `invalid_argument` (argument `keep` or `tokenizer`)
+                    /// for a keep pattern or a tokenizer the core refuses.
                     #[allow(async_fn_in_trait)]
                     fn new(
                         max_lines: u64,
@@ -22573,7 +23259,8 @@ pub mod exports {
                     /// Ends the output, consuming the bounder. Errors: `invalid_limits`
                     /// when a view must be cut and the limits leave no room for a cut,
                     /// or when output was lost and they leave no room for the line
-                    /// saying so (never with limits `check-limits` accepts).
+                    /// saying so (never with limits `check-limits` accepts and a
+                    /// `max-tokens` of none or at least `min-run-max-bytes`).
                     #[allow(async_fn_in_trait)]
                     fn finish(
                         bounder: RunBounder,
@@ -22687,12 +23374,13 @@ pub mod exports {
                         "dory:wire/run@0.1.0#[constructor]run-bounder")] unsafe extern
                         "C" fn export_constructor_run_bounder(arg0 : i64, arg1 : i64,
                         arg2 : i32, arg3 : * mut u8, arg4 : usize, arg5 : i32, arg6 : *
-                        mut u8, arg7 : usize, arg8 : i32, arg9 : i32,) -> * mut u8 {
-                        unsafe { $($path_to_types)*::
+                        mut u8, arg7 : usize, arg8 : i32, arg9 : i32, arg10 : i32, arg11
+                        : i32, arg12 : i32, arg13 : * mut u8, arg14 : usize,) -> * mut u8
+                        { unsafe { $($path_to_types)*::
                         _export_constructor_run_bounder_cabi::<<$ty as
                         $($path_to_types)*:: Guest >::RunBounder > (arg0, arg1, arg2,
-                        arg3, arg4, arg5, arg6, arg7, arg8, arg9) } } #[unsafe
-                        (export_name =
+                        arg3, arg4, arg5, arg6, arg7, arg8, arg9, arg10, arg11, arg12,
+                        arg13, arg14) } } #[unsafe (export_name =
                         "cabi_post_dory:wire/run@0.1.0#[constructor]run-bounder")] unsafe
                         extern "C" fn _post_return_constructor_run_bounder(arg0 : * mut
                         u8,) { unsafe { $($path_to_types)*::
@@ -22846,10 +23534,10 @@ pub mod exports {
                 struct _RetArea(
                     [::core::mem::MaybeUninit<
                         u8,
-                    >; 88 + 12 * ::core::mem::size_of::<*const u8>()],
+                    >; 104 + 12 * ::core::mem::size_of::<*const u8>()],
                 );
                 static mut _RET_AREA: _RetArea = _RetArea(
-                    [::core::mem::MaybeUninit::uninit(); 88
+                    [::core::mem::MaybeUninit::uninit(); 104
                         + 12 * ::core::mem::size_of::<*const u8>()],
                 );
             }
@@ -22897,6 +23585,15 @@ pub mod exports {
                     pub max_lines: ::core::option::Option<u64>,
                     /// The most bytes of each preview. Default: 16 KiB.
                     pub max_bytes: ::core::option::Option<u64>,
+                    /// The most tokens of each preview, notices included, as
+                    /// `preview-options`' `max-tokens` (at least 80, `min-run-max-bytes`,
+                    /// else `invalid-limits`). Default: none, no token limit.
+                    pub max_tokens: ::core::option::Option<u32>,
+                    /// The tokenizer that counts each preview's tokens, as
+                    /// `preview-options`' `tokenizer` (without `max-tokens` it only
+                    /// counts). Default: the core's, `o200k_base`, which this component
+                    /// does not have: name `approx`.
+                    pub tokenizer: ::core::option::Option<_rt::String>,
                     /// The start's key; none: a fresh `run-` key made of `random`.
                     pub idempotency_key: ::core::option::Option<_rt::String>,
                     /// The process's deadline in seconds. Default: none.
@@ -22934,6 +23631,8 @@ pub mod exports {
                         f.debug_struct("RunOptions")
                             .field("max-lines", &self.max_lines)
                             .field("max-bytes", &self.max_bytes)
+                            .field("max-tokens", &self.max_tokens)
+                            .field("tokenizer", &self.tokenizer)
                             .field("idempotency-key", &self.idempotency_key)
                             .field("timeout-seconds", &self.timeout_seconds)
                             .field("hint", &self.hint)
@@ -23410,7 +24109,7 @@ pub mod exports {
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result110 = {
+                        let result116 = {
                             let l0 = *arg0.add(0).cast::<*mut u8>();
                             let l1 = *arg0
                                 .add(::core::mem::size_of::<*const u8>())
@@ -23530,29 +24229,28 @@ pub mod exports {
                                 len41 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
                                 8,
                             );
-                            let l42 = *arg0
-                                .add(112 + 16 * ::core::mem::size_of::<*const u8>())
-                                .cast::<*mut u8>();
-                            let l43 = *arg0
-                                .add(112 + 17 * ::core::mem::size_of::<*const u8>())
-                                .cast::<usize>();
-                            let len44 = l43;
-                            let bytes44 = _rt::Vec::from_raw_parts(
-                                l42.cast(),
-                                len44,
-                                len44,
-                            );
-                            let l45 = i32::from(
+                            let l42 = i32::from(
                                 *arg0
-                                    .add(112 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(112 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l46 = *arg0
-                                .add(120 + 18 * ::core::mem::size_of::<*const u8>())
-                                .cast::<i64>();
-                            let l47 = *arg0
-                                .add(128 + 18 * ::core::mem::size_of::<*const u8>())
-                                .cast::<i64>();
+                            let l44 = *arg0
+                                .add(128 + 16 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
+                            let l45 = *arg0
+                                .add(128 + 17 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len46 = l45;
+                            let bytes46 = _rt::Vec::from_raw_parts(
+                                l44.cast(),
+                                len46,
+                                len46,
+                            );
+                            let l47 = i32::from(
+                                *arg0
+                                    .add(128 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
                             let l48 = *arg0
                                 .add(136 + 18 * ::core::mem::size_of::<*const u8>())
                                 .cast::<i64>();
@@ -23565,166 +24263,182 @@ pub mod exports {
                             let l51 = *arg0
                                 .add(160 + 18 * ::core::mem::size_of::<*const u8>())
                                 .cast::<i64>();
-                            let l52 = i32::from(
+                            let l52 = *arg0
+                                .add(168 + 18 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l53 = *arg0
+                                .add(176 + 18 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l54 = i32::from(
                                 *arg0
-                                    .add(168 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(184 + 18 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l55 = i32::from(
+                            let l57 = i32::from(
                                 *arg0
-                                    .add(192 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(208 + 18 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l59 = i32::from(
+                            let l61 = i32::from(
                                 *arg0
-                                    .add(192 + 21 * ::core::mem::size_of::<*const u8>())
+                                    .add(208 + 21 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l63 = i32::from(
+                            let l65 = i32::from(
                                 *arg0
-                                    .add(192 + 24 * ::core::mem::size_of::<*const u8>())
+                                    .add(208 + 24 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l67 = *arg0
-                                .add(192 + 27 * ::core::mem::size_of::<*const u8>())
+                            let l69 = *arg0
+                                .add(208 + 27 * ::core::mem::size_of::<*const u8>())
                                 .cast::<*mut u8>();
-                            let l68 = *arg0
-                                .add(192 + 28 * ::core::mem::size_of::<*const u8>())
+                            let l70 = *arg0
+                                .add(208 + 28 * ::core::mem::size_of::<*const u8>())
                                 .cast::<usize>();
-                            let base74 = l67;
-                            let len74 = l68;
-                            let mut result74 = _rt::Vec::with_capacity(len74);
-                            for i in 0..len74 {
-                                let base = base74
+                            let base76 = l69;
+                            let len76 = l70;
+                            let mut result76 = _rt::Vec::with_capacity(len76);
+                            for i in 0..len76 {
+                                let base = base76
                                     .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
-                                let e74 = {
-                                    let l69 = i32::from(*base.add(0).cast::<u8>());
-                                    let l70 = *base.add(8).cast::<i64>();
-                                    let l71 = *base.add(16).cast::<*mut u8>();
-                                    let l72 = *base
+                                let e76 = {
+                                    let l71 = i32::from(*base.add(0).cast::<u8>());
+                                    let l72 = *base.add(8).cast::<i64>();
+                                    let l73 = *base.add(16).cast::<*mut u8>();
+                                    let l74 = *base
                                         .add(16 + 1 * ::core::mem::size_of::<*const u8>())
                                         .cast::<usize>();
-                                    let len73 = l72;
-                                    let bytes73 = _rt::Vec::from_raw_parts(
-                                        l71.cast(),
-                                        len73,
-                                        len73,
+                                    let len75 = l74;
+                                    let bytes75 = _rt::Vec::from_raw_parts(
+                                        l73.cast(),
+                                        len75,
+                                        len75,
                                     );
                                     super::super::super::super::exports::dory::wire::preview::Notice {
                                         kind: super::super::super::super::exports::dory::wire::preview::NoticeKind::_lift(
-                                            l69 as u8,
+                                            l71 as u8,
                                         ),
-                                        line: l70 as u64,
-                                        text: _rt::string_lift(bytes73),
+                                        line: l72 as u64,
+                                        text: _rt::string_lift(bytes75),
                                     }
                                 };
-                                result74.push(e74);
+                                result76.push(e76);
                             }
                             _rt::cabi_dealloc(
-                                base74,
-                                len74 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                base76,
+                                len76 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
                                 8,
                             );
-                            let l75 = *arg0
-                                .add(200 + 28 * ::core::mem::size_of::<*const u8>())
-                                .cast::<*mut u8>();
-                            let l76 = *arg0
-                                .add(200 + 29 * ::core::mem::size_of::<*const u8>())
-                                .cast::<usize>();
-                            let len77 = l76;
-                            let bytes77 = _rt::Vec::from_raw_parts(
-                                l75.cast(),
-                                len77,
-                                len77,
-                            );
-                            let l78 = i32::from(
+                            let l77 = i32::from(
                                 *arg0
-                                    .add(200 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .add(216 + 28 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l79 = *arg0
-                                .add(208 + 30 * ::core::mem::size_of::<*const u8>())
-                                .cast::<i64>();
+                                .add(232 + 28 * ::core::mem::size_of::<*const u8>())
+                                .cast::<*mut u8>();
                             let l80 = *arg0
-                                .add(216 + 30 * ::core::mem::size_of::<*const u8>())
-                                .cast::<i64>();
-                            let l81 = *arg0
-                                .add(224 + 30 * ::core::mem::size_of::<*const u8>())
-                                .cast::<i64>();
-                            let l82 = *arg0
-                                .add(232 + 30 * ::core::mem::size_of::<*const u8>())
-                                .cast::<i64>();
+                                .add(232 + 29 * ::core::mem::size_of::<*const u8>())
+                                .cast::<usize>();
+                            let len81 = l80;
+                            let bytes81 = _rt::Vec::from_raw_parts(
+                                l79.cast(),
+                                len81,
+                                len81,
+                            );
+                            let l82 = i32::from(
+                                *arg0
+                                    .add(232 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
                             let l83 = *arg0
                                 .add(240 + 30 * ::core::mem::size_of::<*const u8>())
                                 .cast::<i64>();
                             let l84 = *arg0
                                 .add(248 + 30 * ::core::mem::size_of::<*const u8>())
                                 .cast::<i64>();
-                            let l85 = i32::from(
+                            let l85 = *arg0
+                                .add(256 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l86 = *arg0
+                                .add(264 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l87 = *arg0
+                                .add(272 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l88 = *arg0
+                                .add(280 + 30 * ::core::mem::size_of::<*const u8>())
+                                .cast::<i64>();
+                            let l89 = i32::from(
                                 *arg0
-                                    .add(256 + 30 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>(),
-                            );
-                            let l88 = i32::from(
-                                *arg0
-                                    .add(280 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .add(288 + 30 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l92 = i32::from(
                                 *arg0
-                                    .add(280 + 33 * ::core::mem::size_of::<*const u8>())
+                                    .add(312 + 30 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l96 = i32::from(
                                 *arg0
-                                    .add(280 + 36 * ::core::mem::size_of::<*const u8>())
+                                    .add(312 + 33 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l100 = *arg0
-                                .add(280 + 39 * ::core::mem::size_of::<*const u8>())
+                            let l100 = i32::from(
+                                *arg0
+                                    .add(312 + 36 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l104 = *arg0
+                                .add(312 + 39 * ::core::mem::size_of::<*const u8>())
                                 .cast::<*mut u8>();
-                            let l101 = *arg0
-                                .add(280 + 40 * ::core::mem::size_of::<*const u8>())
+                            let l105 = *arg0
+                                .add(312 + 40 * ::core::mem::size_of::<*const u8>())
                                 .cast::<usize>();
-                            let base107 = l100;
-                            let len107 = l101;
-                            let mut result107 = _rt::Vec::with_capacity(len107);
-                            for i in 0..len107 {
-                                let base = base107
+                            let base111 = l104;
+                            let len111 = l105;
+                            let mut result111 = _rt::Vec::with_capacity(len111);
+                            for i in 0..len111 {
+                                let base = base111
                                     .add(i * (16 + 2 * ::core::mem::size_of::<*const u8>()));
-                                let e107 = {
-                                    let l102 = i32::from(*base.add(0).cast::<u8>());
-                                    let l103 = *base.add(8).cast::<i64>();
-                                    let l104 = *base.add(16).cast::<*mut u8>();
-                                    let l105 = *base
+                                let e111 = {
+                                    let l106 = i32::from(*base.add(0).cast::<u8>());
+                                    let l107 = *base.add(8).cast::<i64>();
+                                    let l108 = *base.add(16).cast::<*mut u8>();
+                                    let l109 = *base
                                         .add(16 + 1 * ::core::mem::size_of::<*const u8>())
                                         .cast::<usize>();
-                                    let len106 = l105;
-                                    let bytes106 = _rt::Vec::from_raw_parts(
-                                        l104.cast(),
-                                        len106,
-                                        len106,
+                                    let len110 = l109;
+                                    let bytes110 = _rt::Vec::from_raw_parts(
+                                        l108.cast(),
+                                        len110,
+                                        len110,
                                     );
                                     super::super::super::super::exports::dory::wire::preview::Notice {
                                         kind: super::super::super::super::exports::dory::wire::preview::NoticeKind::_lift(
-                                            l102 as u8,
+                                            l106 as u8,
                                         ),
-                                        line: l103 as u64,
-                                        text: _rt::string_lift(bytes106),
+                                        line: l107 as u64,
+                                        text: _rt::string_lift(bytes110),
                                     }
                                 };
-                                result107.push(e107);
+                                result111.push(e111);
                             }
                             _rt::cabi_dealloc(
-                                base107,
-                                len107 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
+                                base111,
+                                len111 * (16 + 2 * ::core::mem::size_of::<*const u8>()),
                                 8,
                             );
-                            let l108 = *arg0
-                                .add(288 + 40 * ::core::mem::size_of::<*const u8>())
+                            let l112 = i32::from(
+                                *arg0
+                                    .add(320 + 40 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l114 = *arg0
+                                .add(336 + 40 * ::core::mem::size_of::<*const u8>())
                                 .cast::<i64>();
-                            let l109 = *arg0
-                                .add(296 + 40 * ::core::mem::size_of::<*const u8>())
+                            let l115 = *arg0
+                                .add(344 + 40 * ::core::mem::size_of::<*const u8>())
                                 .cast::<i64>();
                             T_::run_result_to_json(RunResult {
                                 proc_id: _rt::string_lift(bytes2),
@@ -23838,162 +24552,166 @@ pub mod exports {
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
                                     notices: result41,
+                                    tokens: match l42 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l43 = *arg0
+                                                    .add(120 + 16 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l43 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
                                 },
                                 stderr: super::super::super::super::exports::dory::wire::preview::Preview {
-                                    text: _rt::string_lift(bytes44),
-                                    truncated: _rt::bool_lift(l45 as u8),
-                                    total_lines: l46 as u64,
-                                    total_bytes: l47 as u64,
-                                    head_bytes: l48 as u64,
-                                    tail_bytes: l49 as u64,
-                                    omitted_lines: l50 as u64,
-                                    omitted_bytes: l51 as u64,
-                                    omitted_range: match l52 {
+                                    text: _rt::string_lift(bytes46),
+                                    truncated: _rt::bool_lift(l47 as u8),
+                                    total_lines: l48 as u64,
+                                    total_bytes: l49 as u64,
+                                    head_bytes: l50 as u64,
+                                    tail_bytes: l51 as u64,
+                                    omitted_lines: l52 as u64,
+                                    omitted_bytes: l53 as u64,
+                                    omitted_range: match l54 {
                                         0 => None,
                                         1 => {
                                             let e = {
-                                                let l53 = *arg0
-                                                    .add(176 + 18 * ::core::mem::size_of::<*const u8>())
+                                                let l55 = *arg0
+                                                    .add(192 + 18 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>();
-                                                let l54 = *arg0
-                                                    .add(184 + 18 * ::core::mem::size_of::<*const u8>())
+                                                let l56 = *arg0
+                                                    .add(200 + 18 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>();
                                                 super::super::super::super::exports::dory::wire::preview::LineRange {
-                                                    first: l53 as u64,
-                                                    last: l54 as u64,
+                                                    first: l55 as u64,
+                                                    last: l56 as u64,
                                                 }
                                             };
                                             Some(e)
                                         }
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
-                                    spill_id: match l55 {
+                                    spill_id: match l57 {
                                         0 => None,
                                         1 => {
                                             let e = {
-                                                let l56 = *arg0
-                                                    .add(192 + 19 * ::core::mem::size_of::<*const u8>())
+                                                let l58 = *arg0
+                                                    .add(208 + 19 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<*mut u8>();
-                                                let l57 = *arg0
-                                                    .add(192 + 20 * ::core::mem::size_of::<*const u8>())
+                                                let l59 = *arg0
+                                                    .add(208 + 20 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<usize>();
-                                                let len58 = l57;
-                                                let bytes58 = _rt::Vec::from_raw_parts(
-                                                    l56.cast(),
-                                                    len58,
-                                                    len58,
+                                                let len60 = l59;
+                                                let bytes60 = _rt::Vec::from_raw_parts(
+                                                    l58.cast(),
+                                                    len60,
+                                                    len60,
                                                 );
-                                                _rt::string_lift(bytes58)
+                                                _rt::string_lift(bytes60)
                                             };
                                             Some(e)
                                         }
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
-                                    spill_path: match l59 {
+                                    spill_path: match l61 {
                                         0 => None,
                                         1 => {
                                             let e = {
-                                                let l60 = *arg0
-                                                    .add(192 + 22 * ::core::mem::size_of::<*const u8>())
+                                                let l62 = *arg0
+                                                    .add(208 + 22 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<*mut u8>();
-                                                let l61 = *arg0
-                                                    .add(192 + 23 * ::core::mem::size_of::<*const u8>())
+                                                let l63 = *arg0
+                                                    .add(208 + 23 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<usize>();
-                                                let len62 = l61;
-                                                let bytes62 = _rt::Vec::from_raw_parts(
-                                                    l60.cast(),
-                                                    len62,
-                                                    len62,
+                                                let len64 = l63;
+                                                let bytes64 = _rt::Vec::from_raw_parts(
+                                                    l62.cast(),
+                                                    len64,
+                                                    len64,
                                                 );
-                                                _rt::string_lift(bytes62)
+                                                _rt::string_lift(bytes64)
                                             };
                                             Some(e)
                                         }
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
-                                    spill_error: match l63 {
+                                    spill_error: match l65 {
                                         0 => None,
                                         1 => {
                                             let e = {
-                                                let l64 = *arg0
-                                                    .add(192 + 25 * ::core::mem::size_of::<*const u8>())
+                                                let l66 = *arg0
+                                                    .add(208 + 25 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<*mut u8>();
-                                                let l65 = *arg0
-                                                    .add(192 + 26 * ::core::mem::size_of::<*const u8>())
+                                                let l67 = *arg0
+                                                    .add(208 + 26 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<usize>();
-                                                let len66 = l65;
-                                                let bytes66 = _rt::Vec::from_raw_parts(
-                                                    l64.cast(),
-                                                    len66,
-                                                    len66,
+                                                let len68 = l67;
+                                                let bytes68 = _rt::Vec::from_raw_parts(
+                                                    l66.cast(),
+                                                    len68,
+                                                    len68,
                                                 );
-                                                _rt::string_lift(bytes66)
+                                                _rt::string_lift(bytes68)
                                             };
                                             Some(e)
                                         }
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
-                                    notices: result74,
+                                    notices: result76,
+                                    tokens: match l77 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l78 = *arg0
+                                                    .add(224 + 28 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l78 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
                                 },
                                 combined: super::super::super::super::exports::dory::wire::preview::Preview {
-                                    text: _rt::string_lift(bytes77),
-                                    truncated: _rt::bool_lift(l78 as u8),
-                                    total_lines: l79 as u64,
-                                    total_bytes: l80 as u64,
-                                    head_bytes: l81 as u64,
-                                    tail_bytes: l82 as u64,
-                                    omitted_lines: l83 as u64,
-                                    omitted_bytes: l84 as u64,
-                                    omitted_range: match l85 {
+                                    text: _rt::string_lift(bytes81),
+                                    truncated: _rt::bool_lift(l82 as u8),
+                                    total_lines: l83 as u64,
+                                    total_bytes: l84 as u64,
+                                    head_bytes: l85 as u64,
+                                    tail_bytes: l86 as u64,
+                                    omitted_lines: l87 as u64,
+                                    omitted_bytes: l88 as u64,
+                                    omitted_range: match l89 {
                                         0 => None,
                                         1 => {
                                             let e = {
-                                                let l86 = *arg0
-                                                    .add(264 + 30 * ::core::mem::size_of::<*const u8>())
+                                                let l90 = *arg0
+                                                    .add(296 + 30 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>();
-                                                let l87 = *arg0
-                                                    .add(272 + 30 * ::core::mem::size_of::<*const u8>())
+                                                let l91 = *arg0
+                                                    .add(304 + 30 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>();
                                                 super::super::super::super::exports::dory::wire::preview::LineRange {
-                                                    first: l86 as u64,
-                                                    last: l87 as u64,
+                                                    first: l90 as u64,
+                                                    last: l91 as u64,
                                                 }
                                             };
                                             Some(e)
                                         }
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
-                                    spill_id: match l88 {
-                                        0 => None,
-                                        1 => {
-                                            let e = {
-                                                let l89 = *arg0
-                                                    .add(280 + 31 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>();
-                                                let l90 = *arg0
-                                                    .add(280 + 32 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>();
-                                                let len91 = l90;
-                                                let bytes91 = _rt::Vec::from_raw_parts(
-                                                    l89.cast(),
-                                                    len91,
-                                                    len91,
-                                                );
-                                                _rt::string_lift(bytes91)
-                                            };
-                                            Some(e)
-                                        }
-                                        _ => _rt::invalid_enum_discriminant(),
-                                    },
-                                    spill_path: match l92 {
+                                    spill_id: match l92 {
                                         0 => None,
                                         1 => {
                                             let e = {
                                                 let l93 = *arg0
-                                                    .add(280 + 34 * ::core::mem::size_of::<*const u8>())
+                                                    .add(312 + 31 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<*mut u8>();
                                                 let l94 = *arg0
-                                                    .add(280 + 35 * ::core::mem::size_of::<*const u8>())
+                                                    .add(312 + 32 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<usize>();
                                                 let len95 = l94;
                                                 let bytes95 = _rt::Vec::from_raw_parts(
@@ -24007,15 +24725,15 @@ pub mod exports {
                                         }
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
-                                    spill_error: match l96 {
+                                    spill_path: match l96 {
                                         0 => None,
                                         1 => {
                                             let e = {
                                                 let l97 = *arg0
-                                                    .add(280 + 37 * ::core::mem::size_of::<*const u8>())
+                                                    .add(312 + 34 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<*mut u8>();
                                                 let l98 = *arg0
-                                                    .add(280 + 38 * ::core::mem::size_of::<*const u8>())
+                                                    .add(312 + 35 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<usize>();
                                                 let len99 = l98;
                                                 let bytes99 = _rt::Vec::from_raw_parts(
@@ -24029,123 +24747,158 @@ pub mod exports {
                                         }
                                         _ => _rt::invalid_enum_discriminant(),
                                     },
-                                    notices: result107,
+                                    spill_error: match l100 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l101 = *arg0
+                                                    .add(312 + 37 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l102 = *arg0
+                                                    .add(312 + 38 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                let len103 = l102;
+                                                let bytes103 = _rt::Vec::from_raw_parts(
+                                                    l101.cast(),
+                                                    len103,
+                                                    len103,
+                                                );
+                                                _rt::string_lift(bytes103)
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
+                                    notices: result111,
+                                    tokens: match l112 {
+                                        0 => None,
+                                        1 => {
+                                            let e = {
+                                                let l113 = *arg0
+                                                    .add(328 + 40 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>();
+                                                l113 as u64
+                                            };
+                                            Some(e)
+                                        }
+                                        _ => _rt::invalid_enum_discriminant(),
+                                    },
                                 },
-                                stdout_lost_bytes: l108 as u64,
-                                stderr_lost_bytes: l109 as u64,
+                                stdout_lost_bytes: l114 as u64,
+                                stderr_lost_bytes: l115 as u64,
                             })
                         };
                         _rt::cabi_dealloc(
                             arg0,
-                            304 + 40 * ::core::mem::size_of::<*const u8>(),
+                            352 + 40 * ::core::mem::size_of::<*const u8>(),
                             8,
                         );
-                        let ptr111 = (&raw mut _RET_AREA.0).cast::<u8>();
-                        match result110 {
+                        let ptr117 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result116 {
                             Ok(e) => {
-                                *ptr111.add(0).cast::<u8>() = (0i32) as u8;
-                                let vec112 = (e.into_bytes()).into_boxed_slice();
-                                let ptr112 = vec112.as_ptr().cast::<u8>();
-                                let len112 = vec112.len();
-                                ::core::mem::forget(vec112);
-                                *ptr111
+                                *ptr117.add(0).cast::<u8>() = (0i32) as u8;
+                                let vec118 = (e.into_bytes()).into_boxed_slice();
+                                let ptr118 = vec118.as_ptr().cast::<u8>();
+                                let len118 = vec118.len();
+                                ::core::mem::forget(vec118);
+                                *ptr117
                                     .add(2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len112;
-                                *ptr111
+                                    .cast::<usize>() = len118;
+                                *ptr117
                                     .add(::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr112.cast_mut();
+                                    .cast::<*mut u8>() = ptr118.cast_mut();
                             }
                             Err(e) => {
-                                *ptr111.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr117.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code113,
-                                    class_name: class_name113,
-                                    kind: kind113,
-                                    message: message113,
-                                    fields: fields113,
+                                    code: code119,
+                                    class_name: class_name119,
+                                    kind: kind119,
+                                    message: message119,
+                                    fields: fields119,
                                 } = e;
-                                let vec114 = (code113.into_bytes()).into_boxed_slice();
-                                let ptr114 = vec114.as_ptr().cast::<u8>();
-                                let len114 = vec114.len();
-                                ::core::mem::forget(vec114);
-                                *ptr111
+                                let vec120 = (code119.into_bytes()).into_boxed_slice();
+                                let ptr120 = vec120.as_ptr().cast::<u8>();
+                                let len120 = vec120.len();
+                                ::core::mem::forget(vec120);
+                                *ptr117
                                     .add(2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len114;
-                                *ptr111
+                                    .cast::<usize>() = len120;
+                                *ptr117
                                     .add(::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr114.cast_mut();
-                                let vec115 = (class_name113.into_bytes())
+                                    .cast::<*mut u8>() = ptr120.cast_mut();
+                                let vec121 = (class_name119.into_bytes())
                                     .into_boxed_slice();
-                                let ptr115 = vec115.as_ptr().cast::<u8>();
-                                let len115 = vec115.len();
-                                ::core::mem::forget(vec115);
-                                *ptr111
+                                let ptr121 = vec121.as_ptr().cast::<u8>();
+                                let len121 = vec121.len();
+                                ::core::mem::forget(vec121);
+                                *ptr117
                                     .add(4 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len115;
-                                *ptr111
+                                    .cast::<usize>() = len121;
+                                *ptr117
                                     .add(3 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr115.cast_mut();
-                                *ptr111
+                                    .cast::<*mut u8>() = ptr121.cast_mut();
+                                *ptr117
                                     .add(5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind113.clone() as i32) as u8;
-                                let vec116 = (message113.into_bytes()).into_boxed_slice();
-                                let ptr116 = vec116.as_ptr().cast::<u8>();
-                                let len116 = vec116.len();
-                                ::core::mem::forget(vec116);
-                                *ptr111
+                                    .cast::<u8>() = (kind119.clone() as i32) as u8;
+                                let vec122 = (message119.into_bytes()).into_boxed_slice();
+                                let ptr122 = vec122.as_ptr().cast::<u8>();
+                                let len122 = vec122.len();
+                                ::core::mem::forget(vec122);
+                                *ptr117
                                     .add(7 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len116;
-                                *ptr111
+                                    .cast::<usize>() = len122;
+                                *ptr117
                                     .add(6 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr116.cast_mut();
-                                let vec123 = fields113;
-                                let len123 = vec123.len();
-                                let layout123 = _rt::alloc::Layout::from_size_align(
-                                        vec123.len()
+                                    .cast::<*mut u8>() = ptr122.cast_mut();
+                                let vec129 = fields119;
+                                let len129 = vec129.len();
+                                let layout129 = _rt::alloc::Layout::from_size_align(
+                                        vec129.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result123, _cleanup123) = wit_bindgen::rt::Cleanup::new(
-                                    layout123,
+                                let (result129, _cleanup129) = wit_bindgen::rt::Cleanup::new(
+                                    layout129,
                                 );
-                                if let Some(cleanup) = _cleanup123 {
+                                if let Some(cleanup) = _cleanup129 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec123.into_iter().enumerate() {
-                                    let base = result123
+                                for (i, e) in vec129.into_iter().enumerate() {
+                                    let base = result129
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name117,
-                                            value: value117,
+                                            name: name123,
+                                            value: value123,
                                         } = e;
-                                        let vec118 = (name117.into_bytes()).into_boxed_slice();
-                                        let ptr118 = vec118.as_ptr().cast::<u8>();
-                                        let len118 = vec118.len();
-                                        ::core::mem::forget(vec118);
+                                        let vec124 = (name123.into_bytes()).into_boxed_slice();
+                                        let ptr124 = vec124.as_ptr().cast::<u8>();
+                                        let len124 = vec124.len();
+                                        ::core::mem::forget(vec124);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len118;
-                                        *base.add(0).cast::<*mut u8>() = ptr118.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V122;
-                                        match value117 {
-                                            V122::Str(e) => {
+                                            .cast::<usize>() = len124;
+                                        *base.add(0).cast::<*mut u8>() = ptr124.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V128;
+                                        match value123 {
+                                            V128::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec119 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr119 = vec119.as_ptr().cast::<u8>();
-                                                let len119 = vec119.len();
-                                                ::core::mem::forget(vec119);
+                                                let vec125 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr125 = vec125.as_ptr().cast::<u8>();
+                                                let len125 = vec125.len();
+                                                ::core::mem::forget(vec125);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len119;
+                                                    .cast::<usize>() = len125;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr119.cast_mut();
+                                                    .cast::<*mut u8>() = ptr125.cast_mut();
                                             }
-                                            V122::OptStr(e) => {
+                                            V128::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -24154,16 +24907,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec120 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr120 = vec120.as_ptr().cast::<u8>();
-                                                        let len120 = vec120.len();
-                                                        ::core::mem::forget(vec120);
+                                                        let vec126 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr126 = vec126.as_ptr().cast::<u8>();
+                                                        let len126 = vec126.len();
+                                                        ::core::mem::forget(vec126);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len120;
+                                                            .cast::<usize>() = len126;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr120.cast_mut();
+                                                            .cast::<*mut u8>() = ptr126.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -24172,7 +24925,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V122::U64(e) => {
+                                            V128::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -24180,7 +24933,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V122::Stream(e) => {
+                                            V128::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -24188,33 +24941,33 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V122::Cursor(e) => {
+                                            V128::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout121,
-                                                    stderr: stderr121,
+                                                    stdout: stdout127,
+                                                    stderr: stderr127,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout121);
+                                                    .cast::<i64>() = _rt::as_i64(stdout127);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr121);
+                                                    .cast::<i64>() = _rt::as_i64(stderr127);
                                             }
                                         }
                                     }
                                 }
-                                *ptr111
+                                *ptr117
                                     .add(9 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len123;
-                                *ptr111
+                                    .cast::<usize>() = len129;
+                                *ptr117
                                     .add(8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result123;
+                                    .cast::<*mut u8>() = result129;
                             }
                         };
-                        ptr111
+                        ptr117
                     }
                 }
                 #[doc(hidden)]
@@ -24329,7 +25082,7 @@ pub mod exports {
                 ) -> *mut u8 {
                     unsafe {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result68 = {
+                        let result74 = {
                             let l0 = *arg0.add(0).cast::<*mut u8>();
                             let l1 = *arg0
                                 .add(::core::mem::size_of::<*const u8>())
@@ -24416,98 +25169,108 @@ pub mod exports {
                                     .add(40 + 4 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l22 = i32::from(
+                            let l20 = i32::from(
                                 *arg0
-                                    .add(48 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .add(48 + 4 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l24 = i32::from(
                                 *arg0
-                                    .add(64 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .add(48 + 7 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l28 = i32::from(
                                 *arg0
-                                    .add(64 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .add(48 + 10 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l30 = i32::from(
                                 *arg0
-                                    .add(66 + 9 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>(),
-                            );
-                            let l32 = i32::from(
-                                *arg0
-                                    .add(68 + 9 * ::core::mem::size_of::<*const u8>())
+                                    .add(64 + 10 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l34 = i32::from(
                                 *arg0
-                                    .add(80 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(64 + 13 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l36 = i32::from(
                                 *arg0
-                                    .add(96 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .add(66 + 13 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l45 = i32::from(
+                            let l38 = i32::from(
+                                *arg0
+                                    .add(68 + 13 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l40 = i32::from(
+                                *arg0
+                                    .add(80 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l42 = i32::from(
                                 *arg0
                                     .add(96 + 12 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l47 = i32::from(
-                                *arg0
-                                    .add(104 + 12 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>(),
-                            );
-                            let l49 = i32::from(
-                                *arg0
-                                    .add(106 + 12 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>(),
-                            );
                             let l51 = i32::from(
                                 *arg0
-                                    .add(108 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .add(96 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l53 = i32::from(
                                 *arg0
-                                    .add(120 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .add(104 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l55 = i32::from(
                                 *arg0
-                                    .add(136 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .add(106 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l57 = i32::from(
                                 *arg0
-                                    .add(152 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .add(108 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l59 = i32::from(
                                 *arg0
-                                    .add(160 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .add(120 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l61 = i32::from(
                                 *arg0
-                                    .add(176 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .add(136 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
                             let l63 = i32::from(
                                 *arg0
-                                    .add(192 + 12 * ::core::mem::size_of::<*const u8>())
+                                    .add(152 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>(),
                             );
-                            let l65 = *arg0
-                                .add(200 + 12 * ::core::mem::size_of::<*const u8>())
+                            let l65 = i32::from(
+                                *arg0
+                                    .add(160 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l67 = i32::from(
+                                *arg0
+                                    .add(176 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l69 = i32::from(
+                                *arg0
+                                    .add(192 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>(),
+                            );
+                            let l71 = *arg0
+                                .add(200 + 16 * ::core::mem::size_of::<*const u8>())
                                 .cast::<*mut u8>();
-                            let l66 = *arg0
-                                .add(200 + 13 * ::core::mem::size_of::<*const u8>())
+                            let l72 = *arg0
+                                .add(200 + 17 * ::core::mem::size_of::<*const u8>())
                                 .cast::<usize>();
-                            let len67 = l66;
+                            let len73 = l72;
                             T_::new(
                                     _rt::string_lift(bytes2),
                                     v13,
@@ -24538,50 +25301,50 @@ pub mod exports {
                                             }
                                             _ => _rt::invalid_enum_discriminant(),
                                         },
-                                        idempotency_key: match l18 {
+                                        max_tokens: match l18 {
                                             0 => None,
                                             1 => {
                                                 let e = {
                                                     let l19 = *arg0
-                                                        .add(40 + 5 * ::core::mem::size_of::<*const u8>())
-                                                        .cast::<*mut u8>();
-                                                    let l20 = *arg0
-                                                        .add(40 + 6 * ::core::mem::size_of::<*const u8>())
-                                                        .cast::<usize>();
-                                                    let len21 = l20;
-                                                    let bytes21 = _rt::Vec::from_raw_parts(
-                                                        l19.cast(),
-                                                        len21,
-                                                        len21,
-                                                    );
-                                                    _rt::string_lift(bytes21)
+                                                        .add(44 + 4 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<i32>();
+                                                    l19 as u32
                                                 };
                                                 Some(e)
                                             }
                                             _ => _rt::invalid_enum_discriminant(),
                                         },
-                                        timeout_seconds: match l22 {
+                                        tokenizer: match l20 {
                                             0 => None,
                                             1 => {
                                                 let e = {
-                                                    let l23 = *arg0
-                                                        .add(56 + 6 * ::core::mem::size_of::<*const u8>())
-                                                        .cast::<f64>();
-                                                    l23
+                                                    let l21 = *arg0
+                                                        .add(48 + 5 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<*mut u8>();
+                                                    let l22 = *arg0
+                                                        .add(48 + 6 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<usize>();
+                                                    let len23 = l22;
+                                                    let bytes23 = _rt::Vec::from_raw_parts(
+                                                        l21.cast(),
+                                                        len23,
+                                                        len23,
+                                                    );
+                                                    _rt::string_lift(bytes23)
                                                 };
                                                 Some(e)
                                             }
                                             _ => _rt::invalid_enum_discriminant(),
                                         },
-                                        hint: match l24 {
+                                        idempotency_key: match l24 {
                                             0 => None,
                                             1 => {
                                                 let e = {
                                                     let l25 = *arg0
-                                                        .add(64 + 7 * ::core::mem::size_of::<*const u8>())
+                                                        .add(48 + 8 * ::core::mem::size_of::<*const u8>())
                                                         .cast::<*mut u8>();
                                                     let l26 = *arg0
-                                                        .add(64 + 8 * ::core::mem::size_of::<*const u8>())
+                                                        .add(48 + 9 * ::core::mem::size_of::<*const u8>())
                                                         .cast::<usize>();
                                                     let len27 = l26;
                                                     let bytes27 = _rt::Vec::from_raw_parts(
@@ -24595,231 +25358,225 @@ pub mod exports {
                                             }
                                             _ => _rt::invalid_enum_discriminant(),
                                         },
-                                        kill_on_cancel: match l28 {
+                                        timeout_seconds: match l28 {
                                             0 => None,
                                             1 => {
                                                 let e = {
-                                                    let l29 = i32::from(
+                                                    let l29 = *arg0
+                                                        .add(56 + 10 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<f64>();
+                                                    l29
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        hint: match l30 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l31 = *arg0
+                                                        .add(64 + 11 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<*mut u8>();
+                                                    let l32 = *arg0
+                                                        .add(64 + 12 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<usize>();
+                                                    let len33 = l32;
+                                                    let bytes33 = _rt::Vec::from_raw_parts(
+                                                        l31.cast(),
+                                                        len33,
+                                                        len33,
+                                                    );
+                                                    _rt::string_lift(bytes33)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        kill_on_cancel: match l34 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l35 = i32::from(
                                                         *arg0
-                                                            .add(65 + 9 * ::core::mem::size_of::<*const u8>())
+                                                            .add(65 + 13 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>(),
                                                     );
-                                                    _rt::bool_lift(l29 as u8)
+                                                    _rt::bool_lift(l35 as u8)
                                                 };
                                                 Some(e)
                                             }
                                             _ => _rt::invalid_enum_discriminant(),
                                         },
-                                        spill: match l30 {
-                                            0 => None,
-                                            1 => {
-                                                let e = {
-                                                    let l31 = i32::from(
-                                                        *arg0
-                                                            .add(67 + 9 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<u8>(),
-                                                    );
-                                                    _rt::bool_lift(l31 as u8)
-                                                };
-                                                Some(e)
-                                            }
-                                            _ => _rt::invalid_enum_discriminant(),
-                                        },
-                                        on_output: match l32 {
-                                            0 => None,
-                                            1 => {
-                                                let e = {
-                                                    let l33 = i32::from(
-                                                        *arg0
-                                                            .add(69 + 9 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<u8>(),
-                                                    );
-                                                    _rt::bool_lift(l33 as u8)
-                                                };
-                                                Some(e)
-                                            }
-                                            _ => _rt::invalid_enum_discriminant(),
-                                        },
-                                        answer_timeout_ns: match l34 {
-                                            0 => None,
-                                            1 => {
-                                                let e = {
-                                                    let l35 = *arg0
-                                                        .add(88 + 8 * ::core::mem::size_of::<*const u8>())
-                                                        .cast::<i64>();
-                                                    l35 as u64
-                                                };
-                                                Some(e)
-                                            }
-                                            _ => _rt::invalid_enum_discriminant(),
-                                        },
-                                        keep: match l36 {
+                                        spill: match l36 {
                                             0 => None,
                                             1 => {
                                                 let e = {
                                                     let l37 = i32::from(
                                                         *arg0
-                                                            .add(96 + 9 * ::core::mem::size_of::<*const u8>())
+                                                            .add(67 + 13 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>(),
                                                     );
-                                                    use super::super::super::super::exports::dory::wire::preview::Keep as V44;
-                                                    let v44 = match l37 {
-                                                        0 => V44::None,
-                                                        1 => V44::Defaults,
-                                                        n => {
-                                                            debug_assert_eq!(n, 2, "invalid enum discriminant");
-                                                            let e44 = {
-                                                                let l38 = *arg0
-                                                                    .add(96 + 10 * ::core::mem::size_of::<*const u8>())
-                                                                    .cast::<*mut u8>();
-                                                                let l39 = *arg0
-                                                                    .add(96 + 11 * ::core::mem::size_of::<*const u8>())
-                                                                    .cast::<usize>();
-                                                                let base43 = l38;
-                                                                let len43 = l39;
-                                                                let mut result43 = _rt::Vec::with_capacity(len43);
-                                                                for i in 0..len43 {
-                                                                    let base = base43
-                                                                        .add(i * (2 * ::core::mem::size_of::<*const u8>()));
-                                                                    let e43 = {
-                                                                        let l40 = *base.add(0).cast::<*mut u8>();
-                                                                        let l41 = *base
-                                                                            .add(::core::mem::size_of::<*const u8>())
-                                                                            .cast::<usize>();
-                                                                        let len42 = l41;
-                                                                        let bytes42 = _rt::Vec::from_raw_parts(
-                                                                            l40.cast(),
-                                                                            len42,
-                                                                            len42,
-                                                                        );
-                                                                        _rt::string_lift(bytes42)
-                                                                    };
-                                                                    result43.push(e43);
-                                                                }
-                                                                _rt::cabi_dealloc(
-                                                                    base43,
-                                                                    len43 * (2 * ::core::mem::size_of::<*const u8>()),
-                                                                    ::core::mem::size_of::<*const u8>(),
-                                                                );
-                                                                result43
-                                                            };
-                                                            V44::Patterns(e44)
-                                                        }
-                                                    };
-                                                    v44
+                                                    _rt::bool_lift(l37 as u8)
                                                 };
                                                 Some(e)
                                             }
                                             _ => _rt::invalid_enum_discriminant(),
                                         },
-                                        terminal: match l45 {
+                                        on_output: match l38 {
                                             0 => None,
                                             1 => {
                                                 let e = {
-                                                    let l46 = i32::from(
+                                                    let l39 = i32::from(
                                                         *arg0
-                                                            .add(97 + 12 * ::core::mem::size_of::<*const u8>())
+                                                            .add(69 + 13 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>(),
                                                     );
-                                                    _rt::bool_lift(l46 as u8)
+                                                    _rt::bool_lift(l39 as u8)
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        answer_timeout_ns: match l40 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l41 = *arg0
+                                                        .add(88 + 12 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<i64>();
+                                                    l41 as u64
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        keep: match l42 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l43 = i32::from(
+                                                        *arg0
+                                                            .add(96 + 13 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>(),
+                                                    );
+                                                    use super::super::super::super::exports::dory::wire::preview::Keep as V50;
+                                                    let v50 = match l43 {
+                                                        0 => V50::None,
+                                                        1 => V50::Defaults,
+                                                        n => {
+                                                            debug_assert_eq!(n, 2, "invalid enum discriminant");
+                                                            let e50 = {
+                                                                let l44 = *arg0
+                                                                    .add(96 + 14 * ::core::mem::size_of::<*const u8>())
+                                                                    .cast::<*mut u8>();
+                                                                let l45 = *arg0
+                                                                    .add(96 + 15 * ::core::mem::size_of::<*const u8>())
+                                                                    .cast::<usize>();
+                                                                let base49 = l44;
+                                                                let len49 = l45;
+                                                                let mut result49 = _rt::Vec::with_capacity(len49);
+                                                                for i in 0..len49 {
+                                                                    let base = base49
+                                                                        .add(i * (2 * ::core::mem::size_of::<*const u8>()));
+                                                                    let e49 = {
+                                                                        let l46 = *base.add(0).cast::<*mut u8>();
+                                                                        let l47 = *base
+                                                                            .add(::core::mem::size_of::<*const u8>())
+                                                                            .cast::<usize>();
+                                                                        let len48 = l47;
+                                                                        let bytes48 = _rt::Vec::from_raw_parts(
+                                                                            l46.cast(),
+                                                                            len48,
+                                                                            len48,
+                                                                        );
+                                                                        _rt::string_lift(bytes48)
+                                                                    };
+                                                                    result49.push(e49);
+                                                                }
+                                                                _rt::cabi_dealloc(
+                                                                    base49,
+                                                                    len49 * (2 * ::core::mem::size_of::<*const u8>()),
+                                                                    ::core::mem::size_of::<*const u8>(),
+                                                                );
+                                                                result49
+                                                            };
+                                                            V50::Patterns(e50)
+                                                        }
+                                                    };
+                                                    v50
+                                                };
+                                                Some(e)
+                                            }
+                                            _ => _rt::invalid_enum_discriminant(),
+                                        },
+                                        terminal: match l51 {
+                                            0 => None,
+                                            1 => {
+                                                let e = {
+                                                    let l52 = i32::from(
+                                                        *arg0
+                                                            .add(97 + 16 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>(),
+                                                    );
+                                                    _rt::bool_lift(l52 as u8)
                                                 };
                                                 Some(e)
                                             }
                                             _ => _rt::invalid_enum_discriminant(),
                                         },
                                         follow: super::super::super::super::exports::dory::wire::follow::FollowOptions {
-                                            follow: match l47 {
+                                            follow: match l53 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l48 = i32::from(
+                                                        let l54 = i32::from(
                                                             *arg0
-                                                                .add(105 + 12 * ::core::mem::size_of::<*const u8>())
+                                                                .add(105 + 16 * ::core::mem::size_of::<*const u8>())
                                                                 .cast::<u8>(),
                                                         );
-                                                        _rt::bool_lift(l48 as u8)
+                                                        _rt::bool_lift(l54 as u8)
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            gap_policy: match l49 {
+                                            gap_policy: match l55 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l50 = i32::from(
+                                                        let l56 = i32::from(
                                                             *arg0
-                                                                .add(107 + 12 * ::core::mem::size_of::<*const u8>())
+                                                                .add(107 + 16 * ::core::mem::size_of::<*const u8>())
                                                                 .cast::<u8>(),
                                                         );
                                                         super::super::super::super::exports::dory::wire::decode::GapPolicy::_lift(
-                                                            l50 as u8,
+                                                            l56 as u8,
                                                         )
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            retries: match l51 {
+                                            retries: match l57 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
-                                                        let l52 = *arg0
-                                                            .add(112 + 12 * ::core::mem::size_of::<*const u8>())
+                                                        let l58 = *arg0
+                                                            .add(112 + 16 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<i32>();
-                                                        l52 as u32
+                                                        l58 as u32
                                                     };
                                                     Some(e)
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            backoff_ns: match l53 {
-                                                0 => None,
-                                                1 => {
-                                                    let e = {
-                                                        let l54 = *arg0
-                                                            .add(128 + 12 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<i64>();
-                                                        l54 as u64
-                                                    };
-                                                    Some(e)
-                                                }
-                                                _ => _rt::invalid_enum_discriminant(),
-                                            },
-                                            max_backoff_ns: match l55 {
-                                                0 => None,
-                                                1 => {
-                                                    let e = {
-                                                        let l56 = *arg0
-                                                            .add(144 + 12 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<i64>();
-                                                        l56 as u64
-                                                    };
-                                                    Some(e)
-                                                }
-                                                _ => _rt::invalid_enum_discriminant(),
-                                            },
-                                            jitter: match l57 {
-                                                0 => None,
-                                                1 => {
-                                                    let e = {
-                                                        let l58 = i32::from(
-                                                            *arg0
-                                                                .add(153 + 12 * ::core::mem::size_of::<*const u8>())
-                                                                .cast::<u8>(),
-                                                        );
-                                                        _rt::bool_lift(l58 as u8)
-                                                    };
-                                                    Some(e)
-                                                }
-                                                _ => _rt::invalid_enum_discriminant(),
-                                            },
-                                            liveness_timeout_ns: match l59 {
+                                            backoff_ns: match l59 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
                                                         let l60 = *arg0
-                                                            .add(168 + 12 * ::core::mem::size_of::<*const u8>())
+                                                            .add(128 + 16 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<i64>();
                                                         l60 as u64
                                                     };
@@ -24827,12 +25584,12 @@ pub mod exports {
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            max_frame_bytes: match l61 {
+                                            max_backoff_ns: match l61 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
                                                         let l62 = *arg0
-                                                            .add(184 + 12 * ::core::mem::size_of::<*const u8>())
+                                                            .add(144 + 16 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<i64>();
                                                         l62 as u64
                                                     };
@@ -24840,16 +25597,57 @@ pub mod exports {
                                                 }
                                                 _ => _rt::invalid_enum_discriminant(),
                                             },
-                                            strict: match l63 {
+                                            jitter: match l63 {
                                                 0 => None,
                                                 1 => {
                                                     let e = {
                                                         let l64 = i32::from(
                                                             *arg0
-                                                                .add(193 + 12 * ::core::mem::size_of::<*const u8>())
+                                                                .add(153 + 16 * ::core::mem::size_of::<*const u8>())
                                                                 .cast::<u8>(),
                                                         );
                                                         _rt::bool_lift(l64 as u8)
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            liveness_timeout_ns: match l65 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l66 = *arg0
+                                                            .add(168 + 16 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<i64>();
+                                                        l66 as u64
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            max_frame_bytes: match l67 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l68 = *arg0
+                                                            .add(184 + 16 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<i64>();
+                                                        l68 as u64
+                                                    };
+                                                    Some(e)
+                                                }
+                                                _ => _rt::invalid_enum_discriminant(),
+                                            },
+                                            strict: match l69 {
+                                                0 => None,
+                                                1 => {
+                                                    let e = {
+                                                        let l70 = i32::from(
+                                                            *arg0
+                                                                .add(193 + 16 * ::core::mem::size_of::<*const u8>())
+                                                                .cast::<u8>(),
+                                                        );
+                                                        _rt::bool_lift(l70 as u8)
                                                     };
                                                     Some(e)
                                                 }
@@ -24859,113 +25657,113 @@ pub mod exports {
                                     },
                                     <_ as From<
                                         _rt::Vec<_>,
-                                    >>::from(_rt::Vec::from_raw_parts(l65.cast(), len67, len67)),
+                                    >>::from(_rt::Vec::from_raw_parts(l71.cast(), len73, len73)),
                                 )
                                 .map(Run::new)
                         };
                         _rt::cabi_dealloc(
                             arg0,
-                            200 + 14 * ::core::mem::size_of::<*const u8>(),
+                            200 + 18 * ::core::mem::size_of::<*const u8>(),
                             8,
                         );
-                        let ptr69 = (&raw mut _RET_AREA.0).cast::<u8>();
-                        match result68 {
+                        let ptr75 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result74 {
                             Ok(e) => {
-                                *ptr69.add(0).cast::<u8>() = (0i32) as u8;
-                                *ptr69
+                                *ptr75.add(0).cast::<u8>() = (0i32) as u8;
+                                *ptr75
                                     .add(::core::mem::size_of::<*const u8>())
                                     .cast::<i32>() = (e).take_handle() as i32;
                             }
                             Err(e) => {
-                                *ptr69.add(0).cast::<u8>() = (1i32) as u8;
+                                *ptr75.add(0).cast::<u8>() = (1i32) as u8;
                                 let super::super::super::super::exports::dory::wire::types::Error {
-                                    code: code70,
-                                    class_name: class_name70,
-                                    kind: kind70,
-                                    message: message70,
-                                    fields: fields70,
+                                    code: code76,
+                                    class_name: class_name76,
+                                    kind: kind76,
+                                    message: message76,
+                                    fields: fields76,
                                 } = e;
-                                let vec71 = (code70.into_bytes()).into_boxed_slice();
-                                let ptr71 = vec71.as_ptr().cast::<u8>();
-                                let len71 = vec71.len();
-                                ::core::mem::forget(vec71);
-                                *ptr69
+                                let vec77 = (code76.into_bytes()).into_boxed_slice();
+                                let ptr77 = vec77.as_ptr().cast::<u8>();
+                                let len77 = vec77.len();
+                                ::core::mem::forget(vec77);
+                                *ptr75
                                     .add(2 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len71;
-                                *ptr69
+                                    .cast::<usize>() = len77;
+                                *ptr75
                                     .add(::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr71.cast_mut();
-                                let vec72 = (class_name70.into_bytes()).into_boxed_slice();
-                                let ptr72 = vec72.as_ptr().cast::<u8>();
-                                let len72 = vec72.len();
-                                ::core::mem::forget(vec72);
-                                *ptr69
+                                    .cast::<*mut u8>() = ptr77.cast_mut();
+                                let vec78 = (class_name76.into_bytes()).into_boxed_slice();
+                                let ptr78 = vec78.as_ptr().cast::<u8>();
+                                let len78 = vec78.len();
+                                ::core::mem::forget(vec78);
+                                *ptr75
                                     .add(4 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len72;
-                                *ptr69
+                                    .cast::<usize>() = len78;
+                                *ptr75
                                     .add(3 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr72.cast_mut();
-                                *ptr69
+                                    .cast::<*mut u8>() = ptr78.cast_mut();
+                                *ptr75
                                     .add(5 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<u8>() = (kind70.clone() as i32) as u8;
-                                let vec73 = (message70.into_bytes()).into_boxed_slice();
-                                let ptr73 = vec73.as_ptr().cast::<u8>();
-                                let len73 = vec73.len();
-                                ::core::mem::forget(vec73);
-                                *ptr69
+                                    .cast::<u8>() = (kind76.clone() as i32) as u8;
+                                let vec79 = (message76.into_bytes()).into_boxed_slice();
+                                let ptr79 = vec79.as_ptr().cast::<u8>();
+                                let len79 = vec79.len();
+                                ::core::mem::forget(vec79);
+                                *ptr75
                                     .add(7 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len73;
-                                *ptr69
+                                    .cast::<usize>() = len79;
+                                *ptr75
                                     .add(6 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = ptr73.cast_mut();
-                                let vec80 = fields70;
-                                let len80 = vec80.len();
-                                let layout80 = _rt::alloc::Layout::from_size_align(
-                                        vec80.len()
+                                    .cast::<*mut u8>() = ptr79.cast_mut();
+                                let vec86 = fields76;
+                                let len86 = vec86.len();
+                                let layout86 = _rt::alloc::Layout::from_size_align(
+                                        vec86.len()
                                             * (16 + 4 * ::core::mem::size_of::<*const u8>()),
                                         8,
                                     )
                                     .unwrap();
-                                let (result80, _cleanup80) = wit_bindgen::rt::Cleanup::new(
-                                    layout80,
+                                let (result86, _cleanup86) = wit_bindgen::rt::Cleanup::new(
+                                    layout86,
                                 );
-                                if let Some(cleanup) = _cleanup80 {
+                                if let Some(cleanup) = _cleanup86 {
                                     cleanup.forget();
                                 }
-                                for (i, e) in vec80.into_iter().enumerate() {
-                                    let base = result80
+                                for (i, e) in vec86.into_iter().enumerate() {
+                                    let base = result86
                                         .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
                                     {
                                         let super::super::super::super::exports::dory::wire::types::Field {
-                                            name: name74,
-                                            value: value74,
+                                            name: name80,
+                                            value: value80,
                                         } = e;
-                                        let vec75 = (name74.into_bytes()).into_boxed_slice();
-                                        let ptr75 = vec75.as_ptr().cast::<u8>();
-                                        let len75 = vec75.len();
-                                        ::core::mem::forget(vec75);
+                                        let vec81 = (name80.into_bytes()).into_boxed_slice();
+                                        let ptr81 = vec81.as_ptr().cast::<u8>();
+                                        let len81 = vec81.len();
+                                        ::core::mem::forget(vec81);
                                         *base
                                             .add(::core::mem::size_of::<*const u8>())
-                                            .cast::<usize>() = len75;
-                                        *base.add(0).cast::<*mut u8>() = ptr75.cast_mut();
-                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V79;
-                                        match value74 {
-                                            V79::Str(e) => {
+                                            .cast::<usize>() = len81;
+                                        *base.add(0).cast::<*mut u8>() = ptr81.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V85;
+                                        match value80 {
+                                            V85::Str(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (0i32) as u8;
-                                                let vec76 = (e.into_bytes()).into_boxed_slice();
-                                                let ptr76 = vec76.as_ptr().cast::<u8>();
-                                                let len76 = vec76.len();
-                                                ::core::mem::forget(vec76);
+                                                let vec82 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr82 = vec82.as_ptr().cast::<u8>();
+                                                let len82 = vec82.len();
+                                                ::core::mem::forget(vec82);
                                                 *base
                                                     .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<usize>() = len76;
+                                                    .cast::<usize>() = len82;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<*mut u8>() = ptr76.cast_mut();
+                                                    .cast::<*mut u8>() = ptr82.cast_mut();
                                             }
-                                            V79::OptStr(e) => {
+                                            V85::OptStr(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (1i32) as u8;
@@ -24974,16 +25772,16 @@ pub mod exports {
                                                         *base
                                                             .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                             .cast::<u8>() = (1i32) as u8;
-                                                        let vec77 = (e.into_bytes()).into_boxed_slice();
-                                                        let ptr77 = vec77.as_ptr().cast::<u8>();
-                                                        let len77 = vec77.len();
-                                                        ::core::mem::forget(vec77);
+                                                        let vec83 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr83 = vec83.as_ptr().cast::<u8>();
+                                                        let len83 = vec83.len();
+                                                        ::core::mem::forget(vec83);
                                                         *base
                                                             .add(8 + 4 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<usize>() = len77;
+                                                            .cast::<usize>() = len83;
                                                         *base
                                                             .add(8 + 3 * ::core::mem::size_of::<*const u8>())
-                                                            .cast::<*mut u8>() = ptr77.cast_mut();
+                                                            .cast::<*mut u8>() = ptr83.cast_mut();
                                                     }
                                                     None => {
                                                         *base
@@ -24992,7 +25790,7 @@ pub mod exports {
                                                     }
                                                 };
                                             }
-                                            V79::U64(e) => {
+                                            V85::U64(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (2i32) as u8;
@@ -25000,7 +25798,7 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(e);
                                             }
-                                            V79::Stream(e) => {
+                                            V85::Stream(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (3i32) as u8;
@@ -25008,33 +25806,33 @@ pub mod exports {
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (e.clone() as i32) as u8;
                                             }
-                                            V79::Cursor(e) => {
+                                            V85::Cursor(e) => {
                                                 *base
                                                     .add(2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<u8>() = (4i32) as u8;
                                                 let super::super::super::super::exports::dory::wire::types::Cursor {
-                                                    stdout: stdout78,
-                                                    stderr: stderr78,
+                                                    stdout: stdout84,
+                                                    stderr: stderr84,
                                                 } = e;
                                                 *base
                                                     .add(8 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stdout78);
+                                                    .cast::<i64>() = _rt::as_i64(stdout84);
                                                 *base
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
-                                                    .cast::<i64>() = _rt::as_i64(stderr78);
+                                                    .cast::<i64>() = _rt::as_i64(stderr84);
                                             }
                                         }
                                     }
                                 }
-                                *ptr69
+                                *ptr75
                                     .add(9 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<usize>() = len80;
-                                *ptr69
+                                    .cast::<usize>() = len86;
+                                *ptr75
                                     .add(8 * ::core::mem::size_of::<*const u8>())
-                                    .cast::<*mut u8>() = result80;
+                                    .cast::<*mut u8>() = result86;
                             }
                         };
-                        ptr69
+                        ptr75
                     }
                 }
                 #[doc(hidden)]
@@ -28019,6 +28817,7 @@ pub mod exports {
                                     spill_path: spill_path5,
                                     spill_error: spill_error5,
                                     notices: notices5,
+                                    tokens: tokens5,
                                 } = stdout2;
                                 let vec6 = (text5.into_bytes()).into_boxed_slice();
                                 let ptr6 = vec6.as_ptr().cast::<u8>();
@@ -28183,6 +28982,21 @@ pub mod exports {
                                 *ptr1
                                     .add(112 + 15 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = result13;
+                                match tokens5 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(120 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        *ptr1
+                                            .add(128 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(e);
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(120 + 16 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
                                 let super::super::super::super::exports::dory::wire::preview::Preview {
                                     text: text14,
                                     truncated: truncated14,
@@ -28197,126 +29011,127 @@ pub mod exports {
                                     spill_path: spill_path14,
                                     spill_error: spill_error14,
                                     notices: notices14,
+                                    tokens: tokens14,
                                 } = stderr2;
                                 let vec15 = (text14.into_bytes()).into_boxed_slice();
                                 let ptr15 = vec15.as_ptr().cast::<u8>();
                                 let len15 = vec15.len();
                                 ::core::mem::forget(vec15);
                                 *ptr1
-                                    .add(120 + 17 * ::core::mem::size_of::<*const u8>())
+                                    .add(136 + 17 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len15;
                                 *ptr1
-                                    .add(120 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .add(136 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = ptr15.cast_mut();
                                 *ptr1
-                                    .add(120 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(136 + 18 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>() = (match truncated14 {
                                     true => 1,
                                     false => 0,
                                 }) as u8;
                                 *ptr1
-                                    .add(128 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(144 + 18 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(total_lines14);
                                 *ptr1
-                                    .add(136 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(152 + 18 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(total_bytes14);
                                 *ptr1
-                                    .add(144 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(160 + 18 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(head_bytes14);
                                 *ptr1
-                                    .add(152 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(168 + 18 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(tail_bytes14);
                                 *ptr1
-                                    .add(160 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(176 + 18 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(omitted_lines14);
                                 *ptr1
-                                    .add(168 + 18 * ::core::mem::size_of::<*const u8>())
+                                    .add(184 + 18 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(omitted_bytes14);
                                 match omitted_range14 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(176 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .add(192 + 18 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
                                         let super::super::super::super::exports::dory::wire::preview::LineRange {
                                             first: first16,
                                             last: last16,
                                         } = e;
                                         *ptr1
-                                            .add(184 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .add(200 + 18 * ::core::mem::size_of::<*const u8>())
                                             .cast::<i64>() = _rt::as_i64(first16);
                                         *ptr1
-                                            .add(192 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .add(208 + 18 * ::core::mem::size_of::<*const u8>())
                                             .cast::<i64>() = _rt::as_i64(last16);
                                     }
                                     None => {
                                         *ptr1
-                                            .add(176 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .add(192 + 18 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
                                 match spill_id14 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(200 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 18 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
                                         let vec17 = (e.into_bytes()).into_boxed_slice();
                                         let ptr17 = vec17.as_ptr().cast::<u8>();
                                         let len17 = vec17.len();
                                         ::core::mem::forget(vec17);
                                         *ptr1
-                                            .add(200 + 20 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 20 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>() = len17;
                                         *ptr1
-                                            .add(200 + 19 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 19 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>() = ptr17.cast_mut();
                                     }
                                     None => {
                                         *ptr1
-                                            .add(200 + 18 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 18 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
                                 match spill_path14 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(200 + 21 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 21 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
                                         let vec18 = (e.into_bytes()).into_boxed_slice();
                                         let ptr18 = vec18.as_ptr().cast::<u8>();
                                         let len18 = vec18.len();
                                         ::core::mem::forget(vec18);
                                         *ptr1
-                                            .add(200 + 23 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 23 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>() = len18;
                                         *ptr1
-                                            .add(200 + 22 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 22 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>() = ptr18.cast_mut();
                                     }
                                     None => {
                                         *ptr1
-                                            .add(200 + 21 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 21 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
                                 match spill_error14 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(200 + 24 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 24 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
                                         let vec19 = (e.into_bytes()).into_boxed_slice();
                                         let ptr19 = vec19.as_ptr().cast::<u8>();
                                         let len19 = vec19.len();
                                         ::core::mem::forget(vec19);
                                         *ptr1
-                                            .add(200 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 26 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>() = len19;
                                         *ptr1
-                                            .add(200 + 25 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 25 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>() = ptr19.cast_mut();
                                     }
                                     None => {
                                         *ptr1
-                                            .add(200 + 24 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 24 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
@@ -28356,11 +29171,26 @@ pub mod exports {
                                     }
                                 }
                                 *ptr1
-                                    .add(200 + 28 * ::core::mem::size_of::<*const u8>())
+                                    .add(216 + 28 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len22;
                                 *ptr1
-                                    .add(200 + 27 * ::core::mem::size_of::<*const u8>())
+                                    .add(216 + 27 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = result22;
+                                match tokens14 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(224 + 28 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        *ptr1
+                                            .add(232 + 28 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(e);
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(224 + 28 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
                                 let super::super::super::super::exports::dory::wire::preview::Preview {
                                     text: text23,
                                     truncated: truncated23,
@@ -28375,126 +29205,127 @@ pub mod exports {
                                     spill_path: spill_path23,
                                     spill_error: spill_error23,
                                     notices: notices23,
+                                    tokens: tokens23,
                                 } = combined2;
                                 let vec24 = (text23.into_bytes()).into_boxed_slice();
                                 let ptr24 = vec24.as_ptr().cast::<u8>();
                                 let len24 = vec24.len();
                                 ::core::mem::forget(vec24);
                                 *ptr1
-                                    .add(208 + 29 * ::core::mem::size_of::<*const u8>())
+                                    .add(240 + 29 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len24;
                                 *ptr1
-                                    .add(208 + 28 * ::core::mem::size_of::<*const u8>())
+                                    .add(240 + 28 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = ptr24.cast_mut();
                                 *ptr1
-                                    .add(208 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .add(240 + 30 * ::core::mem::size_of::<*const u8>())
                                     .cast::<u8>() = (match truncated23 {
                                     true => 1,
                                     false => 0,
                                 }) as u8;
                                 *ptr1
-                                    .add(216 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .add(248 + 30 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(total_lines23);
                                 *ptr1
-                                    .add(224 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .add(256 + 30 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(total_bytes23);
                                 *ptr1
-                                    .add(232 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .add(264 + 30 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(head_bytes23);
                                 *ptr1
-                                    .add(240 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .add(272 + 30 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(tail_bytes23);
                                 *ptr1
-                                    .add(248 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .add(280 + 30 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(omitted_lines23);
                                 *ptr1
-                                    .add(256 + 30 * ::core::mem::size_of::<*const u8>())
+                                    .add(288 + 30 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(omitted_bytes23);
                                 match omitted_range23 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(264 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .add(296 + 30 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
                                         let super::super::super::super::exports::dory::wire::preview::LineRange {
                                             first: first25,
                                             last: last25,
                                         } = e;
                                         *ptr1
-                                            .add(272 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .add(304 + 30 * ::core::mem::size_of::<*const u8>())
                                             .cast::<i64>() = _rt::as_i64(first25);
                                         *ptr1
-                                            .add(280 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .add(312 + 30 * ::core::mem::size_of::<*const u8>())
                                             .cast::<i64>() = _rt::as_i64(last25);
                                     }
                                     None => {
                                         *ptr1
-                                            .add(264 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .add(296 + 30 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
                                 match spill_id23 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(288 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 30 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
                                         let vec26 = (e.into_bytes()).into_boxed_slice();
                                         let ptr26 = vec26.as_ptr().cast::<u8>();
                                         let len26 = vec26.len();
                                         ::core::mem::forget(vec26);
                                         *ptr1
-                                            .add(288 + 32 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 32 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>() = len26;
                                         *ptr1
-                                            .add(288 + 31 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 31 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>() = ptr26.cast_mut();
                                     }
                                     None => {
                                         *ptr1
-                                            .add(288 + 30 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 30 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
                                 match spill_path23 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(288 + 33 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 33 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
                                         let vec27 = (e.into_bytes()).into_boxed_slice();
                                         let ptr27 = vec27.as_ptr().cast::<u8>();
                                         let len27 = vec27.len();
                                         ::core::mem::forget(vec27);
                                         *ptr1
-                                            .add(288 + 35 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 35 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>() = len27;
                                         *ptr1
-                                            .add(288 + 34 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 34 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>() = ptr27.cast_mut();
                                     }
                                     None => {
                                         *ptr1
-                                            .add(288 + 33 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 33 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
                                 match spill_error23 {
                                     Some(e) => {
                                         *ptr1
-                                            .add(288 + 36 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 36 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (1i32) as u8;
                                         let vec28 = (e.into_bytes()).into_boxed_slice();
                                         let ptr28 = vec28.as_ptr().cast::<u8>();
                                         let len28 = vec28.len();
                                         ::core::mem::forget(vec28);
                                         *ptr1
-                                            .add(288 + 38 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 38 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>() = len28;
                                         *ptr1
-                                            .add(288 + 37 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 37 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>() = ptr28.cast_mut();
                                     }
                                     None => {
                                         *ptr1
-                                            .add(288 + 36 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 36 * ::core::mem::size_of::<*const u8>())
                                             .cast::<u8>() = (0i32) as u8;
                                     }
                                 };
@@ -28534,16 +29365,31 @@ pub mod exports {
                                     }
                                 }
                                 *ptr1
-                                    .add(288 + 40 * ::core::mem::size_of::<*const u8>())
+                                    .add(320 + 40 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>() = len31;
                                 *ptr1
-                                    .add(288 + 39 * ::core::mem::size_of::<*const u8>())
+                                    .add(320 + 39 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>() = result31;
+                                match tokens23 {
+                                    Some(e) => {
+                                        *ptr1
+                                            .add(328 + 40 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (1i32) as u8;
+                                        *ptr1
+                                            .add(336 + 40 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<i64>() = _rt::as_i64(e);
+                                    }
+                                    None => {
+                                        *ptr1
+                                            .add(328 + 40 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<u8>() = (0i32) as u8;
+                                    }
+                                };
                                 *ptr1
-                                    .add(296 + 40 * ::core::mem::size_of::<*const u8>())
+                                    .add(344 + 40 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(stdout_lost_bytes2);
                                 *ptr1
-                                    .add(304 + 40 * ::core::mem::size_of::<*const u8>())
+                                    .add(352 + 40 * ::core::mem::size_of::<*const u8>())
                                     .cast::<i64>() = _rt::as_i64(stderr_lost_bytes2);
                             }
                             Err(e) => {
@@ -28809,68 +29655,68 @@ pub mod exports {
                                     8,
                                 );
                                 let l21 = *arg0
-                                    .add(120 + 16 * ::core::mem::size_of::<*const u8>())
+                                    .add(136 + 16 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
                                 let l22 = *arg0
-                                    .add(120 + 17 * ::core::mem::size_of::<*const u8>())
+                                    .add(136 + 17 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
                                 _rt::cabi_dealloc(l21, l22, 1);
                                 let l23 = i32::from(
                                     *arg0
-                                        .add(200 + 18 * ::core::mem::size_of::<*const u8>())
+                                        .add(216 + 18 * ::core::mem::size_of::<*const u8>())
                                         .cast::<u8>(),
                                 );
                                 match l23 {
                                     0 => {}
                                     _ => {
                                         let l24 = *arg0
-                                            .add(200 + 19 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 19 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>();
                                         let l25 = *arg0
-                                            .add(200 + 20 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 20 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
                                         _rt::cabi_dealloc(l24, l25, 1);
                                     }
                                 }
                                 let l26 = i32::from(
                                     *arg0
-                                        .add(200 + 21 * ::core::mem::size_of::<*const u8>())
+                                        .add(216 + 21 * ::core::mem::size_of::<*const u8>())
                                         .cast::<u8>(),
                                 );
                                 match l26 {
                                     0 => {}
                                     _ => {
                                         let l27 = *arg0
-                                            .add(200 + 22 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 22 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>();
                                         let l28 = *arg0
-                                            .add(200 + 23 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 23 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
                                         _rt::cabi_dealloc(l27, l28, 1);
                                     }
                                 }
                                 let l29 = i32::from(
                                     *arg0
-                                        .add(200 + 24 * ::core::mem::size_of::<*const u8>())
+                                        .add(216 + 24 * ::core::mem::size_of::<*const u8>())
                                         .cast::<u8>(),
                                 );
                                 match l29 {
                                     0 => {}
                                     _ => {
                                         let l30 = *arg0
-                                            .add(200 + 25 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 25 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>();
                                         let l31 = *arg0
-                                            .add(200 + 26 * ::core::mem::size_of::<*const u8>())
+                                            .add(216 + 26 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
                                         _rt::cabi_dealloc(l30, l31, 1);
                                     }
                                 }
                                 let l32 = *arg0
-                                    .add(200 + 27 * ::core::mem::size_of::<*const u8>())
+                                    .add(216 + 27 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
                                 let l33 = *arg0
-                                    .add(200 + 28 * ::core::mem::size_of::<*const u8>())
+                                    .add(216 + 28 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
                                 let base36 = l32;
                                 let len36 = l33;
@@ -28891,68 +29737,68 @@ pub mod exports {
                                     8,
                                 );
                                 let l37 = *arg0
-                                    .add(208 + 28 * ::core::mem::size_of::<*const u8>())
+                                    .add(240 + 28 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
                                 let l38 = *arg0
-                                    .add(208 + 29 * ::core::mem::size_of::<*const u8>())
+                                    .add(240 + 29 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
                                 _rt::cabi_dealloc(l37, l38, 1);
                                 let l39 = i32::from(
                                     *arg0
-                                        .add(288 + 30 * ::core::mem::size_of::<*const u8>())
+                                        .add(320 + 30 * ::core::mem::size_of::<*const u8>())
                                         .cast::<u8>(),
                                 );
                                 match l39 {
                                     0 => {}
                                     _ => {
                                         let l40 = *arg0
-                                            .add(288 + 31 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 31 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>();
                                         let l41 = *arg0
-                                            .add(288 + 32 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 32 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
                                         _rt::cabi_dealloc(l40, l41, 1);
                                     }
                                 }
                                 let l42 = i32::from(
                                     *arg0
-                                        .add(288 + 33 * ::core::mem::size_of::<*const u8>())
+                                        .add(320 + 33 * ::core::mem::size_of::<*const u8>())
                                         .cast::<u8>(),
                                 );
                                 match l42 {
                                     0 => {}
                                     _ => {
                                         let l43 = *arg0
-                                            .add(288 + 34 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 34 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>();
                                         let l44 = *arg0
-                                            .add(288 + 35 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 35 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
                                         _rt::cabi_dealloc(l43, l44, 1);
                                     }
                                 }
                                 let l45 = i32::from(
                                     *arg0
-                                        .add(288 + 36 * ::core::mem::size_of::<*const u8>())
+                                        .add(320 + 36 * ::core::mem::size_of::<*const u8>())
                                         .cast::<u8>(),
                                 );
                                 match l45 {
                                     0 => {}
                                     _ => {
                                         let l46 = *arg0
-                                            .add(288 + 37 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 37 * ::core::mem::size_of::<*const u8>())
                                             .cast::<*mut u8>();
                                         let l47 = *arg0
-                                            .add(288 + 38 * ::core::mem::size_of::<*const u8>())
+                                            .add(320 + 38 * ::core::mem::size_of::<*const u8>())
                                             .cast::<usize>();
                                         _rt::cabi_dealloc(l46, l47, 1);
                                     }
                                 }
                                 let l48 = *arg0
-                                    .add(288 + 39 * ::core::mem::size_of::<*const u8>())
+                                    .add(320 + 39 * ::core::mem::size_of::<*const u8>())
                                     .cast::<*mut u8>();
                                 let l49 = *arg0
-                                    .add(288 + 40 * ::core::mem::size_of::<*const u8>())
+                                    .add(320 + 40 * ::core::mem::size_of::<*const u8>())
                                     .cast::<usize>();
                                 let base52 = l48;
                                 let len52 = l49;
@@ -29606,10 +30452,10 @@ pub mod exports {
                 struct _RetArea(
                     [::core::mem::MaybeUninit<
                         u8,
-                    >; 312 + 40 * ::core::mem::size_of::<*const u8>()],
+                    >; 360 + 40 * ::core::mem::size_of::<*const u8>()],
                 );
                 static mut _RET_AREA: _RetArea = _RetArea(
-                    [::core::mem::MaybeUninit::uninit(); 312
+                    [::core::mem::MaybeUninit::uninit(); 360
                         + 40 * ::core::mem::size_of::<*const u8>()],
                 );
             }
@@ -30794,8 +31640,8 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 9916] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xbcL\x01A\x02\x01A!\x01\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 10039] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xb7M\x01A\x02\x01A!\x01\
 B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdoutw\x06\
 stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06misu\
 se\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03str\x01\
@@ -30898,32 +31744,34 @@ thod]follower.state\x01?\x01@\x01\x04self1\0y\x04\0\x19[method]follower.attempts
 \x01@\x01@\x01\x04self1\0\x17\x04\0\x18[method]follower.options\x01A\x01@\x01\x04\
 self1\0\x0d\x04\0\x1d[method]follower.resume-state\x01B\x01@\x01\x04self1\0s\x04\
 \0\"[method]follower.resume-state-json\x01C\x01@\0\0\x17\x04\0\x0ffollow-default\
-s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B9\x02\x03\x02\x01\x03\x04\0\x05\
+s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B?\x02\x03\x02\x01\x03\x04\0\x05\
 error\x03\0\0\x01r\x02\x05firstw\x04lastw\x04\0\x0aline-range\x03\0\x02\x01m\x06\
 \x07omitted\x04kept\x08terminal\x06stderr\x04lost\x03end\x04\0\x0bnotice-kind\x03\
 \0\x04\x01r\x03\x04kind\x05\x04linew\x04texts\x04\0\x06notice\x03\0\x06\x01k\x03\
-\x01ks\x01p\x07\x01r\x0d\x04texts\x09truncated\x7f\x0btotal-linesw\x0btotal-byte\
-sw\x0ahead-bytesw\x0atail-bytesw\x0domitted-linesw\x0domitted-bytesw\x0domitted-\
-range\x08\x08spill-id\x09\x0aspill-path\x09\x0bspill-error\x09\x07notices\x0a\x04\
-\0\x07preview\x03\0\x0b\x01q\x03\x05saved\x01s\0\x06failed\x01s\0\x09not-saved\0\
-\0\x04\0\x0dspill-outcome\x03\0\x0d\x04\0\x0dpending-spill\x03\x01\x01ps\x01q\x03\
-\x04none\0\0\x08defaults\0\0\x08patterns\x01\x10\0\x04\0\x04keep\x03\0\x11\x01m\x02\
-\x04even\x04tail\x04\0\x05split\x03\0\x13\x01r\x03\x04keep\x12\x08terminal\x7f\x05\
-split\x14\x04\0\x0fpreview-options\x03\0\x15\x01i\x0f\x01q\x02\x04fits\x01\x0c\0\
-\x0bneeds-spill\x01\x17\0\x04\0\x07bounded\x03\0\x18\x04\0\x11streaming-bounder\x03\
-\x01\x01h\x0f\x01@\x01\x04self\x1b\0s\x04\0\x1e[method]pending-spill.spill-id\x01\
-\x1c\x01@\x01\x04self\x1b\0w\x04\0![method]pending-spill.total-bytes\x01\x1d\x04\
-\0![method]pending-spill.total-lines\x01\x1d\x01@\x03\x04self\x1b\x07outcome\x0e\
-\x04hint\x09\0\x0c\x04\0\x1c[method]pending-spill.render\x01\x1e\x01i\x1a\x01j\x01\
-\x1f\x01\x01\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x09\x07options\x16\
-\0\x20\x04\0\x1e[constructor]streaming-bounder\x01!\x01h\x1a\x01p}\x01@\x02\x04s\
-elf\"\x05chunk#\x01\0\x04\0\x1e[method]streaming-bounder.push\x01$\x01@\x01\x04s\
-elf\"\0w\x04\0%[method]streaming-bounder.total-bytes\x01%\x01j\x01\x19\x01\x01\x01\
-@\x01\x07bounder\x1f\0&\x04\0\x20[static]streaming-bounder.finish\x01'\x01j\x01s\
-\x01\x01\x01@\x01\x07preview\x0c\0(\x04\0\x0fpreview-to-json\x01)\x01@\0\0\x10\x04\
-\0\x15default-keep-patterns\x01*\x01@\0\0\x16\x04\0\x0arun-preset\x01+\x01@\x05\x04\
-data#\x09max-linesw\x09max-bytesw\x08spill-id\x09\x07options\x16\0&\x04\0\x05bou\
-nd\x01,\x04\0\x17dory:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\
+\x01ks\x01p\x07\x01kw\x01r\x0e\x04texts\x09truncated\x7f\x0btotal-linesw\x0btota\
+l-bytesw\x0ahead-bytesw\x0atail-bytesw\x0domitted-linesw\x0domitted-bytesw\x0dom\
+itted-range\x08\x08spill-id\x09\x0aspill-path\x09\x0bspill-error\x09\x07notices\x0a\
+\x06tokens\x0b\x04\0\x07preview\x03\0\x0c\x01q\x03\x05saved\x01s\0\x06failed\x01\
+s\0\x09not-saved\0\0\x04\0\x0dspill-outcome\x03\0\x0e\x04\0\x0dpending-spill\x03\
+\x01\x01ps\x01q\x03\x04none\0\0\x08defaults\0\0\x08patterns\x01\x11\0\x04\0\x04k\
+eep\x03\0\x12\x01m\x02\x04even\x04tail\x04\0\x05split\x03\0\x14\x01ky\x01r\x05\x04\
+keep\x13\x08terminal\x7f\x05split\x15\x0amax-tokens\x16\x09tokenizer\x09\x04\0\x0f\
+preview-options\x03\0\x17\x01i\x10\x01q\x02\x04fits\x01\x0d\0\x0bneeds-spill\x01\
+\x19\0\x04\0\x07bounded\x03\0\x1a\x04\0\x11streaming-bounder\x03\x01\x01h\x10\x01\
+@\x01\x04self\x1d\0s\x04\0\x1e[method]pending-spill.spill-id\x01\x1e\x01@\x01\x04\
+self\x1d\0w\x04\0![method]pending-spill.total-bytes\x01\x1f\x04\0![method]pendin\
+g-spill.total-lines\x01\x1f\x01@\x03\x04self\x1d\x07outcome\x0f\x04hint\x09\0\x0d\
+\x04\0\x1c[method]pending-spill.render\x01\x20\x01i\x1c\x01j\x01!\x01\x01\x01@\x04\
+\x09max-linesw\x09max-bytesw\x08spill-id\x09\x07options\x18\0\"\x04\0\x1e[constr\
+uctor]streaming-bounder\x01#\x01h\x1c\x01p}\x01@\x02\x04self$\x05chunk%\x01\0\x04\
+\0\x1e[method]streaming-bounder.push\x01&\x01@\x01\x04self$\0w\x04\0%[method]str\
+eaming-bounder.total-bytes\x01'\x01j\x01\x1b\x01\x01\x01@\x01\x07bounder!\0(\x04\
+\0\x20[static]streaming-bounder.finish\x01)\x01j\x01s\x01\x01\x01@\x01\x07previe\
+w\x0d\0*\x04\0\x0fpreview-to-json\x01+\x01j\x01w\x01\x01\x01@\x02\x04texts\x09to\
+kenizer\x09\0,\x04\0\x0ccount-tokens\x01-\x01@\0\0\x11\x04\0\x0atokenizers\x01.\x04\
+\0\x15default-keep-patterns\x01.\x01@\0\0\x18\x04\0\x0arun-preset\x01/\x01@\x05\x04\
+data%\x09max-linesw\x09max-bytesw\x08spill-id\x09\x07options\x18\0(\x04\0\x05bou\
+nd\x010\x04\0\x17dory:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\
 \0\x04\x0fpreview-options\x02\x03\0\x04\x0dspill-outcome\x01B>\x02\x03\x02\x01\x01\
 \x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\
 \x01\x06\x04\0\x05event\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\x06\
@@ -30950,61 +31798,61 @@ utcome\x0b\x04hint\x10\0\x07\x04\0\x1a[method]run-pending.render\x01&\x01j\0\x01
 \x0fidempotency-keys\0s\x04\0\x0crun-spill-id\x01)\x01@\0\0w\x04\0\x15default-ru\
 n-max-lines\x01*\x04\0\x15default-run-max-bytes\x01*\x04\0\x11min-run-max-bytes\x01\
 *\x04\0\x13dory:wire/run@0.1.0\x05\x12\x02\x03\0\x04\x04keep\x02\x03\0\x03\x0efo\
-llow-options\x02\x03\0\x03\x09reconnect\x02\x03\0\x05\x04view\x01Be\x02\x03\x02\x01\
+llow-options\x02\x03\0\x03\x09reconnect\x02\x03\0\x05\x04view\x01Bf\x02\x03\x02\x01\
 \x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\
 \x02\x01\x02\x04\0\x06cursor\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\
 \x06\x02\x03\x02\x01\x11\x04\0\x0dspill-outcome\x03\0\x08\x02\x03\x02\x01\x13\x04\
 \0\x04keep\x03\0\x0a\x02\x03\x02\x01\x0b\x04\0\x07request\x03\0\x0c\x02\x03\x02\x01\
 \x0c\x04\0\x07command\x03\0\x0e\x02\x03\x02\x01\x14\x04\0\x0efollow-options\x03\0\
 \x10\x02\x03\x02\x01\x15\x04\0\x09reconnect\x03\0\x12\x02\x03\x02\x01\x16\x04\0\x04\
-view\x03\0\x14\x01kw\x01ks\x01ku\x01k\x7f\x01k\x0b\x01r\x0c\x09max-lines\x16\x09\
-max-bytes\x16\x0fidempotency-key\x17\x0ftimeout-seconds\x18\x04hint\x17\x0ekill-\
-on-cancel\x19\x05spill\x19\x09on-output\x19\x11answer-timeout-ns\x16\x04keep\x1a\
-\x08terminal\x19\x06follow\x11\x04\0\x0brun-options\x03\0\x1b\x01r\x02\x04view\x15\
-\x08spill-ids\x04\0\x0aspill-open\x03\0\x1d\x01p}\x01r\x02\x04view\x15\x04data\x1f\
-\x04\0\x0bspill-write\x03\0\x20\x01r\x03\x06stream\x01\x04data\x1f\x04texts\x04\0\
-\x0coutput-chunk\x03\0\"\x01q\x05\x0aopen-spill\x01\x1e\0\x0bwrite-spill\x01!\0\x06\
-output\x01#\0\x0ccommit-spill\x01\x15\0\x0ddiscard-spill\x01\x15\0\x04\0\x0arun-\
-action\x03\0$\x01k\x13\x01r\x02\x08delay-nsw\x09reconnect&\x04\0\x08run-wait\x03\
-\0'\x01q\x04\x04send\0\0\x04wait\x01(\0\x04done\0\0\x09cancelled\0\0\x04\0\x08ru\
-n-step\x03\0)\x01p%\x01k\x03\x01r\x02\x07actions+\x05error,\x04\0\x07run-fed\x03\
-\0-\x01j\x01*\x01\x03\x01r\x02\x07actions+\x04step/\x04\0\x0crun-finished\x03\00\
-\x01r\x02\x07actions+\x04step*\x04\0\x0drun-cancelled\x03\02\x01kx\x01r\x09\x07p\
-roc-ids\x0fidempotency-keys\x09exit-code4\x09timed-out\x7f\x06stdout\x07\x06stde\
-rr\x07\x08combined\x07\x11stdout-lost-bytesw\x11stderr-lost-bytesw\x04\0\x0arun-\
-result\x03\05\x01m\x07\x08starting\x09following\x0acancelling\x04done\x08finishe\
-d\x09cancelled\x06failed\x04\0\x09run-state\x03\07\x04\0\x03run\x03\x01\x01i9\x01\
-j\x01:\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0f\x07options\x1c\x06random\x1f\
-\0;\x04\0\x10[constructor]run\x01<\x01h9\x01j\x01\x0d\x01\x03\x01@\x01\x04self=\0\
->\x04\0\x13[method]run.request\x01?\x01j\0\x01\x03\x01@\x05\x04self=\x06status{\x0c\
-content-types\x07proc-id\x17\x0bretry-after\x17\0\xc0\0\x04\0\x10[method]run.ope\
-n\x01A\x01@\x02\x04self=\x04data\x1f\0.\x04\0\x10[method]run.feed\x01B\x01@\x03\x04\
-self=\x0ftransport-error\x17\x06jitteru\01\x04\0\x12[method]run.finish\x01C\x01@\
-\x03\x04self=\x06details\x06jitteru\0/\x04\0\x17[method]run.no-response\x01D\x01\
-@\x01\x04self=\03\x04\0\x12[method]run.cancel\x01E\x01@\x01\x04self=\0\x16\x04\0\
-\x19[method]run.wait-limit-ns\x01F\x01@\x02\x04self=\x0aelapsed-nsw\0\x7f\x04\0\x15\
-[method]run.waited-ns\x01G\x01@\x03\x04self=\x04view\x15\x05errors\x01\0\x04\0\x18\
-[method]run.spill-failed\x01H\x01@\x03\x04self=\x04view\x15\x07outcome\x09\x01\0\
-\x04\0\x1b[method]run.spill-committed\x01I\x01j\x016\x01\x03\x01@\x01\x04self=\0\
-\xca\0\x04\0\x12[method]run.result\x01K\x01@\x01\x04self=\08\x04\0\x11[method]ru\
-n.state\x01L\x01@\x01\x04self=\0s\x04\0\x1b[method]run.idempotency-key\x01M\x01@\
-\x01\x04self=\0\x17\x04\0\x13[method]run.proc-id\x01N\x01@\x02\x04self=\x04view\x15\
-\0s\x04\0\x14[method]run.spill-id\x01O\x01@\x01\x04self=\0\x05\x04\0\x12[method]\
-run.cursor\x01P\x01j\x01s\x01\x03\x01@\x01\x0arun-result6\0\xd1\0\x04\0\x12run-r\
-esult-to-json\x01R\x04\0\x1bdory:wire/run-machine@0.1.0\x05\x17\x01B\x15\x02\x03\
-\x02\x01\x03\x04\0\x05error\x03\0\0\x01r\x04\x07contextw\x09max-linesw\x09max-by\
-tesw\x0bignore-case\x7f\x04\0\x0esearch-options\x03\0\x02\x01kw\x01ks\x01r\x0c\x04\
-texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0dmatched-linesw\x0bshow\
-n-linesw\x0domitted-linesw\x0cpartial-line\x04\x0along-linesw\x0ffirst-long-line\
-\x04\x0aspill-path\x05\x07command\x05\x04\0\x0dsearch-result\x03\0\x06\x04\0\x08\
-searcher\x03\x01\x01i\x08\x01j\x01\x09\x01\x01\x01@\x02\x07patterns\x07options\x03\
-\0\x0a\x04\0\x17[static]searcher.create\x01\x0b\x01h\x08\x01p}\x01@\x02\x04self\x0c\
-\x05chunk\x0d\x01\0\x04\0\x15[method]searcher.push\x01\x0e\x01@\x01\x04self\x0c\0\
-w\x04\0\x1f[method]searcher.buffered-bytes\x01\x0f\x01@\x02\x08searcher\x09\x04p\
-ath\x05\0\x07\x04\0\x17[static]searcher.finish\x01\x10\x04\0\x16dory:wire/search\
-@0.1.0\x05\x18\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wi\
-re\x03\0\0\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10\
-wit-bindgen-rust\x060.63.0";
+view\x03\0\x14\x01kw\x01ky\x01ks\x01ku\x01k\x7f\x01k\x0b\x01r\x0e\x09max-lines\x16\
+\x09max-bytes\x16\x0amax-tokens\x17\x09tokenizer\x18\x0fidempotency-key\x18\x0ft\
+imeout-seconds\x19\x04hint\x18\x0ekill-on-cancel\x1a\x05spill\x1a\x09on-output\x1a\
+\x11answer-timeout-ns\x16\x04keep\x1b\x08terminal\x1a\x06follow\x11\x04\0\x0brun\
+-options\x03\0\x1c\x01r\x02\x04view\x15\x08spill-ids\x04\0\x0aspill-open\x03\0\x1e\
+\x01p}\x01r\x02\x04view\x15\x04data\x20\x04\0\x0bspill-write\x03\0!\x01r\x03\x06\
+stream\x01\x04data\x20\x04texts\x04\0\x0coutput-chunk\x03\0#\x01q\x05\x0aopen-sp\
+ill\x01\x1f\0\x0bwrite-spill\x01\"\0\x06output\x01$\0\x0ccommit-spill\x01\x15\0\x0d\
+discard-spill\x01\x15\0\x04\0\x0arun-action\x03\0%\x01k\x13\x01r\x02\x08delay-ns\
+w\x09reconnect'\x04\0\x08run-wait\x03\0(\x01q\x04\x04send\0\0\x04wait\x01)\0\x04\
+done\0\0\x09cancelled\0\0\x04\0\x08run-step\x03\0*\x01p&\x01k\x03\x01r\x02\x07ac\
+tions,\x05error-\x04\0\x07run-fed\x03\0.\x01j\x01+\x01\x03\x01r\x02\x07actions,\x04\
+step0\x04\0\x0crun-finished\x03\01\x01r\x02\x07actions,\x04step+\x04\0\x0drun-ca\
+ncelled\x03\03\x01kx\x01r\x09\x07proc-ids\x0fidempotency-keys\x09exit-code5\x09t\
+imed-out\x7f\x06stdout\x07\x06stderr\x07\x08combined\x07\x11stdout-lost-bytesw\x11\
+stderr-lost-bytesw\x04\0\x0arun-result\x03\06\x01m\x07\x08starting\x09following\x0a\
+cancelling\x04done\x08finished\x09cancelled\x06failed\x04\0\x09run-state\x03\08\x04\
+\0\x03run\x03\x01\x01i:\x01j\x01;\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0f\
+\x07options\x1d\x06random\x20\0<\x04\0\x10[constructor]run\x01=\x01h:\x01j\x01\x0d\
+\x01\x03\x01@\x01\x04self>\0?\x04\0\x13[method]run.request\x01@\x01j\0\x01\x03\x01\
+@\x05\x04self>\x06status{\x0ccontent-types\x07proc-id\x18\x0bretry-after\x18\0\xc1\
+\0\x04\0\x10[method]run.open\x01B\x01@\x02\x04self>\x04data\x20\0/\x04\0\x10[met\
+hod]run.feed\x01C\x01@\x03\x04self>\x0ftransport-error\x18\x06jitteru\02\x04\0\x12\
+[method]run.finish\x01D\x01@\x03\x04self>\x06details\x06jitteru\00\x04\0\x17[met\
+hod]run.no-response\x01E\x01@\x01\x04self>\04\x04\0\x12[method]run.cancel\x01F\x01\
+@\x01\x04self>\0\x16\x04\0\x19[method]run.wait-limit-ns\x01G\x01@\x02\x04self>\x0a\
+elapsed-nsw\0\x7f\x04\0\x15[method]run.waited-ns\x01H\x01@\x03\x04self>\x04view\x15\
+\x05errors\x01\0\x04\0\x18[method]run.spill-failed\x01I\x01@\x03\x04self>\x04vie\
+w\x15\x07outcome\x09\x01\0\x04\0\x1b[method]run.spill-committed\x01J\x01j\x017\x01\
+\x03\x01@\x01\x04self>\0\xcb\0\x04\0\x12[method]run.result\x01L\x01@\x01\x04self\
+>\09\x04\0\x11[method]run.state\x01M\x01@\x01\x04self>\0s\x04\0\x1b[method]run.i\
+dempotency-key\x01N\x01@\x01\x04self>\0\x18\x04\0\x13[method]run.proc-id\x01O\x01\
+@\x02\x04self>\x04view\x15\0s\x04\0\x14[method]run.spill-id\x01P\x01@\x01\x04sel\
+f>\0\x05\x04\0\x12[method]run.cursor\x01Q\x01j\x01s\x01\x03\x01@\x01\x0arun-resu\
+lt7\0\xd2\0\x04\0\x12run-result-to-json\x01S\x04\0\x1bdory:wire/run-machine@0.1.\
+0\x05\x17\x01B\x15\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\0\x01r\x04\x07contex\
+tw\x09max-linesw\x09max-bytesw\x0bignore-case\x7f\x04\0\x0esearch-options\x03\0\x02\
+\x01kw\x01ks\x01r\x0c\x04texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0d\
+matched-linesw\x0bshown-linesw\x0domitted-linesw\x0cpartial-line\x04\x0along-lin\
+esw\x0ffirst-long-line\x04\x0aspill-path\x05\x07command\x05\x04\0\x0dsearch-resu\
+lt\x03\0\x06\x04\0\x08searcher\x03\x01\x01i\x08\x01j\x01\x09\x01\x01\x01@\x02\x07\
+patterns\x07options\x03\0\x0a\x04\0\x17[static]searcher.create\x01\x0b\x01h\x08\x01\
+p}\x01@\x02\x04self\x0c\x05chunk\x0d\x01\0\x04\0\x15[method]searcher.push\x01\x0e\
+\x01@\x01\x04self\x0c\0w\x04\0\x1f[method]searcher.buffered-bytes\x01\x0f\x01@\x02\
+\x08searcher\x09\x04path\x05\0\x07\x04\0\x17[static]searcher.finish\x01\x10\x04\0\
+\x16dory:wire/search@0.1.0\x05\x18\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\
+\x01\0\x09dory-wire\x03\0\0\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-compo\
+nent\x070.262.0\x10wit-bindgen-rust\x060.63.0";
 #[inline(never)]
 #[doc(hidden)]
 pub fn __link_custom_section_describing_imports() {

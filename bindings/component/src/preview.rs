@@ -9,8 +9,8 @@
 use std::cell::RefCell;
 
 use dory_wire::preview::{
-    Bounded, Bounder, Keep, Notice, NoticeKind, PendingSpill, Preview, SpillOutcome, Split,
-    StreamingBounder,
+    Bounded, Bounder, Keep, Limits, Notice, NoticeKind, PendingSpill, Preview, SpillOutcome, Split,
+    StreamingBounder, TokenLimit,
 };
 
 use crate::bindings::exports::dory::wire::preview as wit;
@@ -41,6 +41,35 @@ pub fn limit(n: u64) -> usize {
 /// Above 2^53 the `f64` is rounded, and out of range all the same.
 pub fn preview_limit(n: u64, name: &str) -> Result<usize, WitError> {
     dory_wire::preview::checked_limit(n as f64, name).map_err(|e| convert::error(&e))
+}
+
+/// The WIT `max-tokens` and `tokenizer` as the core's token limit, by the
+/// core's one rule for every binding (`preview::token_limit`: none and none
+/// is no limit, a tokenizer alone only counts, `max-tokens` alone uses the
+/// core's default tokenizer); `max-tokens` is checked as the other limits
+/// (`checked_limit`). Errors: the core's `invalid_limits`, or
+/// `invalid_argument` (argument `tokenizer`) for a name this build lacks.
+pub fn token_limit(
+    max_tokens: Option<u32>,
+    tokenizer: Option<&str>,
+) -> Result<Option<TokenLimit>, WitError> {
+    let max_tokens = max_tokens
+        .map(|n| dory_wire::preview::checked_limit(f64::from(n), "max-tokens"))
+        .transpose()
+        .map_err(|e| convert::error(&e))?;
+    dory_wire::preview::token_limit(max_tokens, tokenizer).map_err(|e| convert::error(&e))
+}
+
+/// A core token limit as the WIT `max-tokens` and `tokenizer` (a limit
+/// that only counts has no `max-tokens`).
+fn token_options(tokens: Option<TokenLimit>) -> (Option<u32>, Option<String>) {
+    match tokens {
+        Some(t) => (
+            u32::try_from(t.max_tokens).ok(),
+            Some(t.tokenizer.name().to_owned()),
+        ),
+        None => (None, None),
+    }
 }
 
 /// A core notice kind as its WIT enum.
@@ -117,6 +146,7 @@ pub fn core_preview(p: wit::Preview) -> Result<Preview<'static>, WitError> {
     core.spill_path = p.spill_path;
     core.spill_error = p.spill_error;
     core.notices = notices;
+    core.tokens = p.tokens;
     Ok(core)
 }
 
@@ -146,6 +176,7 @@ pub fn preview(p: Preview<'_>) -> wit::Preview {
         spill_id: p.spill_id,
         spill_path: p.spill_path,
         spill_error: p.spill_error,
+        tokens: p.tokens,
     }
 }
 
@@ -158,14 +189,45 @@ pub fn spill_outcome(outcome: wit::SpillOutcome) -> SpillOutcome {
     }
 }
 
-/// The WIT `keep`, `terminal` and `split` options as the core's (shared
-/// with [`crate::run`]); a refused pattern is the core's `invalid_argument`.
-pub fn options(options: wit::PreviewOptions) -> Result<(Keep, bool, Split), WitError> {
+/// A bounder's limits and options from the WIT (shared with [`crate::run`]).
+#[derive(Debug)]
+pub struct Options {
+    /// Lines, bytes, split and tokens.
+    pub limits: Limits,
+    /// The lines kept from the omitted middle.
+    pub keep: Keep,
+    /// Terminal rendering.
+    pub terminal: bool,
+}
+
+/// The limits `max-lines` and `max-bytes` and the WIT `preview-options` as
+/// the core's (shared with [`crate::run`]), every value checked by the
+/// core: a refused keep pattern or tokenizer is its `invalid_argument`, a
+/// limit out of range its `invalid_limits`.
+pub fn options(
+    max_lines: u64,
+    max_bytes: u64,
+    options: wit::PreviewOptions,
+) -> Result<Options, WitError> {
     let split = match options.split {
         wit::Split::Even => Split::Even,
         wit::Split::Tail => Split::Tail,
     };
-    Ok((keep(options.keep)?, options.terminal, split))
+    let keep = keep(options.keep)?;
+    let limits = Limits::new(
+        preview_limit(max_lines, "max-lines")?,
+        preview_limit(max_bytes, "max-bytes")?,
+    )
+    .with_split(split)
+    .with_token_limit(token_limit(
+        options.max_tokens,
+        options.tokenizer.as_deref(),
+    )?);
+    Ok(Options {
+        limits,
+        keep,
+        terminal: options.terminal,
+    })
 }
 
 /// The WIT `preview-options` of the core's `Bounder::run_preset`.
@@ -178,6 +240,7 @@ pub fn run_preset() -> wit::PreviewOptions {
     } else {
         wit::Keep::Patterns(preset.keep().as_slice().to_vec())
     };
+    let (max_tokens, tokenizer) = token_options(preset.limits().tokens());
     wit::PreviewOptions {
         keep,
         terminal: preset.terminal(),
@@ -185,6 +248,8 @@ pub fn run_preset() -> wit::PreviewOptions {
             Split::Even => wit::Split::Even,
             Split::Tail => wit::Split::Tail,
         },
+        max_tokens,
+        tokenizer,
     }
 }
 
@@ -223,6 +288,18 @@ impl wit::Guest for Component {
         run_preset()
     }
 
+    fn count_tokens(text: String, tokenizer: Option<String>) -> Result<u64, WitError> {
+        dory_wire::preview::count_tokens(&text, tokenizer.as_deref())
+            .map_err(|e| convert::error(&e))
+    }
+
+    fn tokenizers() -> Vec<String> {
+        dory_wire::preview::tokenizers()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    }
+
     fn default_keep_patterns() -> Vec<String> {
         Keep::DEFAULT_PATTERNS
             .iter()
@@ -237,14 +314,10 @@ impl wit::Guest for Component {
         spill_id: Option<String>,
         options: wit::PreviewOptions,
     ) -> Result<wit::Bounded, WitError> {
-        let (keep, terminal, split) = self::options(options)?;
-        let bounder = Bounder::new(
-            preview_limit(max_lines, "max-lines")?,
-            preview_limit(max_bytes, "max-bytes")?,
-        )
-        .with_keep(keep)
-        .with_terminal(terminal)
-        .with_split(split);
+        let o = self::options(max_lines, max_bytes, options)?;
+        let bounder = Bounder::with_limits(o.limits)
+            .with_keep(o.keep)
+            .with_terminal(o.terminal);
         match &spill_id {
             Some(id) => bounder.bound_with_spill_id(&data, id),
             None => bounder.bound(&data),
@@ -279,14 +352,10 @@ impl wit::GuestStreamingBounder for StreamingBounderResource {
         spill_id: Option<String>,
         options: wit::PreviewOptions,
     ) -> Result<Self, WitError> {
-        let (keep, terminal, split) = self::options(options)?;
-        let mut inner = StreamingBounder::new(
-            preview_limit(max_lines, "max-lines")?,
-            preview_limit(max_bytes, "max-bytes")?,
-        )
-        .with_keep(keep)
-        .with_terminal(terminal)
-        .with_split(split);
+        let o = self::options(max_lines, max_bytes, options)?;
+        let mut inner = StreamingBounder::with_limits(o.limits)
+            .with_keep(o.keep)
+            .with_terminal(o.terminal);
         if let Some(id) = spill_id {
             inner = inner.with_spill_id(id);
         }
@@ -310,5 +379,126 @@ impl wit::GuestStreamingBounder for StreamingBounderResource {
             .finish()
             .map(bounded)
             .map_err(|e| convert::error(&e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bindings::exports::dory::wire::types::FieldValue;
+    use wit::{Guest, GuestStreamingBounder};
+
+    /// Neither `keep` nor `terminal`, and this token limit.
+    fn tokens(max_tokens: Option<u32>, tokenizer: Option<&str>) -> wit::PreviewOptions {
+        wit::PreviewOptions {
+            keep: wit::Keep::None,
+            terminal: false,
+            split: wit::Split::Even,
+            max_tokens,
+            tokenizer: tokenizer.map(str::to_owned),
+        }
+    }
+
+    fn log() -> Vec<u8> {
+        (1..=400)
+            .map(|i| format!("step {i}: compiled module_{i}\n"))
+            .collect::<String>()
+            .into_bytes()
+    }
+
+    /// `bound`'s bounder, rendered without a spill (a resource handle
+    /// cannot be made on the host).
+    fn whole(data: &[u8], lines: u64, bytes: u64, opts: wit::PreviewOptions) -> wit::Preview {
+        let o = options(lines, bytes, opts).unwrap();
+        let bounder = Bounder::with_limits(o.limits)
+            .with_keep(o.keep)
+            .with_terminal(o.terminal);
+        preview(
+            bounder
+                .bound_with_spill_id(data, "t")
+                .unwrap()
+                .render(SpillOutcome::NotSaved, None),
+        )
+    }
+
+    fn argument(err: &WitError) -> Option<&str> {
+        err.fields
+            .iter()
+            .find_map(|f| match (&f.name[..], &f.value) {
+                ("argument", FieldValue::Str(s)) => Some(s.as_str()),
+                _ => None,
+            })
+    }
+
+    #[test]
+    fn a_token_limit_binds_in_bound_and_streaming_and_is_counted() {
+        assert!(Component::tokenizers().contains(&"approx".to_owned()));
+        let opts = || tokens(Some(200), Some("approx"));
+        let p = whole(&log(), 400, 16 * 1024, opts());
+        let n = p.tokens.expect("counted under a token limit");
+        assert!(p.truncated && n <= 200, "{n}");
+        assert_eq!(
+            Component::count_tokens(p.text.clone(), Some("approx".into())).unwrap(),
+            n
+        );
+        let s = StreamingBounderResource::new(400, 16 * 1024, Some("t".into()), opts()).unwrap();
+        for chunk in log().chunks(777) {
+            s.push(chunk.to_vec());
+        }
+        let streamed = preview(
+            s.inner
+                .into_inner()
+                .finish()
+                .unwrap()
+                .render(SpillOutcome::NotSaved, None),
+        );
+        // The JSON ends with the count, the same streamed, and the record
+        // converts back.
+        let json = Component::preview_to_json(p).unwrap();
+        assert!(json.ends_with(&format!(",\"tokens\":{n}}}")), "{json}");
+        assert_eq!(Component::preview_to_json(streamed).unwrap(), json);
+    }
+
+    #[test]
+    fn the_core_decides_every_token_option() {
+        // Neither: no count. A tokenizer alone: counted, not limited.
+        let none = whole(&log(), 50, 2000, tokens(None, None));
+        assert_eq!(none.tokens, None);
+        let counted = whole(&log(), 50, 2000, tokens(None, Some("approx")));
+        assert_eq!(counted.text, none.text);
+        assert_eq!(
+            counted.tokens,
+            Some(Component::count_tokens(counted.text.clone(), Some("approx".into())).unwrap())
+        );
+        // Below the least a cut needs: refused when the input must be cut.
+        let err = Component::bound(
+            log(),
+            400,
+            16 * 1024,
+            None,
+            tokens(Some(31), Some("approx")),
+        )
+        .unwrap_err();
+        assert_eq!(err.code, "invalid_limits");
+        // An unknown tokenizer, in every bounder and in count-tokens.
+        for err in [
+            Component::bound(b"x".to_vec(), 1, 40, None, tokens(Some(100), Some("gpt-9")))
+                .unwrap_err(),
+            StreamingBounderResource::new(1, 40, None, tokens(None, Some("gpt-9"))).unwrap_err(),
+            Component::count_tokens("x".into(), Some("gpt-9".into())).unwrap_err(),
+        ] {
+            assert_eq!(err.code, "invalid_argument");
+            assert_eq!(argument(&err), Some("tokenizer"));
+        }
+        assert_eq!(
+            Component::count_tokens(String::new(), Some("approx".into())).unwrap(),
+            0
+        );
+    }
+
+    #[test]
+    fn run_preset_has_no_token_limit() {
+        let preset = Component::run_preset();
+        assert_eq!((preset.max_tokens, preset.tokenizer), (None, None));
     }
 }

@@ -95,14 +95,10 @@ impl wit::GuestRunBounder for RunBounderResource {
         spill_id: Option<String>,
         options: PreviewOptions,
     ) -> Result<Self, WitError> {
-        let (keep, terminal, split) = preview_options(options)?;
-        let mut inner = RunBounder::new(
-            preview_limit(max_lines, "max-lines")?,
-            preview_limit(max_bytes, "max-bytes")?,
-        )
-        .with_keep(keep)
-        .with_terminal(terminal)
-        .with_split(split);
+        let o = preview_options(max_lines, max_bytes, options)?;
+        let mut inner = RunBounder::with_limits(o.limits)
+            .with_keep(o.keep)
+            .with_terminal(o.terminal);
         if let Some(id) = spill_id {
             inner = inner.with_spill_id(&id);
         }
@@ -207,6 +203,8 @@ mod tests {
             keep: Keep::None,
             terminal: false,
             split: Split::Even,
+            max_tokens: None,
+            tokenizer: None,
         }
     }
 
@@ -216,6 +214,8 @@ mod tests {
             keep: Keep::Patterns(vec!["^error".into()]),
             terminal: true,
             split: Split::Even,
+            max_tokens: None,
+            tokenizer: None,
         };
         let run = RunBounderResource::new(16, 600, None, options).unwrap();
         for i in 0..200 {
@@ -236,9 +236,46 @@ mod tests {
             keep: Keep::Patterns(vec!["(".into()]),
             terminal: false,
             split: Split::Even,
+            max_tokens: None,
+            tokenizer: None,
         };
         let err = RunBounderResource::new(8, 300, None, bad).unwrap_err();
         assert_eq!(err.code, "invalid_argument");
+    }
+
+    #[test]
+    fn a_token_limit_applies_to_every_view() {
+        let options = |max_tokens, tokenizer: &str| PreviewOptions {
+            keep: Keep::None,
+            terminal: false,
+            split: Split::Even,
+            max_tokens,
+            tokenizer: Some(tokenizer.into()),
+        };
+        let run =
+            RunBounderResource::new(400, 16 * 1024, None, options(Some(150), "approx")).unwrap();
+        for i in 0..300 {
+            run.push(
+                WitStream::Stdout,
+                format!("step {i}: compiled\n").into_bytes(),
+            );
+            if i % 50 == 0 {
+                run.push(WitStream::Stderr, format!("warning {i}\n").into_bytes());
+            }
+        }
+        let pending = run.finish().unwrap();
+        for v in VIEWS {
+            let p = pending.render(v, SpillOutcome::NotSaved, None);
+            let n = p.tokens.expect("counted under a token limit");
+            assert!(n <= 150, "{n}");
+            assert_eq!(
+                dory_wire::preview::count_tokens(&p.text, Some("approx")).unwrap(),
+                n
+            );
+        }
+        let err = RunBounderResource::new(8, 300, None, options(None, "gpt-9")).unwrap_err();
+        assert_eq!(err.code, "invalid_argument");
+        assert!(err.message.contains("tokenizer"), "{}", err.message);
     }
 
     #[test]

@@ -66,6 +66,9 @@ fn run_options(options: wit::RunOptions) -> Result<RunOptions, WitError> {
     if let Some(n) = options.max_bytes {
         out = out.max_bytes(preview_limit(n, "max-bytes")?);
     }
+    // Both none: no token limit (the core's default); the run's own check
+    // (at least `MIN_RUN_MAX_BYTES`) is the core's too.
+    out.tokens = preview::token_limit(options.max_tokens, options.tokenizer.as_deref())?;
     out.idempotency_key = options.idempotency_key;
     out.timeout_seconds = options.timeout_seconds;
     out.hint = options.hint;
@@ -377,6 +380,8 @@ mod tests {
         wit::RunOptions {
             max_lines: None,
             max_bytes: None,
+            max_tokens: None,
+            tokenizer: None,
             idempotency_key: Some("k".into()),
             timeout_seconds: None,
             hint: None,
@@ -392,6 +397,23 @@ mod tests {
 
     fn run(options: wit::RunOptions) -> RunResource {
         RunResource::build("c1", Command::Shell("make".into()), options, &[0; 16]).unwrap()
+    }
+
+    #[test]
+    fn a_token_limit_is_checked_before_any_request() {
+        let with = |max_tokens, tokenizer: Option<&str>| wit::RunOptions {
+            max_tokens,
+            tokenizer: tokenizer.map(str::to_owned),
+            ..options()
+        };
+        let build = |o| RunResource::build("c1", Command::Shell("make".into()), o, &[0; 16]);
+        assert!(build(with(Some(80), Some("approx"))).is_ok());
+        assert!(build(with(None, Some("approx"))).is_ok());
+        let err = build(with(Some(79), Some("approx"))).unwrap_err();
+        assert_eq!(err.code, "invalid_limits");
+        let err = build(with(Some(4000), Some("gpt-9"))).unwrap_err();
+        assert_eq!(err.code, "invalid_argument");
+        assert!(err.message.contains("tokenizer"), "{}", err.message);
     }
 
     #[test]
