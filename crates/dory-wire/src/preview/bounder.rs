@@ -7,7 +7,7 @@ use crate::error::Error;
 use super::count::count_newlines;
 use super::digest::spill_id_of;
 use super::keep::Keep;
-use super::limits::Limits;
+use super::limits::{may_fit, Limits};
 use super::plan::Retained;
 use super::render::Window;
 use super::result::Preview;
@@ -259,10 +259,4 @@ impl Bounder {
             fit: None,
         }))
     }
-}
-
-/// Whether input of `total` bytes and `lines` lines can fit unchanged (its
-/// rendering, never shorter than the bytes, decides).
-pub(crate) fn may_fit(limits: &Limits, total: u64, lines: u64) -> bool {
-    total <= limits.max_bytes() as u64 && lines <= limits.max_lines() as u64
 }

@@ -239,6 +239,12 @@ impl Limits {
     }
 }
 
+/// Whether input of `total` bytes and `lines` lines can fit unchanged (its
+/// rendering, never shorter than the bytes, decides).
+pub(crate) fn may_fit(limits: &Limits, total: u64, lines: u64) -> bool {
+    total <= limits.max_bytes() as u64 && lines <= limits.max_lines() as u64
+}
+
 /// The largest `max_lines` or `max_bytes` a binding accepts, in every
 /// language: 2^32 − 1, the most a WebAssembly (wasm32) `usize` holds.
 pub const MAX_LIMIT: u32 = u32::MAX;

@@ -48,7 +48,8 @@ mod plan;
 mod prefilter;
 mod render;
 mod result;
-mod run;
+mod ring;
+mod run_bounder;
 mod shape;
 mod spill;
 mod stream;
@@ -62,7 +63,7 @@ pub use limits::{
 };
 pub(crate) use result::push_json_str;
 pub use result::{Notice, NoticeKind, Preview};
-pub use run::{
+pub use run_bounder::{
     run_spill_id, RunBounder, RunEnd, RunPending, View, DEFAULT_RUN_MAX_BYTES,
     DEFAULT_RUN_MAX_LINES, MIN_RUN_MAX_BYTES,
 };

@@ -4,15 +4,15 @@ use std::borrow::Cow;
 
 use crate::error::Error;
 
-use super::bounder::may_fit;
 use super::count::count_newlines;
 use super::digest::Digest;
 use super::fit;
 use super::keep::Keep;
-use super::limits::Limits;
+use super::limits::{may_fit, Limits};
 use super::plan::{Hidden, Retained};
 use super::render::Window;
 use super::result::Preview;
+use super::ring::{grow_capped, Ring};
 use super::shape::{self, Extras, Shape, Shaper};
 use super::spill::{Bounded, PendingSpill, TokenFit};
 use super::terminal::Out;
@@ -376,18 +376,14 @@ impl Kept {
         let limits = limits.without_tokens();
         debug_assert!(limits.max_bytes() <= self.limits.max_bytes());
         if self.whole_in_head() {
-            let bounder = super::Bounder::with_limits(limits);
-            let mut bounded = bounder
-                .bound_with_spill_id(&self.head, &self.spill_id)?
-                .into_owned();
-            if let Some(h) = &self.hidden {
-                // Line numbers and counts are the raw input's.
-                match &mut bounded {
-                    Bounded::Fits(p) => p.total_lines += h.total,
-                    Bounded::NeedsSpill(p) => p.retained.hidden = Some(h.clone()),
-                }
-            }
-            return Ok(bounded);
+            return whole(
+                limits,
+                self.head.clone(),
+                self.total,
+                self.newlines,
+                self.spill_id.clone(),
+                self.hidden.clone(),
+            );
         }
         cut(
             limits,
@@ -406,58 +402,14 @@ impl Kept {
             return self.bound(limits);
         }
         if self.whole_in_head() {
-            let total = self.total;
-            let lines = self.newlines + u64::from(self.head.last().is_some_and(|&b| b != b'\n'));
-            if may_fit(&limits, total, lines) {
-                // The whole input is in `head`: valid UTF-8 is moved, not copied.
-                match String::from_utf8(self.head) {
-                    Ok(text) => {
-                        return Ok(Bounded::Fits(Preview::unchanged(
-                            Cow::Owned(text),
-                            lines,
-                            total,
-                        )))
-                    }
-                    Err(e) => {
-                        let window = Window::from_checked(Err(e), 0);
-                        if window.text().len() <= limits.max_bytes() {
-                            return Ok(Bounded::Fits(Preview::unchanged(
-                                window.into_text(),
-                                lines,
-                                total,
-                            )));
-                        }
-                        limits.check_cut()?;
-                        return Ok(Bounded::NeedsSpill(PendingSpill {
-                            limits,
-                            retained: Retained {
-                                head: window,
-                                tail: None,
-                                total,
-                                newlines: self.newlines,
-                                hidden: None,
-                            },
-                            spill_id: Cow::Owned(self.spill_id),
-                            extras: None,
-                            fit: None,
-                        }));
-                    }
-                }
-            }
-            limits.check_cut()?;
-            return Ok(Bounded::NeedsSpill(PendingSpill {
+            return whole(
                 limits,
-                retained: Retained {
-                    head: Window::new(self.head, 0),
-                    tail: None,
-                    total,
-                    newlines: self.newlines,
-                    hidden: None,
-                },
-                spill_id: Cow::Owned(self.spill_id),
-                extras: None,
-                fit: None,
-            }));
+                self.head,
+                self.total,
+                self.newlines,
+                self.spill_id,
+                self.hidden,
+            );
         }
         cut(
             limits,
@@ -469,6 +421,60 @@ impl Kept {
             self.hidden,
         )
     }
+}
+
+/// Input held whole in `head` (`total` bytes, `newlines` line breaks),
+/// bounded at `limits`: valid UTF-8 that fits is moved into the preview,
+/// not copied. With `hidden` (lines terminal rendering hid), counts and
+/// line numbers are the raw input's.
+fn whole(
+    limits: Limits,
+    head: Vec<u8>,
+    total: u64,
+    newlines: u64,
+    spill_id: String,
+    hidden: Option<Box<Hidden>>,
+) -> Result<Bounded<'static>, Error> {
+    let lines = newlines + u64::from(head.last().is_some_and(|&b| b != b'\n'));
+    let raw_lines = |lines: u64| lines + hidden.as_ref().map_or(0, |h| h.total);
+    let head = if may_fit(&limits, total, lines) {
+        match String::from_utf8(head) {
+            Ok(text) => {
+                return Ok(Bounded::Fits(Preview::unchanged(
+                    Cow::Owned(text),
+                    raw_lines(lines),
+                    total,
+                )))
+            }
+            Err(e) => {
+                let window = Window::from_checked(Err(e), 0);
+                if window.text().len() <= limits.max_bytes() {
+                    return Ok(Bounded::Fits(Preview::unchanged(
+                        window.into_text(),
+                        raw_lines(lines),
+                        total,
+                    )));
+                }
+                window
+            }
+        }
+    } else {
+        Window::new(head, 0)
+    };
+    limits.check_cut()?;
+    Ok(Bounded::NeedsSpill(PendingSpill {
+        limits,
+        retained: Retained {
+            head,
+            tail: None,
+            total,
+            newlines,
+            hidden,
+        },
+        spill_id: Cow::Owned(spill_id),
+        extras: None,
+        fit: None,
+    }))
 }
 
 /// Input longer than the head window: never fits, always cut.
@@ -501,99 +507,9 @@ fn cut(
     }))
 }
 
-/// Makes room for `extra` more bytes, growing geometrically but never past `cap`.
-pub(crate) fn grow_capped(buf: &mut Vec<u8>, extra: usize, cap: usize) {
-    let needed = buf.len() + extra;
-    if needed > buf.capacity() {
-        let target = buf
-            .capacity()
-            .saturating_mul(2)
-            .clamp(needed, cap.max(needed));
-        buf.reserve_exact(target - buf.len());
-    }
-}
-
-/// The last `cap` bytes pushed, in a fixed-size circular buffer.
-#[derive(Debug, Clone)]
-pub(crate) struct Ring {
-    buf: Vec<u8>,
-    cap: usize,
-    /// Index of the oldest byte once `buf` is full.
-    start: usize,
-}
-
-impl Ring {
-    pub(crate) fn new(cap: usize) -> Self {
-        Ring {
-            buf: Vec::new(),
-            cap,
-            start: 0,
-        }
-    }
-
-    pub(crate) fn capacity(&self) -> usize {
-        self.buf.capacity()
-    }
-
-    /// The most bytes it keeps.
-    pub(crate) fn cap(&self) -> usize {
-        self.cap
-    }
-
-    pub(crate) fn push(&mut self, mut chunk: &[u8]) {
-        if chunk.len() >= self.cap {
-            // Only the chunk's own last `cap` bytes survive.
-            self.buf.clear();
-            self.start = 0;
-            grow_capped(&mut self.buf, self.cap, self.cap);
-            self.buf.extend_from_slice(&chunk[chunk.len() - self.cap..]);
-            return;
-        }
-        if self.buf.len() < self.cap {
-            let take = (self.cap - self.buf.len()).min(chunk.len());
-            grow_capped(&mut self.buf, take, self.cap);
-            self.buf.extend_from_slice(&chunk[..take]);
-            chunk = &chunk[take..];
-        }
-        if chunk.is_empty() {
-            return;
-        }
-        // Full: overwrite the oldest bytes, wrapping around once at most.
-        let first = (self.cap - self.start).min(chunk.len());
-        self.buf[self.start..self.start + first].copy_from_slice(&chunk[..first]);
-        let rest = &chunk[first..];
-        self.buf[..rest.len()].copy_from_slice(rest);
-        self.start = (self.start + chunk.len()) % self.cap;
-    }
-
-    pub(crate) fn into_vec(mut self) -> Vec<u8> {
-        self.buf.rotate_left(self.start);
-        self.buf
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn ring_keeps_the_last_bytes() {
-        let data: Vec<u8> = (0..=255).collect();
-        for cap in [1, 7, 16, 100] {
-            for split in [1, 3, 16, 17, 50, 300] {
-                let mut ring = Ring::new(cap);
-                for chunk in data.chunks(split) {
-                    ring.push(chunk);
-                    assert!(ring.capacity() <= cap);
-                }
-                assert_eq!(
-                    ring.into_vec(),
-                    &data[data.len() - cap..],
-                    "cap {cap} split {split}"
-                );
-            }
-        }
-    }
 
     #[test]
     fn retained_bytes_stay_bounded() {

@@ -26,7 +26,7 @@
 
 use std::collections::VecDeque;
 
-use super::stream::grow_capped;
+use super::ring::grow_capped;
 
 /// The most rows the renderer can move back to: a cursor-up further than the
 /// rows it holds is removed and does nothing.

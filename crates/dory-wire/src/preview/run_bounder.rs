@@ -14,8 +14,9 @@ use super::keep::Keep;
 use super::limits::{Limits, TokenLimit, MIN_MAX_BYTES};
 use super::plan::MIN_PARTIAL;
 use super::result::{Notice, NoticeKind, Preview};
+use super::ring::Ring;
 use super::spill::{Bounded, SpillOutcome};
-use super::stream::{Kept, Ring, StreamingBounder};
+use super::stream::{Kept, StreamingBounder};
 
 /// The default `max_lines` of a run's previews (every client's `run` uses it).
 pub const DEFAULT_RUN_MAX_LINES: usize = 400;
