@@ -136,7 +136,6 @@ impl<S: RunSpill> Drop for Opened<S> {
 }
 
 /// The longest spill id [`SpillDirectory`] accepts (as in Python's).
-const MAX_ID_LEN: usize = 128;
 
 /// A [`RunSpill`] that saves each view as `<directory>/<spill_id><suffix>`.
 ///
@@ -210,26 +209,10 @@ impl SpillDirectory {
     /// [`io::ErrorKind::InvalidInput`] when `spill_id` (or the suffix) is
     /// not a plain file name.
     pub fn path_for(&self, spill_id: &str) -> io::Result<PathBuf> {
-        let plain = |s: &str| {
-            s.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-        };
-        let refused = |why: String| Err(io::Error::new(io::ErrorKind::InvalidInput, why));
-        if spill_id.is_empty() || spill_id.len() > MAX_ID_LEN || !plain(spill_id) {
-            return refused(format!(
-                "spill id {spill_id:?} is not a plain file name (1 to {MAX_ID_LEN} of A-Z, a-z, 0-9, '.', '_', '-')"
-            ));
-        }
-        if spill_id == "." || spill_id == ".." {
-            return refused(format!("spill id {spill_id:?} is not a plain file name"));
-        }
-        if !plain(&self.suffix) {
-            return refused(format!(
-                "spill suffix {:?} is not part of a plain file name (A-Z, a-z, 0-9, '.', '_', '-')",
-                self.suffix
-            ));
-        }
-        Ok(self.directory.join(format!("{spill_id}{}", self.suffix)))
+        // The core's one rule for every client's spill directory.
+        let name = dory_wire::preview::spill_file_name(spill_id, &self.suffix)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e.to_string()))?;
+        Ok(self.directory.join(name))
     }
 
     fn create_temp(&self) -> io::Result<(File, PathBuf)> {

@@ -19,6 +19,7 @@ use dory_wire::http_status;
 use dory_wire::preview::checked_limit;
 use dory_wire::preview::count_tokens;
 use dory_wire::preview::run_spill_id;
+use dory_wire::preview::spill_file_name;
 use dory_wire::preview::token_limit;
 use dory_wire::preview::tokenizers;
 use dory_wire::preview::Bounded;
@@ -42,6 +43,7 @@ use dory_wire::preview::DEFAULT_RUN_MAX_BYTES;
 use dory_wire::preview::DEFAULT_RUN_MAX_LINES;
 use dory_wire::preview::DEFAULT_TOKENIZER;
 use dory_wire::preview::MAX_LIMIT;
+use dory_wire::preview::MAX_SPILL_ID_LEN;
 use dory_wire::preview::MIN_MAX_BYTES;
 use dory_wire::preview::MIN_RUN_MAX_BYTES;
 use dory_wire::search::SearchOptions;
@@ -853,6 +855,22 @@ fn the_token_options_are_read_by_the_core() {
         Err(InvalidArgument { ref argument, .. }) if argument == "tokenizer"
     ));
     assert_eq!(count_tokens("", Some("approx")).ok(), Some(0));
+}
+
+/// The spill-file rule every client's spill directory applies, the core's.
+#[test]
+fn a_spill_file_name_is_the_cores() {
+    assert_eq!(
+        spill_file_name("run-1-stdout", ".txt").ok().as_deref(),
+        Some("run-1-stdout.txt")
+    );
+    let long = "a".repeat(MAX_SPILL_ID_LEN + 1);
+    for bad in ["", ".", "..", "a/b", long.as_str()] {
+        assert!(matches!(
+            spill_file_name(bad, ".txt"),
+            Err(InvalidArgument { ref argument, .. }) if argument == "spill_id"
+        ));
+    }
 }
 
 /// The limit range every binding applies, the core's.

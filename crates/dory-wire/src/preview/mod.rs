@@ -67,5 +67,7 @@ pub use run_bounder::{
     run_spill_id, RunBounder, RunEnd, RunPending, View, DEFAULT_RUN_MAX_BYTES,
     DEFAULT_RUN_MAX_LINES, MIN_RUN_MAX_BYTES,
 };
-pub use spill::{Bounded, PendingSpill, SpillError, SpillOutcome};
+pub use spill::{
+    spill_file_name, Bounded, PendingSpill, SpillError, SpillOutcome, MAX_SPILL_ID_LEN,
+};
 pub use stream::StreamingBounder;

@@ -12,6 +12,61 @@ use super::result::{Notice, NoticeKind, Preview};
 use super::shape::SpillExtras;
 use super::stream::Kept;
 
+/// The longest spill id a spill file is named after ([`spill_file_name`]).
+pub const MAX_SPILL_ID_LEN: usize = 128;
+
+/// The file name a spill writer saves `spill_id`'s output under:
+/// `<spill_id><suffix>`, when both are plain file-name parts — the id 1 to
+/// [`MAX_SPILL_ID_LEN`] of `A-Z a-z 0-9 . _ -` and not `.` or `..`, the
+/// suffix of the same characters. One rule for every client's spill
+/// directory (Rust `SpillDirectory`, Python `SpillDirectory`, JS
+/// `SpillDirectory`): an id the bounder made always passes; an id a caller
+/// chose that could name another directory never does.
+///
+/// ```
+/// use dory_wire::preview::spill_file_name;
+///
+/// assert_eq!(spill_file_name("run-0123-combined", ".txt")?, "run-0123-combined.txt");
+/// for bad in ["", ".", "..", "a/b", "../etc", "a b", "é"] {
+///     let err = spill_file_name(bad, ".txt").unwrap_err();
+///     assert_eq!(err.code(), "invalid_argument");
+/// }
+/// assert!(spill_file_name("ok", "/x").is_err());
+/// # Ok::<(), dory_wire::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::InvalidArgument`](crate::Error::InvalidArgument) (argument
+/// `spill_id`, or `suffix`) otherwise.
+pub fn spill_file_name(spill_id: &str, suffix: &str) -> Result<String, crate::Error> {
+    let plain = |s: &str| {
+        s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+    };
+    if spill_id.is_empty()
+        || spill_id.len() > MAX_SPILL_ID_LEN
+        || !plain(spill_id)
+        || spill_id == "."
+        || spill_id == ".."
+    {
+        return Err(crate::Error::InvalidArgument {
+            argument: "spill_id".to_owned(),
+            reason: format!(
+                "{spill_id:?} is not a plain file name (1 to {MAX_SPILL_ID_LEN} of A-Z, a-z, 0-9, '.', '_', '-'; not . or ..)"
+            ),
+        });
+    }
+    if !plain(suffix) {
+        return Err(crate::Error::InvalidArgument {
+            argument: "suffix".to_owned(),
+            reason: format!(
+                "{suffix:?} is not part of a plain file name (A-Z, a-z, 0-9, '.', '_', '-')"
+            ),
+        });
+    }
+    Ok(format!("{spill_id}{suffix}"))
+}
+
 /// What the caller did with the full output it was asked to spill.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum SpillOutcome {
