@@ -4,7 +4,8 @@
 
 use std::time::Duration;
 
-use dory_wire::{Command, Cursor, Endpoint, GapPolicy};
+use dory_wire::preview::View;
+use dory_wire::{Command, Cursor, Endpoint, GapPolicy, Stream};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{
@@ -138,6 +139,35 @@ pub(crate) fn string(obj: &Bound<'_, PyAny>, arg: &str) -> PyResult<String> {
         )));
     }
     obj.extract()
+}
+
+/// An optional `str` argument (`None` allowed).
+pub(crate) fn opt_string(obj: Option<&Bound<'_, PyAny>>, arg: &str) -> PyResult<Option<String>> {
+    match obj.filter(|o| !o.is_none()) {
+        Some(o) => string(o, arg).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// `"stdout"` or `"stderr"`; another name is a `ValueError`.
+pub(crate) fn stream(obj: &Bound<'_, PyAny>) -> PyResult<Stream> {
+    match string(obj, "stream")?.as_str() {
+        "stdout" => Ok(Stream::Stdout),
+        "stderr" => Ok(Stream::Stderr),
+        other => Err(PyValueError::new_err(format!(
+            "unknown stream {other:?}: expected 'stdout' or 'stderr'"
+        ))),
+    }
+}
+
+/// `"stdout"`, `"stderr"` or `"combined"`; another name is a `ValueError`.
+pub(crate) fn view(obj: &Bound<'_, PyAny>) -> PyResult<View> {
+    let name = string(obj, "view")?;
+    View::from_name(&name).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown view {name:?}: expected 'stdout', 'stderr' or 'combined'"
+        ))
+    })
 }
 
 /// An endpoint name: `exec`, `process_output`, `setup_logs` or `document`.

@@ -12,7 +12,8 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyModule, PyTuple};
 use pyo3::IntoPyObjectExt;
 
-use crate::values::{events_to_list, PyCursor, StreamName};
+use crate::events::events_to_list;
+use crate::values::{PyCursor, StreamName};
 
 /// `dory_wire._errors`, imported on the first error.
 static ERRORS: PyOnceLock<Py<PyModule>> = PyOnceLock::new();

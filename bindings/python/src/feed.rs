@@ -16,8 +16,8 @@ use pyo3::types::{PyBytes, PyList};
 
 use crate::args::ByteInput;
 use crate::errors::to_py_err;
+use crate::events::{event_to_py, output_to_py};
 use crate::transcript::Transcript;
-use crate::values::{event_to_py, output_to_py};
 
 /// Where one output event's bytes wait (while the GIL may be released)
 /// until its `bytes` object is made.

@@ -10,13 +10,14 @@ use pyo3::prelude::*;
 
 mod args;
 mod errors;
+mod events;
 mod feed;
 mod follow;
 mod preview;
 mod reader;
 mod request;
 mod run;
-mod run_machine;
+mod run_bounder;
 mod search;
 mod transcript;
 mod values;
@@ -28,17 +29,17 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reader::PyReader>()?;
     m.add_class::<values::PyCursor>()?;
     m.add_class::<values::PyResumeState>()?;
-    m.add_class::<values::Started>()?;
-    m.add_class::<values::Output>()?;
-    m.add_class::<values::Skipped>()?;
-    m.add_class::<values::Heartbeat>()?;
-    m.add_class::<values::Exit>()?;
-    m.add_class::<values::Unknown>()?;
-    m.add_class::<values::Identity>()?;
-    m.add_class::<values::ExecResult>()?;
-    m.add_class::<values::Exited>()?;
-    m.add_class::<values::Disconnected>()?;
-    m.add_class::<values::Document>()?;
+    m.add_class::<events::Started>()?;
+    m.add_class::<events::Output>()?;
+    m.add_class::<events::Skipped>()?;
+    m.add_class::<events::Heartbeat>()?;
+    m.add_class::<events::Exit>()?;
+    m.add_class::<events::Unknown>()?;
+    m.add_class::<events::Identity>()?;
+    m.add_class::<events::ExecResult>()?;
+    m.add_class::<events::Exited>()?;
+    m.add_class::<events::Disconnected>()?;
+    m.add_class::<events::Document>()?;
     m.add_class::<follow::PyFollower>()?;
     m.add_class::<follow::Done>()?;
     m.add_class::<follow::Reconnect>()?;
@@ -55,12 +56,12 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preview::_run_result_json, m)?)?;
     m.add_function(wrap_pyfunction!(preview::_bound_unsaved, m)?)?;
     m.add_function(wrap_pyfunction!(preview::count_tokens, m)?)?;
-    m.add_class::<run::RunBounder>()?;
-    m.add_class::<run::RunPending>()?;
-    m.add_class::<run_machine::PyRun>()?;
+    m.add_class::<run_bounder::RunBounder>()?;
+    m.add_class::<run_bounder::RunPending>()?;
+    m.add_class::<run::PyRun>()?;
     m.add_class::<search::Searcher>()?;
     m.add_class::<search::SearchResult>()?;
-    m.add_function(wrap_pyfunction!(run::run_spill_id, m)?)?;
+    m.add_function(wrap_pyfunction!(run_bounder::run_spill_id, m)?)?;
     m.add(
         "DEFAULT_RUN_MAX_LINES",
         dory_wire::preview::DEFAULT_RUN_MAX_LINES,

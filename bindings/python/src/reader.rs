@@ -6,8 +6,9 @@ use pyo3::types::{PyList, PyTuple};
 
 use crate::args;
 use crate::errors::to_py_err;
+use crate::events::{end_to_py, events_to_list};
 use crate::feed::{self, FeedBuffers};
-use crate::values::{end_to_py, events_to_list, PyCursor, PyResumeState};
+use crate::values::{PyCursor, PyResumeState};
 
 /// Decodes one HTTP response of the Dory process-output protocol (sans-IO).
 ///

@@ -86,7 +86,7 @@ impl Searcher {
         py: Python<'_>,
         path: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<SearchResult> {
-        let path = crate::preview::opt_string(path, "path")?;
+        let path = args::opt_string(path, "path")?;
         let inner = self.inner.take().ok_or_else(|| finished(py))?;
         Ok(SearchResult(inner.finish(path.as_deref())))
     }

@@ -6,7 +6,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::args;
-use crate::values::{Exit, Output, Skipped, StreamName};
+use crate::events::{Exit, Output, Skipped};
+use crate::values::StreamName;
 
 /// An incremental UTF-8 decoder that never splits a character.
 ///
@@ -62,16 +63,6 @@ impl Utf8Decoder {
 #[pyclass(module = "dory_wire", name = "Transcript")]
 #[derive(Default)]
 pub(crate) struct Transcript(dory_wire::Transcript);
-
-fn stream_arg(obj: &Bound<'_, PyAny>) -> PyResult<Stream> {
-    match args::string(obj, "stream")?.as_str() {
-        "stdout" => Ok(Stream::Stdout),
-        "stderr" => Ok(Stream::Stderr),
-        other => Err(PyValueError::new_err(format!(
-            "unknown stream {other:?}: expected 'stdout' or 'stderr'"
-        ))),
-    }
-}
 
 fn stream_of(py: Python<'_>, name: &StreamName) -> PyResult<Stream> {
     name.stream(py)?.ok_or_else(|| {
@@ -184,14 +175,14 @@ impl Transcript {
 
 fn opt_stream(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Stream> {
     match obj.filter(|o| !o.is_none()) {
-        Some(o) => stream_arg(o),
+        Some(o) => args::stream(o),
         None => Ok(Stream::Stdout),
     }
 }
 
 /// Whether `obj` is one of the event classes that a transcript ignores.
 fn is_event(obj: &Bound<'_, PyAny>) -> bool {
-    use crate::values::{ExecResult, Heartbeat, Identity, Started, Unknown};
+    use crate::events::{ExecResult, Heartbeat, Identity, Started, Unknown};
     obj.is_instance_of::<Started>()
         || obj.is_instance_of::<Heartbeat>()
         || obj.is_instance_of::<Unknown>()

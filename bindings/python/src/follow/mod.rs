@@ -1,176 +1,32 @@
 //! `Follower` and its decisions (`Done`, `Reconnect`, `Continue`): the core
 //! follower with Python types. Every decision — what to send, what an
 //! answer means, when to reconnect, how long to wait, when to give up — is
-//! the core's; this module converts arguments and results.
+//! the core's; this module converts arguments and results: [`decision`] the
+//! decisions, [`options`] the options.
 
-use dory_wire::{Decision, FollowOptions, Follower, GapPolicy, ResumeState};
+use dory_wire::{Follower, ResumeState};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
 use crate::args;
 use crate::errors::to_py_err;
+use crate::events::events_to_list;
 use crate::feed::{self, FeedBuffers};
 use crate::request::PyRequest;
-use crate::values::{events_to_list, value_class, PyCursor, PyResumeState};
+use crate::values::{PyCursor, PyResumeState};
 
-value_class! {
-    /// The read is over: ``exited`` when ``exit`` was seen (with its
-    /// ``exit_code`` and ``timed_out``), else the normal end of a read with
-    /// ``follow=False``.
-    Done as "Done" {
-        /// Whether ``exit`` was seen.
-        exited: bool,
-        /// The exit code; ``None`` when killed, timed out, or not exited.
-        exit_code: Option<i64>,
-        /// Whether the process hit its deadline.
-        timed_out: bool,
-        /// The consumed offsets.
-        cursor: Py<PyCursor>,
-        /// The process, once known (never for setup logs).
-        proc_id: Option<String>,
-    }
-}
+mod decision;
+mod options;
 
-value_class! {
-    /// The connection ended before the output did: wait ``delay_seconds``,
-    /// then send :meth:`Follower.request` (it resumes from ``cursor``).
-    /// Also the record a reconnect hook receives.
-    Reconnect as "Reconnect" {
-        /// 1 for the first reconnect of this read, 2 for the second, …
-        attempt: u32,
-        /// Connections in a row that brought nothing new, this one included
-        /// (0 after progress: no wait); never more than ``retries``.
-        failures: u32,
-        /// Why the connection ended: ``"end_of_body"``, ``"gap"``,
-        /// ``"stalled"``, ``"no_response"`` or ``"unavailable"``.
-        reason: String,
-        /// Where the next request resumes from.
-        cursor: Py<PyCursor>,
-        /// How long to wait before sending it, in seconds.
-        delay_seconds: f64,
-        /// The process, once known.
-        proc_id: Option<String>,
-        /// What the transport (or the refusal) said; empty when nothing.
-        detail: String,
-    }
-}
-
-value_class! {
-    /// The answer moved the read on without a disconnect (an exec answered
-    /// by its keyed replay's identity continues on the process's output):
-    /// send :meth:`Follower.request` now.
-    Continue as "Continue" {}
-}
-
-/// Converts a core decision.
-fn decision_to_py(py: Python<'_>, decision: Decision) -> PyResult<Bound<'_, PyAny>> {
-    Ok(match decision {
-        Decision::Done(d) => Done {
-            exited: d.exited,
-            exit_code: d.exit_code,
-            timed_out: d.timed_out,
-            cursor: Py::new(py, PyCursor(d.cursor))?,
-            proc_id: d.proc_id,
-        }
-        .into_pyobject(py)?
-        .into_any(),
-        Decision::Reconnect(r) => Reconnect {
-            attempt: r.attempt,
-            failures: r.failures,
-            reason: r.reason.as_str().to_owned(),
-            cursor: Py::new(py, PyCursor(r.cursor))?,
-            delay_seconds: r.delay.as_secs_f64(),
-            proc_id: r.proc_id,
-            detail: r.detail,
-        }
-        .into_pyobject(py)?
-        .into_any(),
-        Decision::Continue => Continue {}.into_pyobject(py)?.into_any(),
-    })
-}
-
-/// The core's `stream_disconnected` error (as the Python exception) for a
-/// disconnect that is not followed by a reconnect: what a frame iterator
-/// raises where the follower would reconnect. The message is the core's.
-#[pyfunction]
-#[pyo3(signature = (reason, cursor, proc_id, detail = String::new()))]
-pub(crate) fn _stream_disconnected(
-    py: Python<'_>,
-    reason: &str,
-    cursor: PyRef<'_, PyCursor>,
-    proc_id: Option<String>,
-    detail: String,
-) -> PyResult<Py<PyAny>> {
-    let reason = dory_wire::DisconnectReason::from_name(reason).ok_or_else(|| {
-        pyo3::exceptions::PyValueError::new_err(format!("unknown disconnect reason {reason:?}"))
-    })?;
-    let record = dory_wire::Error::StreamDisconnected {
-        reason,
-        cursor: cursor.0,
-        proc_id,
-        detail,
-    };
-    Ok(crate::errors::to_py_err(py, record, Vec::new())
-        .into_value(py)
-        .into_any())
-}
+use decision::decision_to_py;
+pub(crate) use decision::{_stream_disconnected, Continue, Done, Reconnect};
+pub(crate) use options::follow_options;
 
 /// The caller's random value for a delay (default 0; the core checks that
 /// it is in `[0, 1]`).
 fn jitter_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
     Ok(args::opt_number(obj, "jitter")?.unwrap_or(0.0))
-}
-
-/// The follower's options (also a `Run`'s) from the keyword arguments of
-/// `func`: the core's defaults ([`FollowOptions::default`]), each given option converted.
-pub(crate) fn follow_options(
-    func: &str,
-    options: Option<&Bound<'_, PyDict>>,
-) -> PyResult<FollowOptions> {
-    let mut o = FollowOptions::default();
-    let Some(options) = options else {
-        return Ok(o);
-    };
-    for (key, value) in options.iter() {
-        let name: String = key.extract()?;
-        o = match name.as_str() {
-            "follow" => o.follow(args::flag(&value, "follow")?),
-            "gap_policy" => {
-                let policy = args::text(&value, "gap_policy")?;
-                let Some(policy) = GapPolicy::from_name(&policy) else {
-                    let reason = format!("must be 'fail' or 'skip', not {policy:?}");
-                    return Err(args::invalid(value.py(), "gap_policy", reason));
-                };
-                o.gap_policy(policy)
-            }
-            "retries" => {
-                let retries = args::count(&value, "retries", 0, u64::from(u32::MAX))?;
-                o.retries(retries as u32)
-            }
-            "backoff_seconds" => o.backoff(args::duration(&value, "backoff_seconds", false)?),
-            "max_backoff_seconds" => {
-                o.max_backoff(args::duration(&value, "max_backoff_seconds", false)?)
-            }
-            "jitter" => o.jitter(args::flag(&value, "jitter")?),
-            "liveness_timeout_seconds" => {
-                o.liveness_timeout(args::duration(&value, "liveness_timeout_seconds", true)?)
-            }
-            "max_frame_bytes" if value.is_none() => o,
-            "max_frame_bytes" => {
-                // usize -> u64 is lossless on every supported platform.
-                let limit = args::count(&value, "max_frame_bytes", 1, usize::MAX as u64)?;
-                o.max_frame_bytes(limit as usize)
-            }
-            "strict" => o.strict(args::flag(&value, "strict")?),
-            _ => {
-                return Err(PyTypeError::new_err(format!(
-                    "{func}() got an unexpected keyword argument '{name}'"
-                )))
-            }
-        };
-    }
-    Ok(o)
 }
 
 /// A whole read of retained output — a process's output, the setup logs, or

@@ -4,37 +4,15 @@
 //! texts — is the core's (`dory_wire::preview::RunBounder`).
 
 use dory_wire::preview::{self, View};
-use dory_wire::{Error, Stream};
-use pyo3::exceptions::PyValueError;
+use dory_wire::Error;
 use pyo3::prelude::*;
 
-use crate::args;
+use crate::args::{self, opt_string};
 use crate::errors::to_py_err;
 use crate::preview::{
-    data_input, keep_arg, limit, limits_arg, opt_string, outcome, preview_to_py, token_limit_arg,
+    data_input, keep_arg, limit, limits_arg, outcome, preview_to_py, split_arg, token_limit_arg,
     writer_outcome, Preview, DETACH_THRESHOLD,
 };
-
-/// `"stdout"` or `"stderr"`; another name is a `ValueError`.
-fn stream_arg(obj: &Bound<'_, PyAny>) -> PyResult<Stream> {
-    match args::string(obj, "stream")?.as_str() {
-        "stdout" => Ok(Stream::Stdout),
-        "stderr" => Ok(Stream::Stderr),
-        other => Err(PyValueError::new_err(format!(
-            "unknown stream {other:?}: expected 'stdout' or 'stderr'"
-        ))),
-    }
-}
-
-/// `"stdout"`, `"stderr"` or `"combined"`; another name is a `ValueError`.
-fn view_arg(obj: &Bound<'_, PyAny>) -> PyResult<View> {
-    let name = args::string(obj, "view")?;
-    View::from_name(&name).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown view {name:?}: expected 'stdout', 'stderr' or 'combined'"
-        ))
-    })
-}
 
 /// The error of a call after `finish`.
 fn finished(py: Python<'_>) -> PyErr {
@@ -111,7 +89,7 @@ impl RunBounder {
     ) -> PyResult<Self> {
         let limits = limits_arg(py, max_lines, max_bytes, max_tokens, tokenizer)?;
         let keep = keep_arg(py, keep)?;
-        let split = crate::preview::split_arg(py, split)?;
+        let split = split_arg(py, split)?;
         let mut inner = preview::RunBounder::with_limits(limits)
             .with_keep(keep)
             .with_terminal(terminal)
@@ -167,7 +145,7 @@ impl RunBounder {
         stream: &Bound<'_, PyAny>,
         data: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let stream = stream_arg(stream)?;
+        let stream = args::stream(stream)?;
         let input = data_input(data, "push")?;
         let bytes = input.as_slice();
         let inner = self.live_mut(py)?;
@@ -188,7 +166,7 @@ impl RunBounder {
         start: &Bound<'_, PyAny>,
         end: &Bound<'_, PyAny>,
     ) -> PyResult<()> {
-        let stream = stream_arg(stream)?;
+        let stream = args::stream(stream)?;
         let start = args::offset(start, "start")?;
         let end = args::offset(end, "end")?;
         self.live_mut(py)?.lose(stream, start, end);
@@ -199,19 +177,19 @@ impl RunBounder {
     /// ``None`` when no ``spill_id`` was given (the id is then known at
     /// :meth:`finish`: :meth:`RunPending.spill_id`).
     fn spill_id(&self, py: Python<'_>, view: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-        let view = view_arg(view)?;
+        let view = args::view(view)?;
         Ok(self.live(py)?.spill_id(view).map(str::to_owned))
     }
 
     /// Bytes of ``view`` pushed so far.
     fn total_bytes(&self, py: Python<'_>, view: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let view = view_arg(view)?;
+        let view = args::view(view)?;
         Ok(self.live(py)?.total_bytes(view))
     }
 
     /// Bytes of ``view`` recorded as lost so far.
     fn lost_bytes(&self, py: Python<'_>, view: &Bound<'_, PyAny>) -> PyResult<u64> {
-        let view = view_arg(view)?;
+        let view = args::view(view)?;
         Ok(self.live(py)?.lost_bytes(view))
     }
 
@@ -259,22 +237,22 @@ pub(crate) struct RunPending(preview::RunPending);
 impl RunPending {
     /// The id to save ``view``'s full bytes under.
     fn spill_id(&self, view: &Bound<'_, PyAny>) -> PyResult<String> {
-        Ok(self.0.spill_id(view_arg(view)?).to_owned())
+        Ok(self.0.spill_id(args::view(view)?).to_owned())
     }
 
     /// Whether ``view`` is cut, so that its preview points at a spill.
     fn needs_spill(&self, view: &Bound<'_, PyAny>) -> PyResult<bool> {
-        Ok(self.0.needs_spill(view_arg(view)?))
+        Ok(self.0.needs_spill(args::view(view)?))
     }
 
     /// Bytes of ``view`` (lost bytes not included).
     fn total_bytes(&self, view: &Bound<'_, PyAny>) -> PyResult<u64> {
-        Ok(self.0.total_bytes(view_arg(view)?))
+        Ok(self.0.total_bytes(args::view(view)?))
     }
 
     /// ``(bytes, ranges)`` of ``view`` that were lost.
     fn lost(&self, view: &Bound<'_, PyAny>) -> PyResult<(u64, u64)> {
-        Ok(self.0.lost(view_arg(view)?))
+        Ok(self.0.lost(args::view(view)?))
     }
 
     /// Renders ``view`` for its spill outcome (ignored when the view is not
@@ -292,7 +270,7 @@ impl RunPending {
         spill_error: Option<&Bound<'_, PyAny>>,
         hint: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Preview> {
-        let view = view_arg(view)?;
+        let view = args::view(view)?;
         let outcome = outcome(spill_path, spill_error)?;
         let hint = opt_string(hint, "hint")?;
         preview_to_py(py, self.0.render(view, outcome, hint.as_deref()))
@@ -313,7 +291,7 @@ impl RunPending {
         use_instead: Option<String>,
         hint: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Preview> {
-        let view = view_arg(view)?;
+        let view = args::view(view)?;
         let hint = opt_string(hint, "hint")?;
         let outcome = writer_outcome(py, returned, raised, use_instead)?;
         preview_to_py(py, self.0.render(view, outcome, hint.as_deref()))
