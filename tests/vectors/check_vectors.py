@@ -142,6 +142,8 @@ RUN_KEYS = {
     "hint",
     "keep",
     "terminal",
+    "max_tokens",
+    "tokenizer",
     "expect",
 }
 RUN_DATA_KEYS = {"stdout", "stderr", "stdout_b64", "stderr_b64"}
@@ -155,6 +157,7 @@ RUN_VIEW_KEYS = {
     "spill_id",
     "spill_path",
     "spill_error",
+    "tokens",
 }
 SEARCH_KEYS = {
     "name",
@@ -195,8 +198,11 @@ PREVIEW_KEYS = {
     "hint",
     "keep",
     "terminal",
+    "max_tokens",
+    "tokenizer",
     "expect",
 }
+TOKENIZERS = {"o200k_base", "cl100k_base", "approx"}
 
 EVENT_KEYS = {
     "started": {"type", "proc_id"},
@@ -350,6 +356,17 @@ class Checker:
             self.seen["option"].add("keep_and_terminal")
         if keep is not None or v.get("terminal") is True:
             self.options += 1
+        # The token limit (VECTORS.md): a whole number and a tokenizer's
+        # name (an unknown one only to expect its refusal).
+        if "max_tokens" in v and not is_u64(v["max_tokens"]):
+            self.err(where, f"max_tokens must be a non-negative integer, got {v['max_tokens']!r}")
+        if "tokenizer" in v:
+            name = v["tokenizer"]
+            refused = (v.get("expect") or {}).get("error", {}).get("code") == "invalid_argument"
+            if not isinstance(name, str) or (name not in TOKENIZERS and not refused):
+                self.err(where, f"tokenizer must be one of {sorted(TOKENIZERS)}, got {name!r}")
+            else:
+                self.seen["option"].add("tokens")
 
     def check_preview(self, where, v):
         unknown = set(v) - PREVIEW_KEYS
@@ -364,7 +381,7 @@ class Checker:
         elif "error" in expect:
             error = expect["error"]
             code = error.get("code") if isinstance(error, dict) else None
-            if code == "invalid_argument" and v.get("keep") is not None:
+            if code == "invalid_argument" and (v.get("keep") is not None or "tokenizer" in v):
                 self.seen["code"].add(code)
             elif code not in PREVIEW_ERROR_CODES:
                 self.err(where, f"a preview error must be one of {sorted(PREVIEW_ERROR_CODES)}, got {code!r}")
