@@ -1,4 +1,6 @@
-//! Conversions shared by every interface: errors, streams and cursors.
+//! Conversions shared by every interface: errors, streams and cursors; and
+//! the WIT interface `types` (`dory:wire/types`), whose `error-codes()` is
+//! implemented here.
 //!
 //! An error becomes the WIT `error` record by looping over the core's
 //! [`dory_wire::Error::fields`], so a field added to the core reaches every

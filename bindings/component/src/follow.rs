@@ -3,7 +3,7 @@
 //! means, when to reconnect, how long to wait, when to give up) is the
 //! core's; this module converts the arguments in and the decisions out.
 //!
-//! As in [`crate::decode`], a `RefCell` borrow lasts one call and calls never
+//! As in [`crate::reader`], a `RefCell` borrow lasts one call and calls never
 //! overlap (no re-entry into a component instance, no imports).
 #![forbid(unsafe_code)]
 
@@ -16,7 +16,7 @@ use crate::bindings::exports::dory::wire::decode::{Fed, ResumeState as WitResume
 use crate::bindings::exports::dory::wire::follow as wit;
 use crate::bindings::exports::dory::wire::request::{Command, Request};
 use crate::bindings::exports::dory::wire::types::{Cursor, Error as WitError};
-use crate::decode::{self, Events};
+use crate::reader::{self, Events};
 use crate::{convert, request, Component};
 
 /// The state behind one `follower` handle.
@@ -33,7 +33,7 @@ pub(crate) fn options(options: &wit::FollowOptions) -> FollowOptions {
         out = out.follow(follow);
     }
     if let Some(policy) = options.gap_policy {
-        out = out.gap_policy(decode::gap_policy(policy));
+        out = out.gap_policy(reader::gap_policy(policy));
     }
     if let Some(retries) = options.retries {
         out = out.retries(retries);
@@ -51,7 +51,7 @@ pub(crate) fn options(options: &wit::FollowOptions) -> FollowOptions {
         out = out.liveness_timeout(Duration::from_nanos(ns));
     }
     if let Some(limit) = options.max_frame_bytes {
-        out = out.max_frame_bytes(decode::frame_limit(limit));
+        out = out.max_frame_bytes(reader::frame_limit(limit));
     }
     if let Some(strict) = options.strict {
         out = out.strict(strict);
@@ -63,12 +63,12 @@ pub(crate) fn options(options: &wit::FollowOptions) -> FollowOptions {
 fn options_of(options: &FollowOptions) -> wit::FollowOptions {
     wit::FollowOptions {
         follow: Some(options.follow),
-        gap_policy: Some(decode::gap_policy_of(options.gap_policy)),
+        gap_policy: Some(reader::gap_policy_of(options.gap_policy)),
         retries: Some(options.retries),
-        backoff_ns: Some(decode::nanos(options.backoff)),
-        max_backoff_ns: Some(decode::nanos(options.max_backoff)),
+        backoff_ns: Some(reader::nanos(options.backoff)),
+        max_backoff_ns: Some(reader::nanos(options.max_backoff)),
         jitter: Some(options.jitter),
-        liveness_timeout_ns: Some(decode::nanos(options.liveness_timeout)),
+        liveness_timeout_ns: Some(reader::nanos(options.liveness_timeout)),
         max_frame_bytes: Some(options.max_frame_bytes as u64),
         strict: Some(options.strict),
     }
@@ -95,9 +95,9 @@ fn decision(decision: Decision) -> Result<wit::Decision, WitError> {
         Decision::Reconnect(r) => wit::Decision::Reconnect(wit::Reconnect {
             attempt: r.attempt,
             failures: r.failures,
-            reason: decode::reason_of(r.reason).ok_or_else(|| foreign("a disconnect reason"))?,
+            reason: reader::reason_of(r.reason).ok_or_else(|| foreign("a disconnect reason"))?,
             cursor: convert::cursor(r.cursor),
-            delay_ns: decode::nanos(r.delay),
+            delay_ns: reader::nanos(r.delay),
             proc_id: r.proc_id,
             detail: r.detail,
         }),
@@ -164,7 +164,7 @@ impl wit::GuestFollower for FollowerResource {
         state: WitResumeState,
         opts: wit::FollowOptions,
     ) -> Result<wit::Follower, WitError> {
-        resumed(&computer_id, &decode::core_resume_state(state)?, &opts)
+        resumed(&computer_id, &reader::core_resume_state(state)?, &opts)
     }
 
     fn resume_json(
@@ -261,7 +261,7 @@ impl wit::GuestFollower for FollowerResource {
     }
 
     fn wait_limit_ns(&self) -> Option<u64> {
-        self.inner.borrow_mut().wait_limit().map(decode::nanos)
+        self.inner.borrow_mut().wait_limit().map(reader::nanos)
     }
 
     fn waited_ns(&self, elapsed_ns: u64) -> bool {
@@ -328,7 +328,7 @@ impl wit::GuestFollower for FollowerResource {
     }
 
     fn poll_timeout_ns(&self) -> Option<u64> {
-        self.inner.borrow().poll_timeout().map(decode::nanos)
+        self.inner.borrow().poll_timeout().map(reader::nanos)
     }
 
     fn handle_timeout_ns(&self, now_ns: u64) -> bool {
@@ -364,7 +364,7 @@ impl wit::GuestFollower for FollowerResource {
     }
 
     fn resume_state(&self) -> WitResumeState {
-        decode::resume_state(self.inner.borrow().resume_state())
+        reader::resume_state(self.inner.borrow().resume_state())
     }
 
     fn resume_state_json(&self) -> String {

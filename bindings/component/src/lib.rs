@@ -21,23 +21,32 @@
 //!
 //! ## Layout
 //!
-//! - [`convert`]: errors, streams and cursors, shared by every interface;
-//! - [`decode`]: the `reader` resource (and the conversions of events,
-//!   reasons and resume states that [`follow`] shares);
-//! - [`request`]: the request builders;
-//! - [`follow`]: the `follower` resource;
-//! - [`preview`]: `bound`, `pending-spill` and `streaming-bounder`;
-//! - [`run`]: `run-bounder`, `run-pending`, `check-limits` and `run-spill-id`;
-//! - [`run_machine`]: the `run` resource of `run-machine` (the agent call).
+//! A module is named after the core's concept where there is one (the
+//! names of the other bindings), and its doc comment names the WIT interface
+//! it implements:
+//!
+//! - [`convert`] (`types`): errors, streams and cursors, shared by every
+//!   interface, and `error-codes()`;
+//! - [`reader`] (`decode`): the `reader` resource (and the conversions of
+//!   events, reasons and resume states that [`follow`] shares);
+//! - [`request`] (`request`): the request builders;
+//! - [`follow`] (`follow`): the `follower` resource;
+//! - [`preview`] (`preview`): `bound`, `pending-spill` and
+//!   `streaming-bounder`; its options in [`preview::args`];
+//! - [`run_bounder`] (`run`): `run-bounder`, `run-pending`, `check-limits`
+//!   and `run-spill-id`;
+//! - [`run`] (`run-machine`): the `run` resource, the run machine (the agent
+//!   call);
+//! - [`search`] (`search`): the `searcher` resource.
 #![deny(unsafe_code)]
 
 pub mod convert;
-pub mod decode;
 pub mod follow;
 pub mod preview;
+pub mod reader;
 pub mod request;
 pub mod run;
-pub mod run_machine;
+pub mod run_bounder;
 pub mod search;
 
 /// The code `wit-bindgen` generates from `wit/` (types, traits and the

@@ -1,367 +1,499 @@
-//! The `run` interface: `run-bounder` and `run-pending` over
-//! [`dory_wire::preview::RunBounder`] and [`RunPending`], `check-limits`,
-//! `run-spill-id` and the run's default limits.
+//! The WIT interface `run-machine` (`dory:wire/run-machine`): the `run`
+//! resource over [`dory_wire::Run`], the run machine (the core's
+//! `crates/dory-wire/src/run.rs`, whose name this file has): the agent call's
+//! whole conversation. Every decision — which request comes next, what each
+//! answer means, when to wait and how long, what goes to which spill and to
+//! the output hook, what a cancel sends, the result — is the core's; this
+//! module converts the options in and the actions, steps and the result out
+//! (as `bindings/python/src/run/` does for Python).
 //!
-//! As in [`crate::decode`], a `RefCell` borrow lasts one call and calls never
+//! As in [`crate::reader`], a `RefCell` borrow lasts one call and calls never
 //! overlap (no re-entry into a component instance, no imports).
 #![forbid(unsafe_code)]
 
 use std::cell::RefCell;
+use std::time::Duration;
 
-use dory_wire::preview::{
-    run_spill_id, RunBounder, RunPending, View, DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES,
-    MIN_RUN_MAX_BYTES,
-};
+use dory_wire::preview::{SpillError, View};
+use dory_wire::{Run, RunAction, RunOptions, RunSink, RunState, RunStep};
 
-use crate::bindings::exports::dory::wire::decode::Event as WitEvent;
-use crate::bindings::exports::dory::wire::preview::{
-    Preview as WitPreview, PreviewOptions, SpillOutcome,
-};
-use crate::bindings::exports::dory::wire::run as wit;
-use crate::bindings::exports::dory::wire::types::{Error as WitError, Stream as WitStream};
-use crate::preview::{options as preview_options, preview, preview_limit, spill_outcome};
-use crate::{convert, Component};
+use crate::bindings::exports::dory::wire::follow::Reconnect;
+use crate::bindings::exports::dory::wire::preview::SpillOutcome;
+use crate::bindings::exports::dory::wire::request::{Command, Request};
+use crate::bindings::exports::dory::wire::run::View as WitView;
+use crate::bindings::exports::dory::wire::run_machine as wit;
+use crate::bindings::exports::dory::wire::types::{Cursor, Error as WitError};
+use crate::preview::{self, preview, preview_limit, spill_outcome};
+use crate::{convert, follow, reader, request, Component};
 
-/// The state behind one `run-bounder` handle.
+/// The state behind one `run` handle.
 #[derive(Debug)]
-pub struct RunBounderResource {
-    inner: RefCell<RunBounder>,
-}
-
-/// The state behind one `run-pending` handle.
-#[derive(Debug)]
-pub struct RunPendingResource {
-    inner: RunPending,
+pub struct RunResource {
+    inner: RefCell<Run>,
 }
 
 /// A WIT view as the core's.
-fn view(v: wit::View) -> View {
+fn view(v: WitView) -> View {
     match v {
-        wit::View::Stdout => View::Stdout,
-        wit::View::Stderr => View::Stderr,
-        wit::View::Combined => View::Combined,
+        WitView::Stdout => View::Stdout,
+        WitView::Stderr => View::Stderr,
+        WitView::Combined => View::Combined,
     }
 }
 
-/// A count of the guest as a WIT `u64`.
-fn count(n: usize) -> u64 {
-    u64::try_from(n).unwrap_or(u64::MAX)
+/// A core view as its WIT enum.
+fn view_of(v: View) -> WitView {
+    match v {
+        View::Stdout => WitView::Stdout,
+        View::Stderr => WitView::Stderr,
+        View::Combined => WitView::Combined,
+    }
+}
+
+/// The core's run options from the WIT record; absent fields keep the
+/// core's defaults (no default is written here). A refused keep pattern is
+/// the core's `invalid_argument`.
+fn run_options(options: wit::RunOptions) -> Result<RunOptions, WitError> {
+    let mut out = RunOptions::new().follow(follow::options(&options.follow));
+    if let Some(keep) = options.keep {
+        out = out.keep(preview::keep(keep)?);
+    }
+    if let Some(terminal) = options.terminal {
+        out = out.terminal(terminal);
+    }
+    if let Some(n) = options.max_lines {
+        out = out.max_lines(preview_limit(n, "max-lines")?);
+    }
+    if let Some(n) = options.max_bytes {
+        out = out.max_bytes(preview_limit(n, "max-bytes")?);
+    }
+    // Both none: no token limit (the core's default); the run's own check
+    // (at least `MIN_RUN_MAX_BYTES`) is the core's too.
+    out.tokens = preview::token_limit(options.max_tokens, options.tokenizer.as_deref())?;
+    out.idempotency_key = options.idempotency_key;
+    out.timeout_seconds = options.timeout_seconds;
+    out.hint = options.hint;
+    if let Some(kill) = options.kill_on_cancel {
+        out = out.kill_on_cancel(kill);
+    }
+    if let Some(spill) = options.spill {
+        out = out.spill(spill);
+    }
+    if let Some(on_output) = options.on_output {
+        out = out.on_output(on_output);
+    }
+    if let Some(ns) = options.answer_timeout_ns {
+        // A zero timeout is the core's to refuse.
+        out = out.answer_timeout(Duration::from_nanos(ns));
+    }
+    Ok(out)
+}
+
+/// The 16 random bytes of a fresh key, or `invalid_argument`.
+fn random_bytes(random: &[u8]) -> Result<[u8; 16], WitError> {
+    <[u8; 16]>::try_from(random).map_err(|_| {
+        convert::error(&dory_wire::Error::InvalidArgument {
+            argument: "random".to_owned(),
+            reason: format!("must be 16 random bytes, not {}", random.len()),
+        })
+    })
+}
+
+/// The sink of one call: each action as its WIT variant, in order.
+#[derive(Default)]
+struct Actions(Vec<wit::RunAction>);
+
+impl RunSink for Actions {
+    fn act(&mut self, action: RunAction<'_>) {
+        self.0.push(match action {
+            RunAction::OpenSpill { view, spill_id } => wit::RunAction::OpenSpill(wit::SpillOpen {
+                view: view_of(view),
+                spill_id: spill_id.to_owned(),
+            }),
+            RunAction::WriteSpill { view, data } => wit::RunAction::WriteSpill(wit::SpillWrite {
+                view: view_of(view),
+                data: data.to_vec(),
+            }),
+            RunAction::Output { stream, data, text } => wit::RunAction::Output(wit::OutputChunk {
+                stream: convert::stream(stream),
+                data: data.to_vec(),
+                text: text.to_owned(),
+            }),
+            RunAction::CommitSpill { view } => wit::RunAction::CommitSpill(view_of(view)),
+            RunAction::DiscardSpill { view } => wit::RunAction::DiscardSpill(view_of(view)),
+        });
+    }
+}
+
+fn foreign(what: &str) -> WitError {
+    convert::invalid_state(&format!(
+        "the core returned {what} this component does not know: rebuild it from the same sources"
+    ))
+}
+
+/// A core step as its WIT variant, or an error for a disconnect reason
+/// added to the core after this crate.
+fn step(step: RunStep) -> Result<wit::RunStep, WitError> {
+    Ok(match step {
+        RunStep::Send => wit::RunStep::Send,
+        RunStep::Done => wit::RunStep::Done,
+        RunStep::Cancelled => wit::RunStep::Cancelled,
+        RunStep::Wait { delay, reconnect } => {
+            let reconnect = match reconnect {
+                Some(r) => Some(Reconnect {
+                    attempt: r.attempt,
+                    failures: r.failures,
+                    reason: reader::reason_of(r.reason)
+                        .ok_or_else(|| foreign("a disconnect reason"))?,
+                    cursor: convert::cursor(r.cursor),
+                    delay_ns: reader::nanos(r.delay),
+                    proc_id: r.proc_id,
+                    detail: r.detail,
+                }),
+                None => None,
+            };
+            wit::RunStep::Wait(wit::RunWait {
+                delay_ns: reader::nanos(delay),
+                reconnect,
+            })
+        }
+    })
+}
+
+fn stepped(result: Result<RunStep, dory_wire::Error>) -> Result<wit::RunStep, WitError> {
+    result.map_err(|e| convert::error(&e)).and_then(step)
+}
+
+fn state(state: RunState) -> wit::RunState {
+    match state {
+        RunState::Starting => wit::RunState::Starting,
+        RunState::Following => wit::RunState::Following,
+        RunState::Cancelling => wit::RunState::Cancelling,
+        RunState::Done => wit::RunState::Done,
+        RunState::Finished => wit::RunState::Finished,
+        RunState::Cancelled => wit::RunState::Cancelled,
+        RunState::Failed => wit::RunState::Failed,
+    }
 }
 
 impl wit::Guest for Component {
-    type RunBounder = RunBounderResource;
-    type RunPending = RunPendingResource;
+    type Run = RunResource;
 
-    fn check_limits(max_lines: u64, max_bytes: u64) -> Result<(), WitError> {
-        RunBounder::check_limits(
-            preview_limit(max_lines, "max-lines")?,
-            preview_limit(max_bytes, "max-bytes")?,
+    fn run_result_to_json(r: wit::RunResult) -> Result<String, WitError> {
+        let mut result = dory_wire::RunResult::new(
+            r.proc_id,
+            r.idempotency_key,
+            [
+                crate::preview::core_preview(r.stdout)?,
+                crate::preview::core_preview(r.stderr)?,
+                crate::preview::core_preview(r.combined)?,
+            ],
+        );
+        result.exit_code = r.exit_code;
+        result.timed_out = r.timed_out;
+        result.stdout_lost_bytes = r.stdout_lost_bytes;
+        result.stderr_lost_bytes = r.stderr_lost_bytes;
+        Ok(result.to_json())
+    }
+}
+
+impl RunResource {
+    /// A run of `command` (the body of the constructor).
+    pub(crate) fn build(
+        computer_id: &str,
+        command: Command,
+        options: wit::RunOptions,
+        random: &[u8],
+    ) -> Result<RunResource, WitError> {
+        let random = random_bytes(random)?;
+        Run::new(
+            computer_id,
+            &request::command(command),
+            run_options(options)?,
+            random,
         )
+        .map(|inner| RunResource {
+            inner: RefCell::new(inner),
+        })
         .map_err(|e| convert::error(&e))
     }
-
-    fn run_spill_id(idempotency_key: String) -> String {
-        run_spill_id(&idempotency_key)
-    }
-
-    fn default_run_max_lines() -> u64 {
-        count(DEFAULT_RUN_MAX_LINES)
-    }
-
-    fn default_run_max_bytes() -> u64 {
-        count(DEFAULT_RUN_MAX_BYTES)
-    }
-
-    fn min_run_max_bytes() -> u64 {
-        count(MIN_RUN_MAX_BYTES)
-    }
 }
 
-impl RunBounderResource {
-    /// Ends the output (the body of `run-bounder.finish`).
-    fn finish(self) -> Result<RunPendingResource, WitError> {
+impl wit::GuestRun for RunResource {
+    fn new(
+        computer_id: String,
+        command: Command,
+        options: wit::RunOptions,
+        random: Vec<u8>,
+    ) -> Result<Self, WitError> {
+        RunResource::build(&computer_id, command, options, &random)
+    }
+
+    fn request(&self) -> Result<Request, WitError> {
         self.inner
-            .into_inner()
-            .finish()
-            .map(|inner| RunPendingResource { inner })
+            .borrow_mut()
+            .request()
+            .map(request::request)
             .map_err(|e| convert::error(&e))
     }
-}
 
-impl wit::GuestRunBounder for RunBounderResource {
-    fn new(
-        max_lines: u64,
-        max_bytes: u64,
-        spill_id: Option<String>,
-        options: PreviewOptions,
-    ) -> Result<Self, WitError> {
-        let o = preview_options(max_lines, max_bytes, options)?;
-        let mut inner = RunBounder::with_limits(o.limits)
-            .with_keep(o.keep)
-            .with_terminal(o.terminal);
-        if let Some(id) = spill_id {
-            inner = inner.with_spill_id(&id);
+    fn open(
+        &self,
+        status: u16,
+        content_type: String,
+        proc_id: Option<String>,
+        retry_after: Option<String>,
+    ) -> Result<(), WitError> {
+        let status = dory_wire::http_status(f64::from(status)).map_err(|e| convert::error(&e))?;
+        self.inner
+            .borrow_mut()
+            .open(
+                status,
+                &content_type,
+                proc_id.as_deref(),
+                retry_after.as_deref(),
+            )
+            .map_err(|e| convert::error(&e))
+    }
+
+    fn feed(&self, data: Vec<u8>) -> wit::RunFed {
+        let mut actions = Actions::default();
+        let fed = self.inner.borrow_mut().feed(&data, &mut actions);
+        wit::RunFed {
+            actions: actions.0,
+            error: fed.err().map(|e| convert::error(&e)),
         }
-        Ok(RunBounderResource {
-            inner: RefCell::new(inner),
+    }
+
+    fn finish(&self, transport_error: Option<String>, jitter: f64) -> wit::RunFinished {
+        let mut actions = Actions::default();
+        let result =
+            self.inner
+                .borrow_mut()
+                .finish(transport_error.as_deref(), jitter, &mut actions);
+        wit::RunFinished {
+            actions: actions.0,
+            step: stepped(result),
+        }
+    }
+
+    fn no_response(&self, detail: String, jitter: f64) -> Result<wit::RunStep, WitError> {
+        stepped(self.inner.borrow_mut().no_response(&detail, jitter))
+    }
+
+    fn cancel(&self) -> wit::RunCancelled {
+        let mut actions = Actions::default();
+        let cancelled = self.inner.borrow_mut().cancel(&mut actions);
+        wit::RunCancelled {
+            actions: actions.0,
+            // A wait is never a cancel's step; `cancelled` if the core says
+            // one this crate cannot convert.
+            step: step(cancelled).unwrap_or(wit::RunStep::Cancelled),
+        }
+    }
+
+    fn wait_limit_ns(&self) -> Option<u64> {
+        self.inner.borrow_mut().wait_limit().map(reader::nanos)
+    }
+
+    fn waited_ns(&self, elapsed_ns: u64) -> bool {
+        self.inner
+            .borrow_mut()
+            .waited(Duration::from_nanos(elapsed_ns))
+    }
+
+    fn spill_failed(&self, v: WitView, error: String) {
+        self.inner
+            .borrow_mut()
+            .spill_failed(view(v), SpillError::WriterFailed { error });
+    }
+
+    fn spill_committed(&self, v: WitView, outcome: SpillOutcome) {
+        // A failed commit is the writer's error, as for `spill-failed`.
+        let outcome = match outcome {
+            SpillOutcome::Failed(error) => SpillError::WriterFailed { error }.into(),
+            other => spill_outcome(other),
+        };
+        self.inner.borrow_mut().spill_committed(view(v), outcome);
+    }
+
+    fn result(&self) -> Result<wit::RunResult, WitError> {
+        let r = self
+            .inner
+            .borrow_mut()
+            .result()
+            .map_err(|e| convert::error(&e))?;
+        Ok(wit::RunResult {
+            proc_id: r.proc_id,
+            idempotency_key: r.idempotency_key,
+            exit_code: r.exit_code,
+            timed_out: r.timed_out,
+            stdout: preview(r.stdout),
+            stderr: preview(r.stderr),
+            combined: preview(r.combined),
+            stdout_lost_bytes: r.stdout_lost_bytes,
+            stderr_lost_bytes: r.stderr_lost_bytes,
         })
     }
 
-    fn push(&self, stream: WitStream, data: Vec<u8>) {
-        self.inner
-            .borrow_mut()
-            .push(convert::core_stream(stream), &data);
+    fn state(&self) -> wit::RunState {
+        state(self.inner.borrow().state())
     }
 
-    fn lose(&self, stream: WitStream, start: u64, end: u64) {
-        self.inner
-            .borrow_mut()
-            .lose(convert::core_stream(stream), start, end);
+    fn idempotency_key(&self) -> String {
+        self.inner.borrow().idempotency_key().to_owned()
     }
 
-    fn feed(&self, events: Vec<WitEvent>) {
-        let mut run = self.inner.borrow_mut();
-        for event in events {
-            match event {
-                WitEvent::Output(o) => run.push(convert::core_stream(o.stream), &o.data),
-                WitEvent::Skipped(s) => run.lose(convert::core_stream(s.stream), s.start, s.end),
-                _ => {}
-            }
-        }
+    fn proc_id(&self) -> Option<String> {
+        self.inner.borrow().proc_id().map(str::to_owned)
     }
 
-    fn spill_id(&self, v: wit::View) -> Option<String> {
-        self.inner.borrow().spill_id(view(v)).map(str::to_owned)
+    fn spill_id(&self, v: WitView) -> String {
+        self.inner.borrow().spill_id(view(v)).to_owned()
     }
 
-    fn total_bytes(&self, v: wit::View) -> u64 {
-        self.inner.borrow().total_bytes(view(v))
-    }
-
-    fn lost_bytes(&self, v: wit::View) -> u64 {
-        self.inner.borrow().lost_bytes(view(v))
-    }
-
-    fn retained_bytes(&self) -> u64 {
-        count(self.inner.borrow().retained_bytes())
-    }
-
-    fn finish(bounder: wit::RunBounder) -> Result<wit::RunPending, WitError> {
-        bounder
-            .into_inner::<RunBounderResource>()
-            .finish()
-            .map(wit::RunPending::new)
-    }
-}
-
-impl wit::GuestRunPending for RunPendingResource {
-    fn spill_id(&self, v: wit::View) -> String {
-        self.inner.spill_id(view(v)).to_owned()
-    }
-
-    fn needs_spill(&self, v: wit::View) -> bool {
-        self.inner.needs_spill(view(v))
-    }
-
-    fn total_bytes(&self, v: wit::View) -> u64 {
-        self.inner.total_bytes(view(v))
-    }
-
-    fn lost(&self, v: wit::View) -> (u64, u64) {
-        self.inner.lost(view(v))
-    }
-
-    fn render(&self, v: wit::View, outcome: SpillOutcome, hint: Option<String>) -> WitPreview {
-        preview(
-            self.inner
-                .render(view(v), spill_outcome(outcome), hint.as_deref()),
-        )
+    fn cursor(&self) -> Cursor {
+        convert::cursor(self.inner.borrow().cursor())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bindings::exports::dory::wire::decode::{Output, Skipped};
-    use crate::bindings::exports::dory::wire::preview::{Keep, Split};
-    use wit::{Guest, GuestRunBounder, GuestRunPending};
+    use crate::bindings::exports::dory::wire::follow::FollowOptions as WitFollowOptions;
+    use wit::GuestRun as _;
 
-    const VIEWS: [wit::View; 3] = [wit::View::Stdout, wit::View::Stderr, wit::View::Combined];
-
-    fn output(stream: WitStream, data: &[u8], start: u64) -> WitEvent {
-        WitEvent::Output(Output {
-            stream,
-            data: data.to_vec(),
-            start,
-            end: start + data.len() as u64,
-        })
-    }
-
-    /// Neither `keep` nor `terminal`.
-    fn off() -> PreviewOptions {
-        PreviewOptions {
-            keep: Keep::None,
-            terminal: false,
-            split: Split::Even,
-            max_tokens: None,
-            tokenizer: None,
+    fn absent_follow() -> WitFollowOptions {
+        WitFollowOptions {
+            follow: None,
+            gap_policy: None,
+            retries: None,
+            backoff_ns: None,
+            max_backoff_ns: None,
+            jitter: None,
+            liveness_timeout_ns: None,
+            max_frame_bytes: None,
+            strict: None,
         }
     }
 
-    #[test]
-    fn options_apply_to_every_view_and_a_bad_pattern_is_refused() {
-        let options = PreviewOptions {
-            keep: Keep::Patterns(vec!["^error".into()]),
-            terminal: true,
-            split: Split::Even,
+    fn options() -> wit::RunOptions {
+        wit::RunOptions {
+            max_lines: None,
+            max_bytes: None,
             max_tokens: None,
             tokenizer: None,
-        };
-        let run = RunBounderResource::new(16, 600, None, options).unwrap();
-        for i in 0..200 {
-            let line = if i == 100 {
-                "error: it broke\n".to_owned()
-            } else {
-                format!("\x1b[32mok\x1b[0m {i}\n")
-            };
-            run.push(WitStream::Stdout, line.into_bytes());
+            idempotency_key: Some("k".into()),
+            timeout_seconds: None,
+            hint: None,
+            kill_on_cancel: None,
+            spill: Some(true),
+            on_output: Some(true),
+            answer_timeout_ns: None,
+            keep: None,
+            terminal: None,
+            follow: absent_follow(),
         }
-        let pending = run.finish().unwrap();
-        for v in [wit::View::Stdout, wit::View::Combined] {
-            let text = pending.render(v, SpillOutcome::NotSaved, None).text;
-            assert!(text.contains("\n101:error: it broke\n"), "{text}");
-            assert!(!text.contains('\x1b'), "{text}");
-        }
-        let bad = PreviewOptions {
-            keep: Keep::Patterns(vec!["(".into()]),
-            terminal: false,
-            split: Split::Even,
-            max_tokens: None,
-            tokenizer: None,
-        };
-        let err = RunBounderResource::new(8, 300, None, bad).unwrap_err();
-        assert_eq!(err.code, "invalid_argument");
+    }
+
+    fn run(options: wit::RunOptions) -> RunResource {
+        RunResource::build("c1", Command::Shell("make".into()), options, &[0; 16]).unwrap()
     }
 
     #[test]
-    fn a_token_limit_applies_to_every_view() {
-        let options = |max_tokens, tokenizer: &str| PreviewOptions {
-            keep: Keep::None,
-            terminal: false,
-            split: Split::Even,
+    fn a_token_limit_is_checked_before_any_request() {
+        let with = |max_tokens, tokenizer: Option<&str>| wit::RunOptions {
             max_tokens,
-            tokenizer: Some(tokenizer.into()),
+            tokenizer: tokenizer.map(str::to_owned),
+            ..options()
         };
-        let run =
-            RunBounderResource::new(400, 16 * 1024, None, options(Some(150), "approx")).unwrap();
-        for i in 0..300 {
-            run.push(
-                WitStream::Stdout,
-                format!("step {i}: compiled\n").into_bytes(),
-            );
-            if i % 50 == 0 {
-                run.push(WitStream::Stderr, format!("warning {i}\n").into_bytes());
-            }
-        }
-        let pending = run.finish().unwrap();
-        for v in VIEWS {
-            let p = pending.render(v, SpillOutcome::NotSaved, None);
-            let n = p.tokens.expect("counted under a token limit");
-            assert!(n <= 150, "{n}");
-            assert_eq!(
-                dory_wire::preview::count_tokens(&p.text, Some("approx")).unwrap(),
-                n
-            );
-        }
-        let err = RunBounderResource::new(8, 300, None, options(None, "gpt-9")).unwrap_err();
+        let build = |o| RunResource::build("c1", Command::Shell("make".into()), o, &[0; 16]);
+        assert!(build(with(Some(80), Some("approx"))).is_ok());
+        assert!(build(with(None, Some("approx"))).is_ok());
+        let err = build(with(Some(79), Some("approx"))).unwrap_err();
+        assert_eq!(err.code, "invalid_limits");
+        let err = build(with(Some(4000), Some("gpt-9"))).unwrap_err();
         assert_eq!(err.code, "invalid_argument");
         assert!(err.message.contains("tokenizer"), "{}", err.message);
     }
 
     #[test]
-    fn feeding_events_is_pushing_and_losing_them() {
-        let fed = RunBounderResource::new(6, 200, Some("run-t".into()), off()).unwrap();
-        let pushed = RunBounderResource::new(6, 200, Some("run-t".into()), off()).unwrap();
-        let mut events = Vec::new();
-        let mut at = [0u64; 2];
-        for i in 0..40u64 {
-            let (stream, k) = if i % 3 == 0 {
-                (WitStream::Stderr, 1)
-            } else {
-                (WitStream::Stdout, 0)
-            };
-            let line = format!("line {i}\n");
-            events.push(output(stream, line.as_bytes(), at[k]));
-            at[k] += line.len() as u64;
-            pushed.push(stream, line.into_bytes());
-        }
-        events.push(WitEvent::Heartbeat);
-        events.push(WitEvent::Skipped(Skipped {
-            stream: WitStream::Stdout,
-            start: 500,
-            end: 900,
-        }));
-        pushed.lose(WitStream::Stdout, 500, 900);
-        fed.feed(events);
-        for v in VIEWS {
-            assert_eq!(fed.total_bytes(v), pushed.total_bytes(v));
-            assert_eq!(fed.lost_bytes(v), pushed.lost_bytes(v));
-            assert_eq!(
-                GuestRunBounder::spill_id(&fed, v),
-                GuestRunBounder::spill_id(&pushed, v)
-            );
-        }
-        assert_eq!(fed.lost_bytes(wit::View::Combined), 400);
-        assert_eq!(fed.lost_bytes(wit::View::Stderr), 0);
-        let (fed, pushed) = (fed.finish().unwrap(), pushed.finish().unwrap());
-        for v in VIEWS {
-            let outcome = || SpillOutcome::Saved("/w/out.txt".into());
-            let a = fed.render(v, outcome(), None);
-            let b = pushed.render(v, outcome(), None);
-            assert_eq!(a.text, b.text);
-            assert!(
-                a.text.len() <= 200 && a.text.lines().count() <= 6,
-                "{}",
-                a.text
-            );
-            assert_eq!(fed.lost(v), pushed.lost(v));
-            assert_eq!(fed.needs_spill(v), pushed.needs_spill(v));
-        }
-        assert!(fed
-            .render(wit::View::Combined, SpillOutcome::NotSaved, None)
-            .text
-            .ends_with("[... 400 bytes lost ...]\n"));
-        assert_eq!(
-            GuestRunPending::spill_id(&fed, wit::View::Stderr),
-            "run-t-stderr"
+    fn a_whole_run_gives_actions_steps_and_the_result() {
+        let run = run(options());
+        let start = run.request().unwrap();
+        assert_eq!(start.target, "/computers/c1/processes");
+        run.open(200, "application/json".into(), None, None)
+            .unwrap();
+        let fed = run.feed(br#"{"proc_id":"p1","status":"running"}"#.to_vec());
+        assert!(fed.actions.is_empty() && fed.error.is_none());
+        let finished = run.finish(None, 0.0);
+        assert!(matches!(finished.step, Ok(wit::RunStep::Send)));
+        assert!(matches!(run.state(), wit::RunState::Following));
+        assert_eq!(run.proc_id().as_deref(), Some("p1"));
+        run.request().unwrap();
+        run.open(200, "application/x-ndjson".into(), Some("p1".into()), None)
+            .unwrap();
+        let fed = run.feed(
+            b"{\"type\":\"stdout\",\"data\":\"hi\\n\",\"offset\":3}\n{\"type\":\"exit\",\"exit_code\":0,\"timed_out\":false}\n"
+                .to_vec(),
         );
+        assert!(fed.error.is_none());
+        assert!(matches!(
+            &fed.actions[0],
+            wit::RunAction::OpenSpill(o) if o.spill_id == run.spill_id(WitView::Stdout)
+        ));
+        assert!(fed
+            .actions
+            .iter()
+            .any(|a| matches!(a, wit::RunAction::Output(o) if o.text == "hi\n")));
+        let finished = run.finish(None, 0.0);
+        assert!(matches!(finished.step, Ok(wit::RunStep::Done)));
+        assert!(finished
+            .actions
+            .iter()
+            .all(|a| matches!(a, wit::RunAction::DiscardSpill(_))));
+        let result = run.result().unwrap();
+        assert_eq!(result.exit_code, Some(0));
+        // The combined view ends with how the process ended (a notice of
+        // kind `end`); stdout's own view is its bytes.
+        assert_eq!(result.combined.text, "hi\n[... exit code 0 ...]\n");
+        assert!(matches!(
+            result.combined.notices.last().map(|n| n.kind),
+            Some(crate::bindings::exports::dory::wire::preview::NoticeKind::End)
+        ));
+        assert_eq!(result.stdout.text, "hi\n");
+        assert_eq!(result.idempotency_key, "k");
+        assert!(matches!(run.state(), wit::RunState::Finished));
+        assert_eq!(run.result().unwrap_err().code, "invalid_state");
     }
 
     #[test]
-    fn the_functions_are_the_cores() {
-        assert_eq!(Component::default_run_max_lines(), 400);
-        assert_eq!(Component::default_run_max_bytes(), 16 * 1024);
-        assert_eq!(Component::min_run_max_bytes(), 80);
-        assert_eq!(Component::run_spill_id("k".into()), run_spill_id("k"));
-        assert!(Component::run_spill_id("k".into()).starts_with("run-"));
-        assert!(Component::check_limits(2, 80).is_ok());
-        let err = Component::check_limits(1, u64::MAX).unwrap_err();
+    fn the_checks_come_before_any_request() {
+        let err =
+            RunResource::build("c1", Command::Shell("x".into()), options(), &[0; 3]).unwrap_err();
+        assert_eq!(err.code, "invalid_argument");
+        let mut bad = options();
+        bad.max_lines = Some(1);
+        let err = RunResource::build("c1", Command::Shell("x".into()), bad, &[0; 16]).unwrap_err();
         assert_eq!(err.code, "invalid_limits");
-        assert!(Component::check_limits(400, 79).is_err());
+        let mut bad = options();
+        bad.answer_timeout_ns = Some(0);
+        assert!(RunResource::build("c1", Command::Shell("x".into()), bad, &[0; 16]).is_err());
+        let mut fresh = options();
+        fresh.idempotency_key = None;
+        let run = RunResource::build("c1", Command::Shell("x".into()), fresh, &[0xab; 16]).unwrap();
+        assert_eq!(run.idempotency_key(), format!("run-{}", "ab".repeat(16)));
     }
 
     #[test]
-    fn an_unnamed_spill_id_is_known_at_finish() {
-        let run = RunBounderResource::new(4, 100, None, off()).unwrap();
-        run.push(WitStream::Stdout, b"x\n".repeat(100));
-        assert_eq!(GuestRunBounder::spill_id(&run, wit::View::Stdout), None);
-        assert!(run.retained_bytes() > 0);
-        let pending = run.finish().unwrap();
-        assert!(pending.needs_spill(wit::View::Stdout));
-        assert!(!pending.needs_spill(wit::View::Stderr));
-        assert_eq!(pending.total_bytes(wit::View::Combined), 200);
-        let id = GuestRunPending::spill_id(&pending, wit::View::Stdout);
-        let p = pending.render(wit::View::Stdout, SpillOutcome::NotSaved, None);
-        assert_eq!(p.spill_id.as_deref(), Some(id.as_str()));
+    fn a_cancel_before_the_start_was_sent_sends_nothing() {
+        let mut o = options();
+        o.kill_on_cancel = Some(true);
+        let run = run(o);
+        let cancelled = run.cancel();
+        assert!(cancelled.actions.is_empty());
+        assert!(matches!(cancelled.step, wit::RunStep::Cancelled));
+        assert!(matches!(run.state(), wit::RunState::Cancelled));
+        assert!(run.request().is_err());
     }
 }

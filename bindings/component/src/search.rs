@@ -2,7 +2,7 @@
 //! [`dory_wire::search`]. Types are converted and errors mapped; every
 //! decision is the core's.
 //!
-//! As in [`crate::decode`], a `RefCell` borrow lasts one call and calls never
+//! As in [`crate::reader`], a `RefCell` borrow lasts one call and calls never
 //! overlap (no re-entry into a component instance, no imports).
 #![forbid(unsafe_code)]
 

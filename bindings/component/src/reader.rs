@@ -1,6 +1,8 @@
-//! The `decode` interface: the `reader` resource over [`dory_wire::Reader`],
-//! and the conversions of its types (events, reasons, resume states) that the
-//! `follow` interface shares.
+//! The WIT interface `decode` (`dory:wire/decode`): the `reader` resource
+//! over [`dory_wire::Reader`], and the conversions of its types (events,
+//! reasons, resume states) that the `follow` interface shares. The file is
+//! named after the core's reader (`crates/dory-wire/src/reader/`), as in the
+//! other bindings.
 //!
 //! Each call borrows the core reader for its duration only. The component
 //! model never re-enters a component instance while one of its exports runs,
