@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import inspect
 import os
-import re
 import secrets
 import tempfile
 from collections.abc import Awaitable, Sequence
 from pathlib import Path
 from typing import BinaryIO, Callable, Literal, Optional, Union
 
-from ._core import Bounder, PendingSpill, Preview, _bound_unsaved
+from ._core import Bounder, PendingSpill, Preview, _bound_unsaved, _spill_file_name
 
 __all__ = [
     "AsyncSpillWriter",
@@ -55,7 +54,6 @@ NoticeKind = Literal["omitted", "kept", "terminal", "stderr", "lost", "end"]
 header, what terminal rendering removed, a run's stderr section, a run's
 loss, how a run's process ended (the combined view's last line)."""
 
-_SAFE_ID = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 
 
 def new_spill_id() -> str:
@@ -336,10 +334,10 @@ class SpillDirectory:
         self.suffix = suffix
 
     def path_for(self, spill_id: str) -> Path:
-        """Where the spill ``spill_id`` is saved."""
-        if not _SAFE_ID.fullmatch(spill_id) or spill_id in (".", ".."):
-            raise ValueError(f"spill id {spill_id!r} is not a plain file name")
-        return self.directory / f"{spill_id}{self.suffix}"
+        """Where the spill ``spill_id`` is saved: the core's rule for a
+        spill file's name (:class:`InvalidArgument`, a ``ValueError``, for
+        an id or suffix that is not a plain file name)."""
+        return self.directory / _spill_file_name(spill_id, self.suffix)
 
     def __call__(self, spill_id: str, data: bytes) -> str:
         """Saves ``data``; returns the absolute path."""

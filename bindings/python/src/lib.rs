@@ -56,6 +56,7 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(preview::_run_result_json, m)?)?;
     m.add_function(wrap_pyfunction!(preview::_bound_unsaved, m)?)?;
     m.add_function(wrap_pyfunction!(preview::count_tokens, m)?)?;
+    m.add_function(wrap_pyfunction!(preview::_spill_file_name, m)?)?;
     m.add_class::<run_bounder::RunBounder>()?;
     m.add_class::<run_bounder::RunPending>()?;
     m.add_class::<run::PyRun>()?;

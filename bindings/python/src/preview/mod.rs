@@ -61,6 +61,15 @@ pub(crate) fn count_tokens(
     counted.map_err(|e| to_py_err(py, e, Vec::new()))
 }
 
+/// The file name a spill directory saves `spill_id`'s output under: the
+/// core's one rule (`preview::spill_file_name`), raising its
+/// `InvalidArgument` (argument `spill_id` or `suffix`).
+#[pyfunction]
+#[pyo3(signature = (spill_id, suffix, /))]
+pub(crate) fn _spill_file_name(py: Python<'_>, spill_id: &str, suffix: &str) -> PyResult<String> {
+    preview::spill_file_name(spill_id, suffix).map_err(|e| to_py_err(py, e, Vec::new()))
+}
+
 /// `TOKENIZERS`: the names of the tokenizers this build has, exact ones
 /// first (the core's `preview::tokenizers`), as a tuple.
 pub(crate) fn tokenizers(py: Python<'_>) -> PyResult<Bound<'_, pyo3::types::PyTuple>> {
