@@ -205,7 +205,7 @@ function typeName(value) {
 /**
  * Renders a pending spill from what the writer returned (or threw):
  * `pending` has the `render_*` methods of a WasmBounded (a run's view has
- * them too, see run.js).
+ * them too, see run-bounder.js).
  */
 export function settle(pending, outcome, hint) {
   if (outcome.threw !== undefined) return toPreview(pending.render_writer_failed(errorText(outcome.threw.error), hint));

@@ -5,7 +5,7 @@
 import { ready, wasm } from "#platform";
 import { checkInteger, checkOptions, checkString, optionalString, toBytes } from "./args.js";
 import { rethrow, toError } from "./errors.js";
-import { DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES } from "./run.js";
+import { DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES } from "./run-bounder.js";
 
 const LIMIT_MAX = 0xffffffff;
 const OPTIONS = ["context", "maxLines", "maxBytes", "ignoreCase"];

@@ -112,7 +112,8 @@ fn push_bool(out: &mut String, v: bool) {
     out.push_str(if v { "true" } else { "false" });
 }
 
-fn push_opt_str(out: &mut String, v: Option<&str>) {
+/// Appends a JSON string literal, or `null`.
+pub(crate) fn push_opt_str(out: &mut String, v: Option<&str>) {
     match v {
         Some(s) => push_str(out, s),
         None => out.push_str("null"),

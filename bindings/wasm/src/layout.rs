@@ -1,7 +1,7 @@
 //! The event layout: how the events of one `feed`/`finish` of a reader or a
 //! follower cross the boundary. One definition: the constants and the table
 //! [`OTHER_EVENTS`] below, written out as [`EVENT_LAYOUT_JSON`]; the writers
-//! ([`crate::reader`]'s batch, [`crate::json`]'s arrays) use them and the
+//! ([`crate::feed`]'s batch, [`crate::json`]'s arrays) use them and the
 //! tests of this module check both against them. The JavaScript layer holds
 //! the same document (`LAYOUT` in `npm/src/layout.js`) and refuses, when the
 //! module is loaded, a module whose [`event_layout_hash`] is not that of its
@@ -160,8 +160,8 @@ mod tests {
     use serde_json::{json, Value};
 
     use super::*;
+    use crate::feed::Batch;
     use crate::json;
-    use crate::reader::Batch;
 
     /// An event, the value each named field of its side array must hold, and
     /// the bytes it appends to the data buffer.

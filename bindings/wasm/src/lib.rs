@@ -34,28 +34,33 @@
 //! is reported as an `integer_out_of_range` error instead (see [`json`]).
 #![forbid(unsafe_code)]
 
+mod args;
+mod feed;
 mod follow;
 pub mod json;
 pub mod layout;
 mod preview;
 mod reader;
+mod request;
 mod run;
-mod run_machine;
+mod run_bounder;
 mod search;
 mod text;
 mod transcript;
+mod wire_json;
 
 use std::fmt::Write as _;
 
-pub use follow::{
-    request_exec, request_get_process, request_kill, request_output, request_setup_logs,
-    request_start, WasmFollowOptions, WasmFollower,
-};
+pub use follow::{WasmFollowOptions, WasmFollower};
 pub use layout::event_layout_hash;
 pub use preview::{count_tokens, WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::{wasm_memory, WasmReader};
-pub use run::{run_spill_id, WasmRunBounder, WasmRunPending};
-pub use run_machine::WasmRun;
+pub use request::{
+    request_exec, request_get_process, request_kill, request_output, request_setup_logs,
+    request_start,
+};
+pub use run::WasmRun;
+pub use run_bounder::{run_spill_id, WasmRunBounder, WasmRunPending};
 pub use text::WasmUtf8Decoder;
 pub use transcript::WasmTranscript;
 
@@ -220,7 +225,7 @@ pub fn core_tables_json() -> String {
     let _ = write!(
         out,
         "}}}},\"followDefaults\":{}}}",
-        follow::options_json(&dory_wire::FollowOptions::default()),
+        wire_json::options_json(&dory_wire::FollowOptions::default()),
     );
     out
 }

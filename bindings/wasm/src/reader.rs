@@ -1,171 +1,27 @@
-//! `WasmReader`: the core [`Reader`] behind the JavaScript `Reader`.
+//! `WasmReader`: the core [`Reader`] behind the JavaScript `Reader`. Its
+//! events cross as [`crate::feed`] writes them.
 
 use std::time::Duration;
 
-use dory_wire::{
-    Cursor, Endpoint, Event, GapPolicy, Reader, ReaderOptions, ReaderState, ResumeState, Sink,
-    Stream, Transcript,
-};
+use dory_wire::{Cursor, Endpoint, GapPolicy, Reader, ReaderOptions, ReaderState, ResumeState};
 use wasm_bindgen::prelude::*;
 
-use crate::json::{self, OutOfRange};
+use crate::feed::Feed;
+use crate::json;
 use crate::transcript::WasmTranscript;
 
 /// The largest `maxFrameBytes` accepted: 1 GiB. Larger limits would let one
 /// line exhaust the 4 GiB address space of a wasm32 module.
 pub(crate) const MAX_FRAME_BYTES_LIMIT: f64 = (1u64 << 30) as f64;
 
-// The event layout (records, tags, the result number): crate::layout.
-pub(crate) use crate::layout::{FLAG_SIDE, RECORDS};
-use crate::layout::{RECORD_F64S, TAG_OTHER, TAG_STDERR, TAG_STDOUT};
-/// A data buffer larger than this is released after the call instead of
-/// being kept for the next one.
-const KEEP_DATA_CAPACITY: usize = 4 << 20;
-
-/// A [`Reader`] plus the binding's own sticky error (an integer that a
-/// JavaScript number cannot hold exactly), and the batch of the last call.
+/// A [`Reader`] plus what its calls keep (see [`Feed`]): the binding's own
+/// sticky error (an integer that a JavaScript number cannot hold exactly),
+/// and the batch of the last call.
 #[wasm_bindgen]
 #[derive(Debug)]
 pub struct WasmReader {
     inner: Reader,
-    /// Set once an event could not be converted; every later call returns it.
-    failed: Option<String>,
-    /// The batch of the last `feed`/`finish` (kept between calls so its
-    /// buffers are reused).
-    batch: Batch,
-    /// The side JSON of the last call, when it has one.
-    side: Option<String>,
-}
-
-/// The events of one `feed`/`finish`, in the form that crosses the boundary
-/// without serialization ([`crate::layout`]): one record of three numbers
-/// per event, `(tag, start, end)`, in a `Vec<f64>` that JavaScript reads in
-/// place; the output bytes of all events in one buffer; and, for the rare
-/// events that are not output (and an error or an end), one small JSON side
-/// document.
-#[derive(Debug, Default)]
-pub(crate) struct Batch {
-    /// `(tag, start, end)` per event (`start`/`end` are 0 for [`TAG_OTHER`]).
-    pub(crate) meta: Vec<f64>,
-    /// Output bytes of the events, in event order.
-    pub(crate) data: Vec<u8>,
-    /// The compact JSON arrays of the [`TAG_OTHER`] events, comma-separated
-    /// (see [`json`]).
-    pub(crate) other: String,
-    /// An integer a JavaScript number cannot hold: conversion stops there
-    /// (the events before it are kept).
-    pub(crate) error: Option<OutOfRange>,
-}
-
-impl Batch {
-    pub(crate) fn clear(&mut self) {
-        self.meta.clear();
-        if self.data.capacity() > KEEP_DATA_CAPACITY {
-            self.data = Vec::new();
-        } else {
-            self.data.clear();
-        }
-        self.other.clear();
-        self.error = None;
-    }
-
-    pub(crate) fn records(&self) -> f64 {
-        (self.meta.len() / RECORD_F64S) as f64
-    }
-}
-
-fn safe(field: &'static str, v: u64) -> Result<f64, OutOfRange> {
-    if v > json::MAX_SAFE_INTEGER {
-        Err(OutOfRange {
-            field,
-            value: v.to_string(),
-        })
-    } else {
-        Ok(v as f64)
-    }
-}
-
-impl Batch {
-    /// Checks an output range; the first offset a JavaScript number cannot
-    /// hold stops the conversion of the call.
-    fn check_output(&mut self, start: u64, end: u64) -> Option<(f64, f64)> {
-        if self.error.is_some() {
-            return None;
-        }
-        match safe("output start offset", start)
-            .and_then(|s| Ok((s, safe("output end offset", end)?)))
-        {
-            Ok(range) => Some(range),
-            Err(e) => {
-                self.error = Some(e);
-                None
-            }
-        }
-    }
-
-    /// Appends the compact array of a non-output event (and its record).
-    fn push_other(&mut self, event: &Event) -> bool {
-        if self.error.is_some() {
-            return false;
-        }
-        let mark = self.other.len();
-        if mark != 0 {
-            self.other.push(',');
-        }
-        // `push_event` appends the event's bytes (a result document's) to the
-        // data buffer only when its record was written.
-        match json::push_event(&mut self.other, &mut self.data, event) {
-            Ok(()) => {
-                self.meta.extend_from_slice(&[TAG_OTHER, 0.0, 0.0]);
-                true
-            }
-            Err(e) => {
-                self.other.truncate(mark);
-                self.error = Some(e);
-                false
-            }
-        }
-    }
-}
-
-impl Sink for Batch {
-    fn output(&mut self, stream: Stream, bytes: std::borrow::Cow<'_, [u8]>, start: u64, end: u64) {
-        if let Some((s, e)) = self.check_output(start, end) {
-            let tag = match stream {
-                Stream::Stdout => TAG_STDOUT,
-                Stream::Stderr => TAG_STDERR,
-            };
-            self.meta.extend_from_slice(&[tag, s, e]);
-            self.data.extend_from_slice(&bytes);
-        }
-    }
-
-    fn event(&mut self, event: Event) {
-        self.push_other(&event);
-    }
-}
-
-/// The sink of `feed_into`: output bytes go into the transcript only (no
-/// record, no copy out of wasm memory); every other event goes into the
-/// transcript and the batch.
-pub(crate) struct IntoTranscript<'a> {
-    pub(crate) batch: &'a mut Batch,
-    pub(crate) transcript: &'a mut Transcript,
-}
-
-impl Sink for IntoTranscript<'_> {
-    fn output(&mut self, stream: Stream, bytes: std::borrow::Cow<'_, [u8]>, start: u64, end: u64) {
-        // Checked like `feed`, so both report the same error at the same place.
-        if self.batch.check_output(start, end).is_some() {
-            self.transcript.push_output(stream, &bytes, start, end);
-        }
-    }
-
-    fn event(&mut self, event: Event) {
-        if self.batch.push_other(&event) {
-            self.transcript.push(&event);
-        }
-    }
+    feed: Feed,
 }
 
 fn endpoint(name: &str) -> Result<Endpoint, String> {
@@ -215,12 +71,6 @@ fn range_error(message: String) -> String {
     json::push_str(&mut out, &message);
     out.push('}');
     out
-}
-
-/// A pointer as a wasm32 address (the low 32 bits on a 64-bit host, where
-/// the binding is only compiled for its lints and unit tests).
-pub(crate) fn address(p: *const u8) -> u32 {
-    (p as usize & 0xffff_ffff) as u32
 }
 
 /// The module's `WebAssembly.Memory`, through which JavaScript reads the
@@ -273,7 +123,7 @@ impl WasmReader {
     /// Gives the status, Content-Type and `CE-Process-Id` header. Returns an
     /// error-object JSON string, or an empty string on success.
     pub fn open(&mut self, status: f64, content_type: &str, proc_id: Option<String>) -> String {
-        if let Some(failed) = &self.failed {
+        if let Some(failed) = self.feed.failed() {
             return failed.clone();
         }
         let status = match dory_wire::http_status(status) {
@@ -294,78 +144,46 @@ impl WasmReader {
     /// `{"events":[…],"error":null|{…}}` with the arrays of the events whose
     /// tag is "other", in order.
     pub fn feed(&mut self, chunk: &[u8]) -> f64 {
-        self.batch.clear();
-        if let Some(failed) = &self.failed {
-            self.side = Some(format!("{{\"events\":[],\"error\":{failed}}}"));
-            return FLAG_SIDE;
-        }
-        let result = self.inner.feed(chunk, &mut self.batch);
-        self.after_feed(result)
+        let inner = &mut self.inner;
+        self.feed.feed(|batch| inner.feed(chunk, batch))
     }
 
     /// Feeds body bytes like [`WasmReader::feed`], but output bytes go into
     /// `transcript` inside wasm memory: the records returned are those of
     /// the other events only (which are also pushed into the transcript).
     pub fn feed_into(&mut self, chunk: &[u8], transcript: &mut WasmTranscript) -> f64 {
-        self.batch.clear();
-        if let Some(failed) = &self.failed {
-            self.side = Some(format!("{{\"events\":[],\"error\":{failed}}}"));
-            return FLAG_SIDE;
-        }
-        let mut sink = IntoTranscript {
-            batch: &mut self.batch,
-            transcript: transcript.core_mut(),
-        };
-        let result = self.inner.feed(chunk, &mut sink);
-        self.after_feed(result)
+        let inner = &mut self.inner;
+        self.feed
+            .feed_into(transcript.core_mut(), |sink| inner.feed(chunk, sink))
     }
 
     /// Ends the body. Returns `records * 2 + 1` like [`WasmReader::feed`];
     /// the side JSON is `{"events":[…],"end":null|{…},"error":null|{…}}`.
     pub fn finish(&mut self) -> f64 {
-        self.batch.clear();
-        if let Some(failed) = &self.failed {
-            self.side = Some(format!("{{\"events\":[],\"end\":null,\"error\":{failed}}}"));
-            return FLAG_SIDE;
-        }
-        let result = self.inner.finish(&mut self.batch);
-        let (end, error) = match (self.batch.error.take(), result) {
-            (Some(e), _) => ("null".to_owned(), self.fail(&e)),
-            (None, Err(e)) => ("null".to_owned(), json::write_error(&e)),
-            (None, Ok(end)) => {
-                let mut s = String::new();
-                match json::push_end(&mut s, &end) {
-                    Ok(()) => (s, "null".to_owned()),
-                    Err(e) => ("null".to_owned(), self.fail(&e)),
-                }
-            }
-        };
-        self.side = Some(format!(
-            "{{\"events\":[{}],\"end\":{end},\"error\":{error}}}",
-            self.batch.other
-        ));
-        self.batch.records() * RECORDS + FLAG_SIDE
+        let inner = &mut self.inner;
+        self.feed
+            .finish("end", |batch| inner.finish(batch), json::push_end)
     }
 
     /// The side JSON of the last `feed`/`finish` (see [`WasmReader::feed`]).
     pub fn take_side(&mut self) -> String {
-        self.side.take().unwrap_or_default()
+        self.feed.take_side()
     }
 
     /// The address in wasm memory of the event records of the last call
     /// (valid until the next call on this reader).
     pub fn meta_ptr(&self) -> u32 {
-        address(self.batch.meta.as_ptr().cast())
+        self.feed.meta_ptr()
     }
 
     /// The address in wasm memory of the output bytes of the last call.
     pub fn data_ptr(&self) -> u32 {
-        address(self.batch.data.as_ptr())
+        self.feed.data_ptr()
     }
 
     /// The number of output bytes of the last call.
     pub fn data_len(&self) -> u32 {
-        u32::try_from(self.batch.data.len()).unwrap_or(u32::MAX)
+        self.feed.data_len()
     }
 
     /// The consumed offsets as `{"stdout":…,"stderr":…}`, or an error object.
@@ -413,7 +231,7 @@ impl WasmReader {
 
     /// `"new"`, `"open"`, `"done"` or `"failed"`.
     pub fn state(&self) -> String {
-        if self.failed.is_some() {
+        if self.feed.failed().is_some() {
             return "failed".to_owned();
         }
         match self.inner.state() {
@@ -430,35 +248,7 @@ impl WasmReader {
     fn wrap(inner: Reader) -> Self {
         WasmReader {
             inner,
-            failed: None,
-            batch: Batch::default(),
-            side: None,
+            feed: Feed::default(),
         }
-    }
-
-    /// The result of a `feed`/`feed_into` (see [`WasmReader::feed`]).
-    fn after_feed(&mut self, result: Result<(), dory_wire::Error>) -> f64 {
-        let error = match (self.batch.error.take(), result) {
-            (Some(e), _) => Some(self.fail(&e)),
-            (None, Err(e)) => Some(json::write_error(&e)),
-            (None, Ok(())) => None,
-        };
-        let records = self.batch.records();
-        if error.is_none() && self.batch.other.is_empty() {
-            return records * RECORDS;
-        }
-        self.side = Some(format!(
-            "{{\"events\":[{}],\"error\":{}}}",
-            self.batch.other,
-            error.as_deref().unwrap_or("null")
-        ));
-        records * RECORDS + FLAG_SIDE
-    }
-
-    /// Makes an out-of-range integer the reader's sticky error.
-    fn fail(&mut self, e: &OutOfRange) -> String {
-        let json = e.to_json();
-        self.failed = Some(json.clone());
-        json
     }
 }

@@ -3,19 +3,11 @@
 //! A reader's `feed_into` writes output bytes straight into it, inside wasm
 //! memory, so collecting a stream costs no JavaScript object per frame.
 
-use dory_wire::{Event, Stream, Transcript};
+use dory_wire::{Event, Transcript};
 use wasm_bindgen::prelude::*;
 
+use crate::args::stream;
 use crate::json::{self, OutOfRange};
-
-/// The stream of a record tag or view argument: 0 is stdout, 1 stderr.
-fn stream(tag: u8) -> Stream {
-    if tag == 0 {
-        Stream::Stdout
-    } else {
-        Stream::Stderr
-    }
-}
 
 /// A whole number of a JavaScript argument as `u64` (the JavaScript layer
 /// has already checked it is a safe integer).
@@ -74,7 +66,7 @@ impl WasmTranscript {
     /// (valid until the next call that changes the transcript): JavaScript
     /// copies them out once, with no copy inside wasm memory first.
     pub fn bytes_ptr(&self, tag: u8) -> u32 {
-        crate::reader::address(self.inner.stream(stream(tag)).bytes().as_ptr())
+        crate::feed::address(self.inner.stream(stream(tag)).bytes().as_ptr())
     }
 
     /// The number of delivered bytes of stream `tag`.
