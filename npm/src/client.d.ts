@@ -138,7 +138,7 @@ export type Command = string | readonly string[];
  * spellings of one option.
  */
 export interface StartOptions {
-  /** Kill the process group after this many ms, sent as whole seconds rounded up (the exit is then `{exit_code: null, timed_out: true}`). */
+  /** Kill the process group after this many ms, sent as `timeoutMs / 1000` seconds (the exit is then `{exit_code: null, timed_out: true}`). */
   timeoutMs?: number;
   /** A key that makes the start idempotent: a repeated start answers the same identity and starts nothing. */
   idempotencyKey?: string;
@@ -287,7 +287,7 @@ export interface RunOptions extends ReconnectOptions {
   spill?: RunSpill | null;
   /** The key the start is sent with: the same key, the same process, never started twice (default a fresh `run-` key). */
   idempotencyKey?: string | null;
-  /** The process's deadline in ms, sent as whole seconds rounded up (the exit is then `exitCode: null, timedOut: true`). */
+  /** The process's deadline in ms, sent as `timeoutMs / 1000` seconds (the exit is then `exitCode: null, timedOut: true`). */
   timeoutMs?: number | null;
   /** One line added to a notice after its path (e.g. which tool reads it). */
   hint?: string | null;
@@ -371,11 +371,11 @@ export interface RunSpill {
  * browsers and Workers). Each view is written to a temporary file in the
  * directory, created with mode 0600, and renamed on commit, so no reader
  * sees a partial file. A spill id that is not a plain file name
- * (`[A-Za-z0-9._-]`, not `.` or `..`) is refused (the view's `spillError`
- * says so).
+ * (1 to 128 of `[A-Za-z0-9._-]`, not `.` or `..`: the core's rule, the same
+ * in every client) is refused (the view's `spillError` says so).
  */
 export class SpillDirectory implements RunSpill {
-  /** @param options `suffix`: the file name's ending (default ".txt"; `[A-Za-z0-9._-]` only) */
+  /** @param options `suffix`: the file name's ending (default ".txt"; `[A-Za-z0-9._-]` only, else `InvalidArgument`) */
   constructor(directory: string, options?: { suffix?: string });
   readonly directory: string;
   readonly suffix: string;

@@ -1324,6 +1324,13 @@ export type RunState = "starting" | "following" | "cancelling" | "done" | "finis
  */
 export class Run {
   /**
+   * The file name a spill writer saves `spillId`'s output under: the core's
+   * one rule for every client (the id 1 to 128 of `[A-Za-z0-9._-]`, not `.`
+   * or `..`; the suffix of the same characters).
+   * @throws {InvalidArgument} argument `spill_id` or `suffix`
+   */
+  static spillFileName(spillId: string, suffix: string): string;
+  /**
    * A run of `command` on `computerId`, checked whole before any request.
    * @throws {TypeError} a wrong type, or no `random`
    * @throws {InvalidArgument} a value the core refuses (naming the option)

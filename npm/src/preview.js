@@ -65,6 +65,18 @@ export function countTokens(text, tokenizer) {
   return core(() => wasm.count_tokens(text, name));
 }
 
+/**
+ * The file name a spill directory saves `spillId`'s output under: the
+ * core's one rule for every client (`<spillId><suffix>`, both plain
+ * file-name parts). Throws the core's `InvalidArgument` (argument
+ * `spill_id` or `suffix`). Not part of the package's entry: the client's
+ * `SpillDirectory` uses it.
+ */
+export function spillFileName(spillId, suffix) {
+  ready();
+  return core(() => wasm.spill_file_name(spillId, suffix));
+}
+
 /** The default keep patterns (the core's `Keep::DEFAULT_PATTERNS`). */
 export const DEFAULT_KEEP_PATTERNS = Object.freeze([...tables.constants.DEFAULT_KEEP_PATTERNS]);
 

@@ -21,7 +21,7 @@ import {
   transportDetail,
 } from "./args.js";
 import { FOLLOW_DEFAULTS } from "./constants.js";
-import { checkKeepTerminal, checkTokens } from "./preview.js";
+import { checkKeepTerminal, checkTokens, spillFileName } from "./preview.js";
 import { misuse, rethrow, toError } from "./errors.js";
 import { memoryBuffer } from "./memory.js";
 import { built } from "./request.js";
@@ -201,6 +201,17 @@ export class Run {
   #inner;
   #spillIds;
   #freed = false;
+
+  /**
+   * The file name a spill writer saves `spillId`'s output under: the core's
+   * one rule for every client (`<spillId><suffix>`, both plain file-name
+   * parts: the id 1 to 128 of `[A-Za-z0-9._-]`, not `.` or `..`). The
+   * client's `SpillDirectory` names its files with it.
+   * @throws {InvalidArgument} an id (argument `spill_id`) or suffix (`suffix`) that is not
+   */
+  static spillFileName(spillId, suffix) {
+    return spillFileName(spillId, suffix);
+  }
 
   /**
    * A run of `command` on `computerId`, checked whole before any request:

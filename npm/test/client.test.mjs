@@ -387,7 +387,7 @@ describe("documents", () => {
     for (const c of calls) assert.equal(c.headers.authorization, "Bearer t");
   });
 
-  test("the JS names: timeoutMs (whole seconds on the wire, rounded up) and idempotencyKey; the wire's spellings are aliases; timeoutSeconds names timeoutMs", async () => {
+  test("the JS names: timeoutMs (timeoutMs / 1000 seconds on the wire, as Python and Rust send timeout_seconds) and idempotencyKey; the wire's spellings are aliases; timeoutSeconds names timeoutMs", async () => {
     const typeError = (re) => (e) => e instanceof TypeError && re.test(e.message);
     const invalid = (argument) => (e) => e instanceof core.InvalidArgument && e.argument === argument;
     const identity = { type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "running" })] };
@@ -396,7 +396,7 @@ describe("documents", () => {
     await computer.processes.start("x", { timeoutMs: 1500, idempotencyKey: "k-ms" });
     await computer.processes.start("x", { timeoutMs: 30_000 });
     await computer.processes.start("x", { timeout_seconds: 2.5, idempotency_key: "k-wire" });
-    assert.deepEqual(calls.map((c) => JSON.parse(c.body).timeout_seconds), [2, 30, 2.5]);
+    assert.deepEqual(calls.map((c) => JSON.parse(c.body).timeout_seconds), [1.5, 30, 2.5]);
     assert.deepEqual(calls.map((c) => c.headers["idempotency-key"]), ["k-ms", undefined, "k-wire"]);
     await assert.rejects(computer.processes.start("x", { timeoutSeconds: 30 }), typeError(/"timeoutSeconds": use timeoutMs/));
     await assert.rejects(computer.exec("x", { timeoutSeconds: 30 }), typeError(/"timeoutSeconds": use timeoutMs/));

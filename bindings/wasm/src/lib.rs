@@ -53,7 +53,7 @@ use std::fmt::Write as _;
 
 pub use follow::{WasmFollowOptions, WasmFollower};
 pub use layout::event_layout_hash;
-pub use preview::{count_tokens, WasmBounded, WasmBounder, WasmStreamingBounder};
+pub use preview::{count_tokens, spill_file_name, WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::{wasm_memory, WasmReader};
 pub use request::{
     request_exec, request_get_process, request_kill, request_output, request_setup_logs,

@@ -46,6 +46,14 @@ pub fn count_tokens(text: &str, tokenizer: Option<String>) -> Result<f64, String
         .map_err(|e| json::write_error(&e))
 }
 
+/// The file name a spill directory saves `spill_id`'s output under: the
+/// core's one rule (`preview::spill_file_name`). Throws an error-object JSON
+/// string (`invalid_argument`, argument `spill_id` or `suffix`).
+#[wasm_bindgen]
+pub fn spill_file_name(spill_id: &str, suffix: &str) -> Result<String, String> {
+    dory_wire::preview::spill_file_name(spill_id, suffix).map_err(|e| json::write_error(&e))
+}
+
 /// The `keep` option: `word` is the string given (only `"defaults"` is
 /// one; another is the core's `invalid_argument` for `keep`), `patterns`
 /// the array of strings; neither is [`Keep::none`]. Throws an error-object

@@ -46,18 +46,6 @@ export function stringArg(value, what) {
   return given(value) ? value : undefined;
 }
 
-/**
- * The process's deadline `timeoutMs` as the client sends it: whole seconds,
- * rounded up (the process never gets less time than asked: 1 ms is 1 s,
- * 1500 ms is 2 s), in ms for the core. A value that is not positive stays
- * as it is, for the core to refuse naming `timeoutMs`.
- */
-export function wholeSecondsMs(timeoutMs) {
-  if (timeoutMs === undefined) return undefined;
-  const ms = Number(timeoutMs);
-  return Number.isFinite(ms) && ms > 0 ? Math.ceil(ms / 1000) * 1000 : ms;
-}
-
 /** One option under its name or its documented wire alias, not both. */
 function aliased(o, name, alias) {
   if (given(o[name]) && given(o[alias])) throw new TypeError(`pass ${name} or its wire spelling ${alias}, not both`);
@@ -67,14 +55,15 @@ function aliased(o, name, alias) {
 /**
  * The start's options (`timeoutMs`, `idempotencyKey`, or the wire's
  * `timeout_seconds`, `idempotency_key`, documented aliases) under the
- * core's names. `timeoutMs` is sent as whole seconds, rounded up;
- * `timeout_seconds` as it is.
+ * core's names. `timeoutMs` is sent as `timeoutMs / 1000` seconds, as the
+ * core writes it (the same deadline as Python's and Rust's
+ * `timeout_seconds`); `timeout_seconds` as it is.
  */
 export function startArgs(o) {
   const key = aliased(o, "idempotencyKey", "idempotency_key");
   const idempotencyKey = stringArg(o[key], key);
   if (aliased(o, "timeoutMs", "timeout_seconds") === "timeoutMs") {
-    return { timeoutMs: wholeSecondsMs(numberArg(o.timeoutMs, "timeoutMs")), idempotencyKey };
+    return { timeoutMs: numberArg(o.timeoutMs, "timeoutMs"), idempotencyKey };
   }
   const seconds = numberArg(o.timeout_seconds, "timeout_seconds");
   if (seconds !== undefined && !(Number.isFinite(Number(seconds)) && Number(seconds) > 0)) {

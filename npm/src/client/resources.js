@@ -89,8 +89,8 @@ class Processes {
   }
 
   /**
-   * Starts a background process (`timeoutMs`, sent as whole seconds
-   * rounded up; `idempotencyKey`; or their wire spellings `timeout_seconds`,
+   * Starts a background process (`timeoutMs`, sent as `timeoutMs / 1000`
+   * seconds; `idempotencyKey`; or their wire spellings `timeout_seconds`,
    * `idempotency_key`). With a key, a repeated start
    * answers the same identity and starts nothing.
    */

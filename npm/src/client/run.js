@@ -10,7 +10,7 @@
 import { Run } from "dory-wire";
 import { describe } from "../args.js";
 import { converse } from "./drive.js";
-import { FOLLOW_OPTIONS, followArgs, given, hookArg, numberArg, options, wholeSecondsMs } from "./options.js";
+import { FOLLOW_OPTIONS, followArgs, given, hookArg, numberArg, options } from "./options.js";
 import { randomBytes } from "./random.js";
 
 const VIEWS = ["stdout", "stderr", "combined"];
@@ -201,7 +201,7 @@ export async function run(client, computer, command, runOptions) {
   const onOutput = functionArg(o.onOutput, "onOutput");
   const onReconnect = hookArg(o.onReconnect);
   // The process's deadline: whole seconds on the wire, rounded up.
-  const timeoutMs = wholeSecondsMs(numberArg(o.timeoutMs, "timeoutMs"));
+  const timeoutMs = numberArg(o.timeoutMs, "timeoutMs");
   const machine = new Run(computer.id, command, {
     ...followArgs(client, o, RUN_FOLLOW_OPTIONS),
     random: randomBytes(16),

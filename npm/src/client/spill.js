@@ -7,17 +7,13 @@
 // for browsers and Workers.
 
 import { describe } from "../args.js";
+import { Run } from "dory-wire";
 import { builtin, randomBytes } from "./random.js";
 
-/** A plain file name: `[A-Za-z0-9._-]`, not `.` or `..`. */
-const PLAIN = /^[A-Za-z0-9._-]+$/;
-
-function plainName(spillId) {
+/** `spillId` as a file name with `suffix`: the core's rule (`InvalidArgument` otherwise). */
+function plainName(spillId, suffix) {
   if (typeof spillId !== "string") throw new TypeError(`spillId must be a string, got ${describe(spillId)}`);
-  if (!PLAIN.test(spillId) || spillId === "." || spillId === "..") {
-    throw new RangeError(`spill id ${JSON.stringify(spillId)} is not a plain file name ([A-Za-z0-9._-], not . or ..)`);
-  }
-  return spillId;
+  return Run.spillFileName(spillId, suffix);
 }
 
 /** One view's spill file: `write(data)` as the output streams, then `commit()` or `discard()`. */
@@ -99,7 +95,8 @@ export class SpillDirectory {
     }
     const suffix = options?.suffix ?? ".txt";
     if (typeof suffix !== "string") throw new TypeError(`suffix must be a string, got ${describe(suffix)}`);
-    if (suffix !== "" && !PLAIN.test(suffix)) throw new RangeError(`suffix ${JSON.stringify(suffix)} must be made of [A-Za-z0-9._-]`);
+    // The core's rule for the suffix, checked now rather than at the first open.
+    Run.spillFileName("spill", suffix);
     /** The directory. */
     this.directory = directory;
     /** The file name's ending. */
@@ -109,11 +106,11 @@ export class SpillDirectory {
   /**
    * A new spill file for `spillId`: written to a temporary file in the
    * directory (mode 0600), renamed to `<spillId><suffix>` on commit. Throws
-   * a RangeError for an id that is not a plain file name, the platform's
-   * error when the file cannot be made.
+   * the core's `InvalidArgument` (argument `spill_id`) for an id that is not
+   * a plain file name, the platform's error when the file cannot be made.
    */
   async open(spillId) {
-    const name = plainName(spillId) + this.suffix;
+    const name = plainName(spillId, this.suffix);
     const fs = builtin("node:fs/promises");
     const path = builtin("node:path");
     const directory = path.resolve(this.directory);
