@@ -1327,7 +1327,7 @@ export class Run {
    * The file name a spill writer saves `spillId`'s output under: the core's
    * one rule for every client (the id 1 to 128 of `[A-Za-z0-9._-]`, not `.`
    * or `..`; the suffix of the same characters).
-   * @throws {InvalidArgument} argument `spill_id` or `suffix`
+   * @throws {InvalidArgument} argument `spillId` or `suffix`
    */
   static spillFileName(spillId: string, suffix: string): string;
   /**

@@ -69,7 +69,7 @@ export function countTokens(text, tokenizer) {
  * The file name a spill directory saves `spillId`'s output under: the
  * core's one rule for every client (`<spillId><suffix>`, both plain
  * file-name parts). Throws the core's `InvalidArgument` (argument
- * `spill_id` or `suffix`). Not part of the package's entry: the client's
+ * `spillId` or `suffix`). Not part of the package's entry: the client's
  * `SpillDirectory` uses it.
  */
 export function spillFileName(spillId, suffix) {

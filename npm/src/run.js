@@ -207,7 +207,7 @@ export class Run {
    * one rule for every client (`<spillId><suffix>`, both plain file-name
    * parts: the id 1 to 128 of `[A-Za-z0-9._-]`, not `.` or `..`). The
    * client's `SpillDirectory` names its files with it.
-   * @throws {InvalidArgument} an id (argument `spill_id`) or suffix (`suffix`) that is not
+   * @throws {InvalidArgument} an id (argument `spillId`) or suffix (`suffix`) that is not
    */
   static spillFileName(spillId, suffix) {
     return spillFileName(spillId, suffix);

@@ -299,7 +299,7 @@ test("SpillDirectory: a temporary file of mode 0600 renamed on commit, the absol
   await dropped.discard();
   assert.deepEqual(readdirSync(join(dir, "made", "on", "demand")), ["run-1-stdout.log"]);
   for (const bad of ["a/b", "..", ".", "", "x y", "../escape", "é"]) {
-    await assert.rejects(spills.open(bad), (e) => e.code === "invalid_argument" && e.argument === "spill_id" && e.message.includes("is not a plain file name"), JSON.stringify(bad));
+    await assert.rejects(spills.open(bad), (e) => e.code === "invalid_argument" && e.argument === "spillId" && e.message.includes("is not a plain file name"), JSON.stringify(bad));
   }
   await assert.rejects(spills.open(5), TypeError);
   assert.throws(() => new SpillDirectory(""), TypeError);

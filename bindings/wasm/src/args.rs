@@ -125,6 +125,7 @@ pub(crate) fn js_argument(error: Error) -> Error {
                 "max_backoff" => "maxBackoffMs",
                 "max_frame_bytes" => "maxFrameBytes",
                 "gap_policy" => "gapPolicy",
+                "spill_id" => "spillId",
                 other => other,
             };
             Error::InvalidArgument {

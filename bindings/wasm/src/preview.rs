@@ -48,10 +48,11 @@ pub fn count_tokens(text: &str, tokenizer: Option<String>) -> Result<f64, String
 
 /// The file name a spill directory saves `spill_id`'s output under: the
 /// core's one rule (`preview::spill_file_name`). Throws an error-object JSON
-/// string (`invalid_argument`, argument `spill_id` or `suffix`).
+/// string (`invalid_argument`, argument `spillId` or `suffix`).
 #[wasm_bindgen]
 pub fn spill_file_name(spill_id: &str, suffix: &str) -> Result<String, String> {
-    dory_wire::preview::spill_file_name(spill_id, suffix).map_err(|e| json::write_error(&e))
+    dory_wire::preview::spill_file_name(spill_id, suffix)
+        .map_err(|e| json::write_error(&crate::args::js_argument(e)))
 }
 
 /// The `keep` option: `word` is the string given (only `"defaults"` is

@@ -106,7 +106,7 @@ export class SpillDirectory {
   /**
    * A new spill file for `spillId`: written to a temporary file in the
    * directory (mode 0600), renamed to `<spillId><suffix>` on commit. Throws
-   * the core's `InvalidArgument` (argument `spill_id`) for an id that is not
+   * the core's `InvalidArgument` (argument `spillId`) for an id that is not
    * a plain file name, the platform's error when the file cannot be made.
    */
   async open(spillId) {
