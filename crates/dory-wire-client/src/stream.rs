@@ -103,7 +103,7 @@ impl OutputStream {
             if let Some(event) = self.pending.pop_front() {
                 let cursor = match self.pending.is_empty() {
                     true => self.follower.cursor(),
-                    false => cursor_after(&event, self.delivered),
+                    false => self.delivered.after(&event),
                 };
                 self.delivered = cursor;
                 return Some(Ok(Frame::new(event, cursor)));
@@ -168,17 +168,6 @@ impl OutputStream {
         }
         Ok(())
     }
-}
-
-/// The offsets after `event`, from those before it.
-fn cursor_after(event: &Event, mut cursor: Cursor) -> Cursor {
-    match event {
-        Event::Output { stream, end, .. } | Event::Skipped { stream, end, .. } => {
-            cursor.set(*stream, *end);
-        }
-        _ => {}
-    }
-    cursor
 }
 
 type Step = Pin<Box<dyn Future<Output = (OutputStream, Option<Result<Frame>>)> + Send>>;

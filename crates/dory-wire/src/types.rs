@@ -64,6 +64,27 @@ impl Cursor {
             Stream::Stderr => self.stderr = offset,
         }
     }
+
+    /// The consumed offsets after `event`, from these before it: output and
+    /// a skipped range move their stream to their end; other events move
+    /// nothing. What a client that hands events out one by one resumes from.
+    ///
+    /// ```
+    /// use dory_wire::{Cursor, Event, Stream};
+    ///
+    /// let skipped = Event::Skipped { stream: Stream::Stderr, start: 4, end: 9 };
+    /// assert_eq!(Cursor::new(3, 4).after(&skipped), Cursor::new(3, 9));
+    /// ```
+    #[must_use]
+    pub fn after(mut self, event: &Event) -> Cursor {
+        match event {
+            Event::Output { stream, end, .. } | Event::Skipped { stream, end, .. } => {
+                self.set(*stream, *end);
+            }
+            _ => {}
+        }
+        self
+    }
 }
 
 /// Which request a response answers. It selects the frame union; the response's
