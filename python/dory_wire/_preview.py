@@ -55,7 +55,6 @@ header, what terminal rendering removed, a run's stderr section, a run's
 loss, how a run's process ended (the combined view's last line)."""
 
 
-
 def new_spill_id() -> str:
     """A random spill id: 32 hex digits (``secrets.token_hex(16)``)."""
     return secrets.token_hex(16)

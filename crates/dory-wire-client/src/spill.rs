@@ -135,8 +135,6 @@ impl<S: RunSpill> Drop for Opened<S> {
     }
 }
 
-/// The longest spill id [`SpillDirectory`] accepts (as in Python's).
-
 /// A [`RunSpill`] that saves each view as `<directory>/<spill_id><suffix>`.
 ///
 /// The directory is created when a file is first opened. Each view is
