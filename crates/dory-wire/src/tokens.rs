@@ -79,7 +79,7 @@ impl fmt::Display for TokenizerError {
             ),
             Self::Unavailable(name) => write!(
                 f,
-                "tokenizer {name:?} is not in this build (it needs the Cargo feature `tokens`); \"approx\" is"
+                "tokenizer {name:?} is not in this build: pass tokenizer \"approx\" (every build has it), or use a build with the exact tokenizers (the Python wheel; Rust with the Cargo feature `tokens`)"
             ),
         }
     }
