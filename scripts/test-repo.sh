@@ -4,7 +4,9 @@
 # that the repository stands alone — every relative link of every
 # Markdown file resolves, nothing names a file outside it
 # (tests/api/check_standalone.py) — that the corpus of real tool logs
-# matches its manifest (tests/corpus/check_corpus.py) — and that the files generated from the
+# matches its manifest (tests/corpus/check_corpus.py) — that no Rust modules of the core's
+# preview or the Rust client import each other in a circle (tests/api/check_module_cycles.py) —
+# and that the files generated from the
 # asyncio client (its sync twin and tests) are up to date (scripts/unasync.py) —
 # and that the writer of docs/bench.md's results works on its text (scripts/bench-docs.py).
 set -euo pipefail
@@ -16,6 +18,8 @@ echo "== the repository stands alone (tests/api/check_standalone.py)"
 python3 tests/api/check_standalone.py
 echo "== the corpus of real tool logs matches its manifest (tests/corpus/check_corpus.py)"
 python3 tests/corpus/check_corpus.py
+echo "== no Rust modules import each other in a circle (tests/api/check_module_cycles.py)"
+python3 tests/api/check_module_cycles.py >/dev/null || python3 tests/api/check_module_cycles.py
 echo "== the synchronous client is generated from the asyncio one (scripts/unasync.py --check)"
 python3 scripts/unasync.py --check
 echo "== make bench's writer of docs/bench.md (scripts/bench-docs.py --self-test)"

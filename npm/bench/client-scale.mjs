@@ -23,7 +23,7 @@ function expected(n) {
 }
 
 const client = new Client({ baseUrl: process.env.DORY_URL });
-const computer = await client.computers.get("bench");
+const computer = client.computers.get("bench");
 const handles = [];
 for (let batch = 0; batch < followers; batch += 50) {
   const ns = [];

@@ -33,7 +33,7 @@ const EXPECTED_STDERR = Buffer.from("notice");
 
 const client = new Client({ baseUrl: process.env.DORY_URL ?? "http://127.0.0.1:8080" });
 try {
-  const computer = await client.computers.get(process.env.CE_COMPUTER_ID ?? "c1");
+  const computer = client.computers.get(process.env.CE_COMPUTER_ID ?? "c1");
   const options = { timeout_seconds: 30, idempotency_key: randomUUID() };
   const started = await computer.processes.start(COMMAND, options);
   try {

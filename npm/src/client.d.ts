@@ -588,8 +588,10 @@ export type DisconnectReason =
   | "gap"
   /** No byte within the liveness timeout. */
   | "stalled"
-  /** No response: refused, reset, DNS, or no headers within the liveness timeout. */
+  /** No response: reset or closed after connecting, or no headers within the liveness timeout. */
   | "no_response"
+  /** The connection was never made: refused, DNS, connect timeout; sent again whatever the request. */
+  | "not_connected"
   /** A transient refusal before any body (503, 429); `readOutput` retries it, honouring `Retry-After`. */
   | "unavailable";
 

@@ -243,9 +243,10 @@ export class Follower {
   }
 
   /**
-   * No response came: the connection was refused or reset, or no headers
-   * came by `pollTimeoutMs()`. `detail` is what the transport said (a string
-   * or its Error). Returns the decision.
+   * No response came: the request was sent (or may have been) and the
+   * connection was reset or closed, or no headers came within `waitLimitMs()`
+   * (`waitedMs()` returned true); a connection never made is `notConnected()`. `detail` is
+   * what the transport said (a string or its Error). Returns the decision.
    */
   noResponse(detail, jitter) {
     const inner = this.#live();
@@ -254,6 +255,26 @@ export class Follower {
     let json;
     try {
       json = inner.no_response(text, j);
+    } catch (e) {
+      rethrow(e);
+    }
+    return decisionObject(JSON.parse(json));
+  }
+
+  /**
+   * The connection was never made: refused, the name lookup failed, the
+   * connect timed out. The request never left the machine, so it is sent
+   * again whatever it is (an unkeyed start or exec too), within the budget
+   * and backoff of any reconnect (reason `not_connected`). `detail` is what
+   * the transport said (a string or its Error). Returns the decision.
+   */
+  notConnected(detail, jitter) {
+    const inner = this.#live();
+    const text = transportDetail(detail, "detail") ?? "";
+    const j = jitterArg(jitter);
+    let json;
+    try {
+      json = inner.not_connected(text, j);
     } catch (e) {
       rethrow(e);
     }
@@ -282,31 +303,6 @@ export class Follower {
     const elapsed = checkNumber(elapsedMs, "elapsedMs");
     try {
       return inner.waited(elapsed);
-    } catch (e) {
-      rethrow(e);
-    }
-  }
-
-  /**
-   * The time (ms on the clock given to `handleTimeoutMs`) by which the
-   * headers, then each complete frame, must arrive; null when none applies
-   * yet (call `handleTimeoutMs` once to arm it).
-   */
-  pollTimeoutMs() {
-    return this.#live().poll_timeout_ms() ?? null;
-  }
-
-  /**
-   * Tells the follower the time in ms on the caller's monotonic clock; the
-   * first call after a request or an open arms the clock. True when the
-   * wait is over: abort, then `noResponse()` (no headers yet) or `finish()`
-   * (a body: it ends `stalled`).
-   */
-  handleTimeoutMs(nowMs) {
-    const inner = this.#live();
-    const now = checkNumber(nowMs, "nowMs");
-    try {
-      return inner.handle_timeout(now);
     } catch (e) {
       rethrow(e);
     }

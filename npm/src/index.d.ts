@@ -48,85 +48,115 @@ export interface ReaderOptions {
   strict?: boolean;
 }
 
+// <generated from dory_wire::records by scripts/generate.sh: do not edit> records
 /** The exec stream's first frame: the process now exists under this id. */
 export interface Started {
   type: "started";
+  /** The process id. */
   procId: string;
 }
 /**
- * New output bytes of `stream`, `[start, end)` in the stream's byte space
- * (overlap with what was already consumed is trimmed). The `data` of the
- * events of one `feed` call may be views into one shared buffer.
+ * New output bytes of one stream, offsets [start, end) of its byte space; overlap with what was
+ * already consumed is trimmed.
  */
 export interface Output {
   type: "output";
+  /** Which stream. */
   stream: Stream;
+  /** The bytes, exact (not necessarily valid UTF-8; a chunk may split a character). */
   data: Uint8Array;
+  /** Offset of the first byte in the stream's byte space. */
   start: number;
+  /** Offset just past the last byte (start + the length of data). */
   end: number;
 }
-/** Output lost and skipped under the `skip` policy: the range `[start, end)`. */
+/** Output lost and skipped under the skip gap policy: offsets [start, end) of one stream. */
 export interface Skipped {
   type: "skipped";
+  /** Which stream lost bytes. */
   stream: Stream;
+  /** First lost offset. */
   start: number;
+  /** Offset just past the last lost byte. */
   end: number;
 }
-/** A keep-alive frame. */
+/** A keep-alive frame: the stream is alive, nothing new. */
 export interface Heartbeat {
   type: "heartbeat";
 }
-/** The process finished: the last frame. */
+/** The process finished; the last frame of the stream. */
 export interface Exit {
   type: "exit";
-  /** null when killed or timed out. */
+  /** The exit code; none when the process was killed or timed out. */
   exitCode: number | null;
+  /** Whether the process hit its deadline. */
   timedOut: boolean;
 }
-/** A frame whose `type` no union knows; it changes no state. */
+/** A frame whose type no union knows; it changes no state. */
 export interface Unknown {
   type: "unknown";
+  /** The frame's type. */
   frameType: string;
 }
-/** A JSON identity document (a process start, its keyed replay, a kill). */
+/** A JSON identity document: the answer to a process start, its keyed replay, or a kill. */
 export interface Identity {
   type: "identity";
+  /** The process id. */
   procId: string;
+  /** Running or exited. */
   status: "running" | "exited";
 }
-/** A JSON result document (a synchronous exec). */
+/** A JSON result document: the answer to a synchronous exec. */
 export interface ExecResult {
   type: "exec_result";
+  /** The process id. */
   procId: string;
+  /** Standard output bytes. */
   stdout: Uint8Array;
+  /** Standard error bytes. */
   stderr: Uint8Array;
+  /** Whether stdout was cut at the synchronous limit (1 MiB). */
   stdoutTruncated: boolean;
+  /** Whether stderr was cut at the synchronous limit (1 MiB). */
   stderrTruncated: boolean;
-  /** null when killed or timed out. */
+  /** The exit code; none when the process was killed or timed out. */
   exitCode: number | null;
+  /** Whether the process hit its deadline. */
   timedOut: boolean;
 }
 /** What a reader yields; switch on `type`. */
 export type Event = Started | Output | Skipped | Heartbeat | Exit | Unknown | Identity | ExecResult;
 
-/** An `exit` frame was seen: the output is complete. */
+/** The response ended with an exit frame: the output is complete. */
 export interface Exited {
   type: "exited";
+  /** The exit code; none when the process was killed or timed out. */
   exitCode: number | null;
+  /** Whether the process hit its deadline. */
   timedOut: boolean;
 }
-/** The stream ended without `exit`: reconnect to process output from `cursor`. Never start the command again. */
+/**
+ * The stream ended without exit: reconnect to process output from cursor. Never start the command
+ * again to recreate lost output.
+ */
 export interface Disconnected {
   type: "disconnected";
+  /** Where to resume from. */
   cursor: Cursor;
+  /**
+   * Why it ended: end_of_body (a partial last line was discarded), gap (every loss was skipped) or
+   * stalled (no complete frame within the liveness timeout).
+   */
   reason: "end_of_body" | "gap" | "stalled";
 }
-/** A JSON document was decoded (its event came first, from `finish()`). */
+/** A JSON document was decoded: its identity or exec_result event came with this end. */
 export interface Document {
   type: "document";
 }
 /** How a response ended. It never carries events: `finish()` returns them beside it. */
 export type End = Exited | Disconnected | Document;
+
+// </generated> records
 
 /**
  * Everything needed to resume reading a process's output, as `resumeState()`
@@ -338,6 +368,13 @@ export interface Request {
  * safe integer >= 0) is the core's `InvalidArgument`.
  */
 export const Request: {
+  /**
+   * The API's base URL as every client takes it (the core's rule): an absolute
+   * `http://` or `https://` URL with a host, without spaces, a query or a
+   * fragment, returned without its trailing `/`; `InvalidArgument` (argument
+   * `baseUrl`) otherwise, `undefined` and `""` included.
+   */
+  baseUrl(url: string | undefined | null): string;
   /** `POST /computers/{id}/processes`: starts `command` in the background (answered by its identity). */
   start(computerId: string, command: Command, options?: { timeoutMs?: number | null; idempotencyKey?: string | null }): Request;
   /** `POST /computers/{id}/exec`: runs `command`; `stream: true` asks for its frames, else (default) its result when it exits. */
@@ -407,7 +444,7 @@ export interface Reconnect {
   /** Connections in a row that brought nothing new, this one included (0 after progress: no wait). */
   failures: number;
   /** Why the connection ended. */
-  reason: "end_of_body" | "gap" | "stalled" | "no_response" | "unavailable";
+  reason: "end_of_body" | "gap" | "stalled" | "no_response" | "not_connected" | "unavailable";
   /** Where the next request resumes from. */
   cursor: Cursor;
   /** How long to wait before sending it, in ms. */
@@ -509,10 +546,19 @@ export class Follower {
    */
   finish(transportError?: string | Error | null, jitter?: number): [Event[], Decision];
   /**
-   * No response came: refused, reset, or no headers by `pollTimeoutMs()`.
+   * No response came: the connection was reset or closed after it was made,
+   * or no headers within `waitLimitMs()` (`waitedMs()` returned true).
    * `detail` is what the transport said. Returns the decision.
    */
   noResponse(detail?: string | Error | null, jitter?: number): Decision;
+  /**
+   * The connection was never made (refused, the name lookup failed, the
+   * connect timed out): the request never left the machine, so it is sent
+   * again whatever it is (an unkeyed start or exec too), within the budget
+   * and backoff of any reconnect (reason `not_connected`). `detail` is what
+   * the transport said. Returns the decision.
+   */
+  notConnected(detail?: string | Error | null, jitter?: number): Decision;
   /**
    * The longest the next wait for the service (for the headers, then for
    * more of the body) may last, in ms; null: no limit. Wait at most this
@@ -526,18 +572,6 @@ export class Follower {
    * headers yet) or `finish()` without a transport error (a body).
    */
   waitedMs(elapsedMs: number): boolean;
-  /**
-   * The time (ms on the clock given to `handleTimeoutMs`) by which the
-   * headers, then each complete frame, must arrive; null until armed.
-   */
-  pollTimeoutMs(): number | null;
-  /**
-   * Tells the follower the time in ms on the caller's monotonic clock (the
-   * first call after a request or an open arms the clock). True when the wait
-   * is over: abort, then `noResponse()` (no headers yet) or `finish()` (it
-   * ends `stalled`).
-   */
-  handleTimeoutMs(nowMs: number): boolean;
   /** The consumed offsets: where the read resumes from. */
   readonly cursor: Cursor;
   /** The process, once known. */
@@ -566,6 +600,37 @@ export class Utf8Decoder {
   /** Releases the WebAssembly memory now (optional). */
   free(): void;
 }
+
+/**
+ * The wire's form of output bytes (the core's rule, what a client's frame
+ * shows as `data` and `encoding`): their text with `"utf-8"` when they are
+ * valid UTF-8 (the empty chunk included), else their padded standard base64
+ * with `"base64"`.
+ */
+export function wireForm(bytes: Uint8Array | ArrayBufferView | ArrayBuffer): { data: string; encoding: "utf-8" | "base64" };
+
+/**
+ * The consumed offsets after `event`, from `cursor` before it (the core's
+ * rule): an `output` or a `skipped` event moves its stream to its `end`;
+ * other events move nothing. Returns a new cursor.
+ */
+export function cursorAfter(cursor: Cursor, event: Event): Cursor;
+
+/**
+ * The identity a start, get or kill was answered by, from the events of its
+ * document answer (the core's rule); any other answer throws the core's
+ * `UnexpectedFrame` (`line` 0; `frameType` the document's type, e.g.
+ * `"exec_result"`, or `"none"` when there is no document).
+ */
+export function identityAnswer(events: readonly Event[]): Identity;
+
+/**
+ * A synchronous exec's answer, from the events of its document answer (the
+ * core's rule): its `exec_result`, or a keyed replay's `identity`; any other
+ * answer throws the core's `UnexpectedFrame` (`frameType` `"none"` when
+ * there is no document).
+ */
+export function execAnswer(events: readonly Event[]): ExecResult | Identity;
 
 /**
  * The size of the WebAssembly memory in bytes. For diagnostics: it grows when
@@ -756,26 +821,30 @@ export class InvalidArgument extends DoryWireError {
 }
 /**
  * A one-answer call (a start, a get, a kill, a synchronous exec) got no
- * answer — the connection was refused, reset or cut, or nothing came within
- * the liveness timeout — and the request may not be sent again (a start or
- * exec without an idempotency key: a second send could run the command
- * twice) or its reconnect budget is spent. A request that was sent may have
- * taken effect: send a keyed start again with the same key to learn its
- * process. `dory-wire/client` raises the same class.
+ * answer — the connection could not be made, was reset or cut, or nothing
+ * came within the liveness timeout — and the request may not be sent again
+ * (a start or exec without an idempotency key that may have reached the
+ * service: a second send could run the command twice) or its reconnect
+ * budget is spent. When `reached` is false no attempt ever connected: the
+ * request cannot have taken effect. Otherwise it may have: send a keyed
+ * start again with the same key to learn its process. `dory-wire/client`
+ * raises the same class.
  */
 export class NoAnswer extends DoryWireError {
   code: "no_answer";
   kind: "transport";
   /** Why the last attempt ended (`end_of_body`: the answer was cut short; `stalled`: nothing within the liveness timeout). */
-  reason: "end_of_body" | "stalled" | "no_response" | "unavailable";
+  reason: "end_of_body" | "stalled" | "no_response" | "not_connected" | "unavailable";
   /** `"GET"` or `"POST"`. */
   method: string;
   /** The request's path and query. */
   target: string;
-  /** How many times the request was sent. */
+  /** How many times the request was sent (or tried, when it never connected). */
   attempts: number;
   /** What the transport said; `""` when nothing. */
   detail: string;
+  /** Whether some attempt may have reached the service (false: none connected, so it cannot have taken effect). */
+  reached: boolean;
   /** The transport's error, when the HTTP client had one. */
   cause?: unknown;
 }
@@ -794,7 +863,7 @@ export class StreamDisconnected extends DoryWireError {
   code: "stream_disconnected";
   kind: "transport";
   /** Why the last connection ended. */
-  reason: "end_of_body" | "gap" | "stalled" | "no_response" | "unavailable";
+  reason: "end_of_body" | "gap" | "stalled" | "no_response" | "not_connected" | "unavailable";
   /** The consumed offsets: where to resume from. */
   cursor: Cursor;
   /** The process whose output was read, once known. */
@@ -1345,8 +1414,10 @@ export class Run {
   feed(chunk: Uint8Array | ArrayBufferView | ArrayBuffer): RunAction[];
   /** The body ended: cleanly or broken. Returns its actions and the step; an error carries the actions before it as `actions`. */
   finish(transportError?: string | Error | null, jitter?: number): { actions: RunAction[]; step: RunStep };
-  /** No response came (refused, reset, or no headers within `waitLimitMs()`); returns the step. */
+  /** No response came (reset, closed, or no headers within `waitLimitMs()`); returns the step. */
   noResponse(detail?: string | Error | null, jitter?: number): RunStep;
+  /** The connection was never made (refused, the name lookup failed): sent again within the budget; returns the step. */
+  notConnected(detail?: string | Error | null, jitter?: number): RunStep;
   /** The caller cancelled: the open spills' discards, then `send` for the kill's conversation (with `killOnCancel`) or `cancelled`. */
   cancel(): { actions: RunAction[]; step: RunStep };
   /** The longest the next wait for the service may last, in ms; null: no limit. */

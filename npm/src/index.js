@@ -9,6 +9,7 @@ export { Follower } from "./follow.js";
 export { Run } from "./run.js";
 export { Request } from "./request.js";
 export { Transcript, Utf8Decoder } from "./transcript.js";
+export { cursorAfter, execAnswer, identityAnswer, wireForm } from "./answers.js";
 export { bound, boundAsync, countTokens, DEFAULT_KEEP_PATTERNS, RUN_PRESET, StreamingBounder, TOKENIZERS } from "./preview.js";
 export { DEFAULT_RUN_MAX_BYTES, DEFAULT_RUN_MAX_LINES, MIN_RUN_MAX_BYTES, RunBounder, RunPending, runSpillId } from "./run-bounder.js";
 export { Searcher, searchChunks } from "./search.js";

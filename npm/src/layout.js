@@ -19,17 +19,18 @@
 
 /** The layout, in the shape and the key order of `EVENT_LAYOUT_JSON` (bindings/wasm/src/layout.rs). */
 export const LAYOUT = Object.freeze({
-  version: 1,
+  version: 2,
   result: Object.freeze({ records: 2, flagSide: 1 }),
   record: Object.freeze({ f64s: 3, fields: Object.freeze(["tag", "start", "end"]) }),
   tags: Object.freeze({ stdout: 0, stderr: 1, other: 2 }),
+  // <generated from dory_wire::records by scripts/generate.sh: do not edit> layout
   other: Object.freeze({
+    started: fields(["procId", "string"]),
     skipped: fields(["stream", "stream"], ["start", "u64"], ["end", "u64"]),
     heartbeat: fields(),
-    started: fields(["procId", "string"]),
     exit: fields(["exitCode", "i64?"], ["timedOut", "bool"]),
     unknown: fields(["frameType", "string"]),
-    identity: fields(["procId", "string"], ["status", "string"]),
+    identity: fields(["procId", "string"], ["status", "status"]),
     exec_result: fields(
       ["procId", "string"],
       ["stdout", "bytes"],
@@ -40,6 +41,7 @@ export const LAYOUT = Object.freeze({
       ["timedOut", "bool"],
     ),
   }),
+  // </generated> layout
 });
 
 function fields(...list) {

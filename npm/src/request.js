@@ -51,6 +51,22 @@ export function built(call, asCall) {
  * r.headers, body: r.body})`). Ids are percent-encoded path segments.
  */
 export const Request = Object.freeze({
+  /**
+   * The API's base URL as every client takes it (the core's rule): an
+   * absolute `http://` or `https://` URL with a host, without spaces, a
+   * query or a fragment, returned without its trailing `/`; the core's
+   * `InvalidArgument` (argument `baseUrl`) otherwise, `undefined` and `""`
+   * included.
+   */
+  baseUrl(url) {
+    ready();
+    if (url !== undefined && url !== null) checkString(url, "baseUrl");
+    try {
+      return wasm.request_base_url(url ?? undefined);
+    } catch (e) {
+      return rethrow(e);
+    }
+  },
   /** `POST /computers/{id}/processes`: starts `command` in the background. */
   start(computerId, command, options) {
     ready();

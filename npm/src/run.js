@@ -310,11 +310,22 @@ export class Run {
     return { actions, step: stepOf(side, actions) };
   }
 
-  /** No response came (refused, reset, or no headers within `waitLimitMs()`); returns the step. */
+  /** No response came (reset, closed, or no headers within `waitLimitMs()`); returns the step. */
   noResponse(detail, jitter) {
     const inner = this.#live();
     const text = transportDetail(detail, "detail") ?? "";
     return stepOf(JSON.parse(inner.no_response(text, jitterArg(jitter))));
+  }
+
+  /**
+   * The connection was never made (refused, the name lookup failed, the
+   * connect timed out): it cannot have taken effect and is sent again
+   * within the budget; returns the step.
+   */
+  notConnected(detail, jitter) {
+    const inner = this.#live();
+    const text = transportDetail(detail, "detail") ?? "";
+    return stepOf(JSON.parse(inner.not_connected(text, jitterArg(jitter))));
   }
 
   /**

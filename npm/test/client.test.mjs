@@ -35,7 +35,7 @@ function clientWith(script, options = {}) {
 
 async function handleOf(script, options) {
   const { client, calls } = clientWith([{ type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "running" })] }, ...script], options);
-  const computer = await client.computers.get("c1");
+  const computer = client.computers.get("c1");
   const handle = await computer.processes.get(P);
   return { client, calls, computer, handle };
 }
@@ -141,7 +141,7 @@ describe("frames", () => {
       { pid: P, chunks: [line({ type: "started", proc_id: P }), PROGRAM_FRAMES.join("")] },
       { chunks: [line({ type: "stdout", data: "setup: ok\n", offset: 10 }) + line({ type: "exit", exit_code: 0, timed_out: false })] },
     ]);
-    const computer = await client.computers.get("c 1");
+    const computer = client.computers.get("c 1");
     const stream = computer.execStream(["sh", "-c", "x"], { timeout_seconds: 30, idempotency_key: "k1" });
     assert.equal(stream.proc_id, null);
     const { frames } = await drain(stream);
@@ -265,11 +265,40 @@ describe("every ending is typed", () => {
     assertDisconnected(error, "end_of_body", { stdout: 4, stderr: 0 });
   });
 
-  test("no response at all (refused): no_response, with the offsets asked", async () => {
+  test("never connected (refused): not_connected, with the offsets asked", async () => {
     const refused = new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED"), { code: "ECONNREFUSED" }) });
     const { error } = await ending([refused], undefined, { stdout_offset: 2, stderr_offset: 1 });
-    assertDisconnected(error, "no_response", { stdout: 2, stderr: 1 });
+    assertDisconnected(error, "not_connected", { stdout: 2, stderr: 1 });
     assert.equal(error.cause, refused);
+  });
+
+  test("a reset, or an error without a connect-phase code: no_response", async () => {
+    const reset = new TypeError("fetch failed", { cause: Object.assign(new Error("read ECONNRESET"), { code: "ECONNRESET" }) });
+    const { error } = await ending([reset], undefined, { stdout_offset: 2 });
+    assertDisconnected(error, "no_response", { stdout: 2, stderr: 0 });
+    const { error: bare } = await ending([new TypeError("fetch failed")], undefined, {});
+    assertDisconnected(bare, "no_response", { stdout: 0, stderr: 0 });
+  });
+
+  test("an unkeyed start to a closed port on 127.0.0.1 is sent again, then NoAnswer that never reached the service", async () => {
+    // Nothing listens (bound, then freed): every connect is refused, so the
+    // start cannot have taken effect and the core sends it again within its budget.
+    const { createServer } = await import("node:net");
+    const server = createServer();
+    await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address();
+    await new Promise((resolve) => server.close(resolve));
+    const client = new Client({ baseUrl: `http://127.0.0.1:${port}` });
+    try {
+      const started = client.computers.get("c1").processes.start("true");
+      const err = await started.catch((e) => e);
+      assert.ok(err instanceof NoAnswer, `${err}`);
+      assert.deepEqual([err.reason, err.attempts, err.reached], ["not_connected", 6, false]);
+      assert.match(err.message, /; tried 6 times; it never reached the service$/);
+      assert.equal(err.cause?.cause?.code, "ECONNREFUSED");
+    } finally {
+      client.close();
+    }
   });
 
   test("no byte within the liveness timeout: stalled (and the body is cancelled)", async () => {
@@ -366,7 +395,7 @@ describe("documents", () => {
     const { client, calls } = clientWith([identity("running"), identity("running"), identity("running"), identity("exited")], {
       headers: { Authorization: "Bearer t" },
     });
-    const computer = await client.computers.get("c1");
+    const computer = client.computers.get("c1");
     const options = { timeout_seconds: 30, idempotency_key: "key-1" };
     const started = await computer.processes.start(["sh", "-c", "printf x"], options);
     assert.deepEqual(started, { type: "identity", proc_id: P, status: "running" });
@@ -425,7 +454,7 @@ describe("documents", () => {
       { type: JSON_TYPE, chunks: [JSON.stringify(result).slice(0, 20), JSON.stringify(result).slice(20)] },
       { type: JSON_TYPE, chunks: [JSON.stringify({ proc_id: P, status: "exited" })] },
     ]);
-    const computer = await client.computers.get("c1");
+    const computer = client.computers.get("c1");
     assert.deepEqual(await computer.exec("printf hi", { idempotency_key: "k" }), {
       type: "exec_result",
       proc_id: P,
@@ -448,7 +477,7 @@ describe("documents", () => {
       refused,
       { type: "text/html", chunks: ["<h1>ok?</h1>"] },
     ]);
-    const computer = await client.computers.get("c1");
+    const computer = client.computers.get("c1");
     const notFound = await computer.processes.get("p_nope").catch((e) => e);
     assert.ok(notFound instanceof ApiError);
     assert.deepEqual([notFound.status, notFound.apiCode, notFound.serverMessage], [404, "not_found", "no such process"]);
@@ -552,7 +581,7 @@ describe("readOutput()", () => {
       { chunks: [line({ type: "stdout", data: "one\n", offset: 4 })], end: "error" },
       { chunks: [line({ type: "stdout", data: "one\ntwo\n", offset: 8 }), PROGRAM_FRAMES[2]] },
     ]);
-    const computer = await client.computers.get("c1");
+    const computer = client.computers.get("c1");
     const t = await computer.setup.readLogs();
     assert.equal(t.text("stdout"), "one\ntwo\n");
     assert.equal(new URL(calls[1].url).search, "?offset=4&follow=true");
@@ -583,7 +612,7 @@ describe("the core's follower decides, the client does the IO", () => {
         type: "reconnect",
         attempt: 3,
         failures: 1,
-        reason: "no_response",
+        reason: "not_connected",
         cursor: { stdout: 7, stderr: 0 },
         delayMs: 4,
         procId: P,
@@ -601,8 +630,8 @@ describe("the core's follower decides, the client does the IO", () => {
       .catch((e) => e);
     assert.deepEqual(delays, [20, 40, 50, 50]);
     assert.ok(error instanceof StreamDisconnected, String(error));
-    assert.equal(error.reason, "no_response");
-    assert.match(error.message, /^stream_disconnected: no response \(GET http:\/\/dory\.test\/.*ECONNREFUSED 10\.0\.0\.9:80\); resume from stdout_offset 0, stderr_offset 0$/);
+    assert.equal(error.reason, "not_connected");
+    assert.match(error.message, /^stream_disconnected: could not connect \(GET http:\/\/dory\.test\/.*ECONNREFUSED 10\.0\.0\.9:80\); resume from stdout_offset 0, stderr_offset 0$/);
     assert.ok(error.cause instanceof TypeError && error.cause.cause.code === "ECONNREFUSED", "cause: the transport's error");
     const reads = calls.slice(1);
     assert.equal(reads.length, 5);
@@ -683,13 +712,11 @@ describe("the core's follower decides, the client does the IO", () => {
       }],
       ["stalled", { chunks: [], end: "hang" }, (f) => {
         f.open(200, NDJSON, P);
-        f.handleTimeoutMs(0);
-        assert.ok(f.handleTimeoutMs(40));
+        assert.ok(f.waitedMs(40));
         f.finish(undefined, 0);
       }],
       ["no_response", "hang", (f) => {
-        f.handleTimeoutMs(0);
-        assert.ok(f.handleTimeoutMs(40));
+        assert.ok(f.waitedMs(40));
         f.noResponse("", 0);
       }],
       ["unavailable", { status: 503, type: "text/plain", chunks: [] }, (f) => (f.open(503, "text/plain", P), f.finish(undefined, 0))],
@@ -715,9 +742,9 @@ describe("the core's follower decides, the client does the IO", () => {
     try {
       const { error } = await drain(client.computers.get("c1").setup.iterLogs());
       assert.ok(error instanceof StreamDisconnected, String(error));
-      assert.equal(error.reason, "no_response");
+      assert.equal(error.reason, "not_connected");
       assert.ok(error.cause instanceof TypeError);
-      assert.match(error.message, new RegExp(`^stream_disconnected: no response \\(GET http://127\\.0\\.0\\.1:${port}/computers/c1/setup/logs\\?offset=0&follow=true: fetch failed: .*ECONNREFUSED.*127\\.0\\.0\\.1:${port}`));
+      assert.match(error.message, new RegExp(`^stream_disconnected: could not connect \\(GET http://127\\.0\\.0\\.1:${port}/computers/c1/setup/logs\\?offset=0&follow=true: fetch failed: .*ECONNREFUSED.*127\\.0\\.0\\.1:${port}`));
     } finally {
       client.close();
     }
@@ -838,7 +865,7 @@ describe("close", () => {
 
   test("client.close() aborts streams, follows and requests in flight (AbortError) and rejects later calls", async () => {
     const { client, handle } = await handleOf([{ chunks: [], end: "hang" }, "hang", { type: JSON_TYPE, chunks: [], end: "hang" }]);
-    const computer = await client.computers.get("c1");
+    const computer = client.computers.get("c1");
     const stream = handle.iterOutput();
     const iterating = drain(stream);
     const following = handle.readOutput().catch((e) => e);
@@ -862,7 +889,7 @@ describe("options", () => {
     const saved = process.env.DORY_URL;
     try {
       delete process.env.DORY_URL;
-      assert.throws(() => new Client(), TypeError);
+      assert.throws(() => new Client(), (e) => e instanceof core.InvalidArgument && e.argument === "baseUrl");
       process.env.DORY_URL = "http://127.0.0.1:9/api/";
       assert.equal(new Client().baseUrl, "http://127.0.0.1:9/api");
       assert.equal(new Client({ baseUrl: "https://x.test" }).baseUrl, "https://x.test");
@@ -875,8 +902,11 @@ describe("options", () => {
   test("argument errors name the argument (TypeError for a type, the core's InvalidArgument for a value), before any request", async () => {
     const invalid = (argument) => (e) => e instanceof core.InvalidArgument && e.code === "invalid_argument" && e.argument === argument && e.message.startsWith(`invalid_argument: ${argument}: `);
     const typeError = (pattern) => (e) => e instanceof TypeError && pattern.test(e.message);
-    assert.throws(() => new Client({ baseUrl: "ftp://x" }), RangeError);
-    assert.throws(() => new Client({ baseUrl: "not a url" }), RangeError);
+    // The core's rule, the same inputs as Python's and Rust's tests.
+    for (const bad of ["ftp://x", "not a url", "localhost:8080", "http://", "http://h/?q=1", ""]) {
+      assert.throws(() => new Client({ baseUrl: bad }), invalid("baseUrl"), bad);
+    }
+    assert.equal(new Client("http://h:9/api/").baseUrl, "http://h:9/api");
     assert.throws(() => new Client({ baseUrl: BASE, fetch: 1 }), TypeError);
     assert.throws(() => new Client({ baseUrl: BASE, bogus: 1 }), typeError(/unknown Client option "bogus"/));
     assert.throws(() => new Client({ baseUrl: BASE, headers: { a: 1 } }), typeError(/^header a must be a string/));
@@ -886,18 +916,18 @@ describe("options", () => {
     assert.throws(() => new Client({ baseUrl: BASE, maxConnections: "9" }), typeError(/^maxConnections must be a number/));
     assert.throws(() => new Client(BASE, { baseUrl: BASE }), typeError(/unknown Client option "baseUrl"/));
     const { client, calls, handle } = await handleOf([]);
-    assert.throws(() => client.computers.get(""), invalid("computer_id"));
+    assert.throws(() => client.computers.get(""), invalid("computerId"));
     assert.throws(() => client.computers.get(7), typeError(/^computerId must be a string/));
     const computer = client.computers.get("c1");
     await assert.rejects(computer.processes.start(42), typeError(/^command must be a string/));
     await assert.rejects(computer.processes.start(""), invalid("command"));
-    await assert.rejects(computer.processes.start("x", { timeout_seconds: -1 }), invalid("timeout_seconds"));
+    await assert.rejects(computer.processes.start("x", { timeout_seconds: -1 }), invalid("timeoutMs"));
     await assert.rejects(computer.processes.start("x", { timeout_seconds: "30" }), typeError(/^timeout_seconds must be a number/));
-    await assert.rejects(computer.processes.start("x", { idempotency_key: "" }), invalid("idempotency_key"));
+    await assert.rejects(computer.processes.start("x", { idempotency_key: "" }), invalid("idempotencyKey"));
     await assert.rejects(computer.processes.start("x", { idempotency_key: 7 }), typeError(/^idempotency_key must be a string/));
     await assert.rejects(computer.processes.start("x", { timeoutSeconds: 3 }), typeError(/unknown start option "timeoutSeconds": use timeoutMs/));
-    await assert.rejects(computer.exec("x", { timeout_seconds: 0 }), invalid("timeout_seconds"));
-    await assert.rejects(computer.processes.get(""), invalid("proc_id"));
+    await assert.rejects(computer.exec("x", { timeout_seconds: 0 }), invalid("timeoutMs"));
+    await assert.rejects(computer.processes.get(""), invalid("procId"));
     await assert.rejects(computer.processes.kill(5), typeError(/^procId must be a string/));
     assert.throws(() => handle.iterOutput({ stdout_offset: -1 }), invalid("stdout_offset"));
     assert.throws(() => handle.iterOutput({ stderr_offset: 1.5 }), invalid("stderr_offset"));
@@ -932,7 +962,7 @@ describe("options", () => {
     const computer = client.computers.get("c 1");
     assert.equal(computer.id, "c 1");
     assert.equal(typeof computer.then, "undefined", "a Computer, not a promise");
-    assert.equal((await client.computers.get("c1")).id, "c1", "await still works");
+    assert.equal((client.computers.get("c1")).id, "c1", "await still works");
     assert.equal(f.calls.length, 0, "no request");
     assert.equal((await computer.processes.get(P)).proc_id, P);
     assert.equal(f.calls[0].url, `${BASE}/computers/c%201/processes/p_1`);
@@ -977,7 +1007,7 @@ test("the browser build: dory-wire/client over the web core after init(), with a
     { chunks: [PROGRAM_FRAMES.join("")] },
   ]);
   const client = new web.Client({ baseUrl: BASE, fetch: f.fetch });
-  const handle = await (await client.computers.get("c1")).processes.get(P);
+  const handle = await (client.computers.get("c1")).processes.get(P);
   const t = await handle.readOutput();
   assert.deepEqual(Buffer.from(t.bytes("stdout")), Buffer.from("hello\0\xff", "latin1"));
   assert.equal(concat([t.bytes("stderr")]).toString(), "notice");

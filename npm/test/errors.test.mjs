@@ -184,7 +184,7 @@ test("fields are converted by kind: cursors, streams, optional strings, integers
   assert.throws(() => raise("malformed_frame"), (e) => e.line === 1 && typeof e.reason === "string");
   assert.throws(
     () => raise("invalid_argument"),
-    (e) => e.argument === "computer_id" && e.name === "InvalidArgument" && e.reason === "must not be empty" && e.message === "invalid_argument: computer_id: must not be empty",
+    (e) => e.argument === "computerId" && e.name === "InvalidArgument" && e.reason === "must not be empty" && e.message === "invalid_argument: computerId: must not be empty",
   );
   assert.throws(
     () => raise("stream_disconnected"),

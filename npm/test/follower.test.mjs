@@ -126,7 +126,7 @@ test("wrong argument types are TypeErrors naming the argument", () => {
   assert.throws(() => f.feedInto(enc(""), {}), typeError(/Transcript/));
   assert.throws(() => f.finish(42), typeError(/^transportError must be a string or an Error/));
   assert.throws(() => f.finish(undefined, "0.5"), typeError(/^jitter must be a number/));
-  assert.throws(() => f.handleTimeoutMs("now"), typeError(/^nowMs must be a number/));
+  assert.throws(() => f.waitedMs("now"), typeError(/^elapsedMs must be a number/));
   // None of that changed the follower.
   assert.equal(f.state, "body");
   assert.equal(f.finish(undefined, 0)[1].type, "reconnect");
@@ -136,12 +136,12 @@ test("wrong argument types are TypeErrors naming the argument", () => {
 // ------------------------------------------------------------- values
 
 test("values no request or follower can be built from are the core's InvalidArgument", () => {
-  assert.throws(() => Follower.processOutput("", "p1"), invalidArgument("computer_id"));
-  assert.throws(() => Follower.processOutput("c1", ""), invalidArgument("proc_id"));
+  assert.throws(() => Follower.processOutput("", "p1"), invalidArgument("computerId"));
+  assert.throws(() => Follower.processOutput("c1", ""), invalidArgument("procId"));
   assert.throws(() => Follower.execStream("c1", ""), invalidArgument("command"));
   assert.throws(() => Follower.execStream("c1", []), invalidArgument("command"));
   assert.throws(() => Follower.execStream("c1", "true", { timeoutMs: 0 }), invalidArgument("timeoutMs"));
-  assert.throws(() => Follower.execStream("c1", "true", { idempotencyKey: "a\nb" }), invalidArgument("idempotency_key"));
+  assert.throws(() => Follower.execStream("c1", "true", { idempotencyKey: "a\nb" }), invalidArgument("idempotencyKey"));
   assert.throws(() => Follower.resume("c1", { version: 1, procId: null, cursor: { stdout: 0, stderr: 0 }, exitSeen: false, exitCode: null, timedOut: false }), invalidArgument("state"));
   assert.throws(() => Follower.resume("c1", "not json"), invalidState);
   for (const stdout of [-1, 0.5, 2 ** 53, Infinity, NaN, 2n ** 60n]) {
@@ -173,7 +173,7 @@ test("values no request or follower can be built from are the core's InvalidArgu
     assert.throws(() => f.open(status, NDJSON), invalidArgument("status"), `${status}`);
     assert.throws(() => new api.Reader("exec").open(status, NDJSON), invalidArgument("status"), `reader ${status}`);
   }
-  assert.throws(() => f.handleTimeoutMs(-1), invalidArgument("nowMs"));
+  assert.throws(() => f.waitedMs(-1), invalidArgument("elapsedMs"));
   assert.equal(f.state, "sent");
   f.open(200, NDJSON);
   f.feed(enc(OUT + EXIT));
@@ -258,7 +258,7 @@ test("a freed follower refuses every call", () => {
   f.free();
   f.free();
   assert.equal(f.state, "freed");
-  for (const call of [() => f.request(), () => f.cursor, () => f.procId, () => f.attempts, () => f.resumeState(), () => f.pollTimeoutMs()]) {
+  for (const call of [() => f.request(), () => f.cursor, () => f.procId, () => f.attempts, () => f.resumeState(), () => f.waitLimitMs()]) {
     assert.throws(call, (e) => invalidState(e) && /freed/.test(e.message));
   }
   if (typeof Symbol.dispose === "symbol") {
@@ -382,18 +382,19 @@ test("a budget spent is the core's StreamDisconnected, the client's class too", 
 
 test("the liveness clock: the headers wait, then complete frames", () => {
   const f = sent({ livenessTimeoutMs: 4000 });
-  assert.equal(f.pollTimeoutMs(), null);
-  assert.equal(f.handleTimeoutMs(10_000), false);
-  assert.equal(f.pollTimeoutMs(), 14_000);
-  assert.equal(f.handleTimeoutMs(14_000), true);
+  assert.equal(f.waitLimitMs(), 4000);
+  assert.equal(f.waitedMs(3000), false);
+  assert.equal(f.waitLimitMs(), 1000);
+  assert.equal(f.waitedMs(1000), true);
   const d = f.noResponse(undefined, 0);
   assert.deepEqual([d.type, d.reason, d.detail], ["reconnect", "no_response", "no headers within the liveness timeout"]);
   f.request();
   f.open(200, NDJSON);
-  assert.equal(f.handleTimeoutMs(0), false);
+  assert.equal(f.waitedMs(0), false);
   f.feed(enc('{"type":"stdout",'));
-  assert.equal(f.handleTimeoutMs(3999), false);
-  assert.equal(f.handleTimeoutMs(4000), true, "bytes that complete no frame prove nothing");
+  assert.equal(f.waitedMs(3999), false);
+  assert.equal(f.waitLimitMs(), 1);
+  assert.equal(f.waitedMs(1), true, "bytes that complete no frame prove nothing");
   assert.equal(f.finish(undefined, 0)[1].reason, "stalled");
 });
 
@@ -457,17 +458,17 @@ test("the request builders: TypeErrors for types, the core's InvalidArgument for
   assert.throws(() => Request.output("c1", "p1", { stdout: "0" }), typeError(/^cursor\.stdout must be a number/));
   assert.throws(() => Request.output("c1", "p1", undefined, "true"), typeError(/^follow must be a boolean/));
   assert.throws(() => Request.setupLogs("c1", "0"), typeError(/^offset must be a number/));
-  assert.throws(() => Request.start("", "x"), invalidArgument("computer_id"));
+  assert.throws(() => Request.start("", "x"), invalidArgument("computerId"));
   assert.throws(() => Request.start("c1", ""), invalidArgument("command"));
   assert.throws(() => Request.start("c1", ["", "x"]), invalidArgument("command"));
   assert.throws(() => Request.start("c1", "x", { timeoutMs: -1 }), invalidArgument("timeoutMs"));
-  assert.throws(() => Request.exec("c1", "x", { idempotencyKey: "" }), invalidArgument("idempotency_key"));
-  assert.throws(() => Request.exec("c1", "x", { idempotencyKey: "k".repeat(256) }), invalidArgument("idempotency_key"));
-  assert.throws(() => Request.kill("c1", ""), invalidArgument("proc_id"));
+  assert.throws(() => Request.exec("c1", "x", { idempotencyKey: "" }), invalidArgument("idempotencyKey"));
+  assert.throws(() => Request.exec("c1", "x", { idempotencyKey: "k".repeat(256) }), invalidArgument("idempotencyKey"));
+  assert.throws(() => Request.kill("c1", ""), invalidArgument("procId"));
   assert.throws(() => Request.output("c1", "p1", { stdout: -1 }), invalidArgument("cursor.stdout"));
   assert.throws(() => Request.setupLogs("c1", 1.5), invalidArgument("offset"));
   assert.throws(
     () => Request.start("", "x"),
-    (e) => e.message === "invalid_argument: computer_id: must not be empty" && e.reason === "must not be empty",
+    (e) => e.message === "invalid_argument: computerId: must not be empty" && e.reason === "must not be empty",
   );
 });

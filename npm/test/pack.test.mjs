@@ -79,7 +79,7 @@ const fetch = async (url) => {
 };
 (async () => {
   const c = new client.Client({ baseUrl: "http://dory.invalid", fetch });
-  const p = await (await c.computers.get("c1")).processes.get("p_1");
+  const p = await (c.computers.get("c1")).processes.get("p_1");
   const t = await p.readOutput();
   console.log(JSON.stringify({
     names: Object.keys(client).filter((k) => k !== "default").sort(),

@@ -102,6 +102,12 @@ export function vectorInput(v) {
 }
 
 /** A JS event in the vectors' shape (snake_case keys, base64 data). */
+/** `apiCode` → `api_code`: a field under its vector (core) name. */
+const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** An event or end object with its keys in snake_case, as the vectors write them. */
+const snakeKeys = (o) => Object.fromEntries(Object.entries(o).map(([k, v]) => [snake(k), v]));
+
 export function eventToVector(e) {
   switch (e.type) {
     case "output":
@@ -113,11 +119,10 @@ export function eventToVector(e) {
     case "heartbeat":
       return { type: "heartbeat" };
     case "exit":
-      return { type: "exit", exit_code: e.exitCode, timed_out: e.timedOut };
     case "unknown":
-      return { type: "unknown", frame_type: e.frameType };
     case "identity":
-      return { type: "identity", proc_id: e.procId, status: e.status };
+      // Named as the core's record table names them (camelCase → snake_case).
+      return snakeKeys(e);
     case "exec_result":
       return {
         type: "result",
@@ -134,8 +139,6 @@ export function eventToVector(e) {
   }
 }
 
-/** `apiCode` → `api_code`: an error's field under its vector (core) name. */
-const snake = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** An End (or a thrown error) in the vectors' shape. */
 export function endToVector(api, end) {
@@ -147,13 +150,14 @@ export function endToVector(api, end) {
       const value = end[field];
       const key = snake(field);
       // An exact value a Number cannot hold (integer_out_of_range) compares as text.
-      if (value !== undefined) out[key] = typeof value === "bigint" ? value.toString() : value;
+      // The argument JavaScript names (procId) under the core's name the vectors use.
+      if (value !== undefined) out[key] = typeof value === "bigint" ? value.toString() : key === "argument" ? snake(value) : value;
     }
     return out;
   }
   switch (end.type) {
     case "exited":
-      return { type: "exited", exit_code: end.exitCode, timed_out: end.timedOut };
+      return snakeKeys(end);
     case "disconnected":
       return { type: "disconnected", reason: end.reason, cursor: end.cursor };
     default:
@@ -603,6 +607,20 @@ function responseBody(response) {
 }
 
 /**
+ * A `stall` (docs/VECTORS.md): the wait for the service runs out. The
+ * follower offers a whole liveness timeout (`waitLimitMs`), a wait of nothing
+ * is not over, and a wait of the whole timeout is. Returns the problems.
+ */
+function stallWait(follower, liveness, what) {
+  const problems = [];
+  const limit = follower.waitLimitMs();
+  if (limit !== liveness) problems.push(`${what}: waitLimitMs ${limit}, expected ${liveness}`);
+  if (follower.waitedMs(0) !== false) problems.push(`${what}: over at once`);
+  if (follower.waitedMs(liveness) !== true) problems.push(`${what}: not over at the liveness timeout`);
+  return problems;
+}
+
+/**
  * Plays a conversation vector (docs/VECTORS.md, kind "conversation") through
  * a Follower: asks for each request, plays each scripted response — its body
  * cut where `split(len)` says (sorted cut points) — and records the
@@ -634,12 +652,10 @@ export function playConversation(api, v, split, transcript) {
         const response = exchange.response;
         const jitter = exchange.jitter ?? 0;
         const stall = response.stall === true;
-        if (response.no_response !== undefined || (stall && response.status === undefined)) {
-          if (stall) {
-            if (follower.handleTimeoutMs(0) !== false) run.problems.push(`exchange ${i}: the headers wait is over at once`);
-            if (follower.pollTimeoutMs() !== liveness) run.problems.push(`exchange ${i}: pollTimeoutMs ${follower.pollTimeoutMs()}, expected ${liveness}`);
-            if (follower.handleTimeoutMs(liveness) !== true) run.problems.push(`exchange ${i}: the headers wait is not over at the liveness timeout`);
-          }
+        if (response.not_connected !== undefined) {
+          decision = follower.notConnected(response.not_connected, jitter);
+        } else if (response.no_response !== undefined || (stall && response.status === undefined)) {
+          if (stall) run.problems.push(...stallWait(follower, liveness, `exchange ${i}: the headers wait`));
           decision = follower.noResponse(response.no_response ?? "", jitter);
         } else {
           follower.open(response.status, response.content_type ?? "", response.proc_id, response.retry_after);
@@ -647,11 +663,7 @@ export function playConversation(api, v, split, transcript) {
           for (const chunk of splitAt(body, split(body.length))) {
             take(transcript ? follower.feedInto(chunk, transcript) : follower.feed(chunk));
           }
-          if (stall) {
-            const t = 1_000_000;
-            if (follower.handleTimeoutMs(t) !== false) run.problems.push(`exchange ${i}: stalled at once`);
-            if (follower.handleTimeoutMs(t + liveness) !== true) run.problems.push(`exchange ${i}: no stall at 1000 s + the liveness timeout`);
-          }
+          if (stall) run.problems.push(...stallWait(follower, liveness, `exchange ${i}: the body's wait`));
           const [events, d] = follower.finish(response.broken, jitter);
           if (transcript) for (const e of events) transcript.push(e);
           take(events);
@@ -1218,6 +1230,9 @@ function playRunExchange(run, exchange, client, requests, split, cancelled) {
   }
   const jitter = exchange.jitter ?? 0;
   const stall = response.stall === true;
+  if (response.not_connected !== undefined) {
+    return run.notConnected(response.not_connected, jitter);
+  }
   if (response.no_response !== undefined || (stall && response.status === undefined)) {
     if (stall) {
       const limit = run.waitLimitMs();
@@ -1383,7 +1398,7 @@ export function playSearch(api, v, chunks) {
   } catch (e) {
     if (!(e instanceof api.DoryWireError)) throw e;
     const error = { code: e.code };
-    if (e.argument !== undefined) error.argument = e.argument;
+    if (e.argument !== undefined) error.argument = snake(e.argument);
     return { error };
   }
   for (const chunk of chunks) searcher.push(chunk);

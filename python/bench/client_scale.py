@@ -41,7 +41,7 @@ def rss_kib() -> int:
 
 async def main(followers: int) -> int:
     async with AsyncClient() as client:
-        computer = await client.computers.get("bench")
+        computer = client.computers.get("bench")
         processes = []
         for batch in range(0, followers, 50):
             started = await asyncio.gather(

@@ -86,6 +86,10 @@ class Cursor:
     @staticmethod
     def from_json(json: str) -> Cursor: ...
     def to_dict(self) -> dict[str, int]: ...
+    def after(self, event: _Event) -> Cursor:
+        """The consumed offsets after ``event``, from these before it (the
+        core's rule): an ``Output`` or ``Skipped`` moves its stream to its
+        ``end``; other events move nothing."""
     def __getnewargs__(self) -> tuple[int, int]: ...
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
@@ -109,6 +113,7 @@ class ResumeState:
     def from_json(json: str) -> ResumeState: ...
     def __eq__(self, other: object, /) -> bool: ...
 
+# <generated from dory_wire::records by scripts/generate.sh: do not edit> records
 @final
 class Started:
     __match_args__ = ("proc_id",)
@@ -255,6 +260,8 @@ class Document:
 
 _End: TypeAlias = Exited | Disconnected | Document
 
+# </generated> records
+
 @final
 class Reader:
     def __new__(
@@ -294,10 +301,14 @@ class Reader:
     def handle_timeout_seconds(self, now: float) -> bool: ...
 
 _Command: TypeAlias = str | Sequence[str]
-_Reason: TypeAlias = Literal["end_of_body", "gap", "stalled", "no_response", "unavailable"]
+_Reason: TypeAlias = Literal[
+    "end_of_body", "gap", "stalled", "no_response", "not_connected", "unavailable"
+]
 
 @final
 class Request:
+    @staticmethod
+    def base_url(url: str | None, /) -> str: ...
     @staticmethod
     def start(
         computer_id: str,
@@ -520,10 +531,9 @@ class Follower:
         self, transport_error: str | None = None, jitter: float = 0.0
     ) -> tuple[list[_Event], _Decision]: ...
     def no_response(self, detail: str = "", jitter: float = 0.0) -> _Decision: ...
+    def not_connected(self, detail: str = "", jitter: float = 0.0) -> _Decision: ...
     def wait_limit_seconds(self) -> float | None: ...
     def waited_seconds(self, elapsed: float) -> bool: ...
-    def poll_timeout_seconds(self) -> float | None: ...
-    def handle_timeout_seconds(self, now: float) -> bool: ...
     @property
     def cursor(self) -> Cursor: ...
     @property
@@ -834,6 +844,7 @@ class Run:
         self, transport_error: str | None = None, jitter: float = 0.0
     ) -> tuple[list[_RunAction], _RunStep]: ...
     def no_response(self, detail: str = "", jitter: float = 0.0) -> _RunStep: ...
+    def not_connected(self, detail: str = "", jitter: float = 0.0) -> _RunStep: ...
     def wait_limit_seconds(self) -> float | None: ...
     def waited_seconds(self, elapsed: float) -> bool: ...
     def cancel(self) -> tuple[list[_RunAction], _RunStep]: ...
@@ -873,6 +884,19 @@ def _stream_disconnected(
 ) -> StreamDisconnected:
     """The core's ``stream_disconnected`` error for a disconnect that is not
     followed by a reconnect (its message is the core's)."""
+
+def _wire_form(data: _BytesLike) -> tuple[str, Literal["utf-8", "base64"]]:
+    """``data`` as the wire writes it (the core's rule): its text with
+    ``"utf-8"`` when it is valid UTF-8, else its padded standard base64 with
+    ``"base64"``."""
+
+def _identity_answer(events: list[_Event]) -> Identity:
+    """The identity a start, get or kill was answered by (the core's rule);
+    else the core's ``UnexpectedFrame``."""
+
+def _exec_answer(events: list[_Event]) -> ExecResult | Identity:
+    """A synchronous exec's answer (the core's rule): its result, or a keyed
+    replay's identity; else the core's ``UnexpectedFrame``."""
 
 @final
 class Searcher:

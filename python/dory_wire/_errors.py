@@ -70,6 +70,7 @@ DisconnectReason = Union[
     Literal["gap"],
     Literal["stalled"],
     Literal["no_response"],
+    Literal["not_connected"],
     Literal["unavailable"],
 ]
 """Why a connection ended before the output did (see :class:`StreamDisconnected`)."""
@@ -317,8 +318,10 @@ class StreamDisconnected(DoryWireError):
             ``exit``), ``"gap"`` (a ``gap`` frame that, under the skip
             policy or losing nothing, only means "reconnect"), ``"stalled"``
             (no complete frame within the liveness timeout), ``"no_response"``
-            (no answer at all: connection refused or reset, a timeout before
-            the headers) or ``"unavailable"`` (a 503 or 429 refusal).
+            (no answer at all: the connection reset or closed, a timeout
+            before the headers), ``"not_connected"`` (the connection was
+            never made: refused, the name lookup failed) or
+            ``"unavailable"`` (a 503 or 429 refusal).
         cursor: the consumed offsets (a :class:`~dory_wire.Cursor`): where to
             resume from.
         proc_id: the process whose output was read, or the one an exec
@@ -346,25 +349,32 @@ class StreamDisconnected(DoryWireError):
 
 class NoAnswer(DoryWireError):
     """A one-answer call (a start, a get, a kill, a synchronous exec) got no
-    answer: the connection was refused, reset or cut, or nothing came within
-    the liveness timeout; and the request may not be sent again (a start or
-    exec without an idempotency key: a second send could run the command
-    twice) or its reconnect budget is spent.
+    answer: the connection could not be made, was reset or cut, or nothing
+    came within the liveness timeout; and the request may not be sent again
+    (a start or exec without an idempotency key that may have reached the
+    service: a second send could run the command twice) or its reconnect
+    budget is spent.
 
-    A request that was sent may have taken effect: send a keyed start or
-    exec again with the same key to learn its process; look an unkeyed one
-    up before starting it again. Code ``"no_answer"``, kind
+    When ``reached`` is false no attempt ever connected: the request cannot
+    have taken effect and may be sent again. Otherwise it may have taken
+    effect: send a keyed start or exec again with the same key to learn its
+    process; look an unkeyed one up before starting it again. Code ``"no_answer"``, kind
     ``"transport"``; the transport's own exception, when the HTTP client
     raised one, is the ``__cause__``.
 
     Attributes:
         reason: why the last attempt ended: ``"no_response"``,
+            ``"not_connected"`` (the connection was never made),
             ``"end_of_body"`` (the answer was cut short), ``"stalled"`` (no
             answer within the liveness timeout) or ``"unavailable"``.
         method: ``"GET"`` or ``"POST"``.
         target: the request's path and query.
-        attempts: how many times the request was sent.
+        attempts: how many times the request was sent (or tried, when it
+            never connected).
         detail: what the transport said; ``""`` when nothing.
+        reached: whether some attempt may have reached the service
+            (``False``: every attempt failed to connect, so the request
+            cannot have taken effect).
     """
 
     reason: DisconnectReason
@@ -372,6 +382,7 @@ class NoAnswer(DoryWireError):
     target: str
     attempts: int
     detail: str
+    reached: bool
 
 
 def _from_the_table() -> None:

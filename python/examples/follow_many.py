@@ -37,7 +37,7 @@ async def follow(computer: AsyncComputer, n: int) -> Transcript:
 
 async def main(count: int) -> int:
     async with AsyncClient() as client:
-        computer = await client.computers.get(os.environ.get("CE_COMPUTER_ID", "c1"))
+        computer = client.computers.get(os.environ.get("CE_COMPUTER_ID", "c1"))
         transcripts = await asyncio.gather(*(follow(computer, n) for n in range(count)))
     for n, transcript in enumerate(transcripts):
         if transcript.bytes("stdout") != expected(n) or transcript.exit != (0, False):

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import socket
 import stat
 import time
 import tracemalloc
@@ -46,6 +47,7 @@ from dory_wire import (
     Cursor,
     Disconnected,
     Exited,
+    InvalidArgument,
     Output,
     PendingSpill,
     Preview,
@@ -62,6 +64,7 @@ from dory_wire.client import (
     ExecResult,
     Frame,
     Identity,
+    NoAnswer,
     OffsetBeyondOutput,
     OutputExpired,
     OutputGap,
@@ -104,7 +107,7 @@ async def client(api: FakeApi) -> AsyncIterator[AsyncClient]:
 
 async def process(client: AsyncClient, api: FakeApi, proc_id: str = "p_1") -> AsyncProcess:
     api.add(identity(proc_id))
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     return await computer.processes.get(proc_id)
 
 
@@ -126,7 +129,7 @@ async def test_start_replay_get_kill_send_the_documented_requests(
     client: AsyncClient,
     api: FakeApi,
 ) -> None:
-    computer = await client.computers.get("c 1")
+    computer = client.computers.get("c 1")
     api.add(identity("p_1"), identity("p_1"), identity("p_1"), identity("p_1", "exited"))
     command = ["sh", "-c", "printf hi"]
     started = await computer.processes.start(command, timeout_seconds=30, idempotency_key="k1")
@@ -155,7 +158,7 @@ async def test_a_shell_line_is_sent_as_a_string_and_no_timeout_is_omitted(
     client: AsyncClient, api: FakeApi
 ) -> None:
     api.add(identity("p_2"))
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     await computer.processes.start("echo hi")
     assert json.loads(api.requests[0].content) == {"command": "echo hi"}
 
@@ -192,6 +195,16 @@ async def test_base_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) ->
         AsyncClient()
     async with AsyncClient("http://other.test") as c:
         assert c.base_url == "http://other.test"
+
+
+@pytest.mark.parametrize(
+    "bad", ["ftp://x", "not a url", "localhost:8080", "http://", "http://h/?q=1", ""]
+)
+async def test_a_base_url_the_core_refuses_fails_at_construction(bad: str) -> None:
+    # The core's rule, the same inputs as the JS and Rust tests.
+    with pytest.raises(InvalidArgument) as info:
+        AsyncClient(bad)
+    assert info.value.argument == "base_url"
 
 
 # -- frames --------------------------------------------------------------------------
@@ -298,7 +311,7 @@ async def test_a_frame_resent_after_a_reconnect_yields_only_new_bytes(
 async def test_an_exec_stream_starts_with_started_and_knows_its_process(
     client: AsyncClient, api: FakeApi
 ) -> None:
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     body = lines({"type": "started", "proc_id": "p_9"}, out("stdout", b"ok", 2), EXIT_0)
     api.add(Answer(pieces=[body], headers={"ce-process-id": "p_9"}))
     stream = computer.exec_stream(["true"], idempotency_key="k")
@@ -322,7 +335,7 @@ async def test_an_exec_stream_whose_started_contradicts_the_header_fails(
 
     body = lines({"type": "started", "proc_id": "p_other"}, EXIT_0)
     api.add(Answer(pieces=[body], headers={"ce-process-id": "p_9"}))
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     with pytest.raises(IdentityMismatch):
         await collect(computer.exec_stream(["true"]))
 
@@ -334,7 +347,7 @@ async def test_a_keyed_exec_replay_yields_the_json_identity_then_its_output(
     # The core's follower: a keyed replay's identity continues on the first
     # process's output (never a second run).
     api.add(identity("p_9", "exited"), Answer(pieces=[lines(out("stdout", b"once", 4), EXIT_0)]))
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     stream = computer.exec_stream(["true"], idempotency_key="used")
     frames = await collect(stream)
     assert [(f.type, f.proc_id, f.status) for f in frames] == [
@@ -363,7 +376,7 @@ async def test_synchronous_exec_returns_the_result_or_a_replay_identity(
         "timed_out": False,
     }
     api.add(Answer(content_type=JSON, pieces=[json.dumps(doc).encode()]), identity("p_3"))
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     result = await computer.exec(["sh"], timeout_seconds=5)
     assert isinstance(result, ExecResult)
     assert (result.stdout, result.stderr, result.stderr_truncated) == (HELLO, b"notice", True)
@@ -446,6 +459,26 @@ async def test_exit_then_a_cut_is_a_normal_end(client: AsyncClient, api: FakeApi
     assert stream.end == Exited(0, False)
 
 
+async def test_an_unkeyed_start_to_a_closed_port_is_sent_again_then_never_reached(
+    slept: list[float],
+) -> None:
+    # Nothing listens on the port (bound, then freed): every connect is
+    # refused, so the unkeyed start cannot have reached the service. The
+    # core sends it again within the budget (5 retries), then says so.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    async with AsyncClient(f"http://127.0.0.1:{port}") as client:
+        computer = client.computers.get("c1")
+        with pytest.raises(NoAnswer) as info:
+            await computer.processes.start("true")
+    err = info.value
+    assert (err.reason, err.attempts, err.reached) == ("not_connected", 6, False)
+    assert str(err).endswith("; tried 6 times; it never reached the service"), str(err)
+    assert isinstance(err.__cause__, httpx.ConnectError)
+    assert len(slept) == 5  # the backoff of any reconnect
+
+
 async def test_a_refused_connection_is_a_disconnect_without_response(
     client: AsyncClient, api: FakeApi
 ) -> None:
@@ -454,7 +487,7 @@ async def test_a_refused_connection_is_a_disconnect_without_response(
     stream = proc.iter_output(stdout_offset=5)
     with pytest.raises(StreamDisconnected) as info:
         await stream.__anext__()
-    assert (info.value.reason, info.value.cursor) == ("no_response", Cursor(5, 0))
+    assert (info.value.reason, info.value.cursor) == ("not_connected", Cursor(5, 0))
     assert info.value.proc_id == "p_1"
     assert isinstance(info.value.__cause__, httpx.ConnectError)
     with pytest.raises(StopAsyncIteration):
@@ -645,7 +678,7 @@ async def test_read_output_gives_up_after_the_retry_budget(
             jitter=False,
             transcript=kept,
         )
-    assert (info.value.reason, info.value.cursor) == ("no_response", Cursor(2, 0))
+    assert (info.value.reason, info.value.cursor) == ("not_connected", Cursor(2, 0))
     assert isinstance(info.value.__cause__, httpx.ConnectError)
     assert slept == [0.5, 1.0, 1.5]
     assert kept.bytes("stdout") == b"ab"
@@ -723,7 +756,7 @@ async def test_stall_and_refusal_carry_the_cursor(client: AsyncClient, api: Fake
         with pytest.raises(StreamDisconnected) as info:
             await collect(proc.iter_output(start.stdout, start.stderr))
         seen.append((info.value.reason, info.value.cursor))
-    assert seen == [("stalled", Cursor(0, 1)), ("no_response", Cursor(0, 1))]
+    assert seen == [("stalled", Cursor(0, 1)), ("not_connected", Cursor(0, 1))]
 
 
 async def test_exec_kill_and_setup(client: AsyncClient, api: FakeApi) -> None:
@@ -740,7 +773,7 @@ async def test_exec_kill_and_setup(client: AsyncClient, api: FakeApi) -> None:
         identity("p_3", "exited"),
         Answer(pieces=[lines(out("stdout", b"setup\n", 6), EXIT_0)]),
     )
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     done = await computer.exec(["echo", "hi"])
     assert isinstance(done, ExecResult)
     async with computer.exec_stream(["true"]) as stream:
@@ -772,12 +805,12 @@ async def test_the_budget_counts_connections_without_progress(
             jitter=False,
         )
     assert slept == [0.1, 0.2, 0.1, 0.2]
-    assert (info.value.reason, info.value.cursor) == ("no_response", Cursor(1, 0))
+    assert (info.value.reason, info.value.cursor) == ("not_connected", Cursor(1, 0))
     assert len(api.requests) == 1 + 6
 
 
 async def test_setup_logs_are_one_stream_from_one_offset(client: AsyncClient, api: FakeApi) -> None:
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     setup = computer.setup
     api.add(Answer(pieces=[lines(out("stdout", b"setup: ok\n", 10), EXIT_0)]))
     stream = setup.iter_logs(offset=0)
@@ -820,7 +853,7 @@ async def test_headers_are_added_without_overriding_what_a_request_needs(api: Fa
         AsyncClient(BASE, http_client=http, headers=headers) as c,
     ):
         api.add(Answer(pieces=[lines({"type": "started", "proc_id": "p_1"}, EXIT_0)]))
-        computer = await c.computers.get("c1")
+        computer = c.computers.get("c1")
         await collect(computer.exec_stream(["true"]))
     request = api.requests[0]
     assert request.headers["accept"] == "application/x-ndjson"
@@ -860,7 +893,7 @@ async def test_any_cuts_give_the_exact_bytes_and_wire_forms(
         httpx.AsyncClient(transport=api.transport()) as http,
         AsyncClient(BASE, http_client=http) as c,
     ):
-        computer = await c.computers.get("c1")
+        computer = c.computers.get("c1")
         proc = await computer.processes.get("p_1")
         at = {"stdout": 0, "stderr": 0}
         for attempt in range(len(cuts) + 1):
@@ -904,7 +937,7 @@ async def test_every_request_is_the_cores(api: FakeApi) -> None:
         httpx.AsyncClient(transport=api.transport()) as http,
         AsyncClient(BASE, http_client=http, timeout=7, liveness_timeout_seconds=3) as c,
     ):
-        computer = await c.computers.get("c 1")
+        computer = c.computers.get("c 1")
         result = (
             b'{"proc_id":"p/2","stdout":"","stderr":"","stdout_truncated":false,'
             b'"stderr_truncated":false,"exit_code":0,"timed_out":false}'
@@ -956,14 +989,14 @@ async def test_wrong_arguments_are_the_cores_errors_before_any_request(
     from dory_wire import InvalidArgument
 
     with pytest.raises(TypeError, match=r"^computer_id must be a str, not int$"):
-        await client.computers.get(5)  # type: ignore[arg-type]
+        client.computers.get(5)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgument) as empty:
-        await client.computers.get("")
+        client.computers.get("")
     assert (empty.value.argument, str(empty.value)) == (
         "computer_id",
         "invalid_argument: computer_id: must not be empty",
     )
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     with pytest.raises(TypeError, match=r"^command must be a str or a sequence of str, not int$"):
         await computer.processes.start(123)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^command\[1\] must be a str, not int$"):
@@ -1029,7 +1062,7 @@ async def test_the_reconnect_hook_sees_the_cores_records_in_order(
         Reconnect(
             2,
             1,
-            "no_response",
+            "not_connected",
             Cursor(3, 0),
             0.25,
             "p_1",
@@ -1055,7 +1088,7 @@ async def test_jitter_off_waits_the_exact_backoff_and_on_spreads_it(
     with pytest.raises(StreamDisconnected) as info:
         await proc.read_output(backoff_seconds=0.1, max_backoff_seconds=0.3, jitter=False)
     assert slept == [0.1, 0.2, 0.3, 0.3, 0.3]  # retries=5, then the core gives up
-    assert info.value.reason == "no_response"
+    assert info.value.reason == "not_connected"
     # Jitter on (the default): base/2 + j * base/2 for the client's random j.
     monkeypatch.setattr("dory_wire.client._async.random.random", lambda: 0.5)
     slept.clear()
@@ -1097,7 +1130,7 @@ async def test_a_503_with_retry_after_is_retried_by_reads_only(
     )
     # An exec without a key may not be sent twice: its 503 is an answer.
     api.add(busy)
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     with pytest.raises(ApiError) as refused:
         await collect(computer.exec_stream("ls"))
     assert refused.value.status == 503
@@ -1127,7 +1160,7 @@ async def test_a_trickle_that_never_completes_a_frame_ends_stalled_in_time(
 async def test_an_exec_stream_follows_its_process_through_a_cut_never_exec_again(
     client: AsyncClient, api: FakeApi, slept: list[float]
 ) -> None:
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     started = lines({"type": "started", "proc_id": "p_9"}, out("stdout", b"ab", 2))
     api.add(
         Answer(pieces=[started + b'{"type":"std'], error=cut()),
@@ -1158,7 +1191,7 @@ async def test_an_exec_stream_follows_its_process_through_a_cut_never_exec_again
 async def test_an_exec_stream_cut_before_its_process_is_known(
     client: AsyncClient, api: FakeApi, slept: list[float]
 ) -> None:
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     # Without a key: never sent again; nothing is known to read on from.
     api.add(Answer(pieces=[b'{"type":"sta'], error=cut()))
     with pytest.raises(StreamDisconnected) as info:
@@ -1202,8 +1235,7 @@ def test_stream_disconnected_messages_are_the_cores() -> None:
                         b'{"type":"gap","earliest_stdout_offset":0,"earliest_stderr_offset":0}\n'
                     )
                 if reason == "stalled":
-                    f.handle_timeout_seconds(0.0)
-                    f.handle_timeout_seconds(100.0)
+                    f.waited_seconds(100.0)
                 f.finish("reset" if reason == "end_of_body" else None)
         except dw.StreamDisconnected as err:
             return err
@@ -1297,7 +1329,7 @@ async def run_on(flags: tuple[str, ...], command: str, **options: Any) -> RunRes
     with refserver(*flags) as server:
         client = AsyncClient(server.url)
         try:
-            computer = await client.computers.get("run")
+            computer = client.computers.get("run")
             return await computer.run(["sh", "-c", command], **options)
         finally:
             await client.aclose()
@@ -1391,7 +1423,7 @@ async def test_a_gap_is_said_under_skip_and_raised_under_fail(tmp_path: Path) ->
     with refserver("--retention-bytes", "1000") as server:
         client = AsyncClient(server.url)
         try:
-            computer = await client.computers.get("run")
+            computer = client.computers.get("run")
             # Started and done before run reads: its first bytes are gone.
             started = await computer.processes.start(command, idempotency_key="gap-1")
             server.wait_exited(started.proc_id)
@@ -1436,7 +1468,7 @@ async def test_the_same_key_reattaches_to_the_same_process(tmp_path: Path) -> No
     with refserver() as server:
         client = AsyncClient(server.url)
         try:
-            computer = await client.computers.get("run")
+            computer = client.computers.get("run")
             first = await computer.run(command, idempotency_key="again-1", spill=spill, **LIMITS)
             second = await computer.run(command, idempotency_key="again-1", spill=spill, **LIMITS)
             fresh = [(await computer.run("true")).idempotency_key for _ in range(2)]
@@ -1464,7 +1496,7 @@ async def test_a_cancelled_run_returns_nothing_and_kills_only_when_asked(
     with refserver() as server:
         client = AsyncClient(server.url)
         try:
-            computer = await client.computers.get("run")
+            computer = client.computers.get("run")
             with pytest.raises(KeyboardInterrupt):
                 await computer.run(
                     command,
@@ -1575,7 +1607,7 @@ async def test_a_failing_spill_writer_never_loses_the_preview(tmp_path: Path) ->
     with refserver() as server:
         client = AsyncClient(server.url)
         try:
-            computer = await client.computers.get("run")
+            computer = client.computers.get("run")
             for where, error in (
                 ("open", ENOSPC),
                 ("write", ENOSPC),
@@ -1605,7 +1637,7 @@ async def test_a_failing_spill_writer_never_loses_the_preview(tmp_path: Path) ->
 async def test_run_checks_arguments_before_any_request(client: AsyncClient, api: FakeApi) -> None:
     from dory_wire import InvalidArgument, InvalidLimits
 
-    computer = await client.computers.get("c1")
+    computer = client.computers.get("c1")
     with pytest.raises(InvalidLimits):
         await computer.run("ls", max_lines=1)
     with pytest.raises(InvalidLimits):

@@ -12,6 +12,7 @@ import hashlib
 import json
 import os
 import re
+import socket
 import stat
 import time
 import tracemalloc
@@ -45,6 +46,7 @@ from dory_wire import (
     Cursor,
     Disconnected,
     Exited,
+    InvalidArgument,
     Output,
     PendingSpill,
     Preview,
@@ -60,6 +62,7 @@ from dory_wire.client import (
     ExecResult,
     Frame,
     Identity,
+    NoAnswer,
     OffsetBeyondOutput,
     OutputExpired,
     OutputGap,
@@ -189,6 +192,16 @@ def test_base_url_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
         Client()
     with Client("http://other.test") as c:
         assert c.base_url == "http://other.test"
+
+
+@pytest.mark.parametrize(
+    "bad", ["ftp://x", "not a url", "localhost:8080", "http://", "http://h/?q=1", ""]
+)
+def test_a_base_url_the_core_refuses_fails_at_construction(bad: str) -> None:
+    # The core's rule, the same inputs as the JS and Rust tests.
+    with pytest.raises(InvalidArgument) as info:
+        Client(bad)
+    assert info.value.argument == "base_url"
 
 
 # -- frames --------------------------------------------------------------------------
@@ -443,6 +456,26 @@ def test_exit_then_a_cut_is_a_normal_end(client: Client, api: FakeApi) -> None:
     assert stream.end == Exited(0, False)
 
 
+def test_an_unkeyed_start_to_a_closed_port_is_sent_again_then_never_reached(
+    slept: list[float],
+) -> None:
+    # Nothing listens on the port (bound, then freed): every connect is
+    # refused, so the unkeyed start cannot have reached the service. The
+    # core sends it again within the budget (5 retries), then says so.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with Client(f"http://127.0.0.1:{port}") as client:
+        computer = client.computers.get("c1")
+        with pytest.raises(NoAnswer) as info:
+            computer.processes.start("true")
+    err = info.value
+    assert (err.reason, err.attempts, err.reached) == ("not_connected", 6, False)
+    assert str(err).endswith("; tried 6 times; it never reached the service"), str(err)
+    assert isinstance(err.__cause__, httpx.ConnectError)
+    assert len(slept) == 5  # the backoff of any reconnect
+
+
 def test_a_refused_connection_is_a_disconnect_without_response(
     client: Client, api: FakeApi
 ) -> None:
@@ -451,7 +484,7 @@ def test_a_refused_connection_is_a_disconnect_without_response(
     stream = proc.iter_output(stdout_offset=5)
     with pytest.raises(StreamDisconnected) as info:
         next(stream)
-    assert (info.value.reason, info.value.cursor) == ("no_response", Cursor(5, 0))
+    assert (info.value.reason, info.value.cursor) == ("not_connected", Cursor(5, 0))
     assert info.value.proc_id == "p_1"
     assert isinstance(info.value.__cause__, httpx.ConnectError)
     with pytest.raises(StopIteration):
@@ -642,7 +675,7 @@ def test_read_output_gives_up_after_the_retry_budget(
             jitter=False,
             transcript=kept,
         )
-    assert (info.value.reason, info.value.cursor) == ("no_response", Cursor(2, 0))
+    assert (info.value.reason, info.value.cursor) == ("not_connected", Cursor(2, 0))
     assert isinstance(info.value.__cause__, httpx.ConnectError)
     assert slept == [0.5, 1.0, 1.5]
     assert kept.bytes("stdout") == b"ab"
@@ -720,7 +753,7 @@ def test_stall_and_refusal_carry_the_cursor(client: Client, api: FakeApi) -> Non
         with pytest.raises(StreamDisconnected) as info:
             collect(proc.iter_output(start.stdout, start.stderr))
         seen.append((info.value.reason, info.value.cursor))
-    assert seen == [("stalled", Cursor(0, 1)), ("no_response", Cursor(0, 1))]
+    assert seen == [("stalled", Cursor(0, 1)), ("not_connected", Cursor(0, 1))]
 
 
 def test_exec_kill_and_setup(client: Client, api: FakeApi) -> None:
@@ -769,7 +802,7 @@ def test_the_budget_counts_connections_without_progress(
             jitter=False,
         )
     assert slept == [0.1, 0.2, 0.1, 0.2]
-    assert (info.value.reason, info.value.cursor) == ("no_response", Cursor(1, 0))
+    assert (info.value.reason, info.value.cursor) == ("not_connected", Cursor(1, 0))
     assert len(api.requests) == 1 + 6
 
 
@@ -1026,7 +1059,7 @@ def test_the_reconnect_hook_sees_the_cores_records_in_order(
         Reconnect(
             2,
             1,
-            "no_response",
+            "not_connected",
             Cursor(3, 0),
             0.25,
             "p_1",
@@ -1052,7 +1085,7 @@ def test_jitter_off_waits_the_exact_backoff_and_on_spreads_it(
     with pytest.raises(StreamDisconnected) as info:
         proc.read_output(backoff_seconds=0.1, max_backoff_seconds=0.3, jitter=False)
     assert slept == [0.1, 0.2, 0.3, 0.3, 0.3]  # retries=5, then the core gives up
-    assert info.value.reason == "no_response"
+    assert info.value.reason == "not_connected"
     # Jitter on (the default): base/2 + j * base/2 for the client's random j.
     monkeypatch.setattr("dory_wire.client._sync.random.random", lambda: 0.5)
     slept.clear()
@@ -1199,8 +1232,7 @@ def test_stream_disconnected_messages_are_the_cores() -> None:
                         b'{"type":"gap","earliest_stdout_offset":0,"earliest_stderr_offset":0}\n'
                     )
                 if reason == "stalled":
-                    f.handle_timeout_seconds(0.0)
-                    f.handle_timeout_seconds(100.0)
+                    f.waited_seconds(100.0)
                 f.finish("reset" if reason == "end_of_body" else None)
         except dw.StreamDisconnected as err:
             return err

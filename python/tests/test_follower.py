@@ -288,8 +288,8 @@ def test_type_errors_of_calls_are_not_sticky() -> None:
         f.finish(ConnectionError("reset"))  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="jitter must be a float, not str"):
         f.finish(None, "0.5")  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match="'now' must be float"):
-        f.handle_timeout_seconds("1")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="'elapsed' must be float"):
+        f.waited_seconds("1")  # type: ignore[arg-type]
     assert f.state == "body"
     assert f.feed(EXIT0) == [dw.Exit(0, False)]
     assert f.finish()[1] == dw.Done(True, 0, False, dw.Cursor(0, 0), "p1")
@@ -518,20 +518,21 @@ def test_a_409_skipped_comes_from_finish_and_goes_into_the_transcript() -> None:
 def test_liveness_of_the_headers_and_of_the_body() -> None:
     f = follower(liveness_timeout_seconds=4)
     f.request()
-    assert f.poll_timeout_seconds() is None
-    assert not f.handle_timeout_seconds(10)
-    assert f.poll_timeout_seconds() == 14.0
-    assert f.handle_timeout_seconds(14)
+    assert f.wait_limit_seconds() == 4.0
+    assert not f.waited_seconds(3)
+    assert f.wait_limit_seconds() == 1.0
+    assert f.waited_seconds(1)
     decision = f.no_response()
     assert isinstance(decision, dw.Reconnect)
     assert decision.detail == "no headers within the liveness timeout"
     f.request()
     f.open(200, NDJSON)
-    assert not f.handle_timeout_seconds(100)
+    assert not f.waited_seconds(3)
     f.feed(b'{"type":"heartbeat"}\n{"type":"stdout","data":"x"')  # a frame, then part of one
-    assert not f.handle_timeout_seconds(103)  # the heartbeat restarts the clock
-    assert f.poll_timeout_seconds() == 107.0
-    assert f.handle_timeout_seconds(107)
+    assert f.wait_limit_seconds() == 4.0  # the heartbeat restarts the clock
+    assert not f.waited_seconds(3.5)
+    assert f.wait_limit_seconds() == 0.5
+    assert f.waited_seconds(0.5)
     _, decision = f.finish()
     assert isinstance(decision, dw.Reconnect)
     assert decision.reason == "stalled"

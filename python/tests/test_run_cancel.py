@@ -44,7 +44,7 @@ async def test_a_cancelled_task_raises_cancelled_error(tmp_path: Path, kill: boo
     with refserver() as server:
         client = AsyncClient(server.url)
         try:
-            computer = await client.computers.get("cancel")
+            computer = client.computers.get("cancel")
             ready = asyncio.Event()
             task = asyncio.ensure_future(
                 computer.run(
@@ -73,7 +73,7 @@ async def test_a_cancel_scope_cancels_it_and_the_kill_is_shielded(
     with refserver() as server:
         client = AsyncClient(server.url)
         try:
-            computer = await client.computers.get("cancel")
+            computer = client.computers.get("cancel")
             returned = []
             with anyio.CancelScope() as scope:
                 returned.append(

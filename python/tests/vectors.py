@@ -94,12 +94,9 @@ def event_json(event: dw.Event) -> dict[str, Any]:
         return {"type": "skipped", "stream": event.stream, "from": event.start, "to": event.end}
     if isinstance(event, dw.Heartbeat):
         return {"type": "heartbeat"}
-    if isinstance(event, dw.Exit):
-        return {"type": "exit", "exit_code": event.exit_code, "timed_out": event.timed_out}
-    if isinstance(event, dw.Unknown):
-        return {"type": "unknown", "frame_type": event.frame_type}
-    if isinstance(event, dw.Identity):
-        return {"type": "identity", "proc_id": event.proc_id, "status": event.status}
+    if isinstance(event, (dw.Exit, dw.Unknown, dw.Identity)):
+        # Named as the core's record table names them (their __match_args__).
+        return {"type": _RECORD_NAMES[type(event)], **_fields(event)}
     if isinstance(event, dw.ExecResult):
         return {
             "type": "result",
@@ -114,6 +111,18 @@ def event_json(event: dw.Event) -> dict[str, Any]:
     raise AssertionError(f"not an event: {event!r}")
 
 
+_RECORD_NAMES: dict[type, str] = {
+    dw.Exit: "exit",
+    dw.Unknown: "unknown",
+    dw.Identity: "identity",
+}
+
+
+def _fields(value: Any) -> dict[str, Any]:
+    """A value class's fields under their names (the core's record table)."""
+    return {name: getattr(value, name) for name in value.__match_args__}
+
+
 def cursor_json(cursor: dw.Cursor) -> dict[str, int]:
     return {"stdout": cursor.stdout, "stderr": cursor.stderr}
 
@@ -121,7 +130,7 @@ def cursor_json(cursor: dw.Cursor) -> dict[str, int]:
 def end_json(end: dw.End) -> dict[str, Any]:
     """An end in the vectors' shape."""
     if isinstance(end, dw.Exited):
-        return {"type": "exited", "exit_code": end.exit_code, "timed_out": end.timed_out}
+        return {"type": "exited", **_fields(end)}
     if isinstance(end, dw.Disconnected):
         return {"type": "disconnected", "reason": end.reason}
     if isinstance(end, dw.Document):
@@ -199,9 +208,15 @@ FOLLOW_MS_KEYS = {
     "liveness_timeout_ms": "liveness_timeout_seconds",
 }
 
-# The clock of a stall after a body (VECTORS.md): ticked at 1000 s, stalled
-# at 1000 s + the liveness timeout.
-STALL_AT = 1000.0
+
+def stall_wait(follower: dw.Follower) -> tuple[float | None, bool, bool]:
+    """A `stall` (VECTORS.md): the wait for the service runs out. Returns
+    the wait limit the follower offers (a whole liveness timeout), whether
+    a wait of nothing is over (it must not be) and whether a wait of the
+    whole liveness timeout is (it must be)."""
+    liveness = follower.options["liveness_timeout_seconds"]
+    limit = follower.wait_limit_seconds()
+    return (limit, follower.waited_seconds(0.0), follower.waited_seconds(liveness))
 
 
 def follow_options(vector: dict[str, Any]) -> dict[str, Any]:
@@ -353,16 +368,12 @@ def converse(vector: dict[str, Any], split: Split, *, into: bool = False) -> dic
         stall = bool(response.get("stall"))
         decision: dw.Decision
         try:
-            if "no_response" in response or (stall and "status" not in response):
+            if "not_connected" in response:
+                decision = follower.not_connected(response["not_connected"], jitter)
+            elif "no_response" in response or (stall and "status" not in response):
                 if stall:
-                    # The headers wait: armed at 0, over at the liveness timeout.
-                    run["stalls"].append(
-                        (
-                            follower.handle_timeout_seconds(0),
-                            follower.poll_timeout_seconds(),
-                            follower.handle_timeout_seconds(liveness),
-                        )
-                    )
+                    # The wait for the headers runs out.
+                    run["stalls"].append((liveness, *stall_wait(follower)))
                 decision = follower.no_response(response.get("no_response", ""), jitter)
             else:
                 follower.open(
@@ -384,13 +395,8 @@ def converse(vector: dict[str, Any], split: Split, *, into: bool = False) -> dic
                         # error is the next call's. The rest is not played.
                         break
                 if stall and follower.state != "failed":
-                    run["stalls"].append(
-                        (
-                            follower.handle_timeout_seconds(STALL_AT),
-                            follower.poll_timeout_seconds(),
-                            follower.handle_timeout_seconds(STALL_AT + liveness),
-                        )
-                    )
+                    # The wait for more of the body runs out.
+                    run["stalls"].append((liveness, *stall_wait(follower)))
                 last, decision = follower.finish(response.get("broken"), jitter)
                 events.extend(last)
                 for event in last if into else ():
@@ -463,9 +469,13 @@ def conversation_problems(vector: dict[str, Any], run: dict[str, Any]) -> list[s
     last = exchanges[-1].get("decision", {}).get("type")
     if last not in ("done", "error"):
         problems.append(f"the last decision must be done or error, not {last}")
-    for stall in run["stalls"]:
-        if stall[0] or not stall[2]:
-            problems.append(f"the clock did not stall as the stall protocol says: {stall}")
+    for liveness, limit, over_at_once, over in run["stalls"]:
+        if limit != liveness or over_at_once or not over:
+            problems.append(
+                "the wait did not run out as the stall protocol says: "
+                f"liveness {liveness}, wait limit {limit}, "
+                f"over after 0 s {over_at_once}, over after the liveness timeout {over}"
+            )
     expect = vector["expect"]
     for stream in ("stdout", "stderr"):
         want = expected_bytes(expect, stream)
@@ -903,6 +913,8 @@ def play_run_exchange(
         return cancelled()
     jitter = exchange.get("jitter", 0)
     stall = bool(response.get("stall"))
+    if "not_connected" in response:
+        return run.not_connected(response["not_connected"], jitter)
     if "no_response" in response or (stall and "status" not in response):
         if stall:
             limit = run.wait_limit_seconds()

@@ -37,6 +37,14 @@ function showError(prefix, err) {
   }
 }
 
+/**
+ * Whether fetch's error says the connection was never made (refused, the
+ * name lookup failed): then the request cannot have reached the service.
+ */
+function neverConnected(err) {
+  return ["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH"].includes(err?.cause?.code);
+}
+
 /** The connection broke mid-body (what the HTTP client throws). */
 class Dropped extends Error {}
 
@@ -84,18 +92,27 @@ for (let attempt = 1; ; attempt++) {
     response = send(method, request.target);
   } catch (err) {
     if (!(err instanceof TypeError)) throw err; // fetch: refused, reset before the headers
-    decision = follower.noResponse(String(err.message), Math.random());
+    decision = neverConnected(err)
+      ? follower.notConnected(String(err.message), Math.random())
+      : follower.noResponse(String(err.message), Math.random());
   }
   if (response) {
     const { status, headers, body } = response;
     follower.open(status, headers.get("content-type") ?? "", headers.get("ce-process-id"), headers.get("retry-after"));
     let broken;
     try {
-      for (const piece of body) {
-        const fed = follower.feed(piece);
+      for (;;) {
+        // A socket read would wait at most this long (undefined: no limit),
+        // as the run below does; the wait is then reported.
+        follower.waitLimitNs();
+        const started = process.hrtime.bigint();
+        const next = body.next();
+        // Stalled: close the connection, then finish (what the wait brought is not fed).
+        if (follower.waitedNs(process.hrtime.bigint() - started)) break;
+        if (next.done) break;
+        const fed = follower.feed(next.value);
         for (const event of fed.events) show(prefix, event);
         if (fed.error) throw new Error(fed.error.message);
-        if (follower.handleTimeoutNs(process.hrtime.bigint())) break; // stalled: close the connection, then finish
       }
     } catch (err) {
       if (!(err instanceof Dropped)) throw err;
@@ -235,7 +252,9 @@ try {
     try {
       response = await fetch(url + request.target, { method, headers: request.headers, body: request.body, redirect: "manual" });
     } catch (err) {
-      step = agent.noResponse(String(err.message), Math.random());
+      step = neverConnected(err)
+        ? agent.notConnected(String(err.message), Math.random())
+        : agent.noResponse(String(err.message), Math.random());
     }
     if (response) {
       const h = (name) => response.headers.get(name) ?? undefined;

@@ -50,7 +50,8 @@ follower_open = export("follow", "[method]follower.open")
 follower_feed = export("follow", "[method]follower.feed")
 follower_finish = export("follow", "[method]follower.finish")
 follower_no_response = export("follow", "[method]follower.no-response")
-follower_handle_timeout = export("follow", "[method]follower.handle-timeout-ns")
+follower_wait_limit = export("follow", "[method]follower.wait-limit-ns")
+follower_waited = export("follow", "[method]follower.waited-ns")
 follower_resume_state_json = export("follow", "[method]follower.resume-state-json")
 bound = export("preview", "bound")
 render = export("preview", "[method]pending-spill.render")
@@ -174,13 +175,21 @@ for attempt in itertools.count(1):
         assert opened is None, opened.message  # result<_, error>: None or the `error` Record
         broken = None
         try:
-            for piece in body:
+            pieces = iter(body)
+            while True:
+                # A socket read would wait at most this long (none: no limit),
+                # as the run below does; the wait is then reported.
+                follower_wait_limit(follower)
+                started = time.monotonic_ns()
+                piece = next(pieces, None)
+                if follower_waited(follower, time.monotonic_ns() - started):
+                    break  # stalled: close the connection, then finish (what the wait brought is not fed)
+                if piece is None:
+                    break
                 fed = follower_feed(follower, piece)
                 for event in fed.events:
                     show(prefix, event)
                 assert fed.error is None, fed.error.message
-                if follower_handle_timeout(follower, time.monotonic_ns()):
-                    break  # stalled: close the connection, then finish
         except Dropped as exc:
             broken = str(exc)
         followed = follower_finish(follower, broken, random.random())

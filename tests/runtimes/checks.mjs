@@ -282,7 +282,7 @@ async function clientCheck(clientApi, api, server) {
   const problems = [];
   const c = new clientApi.Client({ baseUrl: server.url });
   try {
-    const computer = await c.computers.get(server.computer);
+    const computer = c.computers.get(server.computer);
     const started = await computer.processes.start(COMMAND, { timeout_seconds: 30 });
     const handle = await computer.processes.get(started.proc_id);
     const reconnects = [];
@@ -385,7 +385,7 @@ async function runCheck(clientApi, api, server, files, state) {
   const problems = [];
   const c = new clientApi.Client({ baseUrl: server.url });
   try {
-    const computer = await c.computers.get(server.computer);
+    const computer = c.computers.get(server.computer);
     const seen = { stdout: [], stderr: [] };
     const texts = { stdout: "", stderr: "" };
     let calls = 0;

@@ -57,7 +57,7 @@ DISCONNECT_REASONS = {"end_of_body", "gap", "stalled"}
 # What a decode vector cannot express, and why (the coverage check skips these).
 UNCOVERABLE_REASONS = {"stalled": "liveness needs a clock; decode vectors have none (conversation vectors do)"}
 # The reasons a follower reports: every one must appear in a conversation vector.
-FOLLOW_REASONS = {"end_of_body", "gap", "stalled", "no_response", "unavailable"}
+FOLLOW_REASONS = {"end_of_body", "gap", "stalled", "no_response", "not_connected", "unavailable"}
 DECISIONS = {"done", "reconnect", "continue", "error"}
 READS = {"process_output", "resume", "setup_logs", "exec_stream", "start", "exec", "get_process", "kill"}
 OPTION_KEYS = {
@@ -81,7 +81,10 @@ RESPONSE_KEYS = {
     "broken",
     "stall",
     "no_response",
+    "not_connected",
 }
+# The transport failures a response may be instead of an answer (at most one).
+NO_ANSWER_KEYS = {"no_response", "not_connected"}
 # Error kinds of the core, by the vectors that can expect them.
 DECODE_KINDS = {"Answer", "Loss", "Protocol"}
 PREVIEW_KINDS = {"Limits"}
@@ -272,6 +275,8 @@ class Checker:
             "run_cancel": set(),
             "search": set(),
             "option": set(),
+            "transport": set(),
+            "no_answer": set(),
         }
         self.options = 0
         self.searches = 0
@@ -729,6 +734,7 @@ class Checker:
                 if code not in ERROR_KINDS:
                     self.err(at, f"unknown error code {code!r}")
                 self.seen["code"].add(code)
+                self.check_no_answer_error(at, decision)
             if "request" not in e:
                 if i != 0 or decision["type"] != "error":
                     self.err(at, "only a follower that cannot be built has an exchange without a request")
@@ -746,14 +752,39 @@ class Checker:
                 continue
             if "body_b64" in response and strict_b64(response["body_b64"]) is None:
                 self.err(at, "body_b64 is not strict base64")
-            if "no_response" not in response and "status" not in response and not response.get("stall"):
-                self.err(at, "a response has a status, or no_response, or stall")
+            if not NO_ANSWER_KEYS & set(response) and "status" not in response and not response.get("stall"):
+                self.err(at, "a response has a status, or no_response, or not_connected, or stall")
+            self.check_no_answer(at, response)
             jitter = e.get("jitter", 0)
             if not isinstance(jitter, (int, float)) or not 0 <= jitter <= 1:
                 self.err(at, "jitter must be a number in [0, 1]")
         expect = v.get("expect")
         if not isinstance(expect, dict):
             self.err(where, "expect must be an object")
+
+    def check_no_answer(self, at, response):
+        """`no_response` and `not_connected` are the transport's detail (a
+        string), one at most, never with a status."""
+        failures = NO_ANSWER_KEYS & set(response)
+        if len(failures) > 1:
+            self.err(at, "a response is no_response or not_connected, not both")
+        for key in failures:
+            if not isinstance(response[key], str):
+                self.err(at, f"{key} must be the transport's detail, a string")
+            if "status" in response:
+                self.err(at, f"a response with {key} has no status")
+            if key == "not_connected":
+                self.seen["transport"].add(key)
+
+    def check_no_answer_error(self, at, error):
+        """A `no_answer` error says whether some attempt may have reached the
+        service (`reached`, a boolean) when it names it."""
+        if error.get("code") != "no_answer" or "reached" not in error:
+            return
+        if not isinstance(error["reached"], bool):
+            self.err(at, "reached must be a boolean")
+        else:
+            self.seen["no_answer"].add("reached" if error["reached"] else "never_reached")
 
     def check_run_conversation(self, where, v):
         """The format of kind "run-conversation" (VECTORS.md)."""
@@ -802,6 +833,7 @@ class Checker:
                     self.err(at, f"unknown error code {step.get('code')!r}")
                 if i != len(exchanges) - 1:
                     self.err(at, "an error ends a run conversation")
+                self.check_no_answer_error(at, step)
             if step["type"] == "wait" and (
                 not isinstance(step.get("delay_ms"), (int, float)) or "reconnect" not in step
             ):
@@ -816,6 +848,8 @@ class Checker:
                     self.err(at, f"response may only hold {sorted(RESPONSE_KEYS | {'pieces'})}")
                 if response is None and not e.get("cancel"):
                     self.err(at, "an exchange without a response cancels")
+                if isinstance(response, dict):
+                    self.check_no_answer(at, response)
             elif not e.get("cancel") and not (i == 0 and step["type"] == "error"):
                 self.err(at, "an exchange without a request cancels, or is the error of a run not built")
         expect = v.get("expect")
@@ -842,6 +876,8 @@ class Checker:
             "run": {"stdout", "stderr", "lost", "stderr_section"},
             "run_step": RUN_STEPS,
             "run_cancel": {"with_request", "before_request"},
+            "transport": {"not_connected"},
+            "no_answer": {"reached", "never_reached"},
             "search": {"whole", "truncated", "context", "no_match", "long_line", "error"},
             "option": {"keep_null", "keep_defaults", "keep_patterns", "terminal", "keep_and_terminal", "run"},
         }

@@ -144,7 +144,7 @@ pub mod exports {
                     /// A string (`server_message`, `content_type`, `reason`, `frame_type`,
                     /// `expected`, `found`, `argument`; for `stream_disconnected`, `reason`
                     /// is a disconnect reason in snake_case: `end_of_body`, `gap`,
-                    /// `stalled`, `no_response`, `unavailable`).
+                    /// `stalled`, `no_response`, `not_connected`, `unavailable`).
                     Str(_rt::String),
                     /// A string that may be absent (`api_code`: none when the error body
                     /// was not a JSON error document; `proc_id`: none when the process
@@ -156,6 +156,9 @@ pub mod exports {
                     Stream(Stream),
                     /// Offsets per stream (`consumed`, `earliest`, `cursor`).
                     Cursor(Cursor),
+                    /// A yes or no (`reached`: whether some attempt of a `no_answer`
+                    /// call may have reached the service).
+                    Boolean(bool),
                 }
                 impl ::core::fmt::Debug for FieldValue {
                     fn fmt(
@@ -177,6 +180,9 @@ pub mod exports {
                             }
                             FieldValue::Cursor(e) => {
                                 f.debug_tuple("FieldValue::Cursor").field(e).finish()
+                            }
+                            FieldValue::Boolean(e) => {
+                                f.debug_tuple("FieldValue::Boolean").field(e).finish()
                             }
                         }
                     }
@@ -632,6 +638,7 @@ pub mod exports {
                         }
                     }
                 }
+                /// <generated from dory_wire::records by scripts/generate.sh: do not edit> events
                 /// The exec stream's first frame: the process now exists under this id.
                 #[derive(Clone)]
                 pub struct Started {
@@ -648,16 +655,17 @@ pub mod exports {
                             .finish()
                     }
                 }
-                /// New output bytes; overlap with what was already consumed is trimmed.
+                /// New output bytes of one stream, offsets [start, end) of its byte space; overlap with
+                /// what was already consumed is trimmed.
                 #[derive(Clone)]
                 pub struct Output {
                     /// Which stream.
                     pub stream: Stream,
-                    /// The bytes, exact.
+                    /// The bytes, exact (not necessarily valid UTF-8; a chunk may split a character).
                     pub data: _rt::Vec<u8>,
                     /// Offset of the first byte in the stream's byte space.
                     pub start: u64,
-                    /// Offset just past the last byte (`start` + length of `data`).
+                    /// Offset just past the last byte (start + the length of data).
                     pub end: u64,
                 }
                 impl ::core::fmt::Debug for Output {
@@ -673,8 +681,7 @@ pub mod exports {
                             .finish()
                     }
                 }
-                /// Output that was lost and skipped under the `skip` policy: the byte
-                /// range [`start`, `end`) of one stream.
+                /// Output lost and skipped under the skip gap policy: offsets [start, end) of one stream.
                 #[repr(C)]
                 #[derive(Clone, Copy)]
                 pub struct Skipped {
@@ -697,7 +704,7 @@ pub mod exports {
                             .finish()
                     }
                 }
-                /// The process finished; the last frame.
+                /// The process finished; the last frame of the stream.
                 #[repr(C)]
                 #[derive(Clone, Copy)]
                 pub struct Exit {
@@ -717,10 +724,10 @@ pub mod exports {
                             .finish()
                     }
                 }
-                /// A frame whose `type` no union knows; it changes no state.
+                /// A frame whose type no union knows; it changes no state.
                 #[derive(Clone)]
                 pub struct Unknown {
-                    /// The frame's `type`.
+                    /// The frame's type.
                     pub frame_type: _rt::String,
                 }
                 impl ::core::fmt::Debug for Unknown {
@@ -733,8 +740,7 @@ pub mod exports {
                             .finish()
                     }
                 }
-                /// A JSON identity document: the answer to a process start, its keyed
-                /// replay, a kill.
+                /// A JSON identity document: the answer to a process start, its keyed replay, or a kill.
                 #[derive(Clone)]
                 pub struct Identity {
                     /// The process id.
@@ -794,7 +800,7 @@ pub mod exports {
                     Started(Started),
                     /// New output bytes.
                     Output(Output),
-                    /// A lost byte range, under the `skip` policy.
+                    /// A lost byte range, under the skip policy.
                     Skipped(Skipped),
                     /// A keep-alive frame.
                     Heartbeat,
@@ -840,6 +846,7 @@ pub mod exports {
                         }
                     }
                 }
+                /// </generated> events
                 /// Why a stream ended without `exit` (a reader's `disconnected` end), or
                 /// why a follower reconnects.
                 #[repr(u8)]
@@ -852,10 +859,14 @@ pub mod exports {
                     Gap,
                     /// No complete frame arrived within the liveness timeout.
                     Stalled,
-                    /// No response at all: the connection was refused or reset, or no
-                    /// headers came within the liveness timeout. Only a follower reports
-                    /// it (a reader sees responses).
+                    /// No response at all: the connection was reset or closed after it
+                    /// was made, or no headers came within the liveness timeout. Only a
+                    /// follower reports it (a reader sees responses).
                     NoResponse,
+                    /// The connection was never made (refused, the name lookup failed,
+                    /// the connect timed out): the request cannot have taken effect.
+                    /// Only a follower reports it.
+                    NotConnected,
                     /// A transient refusal before any body: 503 or 429 (its
                     /// `Retry-After` honoured). Only a follower reports it, and only for
                     /// a request it may send again.
@@ -879,6 +890,9 @@ pub mod exports {
                             DisconnectReason::NoResponse => {
                                 f.debug_tuple("DisconnectReason::NoResponse").finish()
                             }
+                            DisconnectReason::NotConnected => {
+                                f.debug_tuple("DisconnectReason::NotConnected").finish()
+                            }
                             DisconnectReason::Unavailable => {
                                 f.debug_tuple("DisconnectReason::Unavailable").finish()
                             }
@@ -896,12 +910,14 @@ pub mod exports {
                             1 => DisconnectReason::Gap,
                             2 => DisconnectReason::Stalled,
                             3 => DisconnectReason::NoResponse,
-                            4 => DisconnectReason::Unavailable,
+                            4 => DisconnectReason::NotConnected,
+                            5 => DisconnectReason::Unavailable,
                             _ => panic!("invalid enum discriminant"),
                         }
                     }
                 }
-                /// The response ended with an `exit` frame: the output is complete.
+                /// <generated from dory_wire::records by scripts/generate.sh: do not edit> ends
+                /// The response ended with an exit frame: the output is complete.
                 #[repr(C)]
                 #[derive(Clone, Copy)]
                 pub struct Exited {
@@ -921,14 +937,15 @@ pub mod exports {
                             .finish()
                     }
                 }
-                /// The stream ended without `exit`: reconnect to *process output* from
-                /// `cursor`. Never start the command again to recreate lost output.
+                /// The stream ended without exit: reconnect to process output from cursor. Never start the
+                /// command again to recreate lost output.
                 #[repr(C)]
                 #[derive(Clone, Copy)]
                 pub struct Disconnected {
                     /// Where to resume from.
                     pub cursor: Cursor,
-                    /// Why it ended.
+                    /// Why it ended: end_of_body (a partial last line was discarded), gap (every loss was
+                    /// skipped) or stalled (no complete frame within the liveness timeout).
                     pub reason: DisconnectReason,
                 }
                 impl ::core::fmt::Debug for Disconnected {
@@ -945,12 +962,11 @@ pub mod exports {
                 /// How a response ended, once the whole body was fed.
                 #[derive(Clone, Copy)]
                 pub enum End {
-                    /// An `exit` frame was seen.
+                    /// An exit frame was seen.
                     Exited(Exited),
-                    /// The stream ended without `exit`.
+                    /// The stream ended without exit.
                     Disconnected(Disconnected),
-                    /// A JSON document was decoded (delivered as an `identity` or
-                    /// `exec-result` event).
+                    /// A JSON document was decoded.
                     Document,
                 }
                 impl ::core::fmt::Debug for End {
@@ -969,6 +985,7 @@ pub mod exports {
                         }
                     }
                 }
+                /// </generated> ends
                 /// What `feed` returns: the events that the piece completed and, if
                 /// decoding stopped in this piece, the error. The events decoded before
                 /// the error are kept: deliver them, then handle the error.
@@ -1645,6 +1662,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr33);
                                             }
+                                            V34::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -1743,6 +1771,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -1988,6 +2017,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr11);
                                             }
+                                            V12::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -2086,6 +2126,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -2296,6 +2337,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr12);
                                             }
+                                            V13::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -2394,6 +2446,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -2772,6 +2825,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr27);
                                             }
+                                            V28::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -2959,6 +3023,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -3392,6 +3457,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr29);
                                             }
+                                            V30::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -3574,6 +3650,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -4749,6 +4826,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr30);
                                             }
+                                            V31::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -4941,6 +5029,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -5360,6 +5449,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr30);
                                             }
+                                            V31::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -5552,6 +5652,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -5898,6 +5999,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr24);
                                             }
+                                            V25::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -6090,6 +6202,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -6433,6 +6546,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr24);
                                             }
+                                            V25::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -6625,6 +6749,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -6979,6 +7104,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr24);
                                             }
+                                            V25::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -7171,6 +7307,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -7512,6 +7649,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr23);
                                             }
+                                            V24::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -7704,6 +7852,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -7861,8 +8010,9 @@ pub mod exports {
             ///    `setup-logs` or `exec-stream`; or, for a one-answer call, `call-start`,
             ///    `call-exec`, `call-get-process` or `call-kill`);
             /// 2. `request`, and send it;
-            /// 3. no answer (refused, reset, or `waited-ns` said the headers are late):
-            ///    `no-response`; else `open` with the status and headers, `feed` each
+            /// 3. no answer: `not-connected` when the connection was never made
+            ///    (refused, name lookup failed, connect timeout), `no-response` when it
+            ///    was (reset, or `waited-ns` said the headers are late); else `open` with the status and headers, `feed` each
             ///    piece of the body (each wait bounded by `wait-limit-ns` and reported
             ///    with `waited-ns`), and `finish` when it ended or broke;
             /// 4. on `reconnect`, wait `delay-ns` and go to 2; on `continue`, go to 2
@@ -8746,6 +8896,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr37);
                                             }
+                                            V38::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -8844,6 +9005,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -9282,6 +9444,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr42);
                                             }
+                                            V43::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -9380,6 +9553,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -9754,6 +9928,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr34);
                                             }
+                                            V35::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -9852,6 +10037,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -10235,6 +10421,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr33);
                                             }
+                                            V34::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -10333,6 +10530,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -10809,6 +11007,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr48);
                                             }
+                                            V49::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -10907,6 +11116,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -11383,6 +11593,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr48);
                                             }
+                                            V49::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -11481,6 +11702,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -11957,6 +12179,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr48);
                                             }
+                                            V49::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -12055,6 +12288,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -12429,6 +12663,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr34);
                                             }
+                                            V35::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -12527,6 +12772,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -12901,6 +13147,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr34);
                                             }
+                                            V35::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -12999,6 +13256,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -13332,6 +13590,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr22);
                                             }
+                                            V23::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -13526,6 +13795,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -13755,6 +14025,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr13);
                                             }
+                                            V14::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -13853,6 +14134,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -14249,6 +14531,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr28);
                                             }
+                                            V29::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -14436,6 +14729,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -14995,6 +15289,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr35);
                                             }
+                                            V36::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -15231,6 +15536,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -15523,6 +15829,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr18);
                                             }
+                                            V19::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -15661,6 +15978,449 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base26,
+                                    len26 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_follower_not_connected_cabi<
+                    T_: GuestFollower,
+                >(arg0: *mut u8, arg1: *mut u8, arg2: usize, arg3: f64) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            let len0 = arg2;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg1.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::not_connected(
+                                FollowerBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                _rt::string_lift(bytes0),
+                                arg3,
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result1 {
+                            Ok(e) => {
+                                *ptr2.add(0).cast::<u8>() = (0i32) as u8;
+                                match e {
+                                    Decision::Done(e) => {
+                                        *ptr2.add(8).cast::<u8>() = (0i32) as u8;
+                                        let Done {
+                                            exited: exited3,
+                                            exit_code: exit_code3,
+                                            timed_out: timed_out3,
+                                            cursor: cursor3,
+                                            proc_id: proc_id3,
+                                        } = e;
+                                        *ptr2.add(16).cast::<u8>() = (match exited3 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        match exit_code3 {
+                                            Some(e) => {
+                                                *ptr2.add(24).cast::<u8>() = (1i32) as u8;
+                                                *ptr2.add(32).cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            None => {
+                                                *ptr2.add(24).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        *ptr2.add(40).cast::<u8>() = (match timed_out3 {
+                                            true => 1,
+                                            false => 0,
+                                        }) as u8;
+                                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                                            stdout: stdout4,
+                                            stderr: stderr4,
+                                        } = cursor3;
+                                        *ptr2.add(48).cast::<i64>() = _rt::as_i64(stdout4);
+                                        *ptr2.add(56).cast::<i64>() = _rt::as_i64(stderr4);
+                                        match proc_id3 {
+                                            Some(e) => {
+                                                *ptr2.add(64).cast::<u8>() = (1i32) as u8;
+                                                let vec5 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr5 = vec5.as_ptr().cast::<u8>();
+                                                let len5 = vec5.len();
+                                                ::core::mem::forget(vec5);
+                                                *ptr2
+                                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len5;
+                                                *ptr2
+                                                    .add(64 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr5.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr2.add(64).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                    }
+                                    Decision::Reconnect(e) => {
+                                        *ptr2.add(8).cast::<u8>() = (1i32) as u8;
+                                        let Reconnect {
+                                            attempt: attempt6,
+                                            failures: failures6,
+                                            reason: reason6,
+                                            cursor: cursor6,
+                                            delay_ns: delay_ns6,
+                                            proc_id: proc_id6,
+                                            detail: detail6,
+                                        } = e;
+                                        *ptr2.add(16).cast::<i32>() = _rt::as_i32(attempt6);
+                                        *ptr2.add(20).cast::<i32>() = _rt::as_i32(failures6);
+                                        *ptr2.add(24).cast::<u8>() = (reason6.clone() as i32) as u8;
+                                        let super::super::super::super::exports::dory::wire::types::Cursor {
+                                            stdout: stdout7,
+                                            stderr: stderr7,
+                                        } = cursor6;
+                                        *ptr2.add(32).cast::<i64>() = _rt::as_i64(stdout7);
+                                        *ptr2.add(40).cast::<i64>() = _rt::as_i64(stderr7);
+                                        *ptr2.add(48).cast::<i64>() = _rt::as_i64(delay_ns6);
+                                        match proc_id6 {
+                                            Some(e) => {
+                                                *ptr2.add(56).cast::<u8>() = (1i32) as u8;
+                                                let vec8 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr8 = vec8.as_ptr().cast::<u8>();
+                                                let len8 = vec8.len();
+                                                ::core::mem::forget(vec8);
+                                                *ptr2
+                                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len8;
+                                                *ptr2
+                                                    .add(56 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr8.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr2.add(56).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                        let vec9 = (detail6.into_bytes()).into_boxed_slice();
+                                        let ptr9 = vec9.as_ptr().cast::<u8>();
+                                        let len9 = vec9.len();
+                                        ::core::mem::forget(vec9);
+                                        *ptr2
+                                            .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len9;
+                                        *ptr2
+                                            .add(56 + 3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>() = ptr9.cast_mut();
+                                    }
+                                    Decision::Continue => {
+                                        *ptr2.add(8).cast::<u8>() = (2i32) as u8;
+                                    }
+                                }
+                            }
+                            Err(e) => {
+                                *ptr2.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code10,
+                                    class_name: class_name10,
+                                    kind: kind10,
+                                    message: message10,
+                                    fields: fields10,
+                                } = e;
+                                let vec11 = (code10.into_bytes()).into_boxed_slice();
+                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                let len11 = vec11.len();
+                                ::core::mem::forget(vec11);
+                                *ptr2
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr2.add(8).cast::<*mut u8>() = ptr11.cast_mut();
+                                let vec12 = (class_name10.into_bytes()).into_boxed_slice();
+                                let ptr12 = vec12.as_ptr().cast::<u8>();
+                                let len12 = vec12.len();
+                                ::core::mem::forget(vec12);
+                                *ptr2
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len12;
+                                *ptr2
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr12.cast_mut();
+                                *ptr2
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind10.clone() as i32) as u8;
+                                let vec13 = (message10.into_bytes()).into_boxed_slice();
+                                let ptr13 = vec13.as_ptr().cast::<u8>();
+                                let len13 = vec13.len();
+                                ::core::mem::forget(vec13);
+                                *ptr2
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len13;
+                                *ptr2
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr13.cast_mut();
+                                let vec20 = fields10;
+                                let len20 = vec20.len();
+                                let layout20 = _rt::alloc::Layout::from_size_align(
+                                        vec20.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result20, _cleanup20) = wit_bindgen::rt::Cleanup::new(
+                                    layout20,
+                                );
+                                if let Some(cleanup) = _cleanup20 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec20.into_iter().enumerate() {
+                                    let base = result20
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name14,
+                                            value: value14,
+                                        } = e;
+                                        let vec15 = (name14.into_bytes()).into_boxed_slice();
+                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                        let len15 = vec15.len();
+                                        ::core::mem::forget(vec15);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len15;
+                                        *base.add(0).cast::<*mut u8>() = ptr15.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V19;
+                                        match value14 {
+                                            V19::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec16 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr16 = vec16.as_ptr().cast::<u8>();
+                                                let len16 = vec16.len();
+                                                ::core::mem::forget(vec16);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len16;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr16.cast_mut();
+                                            }
+                                            V19::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec17 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr17 = vec17.as_ptr().cast::<u8>();
+                                                        let len17 = vec17.len();
+                                                        ::core::mem::forget(vec17);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len17;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr17.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V19::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V19::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V19::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout18,
+                                                    stderr: stderr18,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout18);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr18);
+                                            }
+                                            V19::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len20;
+                                *ptr2
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result20;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_follower_not_connected<
+                    T_: GuestFollower,
+                >(arg0: *mut u8) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = i32::from(*arg0.add(8).cast::<u8>());
+                                match l1 {
+                                    0 => {
+                                        let l2 = i32::from(*arg0.add(64).cast::<u8>());
+                                        match l2 {
+                                            0 => {}
+                                            _ => {
+                                                let l3 = *arg0
+                                                    .add(64 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l4 = *arg0
+                                                    .add(64 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l3, l4, 1);
+                                            }
+                                        }
+                                    }
+                                    1 => {
+                                        let l5 = i32::from(*arg0.add(56).cast::<u8>());
+                                        match l5 {
+                                            0 => {}
+                                            _ => {
+                                                let l6 = *arg0
+                                                    .add(56 + 1 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l7 = *arg0
+                                                    .add(56 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l6, l7, 1);
+                                            }
+                                        }
+                                        let l8 = *arg0
+                                            .add(56 + 3 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<*mut u8>();
+                                        let l9 = *arg0
+                                            .add(56 + 4 * ::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l8, l9, 1);
+                                    }
+                                    _ => {}
+                                }
+                            }
+                            _ => {
+                                let l10 = *arg0.add(8).cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l10, l11, 1);
+                                let l12 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l13 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l12, l13, 1);
+                                let l14 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l15 = *arg0
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l14, l15, 1);
+                                let l16 = *arg0
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l17 = *arg0
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base26 = l16;
+                                let len26 = l17;
+                                for i in 0..len26 {
+                                    let base = base26
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l18 = *base.add(0).cast::<*mut u8>();
+                                        let l19 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l18, l19, 1);
+                                        let l20 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l20 {
+                                            0 => {
+                                                let l21 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l22 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l21, l22, 1);
+                                            }
+                                            1 => {
+                                                let l23 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l23 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l24 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l25 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l24, l25, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -15712,56 +16472,6 @@ pub mod exports {
                         #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
                         let result0 = {
                             T_::waited_ns(
-                                FollowerBorrow::lift(
-                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
-                                    )
-                                    .get(),
-                                arg1 as u64,
-                            )
-                        };
-                        match result0 {
-                            true => 1,
-                            false => 0,
-                        }
-                    }
-                }
-                #[doc(hidden)]
-                #[allow(non_snake_case, unused_unsafe)]
-                pub unsafe fn _export_method_follower_poll_timeout_ns_cabi<
-                    T_: GuestFollower,
-                >(arg0: *mut u8) -> *mut u8 {
-                    unsafe {
-                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result0 = {
-                            T_::poll_timeout_ns(
-                                FollowerBorrow::lift(
-                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
-                                    )
-                                    .get(),
-                            )
-                        };
-                        let ptr1 = (&raw mut _RET_AREA.0).cast::<u8>();
-                        match result0 {
-                            Some(e) => {
-                                *ptr1.add(0).cast::<u8>() = (1i32) as u8;
-                                *ptr1.add(8).cast::<i64>() = _rt::as_i64(e);
-                            }
-                            None => {
-                                *ptr1.add(0).cast::<u8>() = (0i32) as u8;
-                            }
-                        };
-                        ptr1
-                    }
-                }
-                #[doc(hidden)]
-                #[allow(non_snake_case, unused_unsafe)]
-                pub unsafe fn _export_method_follower_handle_timeout_ns_cabi<
-                    T_: GuestFollower,
-                >(arg0: *mut u8, arg1: i64) -> i32 {
-                    unsafe {
-                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
-                        let result0 = {
-                            T_::handle_timeout_ns(
                                 FollowerBorrow::lift(
                                         core::ptr::with_exposed_provenance(arg0 as u32 as usize),
                                     )
@@ -16365,11 +17075,25 @@ pub mod exports {
                         transport_error: ::core::option::Option<_rt::String>,
                         jitter: f64,
                     ) -> Followed;
-                    /// No response came: the connection was refused or reset, or no
-                    /// headers came by `poll-timeout-ns`. `detail` is what the transport
-                    /// said. Returns the decision.
+                    /// No response came: the connection was reset or closed after it
+                    /// was made, or no headers came within `wait-limit-ns` (`waited-ns`
+                    /// returned true). `detail` is what the transport said. Returns the
+                    /// decision.
                     #[allow(async_fn_in_trait)]
                     fn no_response(
+                        &self,
+                        detail: _rt::String,
+                        jitter: f64,
+                    ) -> ::core::result::Result<Decision, Error>;
+                    /// The connection was never made (refused, the name lookup failed,
+                    /// the connect timed out): the request never left the machine, so
+                    /// it is sent again whatever it is (an unkeyed start or exec too),
+                    /// within the budget and backoff of any reconnect (reason
+                    /// `not-connected`). `detail` is what the transport said. Returns
+                    /// the decision; a `no_answer` error's `reached` field says whether
+                    /// some attempt may have reached the service.
+                    #[allow(async_fn_in_trait)]
+                    fn not_connected(
                         &self,
                         detail: _rt::String,
                         jitter: f64,
@@ -16379,8 +17103,7 @@ pub mod exports {
                     /// Wait at most this long, then report the wait with `waited-ns`.
                     /// The follower keeps its own wait clock, so the host's time
                     /// between reads (the consumer's) never counts as a stall
-                    /// (`docs/PROTOCOL.md`, "The liveness clock"). Prefer these two to
-                    /// `poll-timeout-ns` / `handle-timeout-ns`.
+                    /// (`docs/PROTOCOL.md`, "The liveness clock").
                     #[allow(async_fn_in_trait)]
                     fn wait_limit_ns(&self) -> ::core::option::Option<u64>;
                     /// One wait for the service took `elapsed-ns`, whether or not
@@ -16390,18 +17113,6 @@ pub mod exports {
                     /// wait brought.
                     #[allow(async_fn_in_trait)]
                     fn waited_ns(&self, elapsed_ns: u64) -> bool;
-                    /// The deadline, in nanoseconds on the host's monotonic clock, by
-                    /// which the headers, then each complete frame, must arrive; none
-                    /// when none applies yet (call `handle-timeout-ns` once to arm it).
-                    #[allow(async_fn_in_trait)]
-                    fn poll_timeout_ns(&self) -> ::core::option::Option<u64>;
-                    /// Tells the follower the time `now-ns` on the host's monotonic clock
-                    /// (any origin): arms the clock on the first call after a request or
-                    /// a response opened; returns true when the wait is over — abort the
-                    /// request and call `no-response` (no headers yet) or `finish` (a
-                    /// body: it ends `stalled`).
-                    #[allow(async_fn_in_trait)]
-                    fn handle_timeout_ns(&self, now_ns: u64) -> bool;
                     /// The consumed offsets: where the read resumes from.
                     #[allow(async_fn_in_trait)]
                     fn cursor(&self) -> Cursor;
@@ -16605,6 +17316,20 @@ pub mod exports {
                         __post_return_method_follower_no_response::<<$ty as
                         $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
                         (export_name =
+                        "dory:wire/follow@0.1.0#[method]follower.not-connected")] unsafe
+                        extern "C" fn export_method_follower_not_connected(arg0 : * mut
+                        u8, arg1 : * mut u8, arg2 : usize, arg3 : f64,) -> * mut u8 {
+                        unsafe { $($path_to_types)*::
+                        _export_method_follower_not_connected_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0, arg1, arg2, arg3)
+                        } } #[unsafe (export_name =
+                        "cabi_post_dory:wire/follow@0.1.0#[method]follower.not-connected")]
+                        unsafe extern "C" fn
+                        _post_return_method_follower_not_connected(arg0 : * mut u8,) {
+                        unsafe { $($path_to_types)*::
+                        __post_return_method_follower_not_connected::<<$ty as
+                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
+                        (export_name =
                         "dory:wire/follow@0.1.0#[method]follower.wait-limit-ns")] unsafe
                         extern "C" fn export_method_follower_wait_limit_ns(arg0 : * mut
                         u8,) -> * mut u8 { unsafe { $($path_to_types)*::
@@ -16615,19 +17340,6 @@ pub mod exports {
                         extern "C" fn export_method_follower_waited_ns(arg0 : * mut u8,
                         arg1 : i64,) -> i32 { unsafe { $($path_to_types)*::
                         _export_method_follower_waited_ns_cabi::<<$ty as
-                        $($path_to_types)*:: Guest >::Follower > (arg0, arg1) } }
-                        #[unsafe (export_name =
-                        "dory:wire/follow@0.1.0#[method]follower.poll-timeout-ns")]
-                        unsafe extern "C" fn export_method_follower_poll_timeout_ns(arg0
-                        : * mut u8,) -> * mut u8 { unsafe { $($path_to_types)*::
-                        _export_method_follower_poll_timeout_ns_cabi::<<$ty as
-                        $($path_to_types)*:: Guest >::Follower > (arg0) } } #[unsafe
-                        (export_name =
-                        "dory:wire/follow@0.1.0#[method]follower.handle-timeout-ns")]
-                        unsafe extern "C" fn
-                        export_method_follower_handle_timeout_ns(arg0 : * mut u8, arg1 :
-                        i64,) -> i32 { unsafe { $($path_to_types)*::
-                        _export_method_follower_handle_timeout_ns_cabi::<<$ty as
                         $($path_to_types)*:: Guest >::Follower > (arg0, arg1) } }
                         #[unsafe (export_name =
                         "dory:wire/follow@0.1.0#[method]follower.cursor")] unsafe extern
@@ -17692,6 +18404,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr46);
                                             }
+                                            V47::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -17796,6 +18519,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -18417,6 +19141,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr12);
                                             }
+                                            V13::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -18511,6 +19246,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -19330,6 +20066,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr44);
                                             }
+                                            V45::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -19511,6 +20258,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -19791,6 +20539,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr17);
                                             }
+                                            V18::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -19889,6 +20648,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -20295,6 +21055,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr19);
                                             }
+                                            V20::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -20478,6 +21249,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -21510,6 +22282,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr17);
                                             }
+                                            V18::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -21608,6 +22391,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -22200,6 +22984,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr10);
                                             }
+                                            V11::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -22298,6 +23093,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -22931,6 +23727,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr10);
                                             }
+                                            V11::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -23027,6 +23834,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -23550,7 +24358,7 @@ pub mod exports {
             ///
             /// 1. build a `run` (every check before any request);
             /// 2. `request`, and send it;
-            /// 3. no answer: `no-response`; else `open`, `feed` each piece of the body
+            /// 3. no answer: `not-connected` (never connected) or `no-response`; else `open`, `feed` each piece of the body
             ///    (doing the actions it returns, in order; each wait bounded by
             ///    `wait-limit-ns` and reported with `waited-ns`) and `finish`, doing its
             ///    actions too;
@@ -24956,6 +25764,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr127);
                                             }
+                                            V128::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -25062,6 +25881,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -25821,6 +26641,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr84);
                                             }
+                                            V85::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -25919,6 +26750,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -26252,6 +27084,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr22);
                                             }
+                                            V23::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -26446,6 +27289,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -26675,6 +27519,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr13);
                                             }
+                                            V14::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -26773,6 +27628,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -27061,6 +27917,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr20);
                                             }
+                                            V21::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -27228,6 +28095,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -27640,6 +28508,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr25);
                                             }
+                                            V26::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -27849,6 +28728,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -28112,6 +28992,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr16);
                                             }
+                                            V17::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -28243,6 +29134,413 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
+                                            _ => {}
+                                        }
+                                    }
+                                }
+                                _rt::cabi_dealloc(
+                                    base24,
+                                    len24 * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                    8,
+                                );
+                            }
+                        }
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case, unused_unsafe)]
+                pub unsafe fn _export_method_run_not_connected_cabi<T_: GuestRun>(
+                    arg0: *mut u8,
+                    arg1: *mut u8,
+                    arg2: usize,
+                    arg3: f64,
+                ) -> *mut u8 {
+                    unsafe {
+                        #[cfg(target_arch = "wasm32")] _rt::run_ctors_once();
+                        let result1 = {
+                            let len0 = arg2;
+                            let bytes0 = _rt::Vec::from_raw_parts(
+                                arg1.cast(),
+                                len0,
+                                len0,
+                            );
+                            T_::not_connected(
+                                RunBorrow::lift(
+                                        core::ptr::with_exposed_provenance(arg0 as u32 as usize),
+                                    )
+                                    .get(),
+                                _rt::string_lift(bytes0),
+                                arg3,
+                            )
+                        };
+                        let ptr2 = (&raw mut _RET_AREA.0).cast::<u8>();
+                        match result1 {
+                            Ok(e) => {
+                                *ptr2.add(0).cast::<u8>() = (0i32) as u8;
+                                match e {
+                                    RunStep::Send => {
+                                        *ptr2.add(8).cast::<u8>() = (0i32) as u8;
+                                    }
+                                    RunStep::Wait(e) => {
+                                        *ptr2.add(8).cast::<u8>() = (1i32) as u8;
+                                        let RunWait {
+                                            delay_ns: delay_ns3,
+                                            reconnect: reconnect3,
+                                        } = e;
+                                        *ptr2.add(16).cast::<i64>() = _rt::as_i64(delay_ns3);
+                                        match reconnect3 {
+                                            Some(e) => {
+                                                *ptr2.add(24).cast::<u8>() = (1i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::follow::Reconnect {
+                                                    attempt: attempt4,
+                                                    failures: failures4,
+                                                    reason: reason4,
+                                                    cursor: cursor4,
+                                                    delay_ns: delay_ns4,
+                                                    proc_id: proc_id4,
+                                                    detail: detail4,
+                                                } = e;
+                                                *ptr2.add(32).cast::<i32>() = _rt::as_i32(attempt4);
+                                                *ptr2.add(36).cast::<i32>() = _rt::as_i32(failures4);
+                                                *ptr2.add(40).cast::<u8>() = (reason4.clone() as i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout5,
+                                                    stderr: stderr5,
+                                                } = cursor4;
+                                                *ptr2.add(48).cast::<i64>() = _rt::as_i64(stdout5);
+                                                *ptr2.add(56).cast::<i64>() = _rt::as_i64(stderr5);
+                                                *ptr2.add(64).cast::<i64>() = _rt::as_i64(delay_ns4);
+                                                match proc_id4 {
+                                                    Some(e) => {
+                                                        *ptr2.add(72).cast::<u8>() = (1i32) as u8;
+                                                        let vec6 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr6 = vec6.as_ptr().cast::<u8>();
+                                                        let len6 = vec6.len();
+                                                        ::core::mem::forget(vec6);
+                                                        *ptr2
+                                                            .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len6;
+                                                        *ptr2
+                                                            .add(72 + 1 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr6.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *ptr2.add(72).cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                                let vec7 = (detail4.into_bytes()).into_boxed_slice();
+                                                let ptr7 = vec7.as_ptr().cast::<u8>();
+                                                let len7 = vec7.len();
+                                                ::core::mem::forget(vec7);
+                                                *ptr2
+                                                    .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len7;
+                                                *ptr2
+                                                    .add(72 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr7.cast_mut();
+                                            }
+                                            None => {
+                                                *ptr2.add(24).cast::<u8>() = (0i32) as u8;
+                                            }
+                                        };
+                                    }
+                                    RunStep::Done => {
+                                        *ptr2.add(8).cast::<u8>() = (2i32) as u8;
+                                    }
+                                    RunStep::Cancelled => {
+                                        *ptr2.add(8).cast::<u8>() = (3i32) as u8;
+                                    }
+                                }
+                            }
+                            Err(e) => {
+                                *ptr2.add(0).cast::<u8>() = (1i32) as u8;
+                                let super::super::super::super::exports::dory::wire::types::Error {
+                                    code: code8,
+                                    class_name: class_name8,
+                                    kind: kind8,
+                                    message: message8,
+                                    fields: fields8,
+                                } = e;
+                                let vec9 = (code8.into_bytes()).into_boxed_slice();
+                                let ptr9 = vec9.as_ptr().cast::<u8>();
+                                let len9 = vec9.len();
+                                ::core::mem::forget(vec9);
+                                *ptr2
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len9;
+                                *ptr2.add(8).cast::<*mut u8>() = ptr9.cast_mut();
+                                let vec10 = (class_name8.into_bytes()).into_boxed_slice();
+                                let ptr10 = vec10.as_ptr().cast::<u8>();
+                                let len10 = vec10.len();
+                                ::core::mem::forget(vec10);
+                                *ptr2
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len10;
+                                *ptr2
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr10.cast_mut();
+                                *ptr2
+                                    .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<u8>() = (kind8.clone() as i32) as u8;
+                                let vec11 = (message8.into_bytes()).into_boxed_slice();
+                                let ptr11 = vec11.as_ptr().cast::<u8>();
+                                let len11 = vec11.len();
+                                ::core::mem::forget(vec11);
+                                *ptr2
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len11;
+                                *ptr2
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = ptr11.cast_mut();
+                                let vec18 = fields8;
+                                let len18 = vec18.len();
+                                let layout18 = _rt::alloc::Layout::from_size_align(
+                                        vec18.len()
+                                            * (16 + 4 * ::core::mem::size_of::<*const u8>()),
+                                        8,
+                                    )
+                                    .unwrap();
+                                let (result18, _cleanup18) = wit_bindgen::rt::Cleanup::new(
+                                    layout18,
+                                );
+                                if let Some(cleanup) = _cleanup18 {
+                                    cleanup.forget();
+                                }
+                                for (i, e) in vec18.into_iter().enumerate() {
+                                    let base = result18
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let super::super::super::super::exports::dory::wire::types::Field {
+                                            name: name12,
+                                            value: value12,
+                                        } = e;
+                                        let vec13 = (name12.into_bytes()).into_boxed_slice();
+                                        let ptr13 = vec13.as_ptr().cast::<u8>();
+                                        let len13 = vec13.len();
+                                        ::core::mem::forget(vec13);
+                                        *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>() = len13;
+                                        *base.add(0).cast::<*mut u8>() = ptr13.cast_mut();
+                                        use super::super::super::super::exports::dory::wire::types::FieldValue as V17;
+                                        match value12 {
+                                            V17::Str(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (0i32) as u8;
+                                                let vec14 = (e.into_bytes()).into_boxed_slice();
+                                                let ptr14 = vec14.as_ptr().cast::<u8>();
+                                                let len14 = vec14.len();
+                                                ::core::mem::forget(vec14);
+                                                *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>() = len14;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>() = ptr14.cast_mut();
+                                            }
+                                            V17::OptStr(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (1i32) as u8;
+                                                match e {
+                                                    Some(e) => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (1i32) as u8;
+                                                        let vec15 = (e.into_bytes()).into_boxed_slice();
+                                                        let ptr15 = vec15.as_ptr().cast::<u8>();
+                                                        let len15 = vec15.len();
+                                                        ::core::mem::forget(vec15);
+                                                        *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>() = len15;
+                                                        *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>() = ptr15.cast_mut();
+                                                    }
+                                                    None => {
+                                                        *base
+                                                            .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<u8>() = (0i32) as u8;
+                                                    }
+                                                };
+                                            }
+                                            V17::U64(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (2i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(e);
+                                            }
+                                            V17::Stream(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (3i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (e.clone() as i32) as u8;
+                                            }
+                                            V17::Cursor(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (4i32) as u8;
+                                                let super::super::super::super::exports::dory::wire::types::Cursor {
+                                                    stdout: stdout16,
+                                                    stderr: stderr16,
+                                                } = e;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stdout16);
+                                                *base
+                                                    .add(16 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<i64>() = _rt::as_i64(stderr16);
+                                            }
+                                            V17::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
+                                        }
+                                    }
+                                }
+                                *ptr2
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>() = len18;
+                                *ptr2
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>() = result18;
+                            }
+                        };
+                        ptr2
+                    }
+                }
+                #[doc(hidden)]
+                #[allow(non_snake_case)]
+                pub unsafe fn __post_return_method_run_not_connected<T_: GuestRun>(
+                    arg0: *mut u8,
+                ) {
+                    unsafe {
+                        let l0 = i32::from(*arg0.add(0).cast::<u8>());
+                        match l0 {
+                            0 => {
+                                let l1 = i32::from(*arg0.add(8).cast::<u8>());
+                                match l1 {
+                                    0 => {}
+                                    1 => {
+                                        let l2 = i32::from(*arg0.add(24).cast::<u8>());
+                                        match l2 {
+                                            0 => {}
+                                            _ => {
+                                                let l3 = i32::from(*arg0.add(72).cast::<u8>());
+                                                match l3 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l4 = *arg0
+                                                            .add(72 + 1 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l5 = *arg0
+                                                            .add(72 + 2 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l4, l5, 1);
+                                                    }
+                                                }
+                                                let l6 = *arg0
+                                                    .add(72 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l7 = *arg0
+                                                    .add(72 + 4 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l6, l7, 1);
+                                            }
+                                        }
+                                    }
+                                    2 => {}
+                                    _ => {}
+                                }
+                            }
+                            _ => {
+                                let l8 = *arg0.add(8).cast::<*mut u8>();
+                                let l9 = *arg0
+                                    .add(8 + 1 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l8, l9, 1);
+                                let l10 = *arg0
+                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l11 = *arg0
+                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l10, l11, 1);
+                                let l12 = *arg0
+                                    .add(8 + 5 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l13 = *arg0
+                                    .add(8 + 6 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                _rt::cabi_dealloc(l12, l13, 1);
+                                let l14 = *arg0
+                                    .add(8 + 7 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<*mut u8>();
+                                let l15 = *arg0
+                                    .add(8 + 8 * ::core::mem::size_of::<*const u8>())
+                                    .cast::<usize>();
+                                let base24 = l14;
+                                let len24 = l15;
+                                for i in 0..len24 {
+                                    let base = base24
+                                        .add(i * (16 + 4 * ::core::mem::size_of::<*const u8>()));
+                                    {
+                                        let l16 = *base.add(0).cast::<*mut u8>();
+                                        let l17 = *base
+                                            .add(::core::mem::size_of::<*const u8>())
+                                            .cast::<usize>();
+                                        _rt::cabi_dealloc(l16, l17, 1);
+                                        let l18 = i32::from(
+                                            *base
+                                                .add(2 * ::core::mem::size_of::<*const u8>())
+                                                .cast::<u8>(),
+                                        );
+                                        match l18 {
+                                            0 => {
+                                                let l19 = *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<*mut u8>();
+                                                let l20 = *base
+                                                    .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<usize>();
+                                                _rt::cabi_dealloc(l19, l20, 1);
+                                            }
+                                            1 => {
+                                                let l21 = i32::from(
+                                                    *base
+                                                        .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                        .cast::<u8>(),
+                                                );
+                                                match l21 {
+                                                    0 => {}
+                                                    _ => {
+                                                        let l22 = *base
+                                                            .add(8 + 3 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<*mut u8>();
+                                                        let l23 = *base
+                                                            .add(8 + 4 * ::core::mem::size_of::<*const u8>())
+                                                            .cast::<usize>();
+                                                        _rt::cabi_dealloc(l22, l23, 1);
+                                                    }
+                                                }
+                                            }
+                                            2 => {}
+                                            3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -29537,6 +30835,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr40);
                                             }
+                                            V41::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -29892,6 +31201,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -30219,10 +31529,20 @@ pub mod exports {
                         transport_error: ::core::option::Option<_rt::String>,
                         jitter: f64,
                     ) -> RunFinished;
-                    /// No response came: refused, reset, or no headers within
-                    /// `wait-limit-ns`. `detail` is what the transport said.
+                    /// No response came: reset or closed after connecting, or no
+                    /// headers within `wait-limit-ns`. `detail` is what the transport
+                    /// said.
                     #[allow(async_fn_in_trait)]
                     fn no_response(
+                        &self,
+                        detail: _rt::String,
+                        jitter: f64,
+                    ) -> ::core::result::Result<RunStep, Error>;
+                    /// The connection was never made (refused, the name lookup failed,
+                    /// the connect timed out): sent again within the budget.
+                    /// `detail` is what the transport said.
+                    #[allow(async_fn_in_trait)]
+                    fn not_connected(
                         &self,
                         detail: _rt::String,
                         jitter: f64,
@@ -30353,6 +31673,19 @@ pub mod exports {
                         unsafe extern "C" fn _post_return_method_run_no_response(arg0 : *
                         mut u8,) { unsafe { $($path_to_types)*::
                         __post_return_method_run_no_response::<<$ty as
+                        $($path_to_types)*:: Guest >::Run > (arg0) } } #[unsafe
+                        (export_name =
+                        "dory:wire/run-machine@0.1.0#[method]run.not-connected")] unsafe
+                        extern "C" fn export_method_run_not_connected(arg0 : * mut u8,
+                        arg1 : * mut u8, arg2 : usize, arg3 : f64,) -> * mut u8 { unsafe
+                        { $($path_to_types)*::
+                        _export_method_run_not_connected_cabi::<<$ty as
+                        $($path_to_types)*:: Guest >::Run > (arg0, arg1, arg2, arg3) } }
+                        #[unsafe (export_name =
+                        "cabi_post_dory:wire/run-machine@0.1.0#[method]run.not-connected")]
+                        unsafe extern "C" fn _post_return_method_run_not_connected(arg0 :
+                        * mut u8,) { unsafe { $($path_to_types)*::
+                        __post_return_method_run_not_connected::<<$ty as
                         $($path_to_types)*:: Guest >::Run > (arg0) } } #[unsafe
                         (export_name = "dory:wire/run-machine@0.1.0#[method]run.cancel")]
                         unsafe extern "C" fn export_method_run_cancel(arg0 : * mut u8,)
@@ -30869,6 +32202,17 @@ pub mod exports {
                                                     .add(16 + 2 * ::core::mem::size_of::<*const u8>())
                                                     .cast::<i64>() = _rt::as_i64(stderr11);
                                             }
+                                            V12::Boolean(e) => {
+                                                *base
+                                                    .add(2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (5i32) as u8;
+                                                *base
+                                                    .add(8 + 2 * ::core::mem::size_of::<*const u8>())
+                                                    .cast::<u8>() = (match e {
+                                                    true => 1,
+                                                    false => 0,
+                                                }) as u8;
+                                            }
                                         }
                                     }
                                 }
@@ -30967,6 +32311,7 @@ pub mod exports {
                                             }
                                             2 => {}
                                             3 => {}
+                                            4 => {}
                                             _ => {}
                                         }
                                     }
@@ -31640,219 +32985,220 @@ pub(crate) use __export_dory_wire_impl as export;
 )]
 #[doc(hidden)]
 #[allow(clippy::octal_escapes)]
-pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 10039] = *b"\
-\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xb7M\x01A\x02\x01A!\x01\
+pub static __WIT_BINDGEN_COMPONENT_TYPE: [u8; 10034] = *b"\
+\0asm\x0d\0\x01\0\0\x19\x16wit-component-encoding\x04\0\x07\xb2M\x01A\x02\x01A!\x01\
 B\x14\x01m\x02\x06stdout\x06stderr\x04\0\x06stream\x03\0\0\x01r\x02\x06stdoutw\x06\
 stderrw\x04\0\x06cursor\x03\0\x02\x01m\x06\x06answer\x04loss\x08protocol\x06misu\
-se\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x05\x03str\x01\
-s\0\x07opt-str\x01\x06\0\x03u64\x01w\0\x06stream\x01\x01\0\x06cursor\x01\x03\0\x04\
-\0\x0bfield-value\x03\0\x07\x01r\x02\x04names\x05value\x08\x04\0\x05field\x03\0\x09\
-\x01p\x0a\x01r\x05\x04codes\x0aclass-names\x04kind\x05\x07messages\x06fields\x0b\
-\x04\0\x05error\x03\0\x0c\x01ps\x01r\x04\x04codes\x0aclass-names\x04kind\x05\x06\
-fields\x0e\x04\0\x0aerror-code\x03\0\x0f\x01p\x10\x01@\0\0\x11\x04\0\x0berror-co\
-des\x01\x12\x04\0\x15dory:wire/types@0.1.0\x05\0\x02\x03\0\0\x06stream\x02\x03\0\
-\0\x06cursor\x02\x03\0\0\x05error\x01BW\x02\x03\x02\x01\x01\x04\0\x06stream\x03\0\
-\0\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\x02\x02\x03\x02\x01\x03\x04\0\x05er\
-ror\x03\0\x04\x01m\x04\x04exec\x0eprocess-output\x0asetup-logs\x08document\x04\0\
-\x08endpoint\x03\0\x06\x01m\x02\x04fail\x04skip\x04\0\x0agap-policy\x03\0\x08\x01\
-k\x03\x01k\x09\x01kw\x01k\x7f\x01r\x05\x06cursor\x0a\x0agap-policy\x0b\x0fmax-fr\
-ame-bytes\x0c\x13liveness-timeout-ns\x0c\x06strict\x0d\x04\0\x0ereader-options\x03\
-\0\x0e\x01m\x02\x07running\x06exited\x04\0\x0eprocess-status\x03\0\x10\x01r\x01\x07\
-proc-ids\x04\0\x07started\x03\0\x12\x01p}\x01r\x04\x06stream\x01\x04data\x14\x05\
-startw\x03endw\x04\0\x06output\x03\0\x15\x01r\x03\x06stream\x01\x05startw\x03end\
-w\x04\0\x07skipped\x03\0\x17\x01kx\x01r\x02\x09exit-code\x19\x09timed-out\x7f\x04\
-\0\x04exit\x03\0\x1a\x01r\x01\x0aframe-types\x04\0\x07unknown\x03\0\x1c\x01r\x02\
-\x07proc-ids\x06status\x11\x04\0\x08identity\x03\0\x1e\x01r\x07\x07proc-ids\x06s\
-tdout\x14\x06stderr\x14\x10stdout-truncated\x7f\x10stderr-truncated\x7f\x09exit-\
-code\x19\x09timed-out\x7f\x04\0\x0bexec-result\x03\0\x20\x01q\x08\x07started\x01\
-\x13\0\x06output\x01\x16\0\x07skipped\x01\x18\0\x09heartbeat\0\0\x04exit\x01\x1b\
-\0\x07unknown\x01\x1d\0\x08identity\x01\x1f\0\x0bexec-result\x01!\0\x04\0\x05eve\
-nt\x03\0\"\x01m\x05\x0bend-of-body\x03gap\x07stalled\x0bno-response\x0bunavailab\
-le\x04\0\x11disconnect-reason\x03\0$\x01r\x02\x09exit-code\x19\x09timed-out\x7f\x04\
-\0\x06exited\x03\0&\x01r\x02\x06cursor\x03\x06reason%\x04\0\x0cdisconnected\x03\0\
-(\x01q\x03\x06exited\x01'\0\x0cdisconnected\x01)\0\x08document\0\0\x04\0\x03end\x03\
-\0*\x01p#\x01k\x05\x01r\x02\x06events,\x05error-\x04\0\x03fed\x03\0.\x01j\x01+\x01\
-\x05\x01r\x02\x06events,\x03end0\x04\0\x08finished\x03\01\x01m\x04\x03new\x04ope\
-n\x04done\x06failed\x04\0\x0creader-state\x03\03\x01ks\x01r\x06\x07versiony\x07p\
-roc-id5\x06cursor\x03\x09exit-seen\x7f\x09exit-code\x19\x09timed-out\x7f\x04\0\x0c\
-resume-state\x03\06\x04\0\x06reader\x03\x01\x01i8\x01@\x02\x08endpoint\x07\x07op\
-tions\x0f\09\x04\0\x13[constructor]reader\x01:\x01j\x019\x01\x05\x01@\x03\x08end\
-point\x07\x05state7\x07options\x0f\0;\x04\0\x15[static]reader.resume\x01<\x01@\x03\
-\x08endpoint\x07\x0astate-jsons\x07options\x0f\0;\x04\0\x1a[static]reader.resume\
--json\x01=\x01h8\x01j\0\x01\x05\x01@\x04\x04self>\x06status{\x0ccontent-types\x07\
-proc-id5\0?\x04\0\x13[method]reader.open\x01@\x01@\x02\x04self>\x04data\x14\0/\x04\
-\0\x13[method]reader.feed\x01A\x01@\x01\x04self>\02\x04\0\x15[method]reader.fini\
-sh\x01B\x01@\x01\x04self>\0\x03\x04\0\x15[method]reader.cursor\x01C\x01@\x01\x04\
-self>\05\x04\0\x16[method]reader.proc-id\x01D\x01@\x01\x04self>\04\x04\0\x14[met\
-hod]reader.state\x01E\x01@\x01\x04self>\07\x04\0\x1b[method]reader.resume-state\x01\
-F\x01@\x01\x04self>\0s\x04\0\x20[method]reader.resume-state-json\x01G\x01@\x01\x04\
-self>\0\x0c\x04\0\x1e[method]reader.poll-timeout-ns\x01H\x01@\x02\x04self>\x06no\
-w-nsw\0\x7f\x04\0\x20[method]reader.handle-timeout-ns\x01I\x04\0\x16dory:wire/de\
-code@0.1.0\x05\x04\x01B\x1f\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\0\x02\x03\x02\
-\x01\x03\x04\0\x05error\x03\0\x02\x01m\x02\x03get\x04post\x04\0\x06method\x03\0\x04\
-\x01m\x03\x07default\x06stream\x09unbounded\x04\0\x04wait\x03\0\x06\x01ps\x01q\x02\
-\x05shell\x01s\0\x04argv\x01\x08\0\x04\0\x07command\x03\0\x09\x01o\x02ss\x01p\x0b\
-\x01p}\x01k\x0d\x01r\x08\x06method\x05\x04paths\x05query\x0c\x07headers\x0c\x04b\
-ody\x0e\x04wait\x07\x0aidempotent\x7f\x06targets\x04\0\x07request\x03\0\x0f\x01k\
-u\x01ks\x01j\x01\x10\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0a\x0ftimeout-\
-seconds\x11\x0fidempotency-key\x12\0\x13\x04\0\x05start\x01\x14\x01@\x05\x0bcomp\
-uter-ids\x07command\x0a\x0ftimeout-seconds\x11\x0fidempotency-key\x12\x06stream\x7f\
-\0\x13\x04\0\x04exec\x01\x15\x01@\x02\x0bcomputer-ids\x07proc-ids\0\x13\x04\0\x0b\
-get-process\x01\x16\x04\0\x04kill\x01\x16\x01@\x04\x0bcomputer-ids\x07proc-ids\x06\
-cursor\x01\x06follow\x7f\0\x13\x04\0\x06output\x01\x17\x01@\x03\x0bcomputer-ids\x06\
-offsetw\x06follow\x7f\0\x13\x04\0\x0asetup-logs\x01\x18\x04\0\x17dory:wire/reque\
-st@0.1.0\x05\x05\x02\x03\0\x01\x05event\x02\x03\0\x01\x03fed\x02\x03\0\x01\x0aga\
-p-policy\x02\x03\0\x01\x11disconnect-reason\x02\x03\0\x01\x0cresume-state\x02\x03\
-\0\x02\x07request\x02\x03\0\x02\x07command\x01B_\x02\x03\x02\x01\x02\x04\0\x06cu\
-rsor\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\x01\x06\x04\
-\0\x05event\x03\0\x04\x02\x03\x02\x01\x07\x04\0\x03fed\x03\0\x06\x02\x03\x02\x01\
-\x08\x04\0\x0agap-policy\x03\0\x08\x02\x03\x02\x01\x09\x04\0\x11disconnect-reaso\
-n\x03\0\x0a\x02\x03\x02\x01\x0a\x04\0\x0cresume-state\x03\0\x0c\x02\x03\x02\x01\x0b\
-\x04\0\x07request\x03\0\x0e\x02\x03\x02\x01\x0c\x04\0\x07command\x03\0\x10\x01k\x7f\
-\x01k\x09\x01ky\x01kw\x01r\x09\x06follow\x12\x0agap-policy\x13\x07retries\x14\x0a\
-backoff-ns\x15\x0emax-backoff-ns\x15\x06jitter\x12\x13liveness-timeout-ns\x15\x0f\
-max-frame-bytes\x15\x06strict\x12\x04\0\x0efollow-options\x03\0\x16\x01ks\x01r\x07\
-\x07attempty\x08failuresy\x06reason\x0b\x06cursor\x01\x08delay-nsw\x07proc-id\x18\
-\x06details\x04\0\x09reconnect\x03\0\x19\x01kx\x01r\x05\x06exited\x7f\x09exit-co\
-de\x1b\x09timed-out\x7f\x06cursor\x01\x07proc-id\x18\x04\0\x04done\x03\0\x1c\x01\
-q\x03\x04done\x01\x1d\0\x09reconnect\x01\x1a\0\x08continue\0\0\x04\0\x08decision\
-\x03\0\x1e\x01p\x05\x01j\x01\x1f\x01\x03\x01r\x02\x06events\x20\x08decision!\x04\
-\0\x08followed\x03\0\"\x01m\x05\x05ready\x04sent\x04body\x04done\x06failed\x04\0\
-\x0efollower-state\x03\0$\x04\0\x08follower\x03\x01\x01k\x01\x01i&\x01j\x01(\x01\
-\x03\x01@\x04\x0bcomputer-ids\x07proc-ids\x06cursor'\x07options\x17\0)\x04\0\x1f\
-[static]follower.process-output\x01*\x01@\x03\x0bcomputer-ids\x05state\x0d\x07op\
-tions\x17\0)\x04\0\x17[static]follower.resume\x01+\x01@\x03\x0bcomputer-ids\x0as\
-tate-jsons\x07options\x17\0)\x04\0\x1c[static]follower.resume-json\x01,\x01@\x03\
-\x0bcomputer-ids\x06offset\x15\x07options\x17\0)\x04\0\x1b[static]follower.setup\
--logs\x01-\x01ku\x01@\x05\x0bcomputer-ids\x07command\x11\x0ftimeout-seconds.\x0f\
-idempotency-key\x18\x07options\x17\0)\x04\0\x1c[static]follower.exec-stream\x01/\
-\x04\0\x1b[static]follower.call-start\x01/\x04\0\x1a[static]follower.call-exec\x01\
-/\x01@\x03\x0bcomputer-ids\x07proc-ids\x07options\x17\0)\x04\0![static]follower.\
-call-get-process\x010\x04\0\x1a[static]follower.call-kill\x010\x01h&\x01j\x01\x0f\
-\x01\x03\x01@\x01\x04self1\02\x04\0\x18[method]follower.request\x013\x01j\0\x01\x03\
-\x01@\x05\x04self1\x06status{\x0ccontent-types\x07proc-id\x18\x0bretry-after\x18\
-\04\x04\0\x15[method]follower.open\x015\x01p}\x01@\x02\x04self1\x04data6\0\x07\x04\
-\0\x15[method]follower.feed\x017\x01@\x03\x04self1\x0ftransport-error\x18\x06jit\
-teru\0#\x04\0\x17[method]follower.finish\x018\x01@\x03\x04self1\x06details\x06ji\
-tteru\0!\x04\0\x1c[method]follower.no-response\x019\x01@\x01\x04self1\0\x15\x04\0\
-\x1e[method]follower.wait-limit-ns\x01:\x01@\x02\x04self1\x0aelapsed-nsw\0\x7f\x04\
-\0\x1a[method]follower.waited-ns\x01;\x04\0\x20[method]follower.poll-timeout-ns\x01\
-:\x01@\x02\x04self1\x06now-nsw\0\x7f\x04\0\"[method]follower.handle-timeout-ns\x01\
-<\x01@\x01\x04self1\0\x01\x04\0\x17[method]follower.cursor\x01=\x01@\x01\x04self\
-1\0\x18\x04\0\x18[method]follower.proc-id\x01>\x01@\x01\x04self1\0%\x04\0\x16[me\
-thod]follower.state\x01?\x01@\x01\x04self1\0y\x04\0\x19[method]follower.attempts\
-\x01@\x01@\x01\x04self1\0\x17\x04\0\x18[method]follower.options\x01A\x01@\x01\x04\
-self1\0\x0d\x04\0\x1d[method]follower.resume-state\x01B\x01@\x01\x04self1\0s\x04\
-\0\"[method]follower.resume-state-json\x01C\x01@\0\0\x17\x04\0\x0ffollow-default\
-s\x01D\x04\0\x16dory:wire/follow@0.1.0\x05\x0d\x01B?\x02\x03\x02\x01\x03\x04\0\x05\
-error\x03\0\0\x01r\x02\x05firstw\x04lastw\x04\0\x0aline-range\x03\0\x02\x01m\x06\
-\x07omitted\x04kept\x08terminal\x06stderr\x04lost\x03end\x04\0\x0bnotice-kind\x03\
-\0\x04\x01r\x03\x04kind\x05\x04linew\x04texts\x04\0\x06notice\x03\0\x06\x01k\x03\
-\x01ks\x01p\x07\x01kw\x01r\x0e\x04texts\x09truncated\x7f\x0btotal-linesw\x0btota\
-l-bytesw\x0ahead-bytesw\x0atail-bytesw\x0domitted-linesw\x0domitted-bytesw\x0dom\
-itted-range\x08\x08spill-id\x09\x0aspill-path\x09\x0bspill-error\x09\x07notices\x0a\
-\x06tokens\x0b\x04\0\x07preview\x03\0\x0c\x01q\x03\x05saved\x01s\0\x06failed\x01\
-s\0\x09not-saved\0\0\x04\0\x0dspill-outcome\x03\0\x0e\x04\0\x0dpending-spill\x03\
-\x01\x01ps\x01q\x03\x04none\0\0\x08defaults\0\0\x08patterns\x01\x11\0\x04\0\x04k\
-eep\x03\0\x12\x01m\x02\x04even\x04tail\x04\0\x05split\x03\0\x14\x01ky\x01r\x05\x04\
-keep\x13\x08terminal\x7f\x05split\x15\x0amax-tokens\x16\x09tokenizer\x09\x04\0\x0f\
-preview-options\x03\0\x17\x01i\x10\x01q\x02\x04fits\x01\x0d\0\x0bneeds-spill\x01\
-\x19\0\x04\0\x07bounded\x03\0\x1a\x04\0\x11streaming-bounder\x03\x01\x01h\x10\x01\
-@\x01\x04self\x1d\0s\x04\0\x1e[method]pending-spill.spill-id\x01\x1e\x01@\x01\x04\
-self\x1d\0w\x04\0![method]pending-spill.total-bytes\x01\x1f\x04\0![method]pendin\
-g-spill.total-lines\x01\x1f\x01@\x03\x04self\x1d\x07outcome\x0f\x04hint\x09\0\x0d\
-\x04\0\x1c[method]pending-spill.render\x01\x20\x01i\x1c\x01j\x01!\x01\x01\x01@\x04\
-\x09max-linesw\x09max-bytesw\x08spill-id\x09\x07options\x18\0\"\x04\0\x1e[constr\
-uctor]streaming-bounder\x01#\x01h\x1c\x01p}\x01@\x02\x04self$\x05chunk%\x01\0\x04\
-\0\x1e[method]streaming-bounder.push\x01&\x01@\x01\x04self$\0w\x04\0%[method]str\
-eaming-bounder.total-bytes\x01'\x01j\x01\x1b\x01\x01\x01@\x01\x07bounder!\0(\x04\
-\0\x20[static]streaming-bounder.finish\x01)\x01j\x01s\x01\x01\x01@\x01\x07previe\
-w\x0d\0*\x04\0\x0fpreview-to-json\x01+\x01j\x01w\x01\x01\x01@\x02\x04texts\x09to\
-kenizer\x09\0,\x04\0\x0ccount-tokens\x01-\x01@\0\0\x11\x04\0\x0atokenizers\x01.\x04\
-\0\x15default-keep-patterns\x01.\x01@\0\0\x18\x04\0\x0arun-preset\x01/\x01@\x05\x04\
-data%\x09max-linesw\x09max-bytesw\x08spill-id\x09\x07options\x18\0(\x04\0\x05bou\
-nd\x010\x04\0\x17dory:wire/preview@0.1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\
-\0\x04\x0fpreview-options\x02\x03\0\x04\x0dspill-outcome\x01B>\x02\x03\x02\x01\x01\
-\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\
-\x01\x06\x04\0\x05event\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\x06\
-\x02\x03\x02\x01\x10\x04\0\x0fpreview-options\x03\0\x08\x02\x03\x02\x01\x11\x04\0\
-\x0dspill-outcome\x03\0\x0a\x01m\x03\x06stdout\x06stderr\x08combined\x04\0\x04vi\
-ew\x03\0\x0c\x04\0\x0brun-bounder\x03\x01\x04\0\x0brun-pending\x03\x01\x01ks\x01\
-i\x0e\x01j\x01\x11\x01\x03\x01@\x04\x09max-linesw\x09max-bytesw\x08spill-id\x10\x07\
-options\x09\0\x12\x04\0\x18[constructor]run-bounder\x01\x13\x01h\x0e\x01p}\x01@\x03\
-\x04self\x14\x06stream\x01\x04data\x15\x01\0\x04\0\x18[method]run-bounder.push\x01\
-\x16\x01@\x04\x04self\x14\x06stream\x01\x05startw\x03endw\x01\0\x04\0\x18[method\
-]run-bounder.lose\x01\x17\x01p\x05\x01@\x02\x04self\x14\x06events\x18\x01\0\x04\0\
-\x18[method]run-bounder.feed\x01\x19\x01@\x02\x04self\x14\x04view\x0d\0\x10\x04\0\
-\x1c[method]run-bounder.spill-id\x01\x1a\x01@\x02\x04self\x14\x04view\x0d\0w\x04\
-\0\x1f[method]run-bounder.total-bytes\x01\x1b\x04\0\x1e[method]run-bounder.lost-\
-bytes\x01\x1b\x01@\x01\x04self\x14\0w\x04\0\"[method]run-bounder.retained-bytes\x01\
-\x1c\x01i\x0f\x01j\x01\x1d\x01\x03\x01@\x01\x07bounder\x11\0\x1e\x04\0\x1a[stati\
-c]run-bounder.finish\x01\x1f\x01h\x0f\x01@\x02\x04self\x20\x04view\x0d\0s\x04\0\x1c\
-[method]run-pending.spill-id\x01!\x01@\x02\x04self\x20\x04view\x0d\0\x7f\x04\0\x1f\
-[method]run-pending.needs-spill\x01\"\x01@\x02\x04self\x20\x04view\x0d\0w\x04\0\x1f\
-[method]run-pending.total-bytes\x01#\x01o\x02ww\x01@\x02\x04self\x20\x04view\x0d\
-\0$\x04\0\x18[method]run-pending.lost\x01%\x01@\x04\x04self\x20\x04view\x0d\x07o\
-utcome\x0b\x04hint\x10\0\x07\x04\0\x1a[method]run-pending.render\x01&\x01j\0\x01\
-\x03\x01@\x02\x09max-linesw\x09max-bytesw\0'\x04\0\x0ccheck-limits\x01(\x01@\x01\
-\x0fidempotency-keys\0s\x04\0\x0crun-spill-id\x01)\x01@\0\0w\x04\0\x15default-ru\
-n-max-lines\x01*\x04\0\x15default-run-max-bytes\x01*\x04\0\x11min-run-max-bytes\x01\
-*\x04\0\x13dory:wire/run@0.1.0\x05\x12\x02\x03\0\x04\x04keep\x02\x03\0\x03\x0efo\
-llow-options\x02\x03\0\x03\x09reconnect\x02\x03\0\x05\x04view\x01Bf\x02\x03\x02\x01\
-\x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\
-\x02\x01\x02\x04\0\x06cursor\x03\0\x04\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\
-\x06\x02\x03\x02\x01\x11\x04\0\x0dspill-outcome\x03\0\x08\x02\x03\x02\x01\x13\x04\
-\0\x04keep\x03\0\x0a\x02\x03\x02\x01\x0b\x04\0\x07request\x03\0\x0c\x02\x03\x02\x01\
-\x0c\x04\0\x07command\x03\0\x0e\x02\x03\x02\x01\x14\x04\0\x0efollow-options\x03\0\
-\x10\x02\x03\x02\x01\x15\x04\0\x09reconnect\x03\0\x12\x02\x03\x02\x01\x16\x04\0\x04\
-view\x03\0\x14\x01kw\x01ky\x01ks\x01ku\x01k\x7f\x01k\x0b\x01r\x0e\x09max-lines\x16\
-\x09max-bytes\x16\x0amax-tokens\x17\x09tokenizer\x18\x0fidempotency-key\x18\x0ft\
-imeout-seconds\x19\x04hint\x18\x0ekill-on-cancel\x1a\x05spill\x1a\x09on-output\x1a\
-\x11answer-timeout-ns\x16\x04keep\x1b\x08terminal\x1a\x06follow\x11\x04\0\x0brun\
--options\x03\0\x1c\x01r\x02\x04view\x15\x08spill-ids\x04\0\x0aspill-open\x03\0\x1e\
-\x01p}\x01r\x02\x04view\x15\x04data\x20\x04\0\x0bspill-write\x03\0!\x01r\x03\x06\
-stream\x01\x04data\x20\x04texts\x04\0\x0coutput-chunk\x03\0#\x01q\x05\x0aopen-sp\
-ill\x01\x1f\0\x0bwrite-spill\x01\"\0\x06output\x01$\0\x0ccommit-spill\x01\x15\0\x0d\
-discard-spill\x01\x15\0\x04\0\x0arun-action\x03\0%\x01k\x13\x01r\x02\x08delay-ns\
-w\x09reconnect'\x04\0\x08run-wait\x03\0(\x01q\x04\x04send\0\0\x04wait\x01)\0\x04\
-done\0\0\x09cancelled\0\0\x04\0\x08run-step\x03\0*\x01p&\x01k\x03\x01r\x02\x07ac\
-tions,\x05error-\x04\0\x07run-fed\x03\0.\x01j\x01+\x01\x03\x01r\x02\x07actions,\x04\
-step0\x04\0\x0crun-finished\x03\01\x01r\x02\x07actions,\x04step+\x04\0\x0drun-ca\
-ncelled\x03\03\x01kx\x01r\x09\x07proc-ids\x0fidempotency-keys\x09exit-code5\x09t\
-imed-out\x7f\x06stdout\x07\x06stderr\x07\x08combined\x07\x11stdout-lost-bytesw\x11\
-stderr-lost-bytesw\x04\0\x0arun-result\x03\06\x01m\x07\x08starting\x09following\x0a\
-cancelling\x04done\x08finished\x09cancelled\x06failed\x04\0\x09run-state\x03\08\x04\
-\0\x03run\x03\x01\x01i:\x01j\x01;\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0f\
-\x07options\x1d\x06random\x20\0<\x04\0\x10[constructor]run\x01=\x01h:\x01j\x01\x0d\
-\x01\x03\x01@\x01\x04self>\0?\x04\0\x13[method]run.request\x01@\x01j\0\x01\x03\x01\
-@\x05\x04self>\x06status{\x0ccontent-types\x07proc-id\x18\x0bretry-after\x18\0\xc1\
-\0\x04\0\x10[method]run.open\x01B\x01@\x02\x04self>\x04data\x20\0/\x04\0\x10[met\
-hod]run.feed\x01C\x01@\x03\x04self>\x0ftransport-error\x18\x06jitteru\02\x04\0\x12\
-[method]run.finish\x01D\x01@\x03\x04self>\x06details\x06jitteru\00\x04\0\x17[met\
-hod]run.no-response\x01E\x01@\x01\x04self>\04\x04\0\x12[method]run.cancel\x01F\x01\
-@\x01\x04self>\0\x16\x04\0\x19[method]run.wait-limit-ns\x01G\x01@\x02\x04self>\x0a\
-elapsed-nsw\0\x7f\x04\0\x15[method]run.waited-ns\x01H\x01@\x03\x04self>\x04view\x15\
-\x05errors\x01\0\x04\0\x18[method]run.spill-failed\x01I\x01@\x03\x04self>\x04vie\
-w\x15\x07outcome\x09\x01\0\x04\0\x1b[method]run.spill-committed\x01J\x01j\x017\x01\
-\x03\x01@\x01\x04self>\0\xcb\0\x04\0\x12[method]run.result\x01L\x01@\x01\x04self\
->\09\x04\0\x11[method]run.state\x01M\x01@\x01\x04self>\0s\x04\0\x1b[method]run.i\
-dempotency-key\x01N\x01@\x01\x04self>\0\x18\x04\0\x13[method]run.proc-id\x01O\x01\
-@\x02\x04self>\x04view\x15\0s\x04\0\x14[method]run.spill-id\x01P\x01@\x01\x04sel\
-f>\0\x05\x04\0\x12[method]run.cursor\x01Q\x01j\x01s\x01\x03\x01@\x01\x0arun-resu\
-lt7\0\xd2\0\x04\0\x12run-result-to-json\x01S\x04\0\x1bdory:wire/run-machine@0.1.\
-0\x05\x17\x01B\x15\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\0\x01r\x04\x07contex\
-tw\x09max-linesw\x09max-bytesw\x0bignore-case\x7f\x04\0\x0esearch-options\x03\0\x02\
-\x01kw\x01ks\x01r\x0c\x04texts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0d\
-matched-linesw\x0bshown-linesw\x0domitted-linesw\x0cpartial-line\x04\x0along-lin\
-esw\x0ffirst-long-line\x04\x0aspill-path\x05\x07command\x05\x04\0\x0dsearch-resu\
-lt\x03\0\x06\x04\0\x08searcher\x03\x01\x01i\x08\x01j\x01\x09\x01\x01\x01@\x02\x07\
-patterns\x07options\x03\0\x0a\x04\0\x17[static]searcher.create\x01\x0b\x01h\x08\x01\
-p}\x01@\x02\x04self\x0c\x05chunk\x0d\x01\0\x04\0\x15[method]searcher.push\x01\x0e\
-\x01@\x01\x04self\x0c\0w\x04\0\x1f[method]searcher.buffered-bytes\x01\x0f\x01@\x02\
-\x08searcher\x09\x04path\x05\0\x07\x04\0\x17[static]searcher.finish\x01\x10\x04\0\
-\x16dory:wire/search@0.1.0\x05\x18\x04\0\x19dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\
-\x01\0\x09dory-wire\x03\0\0\0G\x09producers\x01\x0cprocessed-by\x02\x0dwit-compo\
-nent\x070.262.0\x10wit-bindgen-rust\x060.63.0";
+se\x06limits\x09transport\x04\0\x0aerror-kind\x03\0\x04\x01ks\x01q\x06\x03str\x01\
+s\0\x07opt-str\x01\x06\0\x03u64\x01w\0\x06stream\x01\x01\0\x06cursor\x01\x03\0\x07\
+boolean\x01\x7f\0\x04\0\x0bfield-value\x03\0\x07\x01r\x02\x04names\x05value\x08\x04\
+\0\x05field\x03\0\x09\x01p\x0a\x01r\x05\x04codes\x0aclass-names\x04kind\x05\x07m\
+essages\x06fields\x0b\x04\0\x05error\x03\0\x0c\x01ps\x01r\x04\x04codes\x0aclass-\
+names\x04kind\x05\x06fields\x0e\x04\0\x0aerror-code\x03\0\x0f\x01p\x10\x01@\0\0\x11\
+\x04\0\x0berror-codes\x01\x12\x04\0\x15dory:wire/types@0.1.0\x05\0\x02\x03\0\0\x06\
+stream\x02\x03\0\0\x06cursor\x02\x03\0\0\x05error\x01BW\x02\x03\x02\x01\x01\x04\0\
+\x06stream\x03\0\0\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\x02\x02\x03\x02\x01\
+\x03\x04\0\x05error\x03\0\x04\x01m\x04\x04exec\x0eprocess-output\x0asetup-logs\x08\
+document\x04\0\x08endpoint\x03\0\x06\x01m\x02\x04fail\x04skip\x04\0\x0agap-polic\
+y\x03\0\x08\x01k\x03\x01k\x09\x01kw\x01k\x7f\x01r\x05\x06cursor\x0a\x0agap-polic\
+y\x0b\x0fmax-frame-bytes\x0c\x13liveness-timeout-ns\x0c\x06strict\x0d\x04\0\x0er\
+eader-options\x03\0\x0e\x01m\x02\x07running\x06exited\x04\0\x0eprocess-status\x03\
+\0\x10\x01r\x01\x07proc-ids\x04\0\x07started\x03\0\x12\x01p}\x01r\x04\x06stream\x01\
+\x04data\x14\x05startw\x03endw\x04\0\x06output\x03\0\x15\x01r\x03\x06stream\x01\x05\
+startw\x03endw\x04\0\x07skipped\x03\0\x17\x01kx\x01r\x02\x09exit-code\x19\x09tim\
+ed-out\x7f\x04\0\x04exit\x03\0\x1a\x01r\x01\x0aframe-types\x04\0\x07unknown\x03\0\
+\x1c\x01r\x02\x07proc-ids\x06status\x11\x04\0\x08identity\x03\0\x1e\x01r\x07\x07\
+proc-ids\x06stdout\x14\x06stderr\x14\x10stdout-truncated\x7f\x10stderr-truncated\
+\x7f\x09exit-code\x19\x09timed-out\x7f\x04\0\x0bexec-result\x03\0\x20\x01q\x08\x07\
+started\x01\x13\0\x06output\x01\x16\0\x07skipped\x01\x18\0\x09heartbeat\0\0\x04e\
+xit\x01\x1b\0\x07unknown\x01\x1d\0\x08identity\x01\x1f\0\x0bexec-result\x01!\0\x04\
+\0\x05event\x03\0\"\x01m\x06\x0bend-of-body\x03gap\x07stalled\x0bno-response\x0d\
+not-connected\x0bunavailable\x04\0\x11disconnect-reason\x03\0$\x01r\x02\x09exit-\
+code\x19\x09timed-out\x7f\x04\0\x06exited\x03\0&\x01r\x02\x06cursor\x03\x06reaso\
+n%\x04\0\x0cdisconnected\x03\0(\x01q\x03\x06exited\x01'\0\x0cdisconnected\x01)\0\
+\x08document\0\0\x04\0\x03end\x03\0*\x01p#\x01k\x05\x01r\x02\x06events,\x05error\
+-\x04\0\x03fed\x03\0.\x01j\x01+\x01\x05\x01r\x02\x06events,\x03end0\x04\0\x08fin\
+ished\x03\01\x01m\x04\x03new\x04open\x04done\x06failed\x04\0\x0creader-state\x03\
+\03\x01ks\x01r\x06\x07versiony\x07proc-id5\x06cursor\x03\x09exit-seen\x7f\x09exi\
+t-code\x19\x09timed-out\x7f\x04\0\x0cresume-state\x03\06\x04\0\x06reader\x03\x01\
+\x01i8\x01@\x02\x08endpoint\x07\x07options\x0f\09\x04\0\x13[constructor]reader\x01\
+:\x01j\x019\x01\x05\x01@\x03\x08endpoint\x07\x05state7\x07options\x0f\0;\x04\0\x15\
+[static]reader.resume\x01<\x01@\x03\x08endpoint\x07\x0astate-jsons\x07options\x0f\
+\0;\x04\0\x1a[static]reader.resume-json\x01=\x01h8\x01j\0\x01\x05\x01@\x04\x04se\
+lf>\x06status{\x0ccontent-types\x07proc-id5\0?\x04\0\x13[method]reader.open\x01@\
+\x01@\x02\x04self>\x04data\x14\0/\x04\0\x13[method]reader.feed\x01A\x01@\x01\x04\
+self>\02\x04\0\x15[method]reader.finish\x01B\x01@\x01\x04self>\0\x03\x04\0\x15[m\
+ethod]reader.cursor\x01C\x01@\x01\x04self>\05\x04\0\x16[method]reader.proc-id\x01\
+D\x01@\x01\x04self>\04\x04\0\x14[method]reader.state\x01E\x01@\x01\x04self>\07\x04\
+\0\x1b[method]reader.resume-state\x01F\x01@\x01\x04self>\0s\x04\0\x20[method]rea\
+der.resume-state-json\x01G\x01@\x01\x04self>\0\x0c\x04\0\x1e[method]reader.poll-\
+timeout-ns\x01H\x01@\x02\x04self>\x06now-nsw\0\x7f\x04\0\x20[method]reader.handl\
+e-timeout-ns\x01I\x04\0\x16dory:wire/decode@0.1.0\x05\x04\x01B\x1f\x02\x03\x02\x01\
+\x02\x04\0\x06cursor\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\x02\x01m\x02\
+\x03get\x04post\x04\0\x06method\x03\0\x04\x01m\x03\x07default\x06stream\x09unbou\
+nded\x04\0\x04wait\x03\0\x06\x01ps\x01q\x02\x05shell\x01s\0\x04argv\x01\x08\0\x04\
+\0\x07command\x03\0\x09\x01o\x02ss\x01p\x0b\x01p}\x01k\x0d\x01r\x08\x06method\x05\
+\x04paths\x05query\x0c\x07headers\x0c\x04body\x0e\x04wait\x07\x0aidempotent\x7f\x06\
+targets\x04\0\x07request\x03\0\x0f\x01ku\x01ks\x01j\x01\x10\x01\x03\x01@\x04\x0b\
+computer-ids\x07command\x0a\x0ftimeout-seconds\x11\x0fidempotency-key\x12\0\x13\x04\
+\0\x05start\x01\x14\x01@\x05\x0bcomputer-ids\x07command\x0a\x0ftimeout-seconds\x11\
+\x0fidempotency-key\x12\x06stream\x7f\0\x13\x04\0\x04exec\x01\x15\x01@\x02\x0bco\
+mputer-ids\x07proc-ids\0\x13\x04\0\x0bget-process\x01\x16\x04\0\x04kill\x01\x16\x01\
+@\x04\x0bcomputer-ids\x07proc-ids\x06cursor\x01\x06follow\x7f\0\x13\x04\0\x06out\
+put\x01\x17\x01@\x03\x0bcomputer-ids\x06offsetw\x06follow\x7f\0\x13\x04\0\x0aset\
+up-logs\x01\x18\x04\0\x17dory:wire/request@0.1.0\x05\x05\x02\x03\0\x01\x05event\x02\
+\x03\0\x01\x03fed\x02\x03\0\x01\x0agap-policy\x02\x03\0\x01\x11disconnect-reason\
+\x02\x03\0\x01\x0cresume-state\x02\x03\0\x02\x07request\x02\x03\0\x02\x07command\
+\x01B]\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\0\x02\x03\x02\x01\x03\x04\0\x05\
+error\x03\0\x02\x02\x03\x02\x01\x06\x04\0\x05event\x03\0\x04\x02\x03\x02\x01\x07\
+\x04\0\x03fed\x03\0\x06\x02\x03\x02\x01\x08\x04\0\x0agap-policy\x03\0\x08\x02\x03\
+\x02\x01\x09\x04\0\x11disconnect-reason\x03\0\x0a\x02\x03\x02\x01\x0a\x04\0\x0cr\
+esume-state\x03\0\x0c\x02\x03\x02\x01\x0b\x04\0\x07request\x03\0\x0e\x02\x03\x02\
+\x01\x0c\x04\0\x07command\x03\0\x10\x01k\x7f\x01k\x09\x01ky\x01kw\x01r\x09\x06fo\
+llow\x12\x0agap-policy\x13\x07retries\x14\x0abackoff-ns\x15\x0emax-backoff-ns\x15\
+\x06jitter\x12\x13liveness-timeout-ns\x15\x0fmax-frame-bytes\x15\x06strict\x12\x04\
+\0\x0efollow-options\x03\0\x16\x01ks\x01r\x07\x07attempty\x08failuresy\x06reason\
+\x0b\x06cursor\x01\x08delay-nsw\x07proc-id\x18\x06details\x04\0\x09reconnect\x03\
+\0\x19\x01kx\x01r\x05\x06exited\x7f\x09exit-code\x1b\x09timed-out\x7f\x06cursor\x01\
+\x07proc-id\x18\x04\0\x04done\x03\0\x1c\x01q\x03\x04done\x01\x1d\0\x09reconnect\x01\
+\x1a\0\x08continue\0\0\x04\0\x08decision\x03\0\x1e\x01p\x05\x01j\x01\x1f\x01\x03\
+\x01r\x02\x06events\x20\x08decision!\x04\0\x08followed\x03\0\"\x01m\x05\x05ready\
+\x04sent\x04body\x04done\x06failed\x04\0\x0efollower-state\x03\0$\x04\0\x08follo\
+wer\x03\x01\x01k\x01\x01i&\x01j\x01(\x01\x03\x01@\x04\x0bcomputer-ids\x07proc-id\
+s\x06cursor'\x07options\x17\0)\x04\0\x1f[static]follower.process-output\x01*\x01\
+@\x03\x0bcomputer-ids\x05state\x0d\x07options\x17\0)\x04\0\x17[static]follower.r\
+esume\x01+\x01@\x03\x0bcomputer-ids\x0astate-jsons\x07options\x17\0)\x04\0\x1c[s\
+tatic]follower.resume-json\x01,\x01@\x03\x0bcomputer-ids\x06offset\x15\x07option\
+s\x17\0)\x04\0\x1b[static]follower.setup-logs\x01-\x01ku\x01@\x05\x0bcomputer-id\
+s\x07command\x11\x0ftimeout-seconds.\x0fidempotency-key\x18\x07options\x17\0)\x04\
+\0\x1c[static]follower.exec-stream\x01/\x04\0\x1b[static]follower.call-start\x01\
+/\x04\0\x1a[static]follower.call-exec\x01/\x01@\x03\x0bcomputer-ids\x07proc-ids\x07\
+options\x17\0)\x04\0![static]follower.call-get-process\x010\x04\0\x1a[static]fol\
+lower.call-kill\x010\x01h&\x01j\x01\x0f\x01\x03\x01@\x01\x04self1\02\x04\0\x18[m\
+ethod]follower.request\x013\x01j\0\x01\x03\x01@\x05\x04self1\x06status{\x0cconte\
+nt-types\x07proc-id\x18\x0bretry-after\x18\04\x04\0\x15[method]follower.open\x01\
+5\x01p}\x01@\x02\x04self1\x04data6\0\x07\x04\0\x15[method]follower.feed\x017\x01\
+@\x03\x04self1\x0ftransport-error\x18\x06jitteru\0#\x04\0\x17[method]follower.fi\
+nish\x018\x01@\x03\x04self1\x06details\x06jitteru\0!\x04\0\x1c[method]follower.n\
+o-response\x019\x04\0\x1e[method]follower.not-connected\x019\x01@\x01\x04self1\0\
+\x15\x04\0\x1e[method]follower.wait-limit-ns\x01:\x01@\x02\x04self1\x0aelapsed-n\
+sw\0\x7f\x04\0\x1a[method]follower.waited-ns\x01;\x01@\x01\x04self1\0\x01\x04\0\x17\
+[method]follower.cursor\x01<\x01@\x01\x04self1\0\x18\x04\0\x18[method]follower.p\
+roc-id\x01=\x01@\x01\x04self1\0%\x04\0\x16[method]follower.state\x01>\x01@\x01\x04\
+self1\0y\x04\0\x19[method]follower.attempts\x01?\x01@\x01\x04self1\0\x17\x04\0\x18\
+[method]follower.options\x01@\x01@\x01\x04self1\0\x0d\x04\0\x1d[method]follower.\
+resume-state\x01A\x01@\x01\x04self1\0s\x04\0\"[method]follower.resume-state-json\
+\x01B\x01@\0\0\x17\x04\0\x0ffollow-defaults\x01C\x04\0\x16dory:wire/follow@0.1.0\
+\x05\x0d\x01B?\x02\x03\x02\x01\x03\x04\0\x05error\x03\0\0\x01r\x02\x05firstw\x04\
+lastw\x04\0\x0aline-range\x03\0\x02\x01m\x06\x07omitted\x04kept\x08terminal\x06s\
+tderr\x04lost\x03end\x04\0\x0bnotice-kind\x03\0\x04\x01r\x03\x04kind\x05\x04line\
+w\x04texts\x04\0\x06notice\x03\0\x06\x01k\x03\x01ks\x01p\x07\x01kw\x01r\x0e\x04t\
+exts\x09truncated\x7f\x0btotal-linesw\x0btotal-bytesw\x0ahead-bytesw\x0atail-byt\
+esw\x0domitted-linesw\x0domitted-bytesw\x0domitted-range\x08\x08spill-id\x09\x0a\
+spill-path\x09\x0bspill-error\x09\x07notices\x0a\x06tokens\x0b\x04\0\x07preview\x03\
+\0\x0c\x01q\x03\x05saved\x01s\0\x06failed\x01s\0\x09not-saved\0\0\x04\0\x0dspill\
+-outcome\x03\0\x0e\x04\0\x0dpending-spill\x03\x01\x01ps\x01q\x03\x04none\0\0\x08\
+defaults\0\0\x08patterns\x01\x11\0\x04\0\x04keep\x03\0\x12\x01m\x02\x04even\x04t\
+ail\x04\0\x05split\x03\0\x14\x01ky\x01r\x05\x04keep\x13\x08terminal\x7f\x05split\
+\x15\x0amax-tokens\x16\x09tokenizer\x09\x04\0\x0fpreview-options\x03\0\x17\x01i\x10\
+\x01q\x02\x04fits\x01\x0d\0\x0bneeds-spill\x01\x19\0\x04\0\x07bounded\x03\0\x1a\x04\
+\0\x11streaming-bounder\x03\x01\x01h\x10\x01@\x01\x04self\x1d\0s\x04\0\x1e[metho\
+d]pending-spill.spill-id\x01\x1e\x01@\x01\x04self\x1d\0w\x04\0![method]pending-s\
+pill.total-bytes\x01\x1f\x04\0![method]pending-spill.total-lines\x01\x1f\x01@\x03\
+\x04self\x1d\x07outcome\x0f\x04hint\x09\0\x0d\x04\0\x1c[method]pending-spill.ren\
+der\x01\x20\x01i\x1c\x01j\x01!\x01\x01\x01@\x04\x09max-linesw\x09max-bytesw\x08s\
+pill-id\x09\x07options\x18\0\"\x04\0\x1e[constructor]streaming-bounder\x01#\x01h\
+\x1c\x01p}\x01@\x02\x04self$\x05chunk%\x01\0\x04\0\x1e[method]streaming-bounder.\
+push\x01&\x01@\x01\x04self$\0w\x04\0%[method]streaming-bounder.total-bytes\x01'\x01\
+j\x01\x1b\x01\x01\x01@\x01\x07bounder!\0(\x04\0\x20[static]streaming-bounder.fin\
+ish\x01)\x01j\x01s\x01\x01\x01@\x01\x07preview\x0d\0*\x04\0\x0fpreview-to-json\x01\
++\x01j\x01w\x01\x01\x01@\x02\x04texts\x09tokenizer\x09\0,\x04\0\x0ccount-tokens\x01\
+-\x01@\0\0\x11\x04\0\x0atokenizers\x01.\x04\0\x15default-keep-patterns\x01.\x01@\
+\0\0\x18\x04\0\x0arun-preset\x01/\x01@\x05\x04data%\x09max-linesw\x09max-bytesw\x08\
+spill-id\x09\x07options\x18\0(\x04\0\x05bound\x010\x04\0\x17dory:wire/preview@0.\
+1.0\x05\x0e\x02\x03\0\x04\x07preview\x02\x03\0\x04\x0fpreview-options\x02\x03\0\x04\
+\x0dspill-outcome\x01B>\x02\x03\x02\x01\x01\x04\0\x06stream\x03\0\0\x02\x03\x02\x01\
+\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\x01\x06\x04\0\x05event\x03\0\x04\x02\x03\
+\x02\x01\x0f\x04\0\x07preview\x03\0\x06\x02\x03\x02\x01\x10\x04\0\x0fpreview-opt\
+ions\x03\0\x08\x02\x03\x02\x01\x11\x04\0\x0dspill-outcome\x03\0\x0a\x01m\x03\x06\
+stdout\x06stderr\x08combined\x04\0\x04view\x03\0\x0c\x04\0\x0brun-bounder\x03\x01\
+\x04\0\x0brun-pending\x03\x01\x01ks\x01i\x0e\x01j\x01\x11\x01\x03\x01@\x04\x09ma\
+x-linesw\x09max-bytesw\x08spill-id\x10\x07options\x09\0\x12\x04\0\x18[constructo\
+r]run-bounder\x01\x13\x01h\x0e\x01p}\x01@\x03\x04self\x14\x06stream\x01\x04data\x15\
+\x01\0\x04\0\x18[method]run-bounder.push\x01\x16\x01@\x04\x04self\x14\x06stream\x01\
+\x05startw\x03endw\x01\0\x04\0\x18[method]run-bounder.lose\x01\x17\x01p\x05\x01@\
+\x02\x04self\x14\x06events\x18\x01\0\x04\0\x18[method]run-bounder.feed\x01\x19\x01\
+@\x02\x04self\x14\x04view\x0d\0\x10\x04\0\x1c[method]run-bounder.spill-id\x01\x1a\
+\x01@\x02\x04self\x14\x04view\x0d\0w\x04\0\x1f[method]run-bounder.total-bytes\x01\
+\x1b\x04\0\x1e[method]run-bounder.lost-bytes\x01\x1b\x01@\x01\x04self\x14\0w\x04\
+\0\"[method]run-bounder.retained-bytes\x01\x1c\x01i\x0f\x01j\x01\x1d\x01\x03\x01\
+@\x01\x07bounder\x11\0\x1e\x04\0\x1a[static]run-bounder.finish\x01\x1f\x01h\x0f\x01\
+@\x02\x04self\x20\x04view\x0d\0s\x04\0\x1c[method]run-pending.spill-id\x01!\x01@\
+\x02\x04self\x20\x04view\x0d\0\x7f\x04\0\x1f[method]run-pending.needs-spill\x01\"\
+\x01@\x02\x04self\x20\x04view\x0d\0w\x04\0\x1f[method]run-pending.total-bytes\x01\
+#\x01o\x02ww\x01@\x02\x04self\x20\x04view\x0d\0$\x04\0\x18[method]run-pending.lo\
+st\x01%\x01@\x04\x04self\x20\x04view\x0d\x07outcome\x0b\x04hint\x10\0\x07\x04\0\x1a\
+[method]run-pending.render\x01&\x01j\0\x01\x03\x01@\x02\x09max-linesw\x09max-byt\
+esw\0'\x04\0\x0ccheck-limits\x01(\x01@\x01\x0fidempotency-keys\0s\x04\0\x0crun-s\
+pill-id\x01)\x01@\0\0w\x04\0\x15default-run-max-lines\x01*\x04\0\x15default-run-\
+max-bytes\x01*\x04\0\x11min-run-max-bytes\x01*\x04\0\x13dory:wire/run@0.1.0\x05\x12\
+\x02\x03\0\x04\x04keep\x02\x03\0\x03\x0efollow-options\x02\x03\0\x03\x09reconnec\
+t\x02\x03\0\x05\x04view\x01Bg\x02\x03\x02\x01\x01\x04\0\x06stream\x03\0\0\x02\x03\
+\x02\x01\x03\x04\0\x05error\x03\0\x02\x02\x03\x02\x01\x02\x04\0\x06cursor\x03\0\x04\
+\x02\x03\x02\x01\x0f\x04\0\x07preview\x03\0\x06\x02\x03\x02\x01\x11\x04\0\x0dspi\
+ll-outcome\x03\0\x08\x02\x03\x02\x01\x13\x04\0\x04keep\x03\0\x0a\x02\x03\x02\x01\
+\x0b\x04\0\x07request\x03\0\x0c\x02\x03\x02\x01\x0c\x04\0\x07command\x03\0\x0e\x02\
+\x03\x02\x01\x14\x04\0\x0efollow-options\x03\0\x10\x02\x03\x02\x01\x15\x04\0\x09\
+reconnect\x03\0\x12\x02\x03\x02\x01\x16\x04\0\x04view\x03\0\x14\x01kw\x01ky\x01k\
+s\x01ku\x01k\x7f\x01k\x0b\x01r\x0e\x09max-lines\x16\x09max-bytes\x16\x0amax-toke\
+ns\x17\x09tokenizer\x18\x0fidempotency-key\x18\x0ftimeout-seconds\x19\x04hint\x18\
+\x0ekill-on-cancel\x1a\x05spill\x1a\x09on-output\x1a\x11answer-timeout-ns\x16\x04\
+keep\x1b\x08terminal\x1a\x06follow\x11\x04\0\x0brun-options\x03\0\x1c\x01r\x02\x04\
+view\x15\x08spill-ids\x04\0\x0aspill-open\x03\0\x1e\x01p}\x01r\x02\x04view\x15\x04\
+data\x20\x04\0\x0bspill-write\x03\0!\x01r\x03\x06stream\x01\x04data\x20\x04texts\
+\x04\0\x0coutput-chunk\x03\0#\x01q\x05\x0aopen-spill\x01\x1f\0\x0bwrite-spill\x01\
+\"\0\x06output\x01$\0\x0ccommit-spill\x01\x15\0\x0ddiscard-spill\x01\x15\0\x04\0\
+\x0arun-action\x03\0%\x01k\x13\x01r\x02\x08delay-nsw\x09reconnect'\x04\0\x08run-\
+wait\x03\0(\x01q\x04\x04send\0\0\x04wait\x01)\0\x04done\0\0\x09cancelled\0\0\x04\
+\0\x08run-step\x03\0*\x01p&\x01k\x03\x01r\x02\x07actions,\x05error-\x04\0\x07run\
+-fed\x03\0.\x01j\x01+\x01\x03\x01r\x02\x07actions,\x04step0\x04\0\x0crun-finishe\
+d\x03\01\x01r\x02\x07actions,\x04step+\x04\0\x0drun-cancelled\x03\03\x01kx\x01r\x09\
+\x07proc-ids\x0fidempotency-keys\x09exit-code5\x09timed-out\x7f\x06stdout\x07\x06\
+stderr\x07\x08combined\x07\x11stdout-lost-bytesw\x11stderr-lost-bytesw\x04\0\x0a\
+run-result\x03\06\x01m\x07\x08starting\x09following\x0acancelling\x04done\x08fin\
+ished\x09cancelled\x06failed\x04\0\x09run-state\x03\08\x04\0\x03run\x03\x01\x01i\
+:\x01j\x01;\x01\x03\x01@\x04\x0bcomputer-ids\x07command\x0f\x07options\x1d\x06ra\
+ndom\x20\0<\x04\0\x10[constructor]run\x01=\x01h:\x01j\x01\x0d\x01\x03\x01@\x01\x04\
+self>\0?\x04\0\x13[method]run.request\x01@\x01j\0\x01\x03\x01@\x05\x04self>\x06s\
+tatus{\x0ccontent-types\x07proc-id\x18\x0bretry-after\x18\0\xc1\0\x04\0\x10[meth\
+od]run.open\x01B\x01@\x02\x04self>\x04data\x20\0/\x04\0\x10[method]run.feed\x01C\
+\x01@\x03\x04self>\x0ftransport-error\x18\x06jitteru\02\x04\0\x12[method]run.fin\
+ish\x01D\x01@\x03\x04self>\x06details\x06jitteru\00\x04\0\x17[method]run.no-resp\
+onse\x01E\x04\0\x19[method]run.not-connected\x01E\x01@\x01\x04self>\04\x04\0\x12\
+[method]run.cancel\x01F\x01@\x01\x04self>\0\x16\x04\0\x19[method]run.wait-limit-\
+ns\x01G\x01@\x02\x04self>\x0aelapsed-nsw\0\x7f\x04\0\x15[method]run.waited-ns\x01\
+H\x01@\x03\x04self>\x04view\x15\x05errors\x01\0\x04\0\x18[method]run.spill-faile\
+d\x01I\x01@\x03\x04self>\x04view\x15\x07outcome\x09\x01\0\x04\0\x1b[method]run.s\
+pill-committed\x01J\x01j\x017\x01\x03\x01@\x01\x04self>\0\xcb\0\x04\0\x12[method\
+]run.result\x01L\x01@\x01\x04self>\09\x04\0\x11[method]run.state\x01M\x01@\x01\x04\
+self>\0s\x04\0\x1b[method]run.idempotency-key\x01N\x01@\x01\x04self>\0\x18\x04\0\
+\x13[method]run.proc-id\x01O\x01@\x02\x04self>\x04view\x15\0s\x04\0\x14[method]r\
+un.spill-id\x01P\x01@\x01\x04self>\0\x05\x04\0\x12[method]run.cursor\x01Q\x01j\x01\
+s\x01\x03\x01@\x01\x0arun-result7\0\xd2\0\x04\0\x12run-result-to-json\x01S\x04\0\
+\x1bdory:wire/run-machine@0.1.0\x05\x17\x01B\x15\x02\x03\x02\x01\x03\x04\0\x05er\
+ror\x03\0\0\x01r\x04\x07contextw\x09max-linesw\x09max-bytesw\x0bignore-case\x7f\x04\
+\0\x0esearch-options\x03\0\x02\x01kw\x01ks\x01r\x0c\x04texts\x09truncated\x7f\x0b\
+total-linesw\x0btotal-bytesw\x0dmatched-linesw\x0bshown-linesw\x0domitted-linesw\
+\x0cpartial-line\x04\x0along-linesw\x0ffirst-long-line\x04\x0aspill-path\x05\x07\
+command\x05\x04\0\x0dsearch-result\x03\0\x06\x04\0\x08searcher\x03\x01\x01i\x08\x01\
+j\x01\x09\x01\x01\x01@\x02\x07patterns\x07options\x03\0\x0a\x04\0\x17[static]sea\
+rcher.create\x01\x0b\x01h\x08\x01p}\x01@\x02\x04self\x0c\x05chunk\x0d\x01\0\x04\0\
+\x15[method]searcher.push\x01\x0e\x01@\x01\x04self\x0c\0w\x04\0\x1f[method]searc\
+her.buffered-bytes\x01\x0f\x01@\x02\x08searcher\x09\x04path\x05\0\x07\x04\0\x17[\
+static]searcher.finish\x01\x10\x04\0\x16dory:wire/search@0.1.0\x05\x18\x04\0\x19\
+dory:wire/dory-wire@0.1.0\x04\0\x0b\x0f\x01\0\x09dory-wire\x03\0\0\0G\x09produce\
+rs\x01\x0cprocessed-by\x02\x0dwit-component\x070.262.0\x10wit-bindgen-rust\x060.\
+63.0";
 #[inline(never)]
 #[doc(hidden)]
 pub fn __link_custom_section_describing_imports() {

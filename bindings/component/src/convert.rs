@@ -69,6 +69,7 @@ fn field_value(value: FieldValue<'_>) -> wit::FieldValue {
         FieldValue::U64(n) => wit::FieldValue::U64(n),
         FieldValue::Stream(s) => wit::FieldValue::Stream(stream(s)),
         FieldValue::Cursor(c) => wit::FieldValue::Cursor(cursor(c)),
+        FieldValue::Bool(b) => wit::FieldValue::Boolean(b),
     }
 }
 

@@ -327,14 +327,8 @@ impl wit::GuestFollower for FollowerResource {
         decided(self.inner.borrow_mut().no_response(&detail, jitter))
     }
 
-    fn poll_timeout_ns(&self) -> Option<u64> {
-        self.inner.borrow().poll_timeout().map(reader::nanos)
-    }
-
-    fn handle_timeout_ns(&self, now_ns: u64) -> bool {
-        self.inner
-            .borrow_mut()
-            .handle_timeout(Duration::from_nanos(now_ns))
+    fn not_connected(&self, detail: String, jitter: f64) -> Result<wit::Decision, WitError> {
+        decided(self.inner.borrow_mut().not_connected(&detail, jitter))
     }
 
     fn cursor(&self) -> Cursor {

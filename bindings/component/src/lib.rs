@@ -44,6 +44,7 @@ pub mod convert;
 pub mod follow;
 pub mod preview;
 pub mod reader;
+mod records;
 pub mod request;
 pub mod run;
 pub mod run_bounder;

@@ -14,14 +14,16 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::time::Duration;
 
+use dory_wire::records::Value;
 use dory_wire::{
-    DisconnectReason, End, Endpoint, Event, GapPolicy, ReaderOptions, ReaderState, ResumeState,
-    Sink, Stream,
+    DisconnectReason, End, Endpoint, Event, GapPolicy, ProcessStatus, ReaderOptions, ReaderState,
+    ResumeState, Sink, Stream,
 };
 
 use crate::bindings::exports::dory::wire::decode as wit;
 use crate::bindings::exports::dory::wire::types::Error as WitError;
 use crate::convert;
+use crate::records;
 use crate::Component;
 
 impl wit::Guest for Component {
@@ -131,78 +133,117 @@ impl Events {
     }
 }
 
-fn exit_code_status(status: dory_wire::ProcessStatus) -> wit::ProcessStatus {
-    match status {
-        dory_wire::ProcessStatus::Running => wit::ProcessStatus::Running,
-        dory_wire::ProcessStatus::Exited => wit::ProcessStatus::Exited,
-    }
-}
-
-/// A core event as its WIT variant; `None` for a variant added to the core
-/// after this crate (the core's `Event` is `#[non_exhaustive]`).
+/// A core event as its WIT variant, by the record tables
+/// (`crate::records`, generated); output moves its bytes. `None` for a
+/// variant this build does not know.
 fn event_of(event: Event) -> Option<wit::Event> {
-    Some(match event {
-        Event::Started { proc_id } => wit::Event::Started(wit::Started { proc_id }),
-        Event::Output {
-            stream,
-            data,
-            start,
-            end,
-        } => wit::Event::Output(wit::Output {
+    if let Event::Output {
+        stream,
+        data,
+        start,
+        end,
+    } = event
+    {
+        return Some(wit::Event::Output(wit::Output {
             stream: convert::stream(stream),
             data,
             start,
             end,
-        }),
-        Event::Skipped { stream, start, end } => wit::Event::Skipped(wit::Skipped {
-            stream: convert::stream(stream),
-            start,
-            end,
-        }),
-        Event::Heartbeat => wit::Event::Heartbeat,
-        Event::Exit {
-            exit_code,
-            timed_out,
-        } => wit::Event::Exit(wit::Exit {
-            exit_code,
-            timed_out,
-        }),
-        Event::Unknown { frame_type } => wit::Event::Unknown(wit::Unknown { frame_type }),
-        Event::Identity(identity) => wit::Event::Identity(wit::Identity {
-            proc_id: identity.proc_id,
-            status: exit_code_status(identity.status),
-        }),
-        Event::ExecResult(result) => wit::Event::ExecResult(wit::ExecResult {
-            proc_id: result.proc_id,
-            stdout: result.stdout,
-            stderr: result.stderr,
-            stdout_truncated: result.stdout_truncated,
-            stderr_truncated: result.stderr_truncated,
-            exit_code: result.exit_code,
-            timed_out: result.timed_out,
-        }),
-        _ => return None,
-    })
+        }));
+    }
+    let (record, values) = event.record();
+    records::event(record, values)
 }
 
-/// A core end as its WIT variant; `None` for a variant added to the core
-/// after this crate.
+/// A core end as its WIT variant, by the record tables.
 fn end_of(end: End) -> Option<wit::End> {
-    Some(match end {
-        End::Exited {
-            exit_code,
-            timed_out,
-        } => wit::End::Exited(wit::Exited {
-            exit_code,
-            timed_out,
-        }),
-        End::Disconnected { cursor, reason } => wit::End::Disconnected(wit::Disconnected {
-            cursor: convert::cursor(cursor),
-            reason: reason_of(reason)?,
-        }),
-        End::Document => wit::End::Document,
-        _ => return None,
-    })
+    let (record, values) = end.record();
+    records::end(record, values)
+}
+
+/// The values of one record, taken in the row's order by the generated
+/// conversions (`crate::records`): each method takes the next value if it
+/// has the named type, else `None` (a row and its values that disagree).
+pub(crate) struct Fields<'a> {
+    values: std::vec::IntoIter<Value<'a>>,
+}
+
+impl<'a> Fields<'a> {
+    /// The values of a record.
+    pub(crate) fn new(values: Vec<Value<'a>>) -> Self {
+        Fields {
+            values: values.into_iter(),
+        }
+    }
+
+    /// Whether every value was taken.
+    pub(crate) fn done(mut self) -> bool {
+        self.values.next().is_none()
+    }
+
+    pub(crate) fn string(&mut self) -> Option<String> {
+        match self.values.next()? {
+            Value::Str(s) => Some(s.to_owned()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn stream(&mut self) -> Option<wit::Stream> {
+        match self.values.next()? {
+            Value::Stream(s) => Some(convert::stream(s)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn status(&mut self) -> Option<wit::ProcessStatus> {
+        match self.values.next()? {
+            Value::ProcessStatus(ProcessStatus::Running) => Some(wit::ProcessStatus::Running),
+            Value::ProcessStatus(ProcessStatus::Exited) => Some(wit::ProcessStatus::Exited),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn u64(&mut self) -> Option<u64> {
+        match self.values.next()? {
+            Value::U64(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn opt_i64(&mut self) -> Option<Option<i64>> {
+        match self.values.next()? {
+            Value::OptI64(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn bool(&mut self) -> Option<bool> {
+        match self.values.next()? {
+            Value::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn bytes(&mut self) -> Option<Vec<u8>> {
+        match self.values.next()? {
+            Value::Bytes(b) => Some(b.to_vec()),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn cursor(&mut self) -> Option<wit::Cursor> {
+        match self.values.next()? {
+            Value::Cursor(c) => Some(convert::cursor(c)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn reason(&mut self) -> Option<wit::DisconnectReason> {
+        match self.values.next()? {
+            Value::DisconnectReason(r) => reason_of(r),
+            _ => None,
+        }
+    }
 }
 
 /// A core disconnect reason as its WIT enum; `None` for a reason added to
@@ -213,6 +254,7 @@ pub(crate) fn reason_of(reason: DisconnectReason) -> Option<wit::DisconnectReaso
         DisconnectReason::Gap => wit::DisconnectReason::Gap,
         DisconnectReason::Stalled => wit::DisconnectReason::Stalled,
         DisconnectReason::NoResponse => wit::DisconnectReason::NoResponse,
+        DisconnectReason::NotConnected => wit::DisconnectReason::NotConnected,
         DisconnectReason::Unavailable => wit::DisconnectReason::Unavailable,
         _ => return None,
     })

@@ -281,6 +281,10 @@ impl wit::GuestRun for RunResource {
         stepped(self.inner.borrow_mut().no_response(&detail, jitter))
     }
 
+    fn not_connected(&self, detail: String, jitter: f64) -> Result<wit::RunStep, WitError> {
+        stepped(self.inner.borrow_mut().not_connected(&detail, jitter))
+    }
+
     fn cancel(&self) -> wit::RunCancelled {
         let mut actions = Actions::default();
         let cancelled = self.inner.borrow_mut().cancel(&mut actions);

@@ -38,6 +38,7 @@ fn field_to_py<'py>(py: Python<'py>, value: FieldValue<'_>) -> PyResult<Bound<'p
         FieldValue::U64(n) => n.into_bound_py_any(py),
         FieldValue::Stream(s) => (&StreamName::of(py, s)).into_bound_py_any(py),
         FieldValue::Cursor(c) => PyCursor(c).into_bound_py_any(py),
+        FieldValue::Bool(b) => b.into_bound_py_any(py),
     }
 }
 

@@ -8,6 +8,7 @@
 
 use pyo3::prelude::*;
 
+mod answers;
 mod args;
 mod errors;
 mod events;
@@ -15,6 +16,7 @@ mod feed;
 mod follow;
 mod preview;
 mod reader;
+mod records;
 mod request;
 mod run;
 mod run_bounder;
@@ -29,22 +31,15 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<reader::PyReader>()?;
     m.add_class::<values::PyCursor>()?;
     m.add_class::<values::PyResumeState>()?;
-    m.add_class::<events::Started>()?;
-    m.add_class::<events::Output>()?;
-    m.add_class::<events::Skipped>()?;
-    m.add_class::<events::Heartbeat>()?;
-    m.add_class::<events::Exit>()?;
-    m.add_class::<events::Unknown>()?;
-    m.add_class::<events::Identity>()?;
-    m.add_class::<events::ExecResult>()?;
-    m.add_class::<events::Exited>()?;
-    m.add_class::<events::Disconnected>()?;
-    m.add_class::<events::Document>()?;
+    records::register(m)?;
     m.add_class::<follow::PyFollower>()?;
     m.add_class::<follow::Done>()?;
     m.add_class::<follow::Reconnect>()?;
     m.add_class::<follow::Continue>()?;
     m.add_function(wrap_pyfunction!(follow::_stream_disconnected, m)?)?;
+    m.add_function(wrap_pyfunction!(answers::_wire_form, m)?)?;
+    m.add_function(wrap_pyfunction!(answers::_identity_answer, m)?)?;
+    m.add_function(wrap_pyfunction!(answers::_exec_answer, m)?)?;
     m.add_class::<request::PyRequest>()?;
     m.add_class::<transcript::Transcript>()?;
     m.add_class::<transcript::Utf8Decoder>()?;

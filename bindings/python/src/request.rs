@@ -50,6 +50,21 @@ impl PyRequest {
     /// the background; answered by the process's identity (JSON). With an
     /// ``idempotency_key``, sending it again answers the same process
     /// instead of starting another.
+    /// The API's base URL as every client takes it (the core's rule): an
+    /// absolute ``http://`` or ``https://`` URL with a host, without spaces,
+    /// a query or a fragment, returned without its trailing ``/``;
+    /// ``InvalidArgument`` (argument ``base_url``) otherwise, ``None`` and
+    /// ``""`` included.
+    #[staticmethod]
+    #[pyo3(signature = (url, /))]
+    fn base_url(py: Python<'_>, url: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+        let url = match url {
+            Some(u) if !u.is_none() => Some(args::text(u, "base_url")?),
+            _ => None,
+        };
+        dory_wire::base_url(url.as_deref()).map_err(|e| to_py_err(py, e, Vec::new()))
+    }
+
     #[staticmethod]
     #[pyo3(signature = (computer_id, command, timeout_seconds = None, idempotency_key = None))]
     fn start(

@@ -1,13 +1,11 @@
 //! `Transcript` and `Utf8Decoder`: the core's consumer-side views.
 
-use dory_wire::{Event, Stream};
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use dory_wire::Stream;
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 
 use crate::args;
-use crate::events::{Exit, Output, Skipped};
-use crate::values::StreamName;
 
 /// An incremental UTF-8 decoder that never splits a character.
 ///
@@ -64,15 +62,6 @@ impl Utf8Decoder {
 #[derive(Default)]
 pub(crate) struct Transcript(dory_wire::Transcript);
 
-fn stream_of(py: Python<'_>, name: &StreamName) -> PyResult<Stream> {
-    name.stream(py)?.ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "event has unknown stream {:?}",
-            name.to_string_lossy(py)
-        ))
-    })
-}
-
 impl Transcript {
     /// The core transcript, for the reader's `feed_into`.
     pub(crate) fn core_mut(&mut self) -> &mut dory_wire::Transcript {
@@ -89,31 +78,8 @@ impl Transcript {
 
     /// Records an event (any event is accepted; only ``Output``,
     /// ``Skipped`` and ``Exit`` change the transcript).
-    fn push(&mut self, py: Python<'_>, event: &Bound<'_, PyAny>) -> PyResult<()> {
-        let core = if let Ok(e) = event.cast::<Output>() {
-            let e = e.get();
-            Event::Output {
-                stream: stream_of(py, &e.stream)?,
-                data: e.data.bind(py).as_bytes().to_vec(),
-                start: e.start,
-                end: e.end,
-            }
-        } else if let Ok(e) = event.cast::<Skipped>() {
-            let e = e.get();
-            Event::Skipped {
-                stream: stream_of(py, &e.stream)?,
-                start: e.start,
-                end: e.end,
-            }
-        } else if let Ok(e) = event.cast::<Exit>() {
-            let e = e.get();
-            Event::Exit {
-                exit_code: e.exit_code,
-                timed_out: e.timed_out,
-            }
-        } else if is_event(event) {
-            return Ok(());
-        } else {
+    fn push(&mut self, event: &Bound<'_, PyAny>) -> PyResult<()> {
+        let Some(core) = crate::records::event_from_py(event)? else {
             return Err(PyTypeError::new_err(format!(
                 "push() argument 'event' must be an event, not {}",
                 args::type_name(event)
@@ -178,14 +144,4 @@ fn opt_stream(obj: Option<&Bound<'_, PyAny>>) -> PyResult<Stream> {
         Some(o) => args::stream(o),
         None => Ok(Stream::Stdout),
     }
-}
-
-/// Whether `obj` is one of the event classes that a transcript ignores.
-fn is_event(obj: &Bound<'_, PyAny>) -> bool {
-    use crate::events::{ExecResult, Heartbeat, Identity, Started, Unknown};
-    obj.is_instance_of::<Started>()
-        || obj.is_instance_of::<Heartbeat>()
-        || obj.is_instance_of::<Unknown>()
-        || obj.is_instance_of::<Identity>()
-        || obj.is_instance_of::<ExecResult>()
 }

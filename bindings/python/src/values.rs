@@ -98,11 +98,28 @@ impl<'py> IntoPyObject<'py> for &StreamName {
 /// Declares a frozen value class whose fields convert to Python by reference.
 ///
 /// Generates the constructor, getters, `__match_args__`, `__repr__`, `__eq__`
-/// and `__hash__` (over a tuple of the fields).
+/// and `__hash__` (over a tuple of the fields). `signature (…)` after the
+/// name gives the constructor's signature (its defaults), else every field
+/// is required.
 macro_rules! value_class {
     (
         $(#[$doc:meta])*
         $rust:ident as $py_name:literal
+        {
+            $( $(#[$fdoc:meta])* $field:ident : $ty:ty ),* $(,)?
+        }
+    ) => {
+        $crate::values::value_class! {
+            $(#[$doc])*
+            $rust as $py_name signature ($($field),*)
+            {
+                $( $(#[$fdoc])* $field : $ty ),*
+            }
+        }
+    };
+    (
+        $(#[$doc:meta])*
+        $rust:ident as $py_name:literal signature ($($sig:tt)*)
         {
             $( $(#[$fdoc:meta])* $field:ident : $ty:ty ),* $(,)?
         }
@@ -116,6 +133,7 @@ macro_rules! value_class {
         #[::pyo3::pymethods]
         impl $rust {
             #[new]
+            #[pyo3(signature = ($($sig)*))]
             fn py_new($($field: $ty),*) -> Self {
                 $rust { $($field),* }
             }
@@ -251,6 +269,14 @@ impl PyCursor {
         d.set_item("stdout", self.0.stdout)?;
         d.set_item("stderr", self.0.stderr)?;
         Ok(d)
+    }
+
+    /// The consumed offsets after ``event``, from these before it (the
+    /// core's rule): an ``Output`` or a ``Skipped`` moves its stream to its
+    /// ``end``; other events move nothing.
+    fn after(&self, event: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let event = crate::answers::event_arg(event, "after")?;
+        Ok(PyCursor(self.0.after(&event)))
     }
 
     fn __getnewargs__(&self) -> (u64, u64) {

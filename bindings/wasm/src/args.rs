@@ -110,29 +110,15 @@ pub(crate) fn random_bytes(bytes: &[u8]) -> Result<[u8; 16], Error> {
     })
 }
 
-/// The core's argument names, as the JavaScript `Run` calls them (the
-/// core names the arguments of [`dory_wire::Run::new`] in Rust).
+/// An error with the argument named as JavaScript names it (the core's rule,
+/// [`dory_wire::names::js_argument`]); [`crate::json::write_error`] applies
+/// it to every error it writes.
 pub(crate) fn js_argument(error: Error) -> Error {
     match error {
-        Error::InvalidArgument { argument, reason } => {
-            let name = match argument.as_str() {
-                "computer_id" => "computerId",
-                "idempotency_key" => "idempotencyKey",
-                "timeout_seconds" => "timeoutMs",
-                "answer_timeout" => "answerTimeoutMs",
-                "liveness_timeout" => "livenessTimeoutMs",
-                "backoff" => "backoffMs",
-                "max_backoff" => "maxBackoffMs",
-                "max_frame_bytes" => "maxFrameBytes",
-                "gap_policy" => "gapPolicy",
-                "spill_id" => "spillId",
-                other => other,
-            };
-            Error::InvalidArgument {
-                argument: name.to_owned(),
-                reason,
-            }
-        }
+        Error::InvalidArgument { argument, reason } => Error::InvalidArgument {
+            argument: dory_wire::names::js_argument(&argument),
+            reason,
+        },
         other => other,
     }
 }

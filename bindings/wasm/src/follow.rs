@@ -132,13 +132,31 @@ impl WasmFollower {
     /// No response came. Returns the decision's JSON; throws an
     /// error-object JSON string.
     pub fn no_response(&mut self, detail: &str, jitter: f64) -> Result<String, String> {
+        self.transport_failure(detail, jitter, false)
+    }
+
+    /// The connection was never made (refused, name lookup failed, connect
+    /// timeout). Returns the decision's JSON; throws an error-object JSON
+    /// string.
+    pub fn not_connected(&mut self, detail: &str, jitter: f64) -> Result<String, String> {
+        self.transport_failure(detail, jitter, true)
+    }
+
+    fn transport_failure(
+        &mut self,
+        detail: &str,
+        jitter: f64,
+        never_connected: bool,
+    ) -> Result<String, String> {
         if let Some(failed) = self.feed.failed() {
             return Err(failed.clone());
         }
-        let decision = self
-            .inner
-            .no_response(detail, jitter)
-            .map_err(|e| json::write_error(&e))?;
+        let decided = if never_connected {
+            self.inner.not_connected(detail, jitter)
+        } else {
+            self.inner.no_response(detail, jitter)
+        };
+        let decision = decided.map_err(|e| json::write_error(&e))?;
         let mut out = String::new();
         match push_decision(&mut out, &decision) {
             Ok(()) => Ok(out),
@@ -202,22 +220,6 @@ impl WasmFollower {
             Ok(s) => s,
             Err(e) => format!("{{\"error\":{}}}", e.to_json()),
         }
-    }
-
-    /// The deadline for the headers or the next complete frame, in ms on the
-    /// caller's clock.
-    pub fn poll_timeout_ms(&self) -> Option<f64> {
-        self.inner
-            .poll_timeout()
-            .map(|d| d.as_nanos() as f64 / 1_000_000.0)
-    }
-
-    /// Tells the follower the time (ms on the caller's monotonic clock);
-    /// true when the wait is over. Throws an error-object JSON string
-    /// (`invalid_argument`) for a time that is not a number of ms `>= 0`.
-    pub fn handle_timeout(&mut self, now_ms: f64) -> Result<bool, String> {
-        let now = millis("nowMs", now_ms).map_err(|e| json::write_error(&e))?;
-        Ok(self.inner.handle_timeout(now))
     }
 
     /// `"ready"`, `"sent"`, `"body"`, `"done"` or `"failed"`.

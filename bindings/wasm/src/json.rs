@@ -12,6 +12,7 @@
 
 use std::fmt::Write as _;
 
+use dory_wire::records::{Field, Value};
 use dory_wire::{Cursor, End, Error, Event, FieldValue, ResumeState};
 
 /// The largest integer a JavaScript number holds exactly: 2^53 − 1.
@@ -130,16 +131,51 @@ pub fn push_cursor(out: &mut String, c: Cursor) -> Result<(), OutOfRange> {
     Ok(())
 }
 
-/// Appends one event array, and its bytes (if any) to `data`.
+/// Appends one field's value: a `bytes` value as its length (the caller
+/// appends the bytes themselves).
+fn push_value(
+    out: &mut String,
+    field: &'static Field,
+    value: &Value<'_>,
+) -> Result<(), OutOfRange> {
+    match value {
+        Value::Str(s) => push_str(out, s),
+        Value::Stream(s) => push_str(out, s.as_str()),
+        Value::ProcessStatus(s) => push_str(out, s.as_str()),
+        Value::U64(n) => push_u64(out, field.name, *n)?,
+        Value::OptI64(n) => push_opt_i64(out, field.name, *n)?,
+        Value::Bool(b) => push_bool(out, *b),
+        Value::Bytes(b) => push_digits(out, b.len() as u64),
+        Value::Cursor(c) => push_cursor(out, *c)?,
+        Value::DisconnectReason(r) => push_str(out, r.as_str()),
+    }
+    Ok(())
+}
+
+/// Appends one event array (its name, then its fields in the order of its
+/// row of the core's record table, `crate::layout`), and its bytes (if
+/// any) to `data`.
 ///
 /// On error nothing is appended to `out` or `data`.
 pub fn push_event(out: &mut String, data: &mut Vec<u8>, event: &Event) -> Result<(), OutOfRange> {
     let mark = out.len();
-    match push_event_inner(out, event) {
+    let (record, values) = event.record();
+    let result = (|| {
+        out.push('[');
+        push_str(out, record.name);
+        for (field, value) in record.fields.iter().zip(&values) {
+            out.push(',');
+            push_value(out, field, value)?;
+        }
+        out.push(']');
+        Ok(())
+    })();
+    match result {
         Ok(()) => {
-            if let Event::ExecResult(r) = event {
-                data.extend_from_slice(&r.stdout);
-                data.extend_from_slice(&r.stderr);
+            for value in &values {
+                if let Value::Bytes(b) = value {
+                    data.extend_from_slice(b);
+                }
             }
             Ok(())
         }
@@ -150,85 +186,19 @@ pub fn push_event(out: &mut String, data: &mut Vec<u8>, event: &Event) -> Result
     }
 }
 
-fn push_event_inner(out: &mut String, event: &Event) -> Result<(), OutOfRange> {
-    match event {
-        Event::Started { proc_id } => {
-            out.push_str("[\"started\",");
-            push_str(out, proc_id);
-        }
-        Event::Skipped { stream, start, end } => {
-            out.push_str("[\"skipped\",");
-            push_str(out, stream.as_str());
-            out.push(',');
-            push_u64(out, "skipped start offset", *start)?;
-            out.push(',');
-            push_u64(out, "skipped end offset", *end)?;
-        }
-        Event::Heartbeat => out.push_str("[\"heartbeat\""),
-        Event::Exit {
-            exit_code,
-            timed_out,
-        } => {
-            out.push_str("[\"exit\",");
-            push_opt_i64(out, "exit_code", *exit_code)?;
-            out.push(',');
-            push_bool(out, *timed_out);
-        }
-        Event::Unknown { frame_type } => {
-            out.push_str("[\"unknown\",");
-            push_str(out, frame_type);
-        }
-        Event::Identity(identity) => {
-            out.push_str("[\"identity\",");
-            push_str(out, &identity.proc_id);
-            out.push(',');
-            push_str(out, identity.status.as_str());
-        }
-        Event::ExecResult(r) => {
-            out.push_str("[\"exec_result\",");
-            push_str(out, &r.proc_id);
-            let _ = write!(out, ",{},{},", r.stdout.len(), r.stderr.len());
-            push_bool(out, r.stdout_truncated);
-            out.push(',');
-            push_bool(out, r.stderr_truncated);
-            out.push(',');
-            push_opt_i64(out, "exit_code", r.exit_code)?;
-            out.push(',');
-            push_bool(out, r.timed_out);
-        }
-        // Output crosses as a numeric record, never here (a sink's `event`
-        // never receives it). An event added to the core later: the
-        // JavaScript layer reports a binding mismatch rather than guess.
-        _ => out.push_str("[\"unsupported_event\""),
-    }
-    out.push(']');
-    Ok(())
-}
-
-/// Appends the end object: `{"type":"exited","exitCode":…,"timedOut":…}`,
-/// `{"type":"disconnected","cursor":{…},"reason":…}` or `{"type":"document"}`.
+/// Appends the end object: its `type` (the row's name), then its fields
+/// under their camelCase names, e.g. `{"type":"exited","exitCode":…,"timedOut":…}`.
 pub fn push_end(out: &mut String, end: &End) -> Result<(), OutOfRange> {
     let mark = out.len();
+    let (record, values) = end.record();
     let result = (|| {
-        match end {
-            End::Exited {
-                exit_code,
-                timed_out,
-            } => {
-                out.push_str("{\"type\":\"exited\",\"exitCode\":");
-                push_opt_i64(out, "exit_code", *exit_code)?;
-                out.push_str(",\"timedOut\":");
-                push_bool(out, *timed_out);
-            }
-            End::Disconnected { cursor, reason } => {
-                out.push_str("{\"type\":\"disconnected\",\"cursor\":");
-                push_cursor(out, *cursor)?;
-                out.push_str(",\"reason\":");
-                push_str(out, reason.as_str());
-            }
-            End::Document => out.push_str("{\"type\":\"document\""),
-            // An end added to the core later (see `push_event_inner`).
-            _ => out.push_str("{\"type\":\"unsupported_end\""),
+        out.push_str("{\"type\":");
+        push_str(out, record.name);
+        for (field, value) in record.fields.iter().zip(&values) {
+            out.push(',');
+            push_str(out, &field.camel_name());
+            out.push(':');
+            push_value(out, field, value)?;
         }
         out.push('}');
         Ok(())
@@ -274,6 +244,12 @@ pub fn resume_state(state: &ResumeState) -> Result<String, OutOfRange> {
 /// An error whose integer field is beyond `Number.MAX_SAFE_INTEGER` becomes
 /// an `integer_out_of_range` error instead.
 pub fn write_error(error: &Error) -> String {
+    // The argument as JavaScript names it (`computerId`, `timeoutMs`).
+    if let Error::InvalidArgument { argument, .. } = error {
+        if dory_wire::names::js_argument(argument) != *argument {
+            return write_error(&crate::args::js_argument(error.clone()));
+        }
+    }
     let mut out = String::with_capacity(128);
     out.push_str("{\"code\":");
     push_str(&mut out, error.code());
@@ -298,6 +274,10 @@ pub fn write_error(error: &Error) -> String {
                 Ok(())
             }
             FieldValue::Cursor(c) => push_cursor(&mut out, c),
+            FieldValue::Bool(b) => {
+                out.push_str(if b { "true" } else { "false" });
+                Ok(())
+            }
         };
         if let Err(e) = pushed {
             return e.to_json();

@@ -20,29 +20,23 @@
 //! other event (`start` and `end` 0): its fields are the next array of the
 //! side document's `events`.
 //!
-//! That array is the event's name, then its fields in the order of
-//! [`OTHER_EVENTS`], each of a [`Kind`]: a string (`string`), `"stdout"` or
-//! `"stderr"` (`stream`), an integer up to 2^53 − 1 (`u64`), an integer or
-//! null (`i64?`), a boolean (`bool`), or `bytes`: a length, that many bytes
-//! of the data buffer, next in order (a result document's stdout, then its
-//! stderr).
+//! That array is the event's name, then its fields in the order of the
+//! core's record table ([`other_events`], from `dory_wire::records`), each
+//! of a kind (`FieldType::as_str`): a string (`string`), `"stdout"` or
+//! `"stderr"` (`stream`), `"running"` or `"exited"` (`status`), an integer
+//! up to 2^53 − 1 (`u64`), an integer or null (`i64?`), a boolean (`bool`),
+//! or `bytes`: a length, that many bytes of the data buffer, next in order
+//! (a result document's stdout, then its stderr).
 //!
-//! | event | array |
-//! | --- | --- |
-//! | skipped | `["skipped", stream, start, end]` |
-//! | heartbeat | `["heartbeat"]` |
-//! | started | `["started", procId]` |
-//! | exit | `["exit", exitCode, timedOut]` |
-//! | unknown | `["unknown", frameType]` |
-//! | identity | `["identity", procId, status]` |
-//! | exec_result | `["exec_result", procId, stdout, stderr, stdoutTruncated, stderrTruncated, exitCode, timedOut]` |
+//! For example an exit event is `["exit", exitCode, timedOut]`.
 //!
 //! The field names are those of the JavaScript event objects.
 
+use dory_wire::records::{Record, EVENTS};
 use wasm_bindgen::prelude::*;
 
 /// The version of the layout (bumped with any change to it).
-pub const LAYOUT_VERSION: u32 = 1;
+pub const LAYOUT_VERSION: u32 = 2;
 /// The result of `feed`/`finish` is `records * RECORDS + flags`.
 pub const RECORDS: f64 = 2.0;
 /// The result flag: the call has a side JSON document (rare events, an
@@ -59,76 +53,22 @@ pub const TAG_STDERR: f64 = 1.0;
 /// The record tag of any other event: the next array of the side JSON.
 pub const TAG_OTHER: f64 = 2.0;
 
-/// The kind of a field of a side array.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    /// A JSON string.
-    Str,
-    /// `"stdout"` or `"stderr"`.
-    Stream,
-    /// A JSON integer from 0 to 2^53 − 1.
-    U64,
-    /// A JSON integer (within ±(2^53 − 1)) or null.
-    OptI64,
-    /// `true` or `false`.
-    Bool,
-    /// A length: that many bytes of the data buffer, next in order.
-    Bytes,
+/// The events that cross in the side document, in the order of the core's
+/// record table ([`dory_wire::records::EVENTS`]): every event but output,
+/// which crosses as a numeric record. Each field's kind in the document is
+/// its [`FieldType::as_str`].
+pub fn other_events() -> impl Iterator<Item = &'static Record> {
+    EVENTS.iter().filter(|r| r.name != "output")
 }
-
-impl Kind {
-    /// The kind's name in [`EVENT_LAYOUT_JSON`].
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Str => "string",
-            Kind::Stream => "stream",
-            Kind::U64 => "u64",
-            Kind::OptI64 => "i64?",
-            Kind::Bool => "bool",
-            Kind::Bytes => "bytes",
-        }
-    }
-}
-
-/// The fields of the side array of each event that is not output, in order
-/// (after the event's name).
-pub const OTHER_EVENTS: &[(&str, &[(&str, Kind)])] = &[
-    (
-        "skipped",
-        &[
-            ("stream", Kind::Stream),
-            ("start", Kind::U64),
-            ("end", Kind::U64),
-        ],
-    ),
-    ("heartbeat", &[]),
-    ("started", &[("procId", Kind::Str)]),
-    (
-        "exit",
-        &[("exitCode", Kind::OptI64), ("timedOut", Kind::Bool)],
-    ),
-    ("unknown", &[("frameType", Kind::Str)]),
-    ("identity", &[("procId", Kind::Str), ("status", Kind::Str)]),
-    (
-        "exec_result",
-        &[
-            ("procId", Kind::Str),
-            ("stdout", Kind::Bytes),
-            ("stderr", Kind::Bytes),
-            ("stdoutTruncated", Kind::Bool),
-            ("stderrTruncated", Kind::Bool),
-            ("exitCode", Kind::OptI64),
-            ("timedOut", Kind::Bool),
-        ],
-    ),
-];
 
 /// The layout as one JSON document: `{"version", "result": {"records",
 /// "flagSide"}, "record": {"f64s", "fields"}, "tags": {"stdout", "stderr",
 /// "other"}, "other": {name: [[field, kind], …], …}}`, exactly the
 /// constants and the table above (a test renders them and compares), and
 /// byte for byte `JSON.stringify(LAYOUT)` of `npm/src/layout.js`.
-pub const EVENT_LAYOUT_JSON: &str = r#"{"version":1,"result":{"records":2,"flagSide":1},"record":{"f64s":3,"fields":["tag","start","end"]},"tags":{"stdout":0,"stderr":1,"other":2},"other":{"skipped":[["stream","stream"],["start","u64"],["end","u64"]],"heartbeat":[],"started":[["procId","string"]],"exit":[["exitCode","i64?"],["timedOut","bool"]],"unknown":[["frameType","string"]],"identity":[["procId","string"],["status","string"]],"exec_result":[["procId","string"],["stdout","bytes"],["stderr","bytes"],["stdoutTruncated","bool"],["stderrTruncated","bool"],["exitCode","i64?"],["timedOut","bool"]]}}"#;
+// <generated from dory_wire::records by scripts/generate.sh: do not edit> layout
+pub const EVENT_LAYOUT_JSON: &str = r#"{"version":2,"result":{"records":2,"flagSide":1},"record":{"f64s":3,"fields":["tag","start","end"]},"tags":{"stdout":0,"stderr":1,"other":2},"other":{"started":[["procId","string"]],"skipped":[["stream","stream"],["start","u64"],["end","u64"]],"heartbeat":[],"exit":[["exitCode","i64?"],["timedOut","bool"]],"unknown":[["frameType","string"]],"identity":[["procId","string"],["status","status"]],"exec_result":[["procId","string"],["stdout","bytes"],["stderr","bytes"],["stdoutTruncated","bool"],["stderrTruncated","bool"],["exitCode","i64?"],["timedOut","bool"]]}}"#;
+// </generated> layout
 
 /// FNV-1a (32 bits) of `bytes`.
 pub const fn fnv1a(bytes: &[u8]) -> u32 {
@@ -156,12 +96,13 @@ pub fn event_layout_hash() -> u32 {
 mod tests {
     use std::borrow::Cow;
 
-    use dory_wire::{Event, ExecResult, Identity, ProcessStatus, Sink, Stream};
+    use dory_wire::{Event, ProcessStatus, Sink, Stream};
     use serde_json::{json, Value};
 
     use super::*;
     use crate::feed::Batch;
     use crate::json;
+    use dory_wire::records::FieldType;
 
     /// An event, the value each named field of its side array must hold, and
     /// the bytes it appends to the data buffer.
@@ -174,12 +115,14 @@ mod tests {
     /// The document the constants and the table make, in the order of
     /// `npm/src/layout.js`.
     fn rendered() -> String {
-        let other: Vec<String> = OTHER_EVENTS
-            .iter()
-            .map(|(name, fields)| {
-                let fields: Vec<Value> =
-                    fields.iter().map(|(f, k)| json!([f, k.as_str()])).collect();
-                format!("{}:{}", json!(name), Value::Array(fields))
+        let other: Vec<String> = other_events()
+            .map(|r| {
+                let fields: Vec<Value> = r
+                    .fields
+                    .iter()
+                    .map(|f| json!([f.camel_name(), f.ty.as_str()]))
+                    .collect();
+                format!("{}:{}", json!(r.name), Value::Array(fields))
             })
             .collect();
         format!(
@@ -209,84 +152,75 @@ mod tests {
         );
         assert_eq!(v["tags"], json!({"stdout": 0, "stderr": 1, "other": 2}));
         let other = v["other"].as_object().unwrap();
-        assert_eq!(other.len(), OTHER_EVENTS.len());
-        for (name, fields) in OTHER_EVENTS {
-            let got: Vec<Value> = fields.iter().map(|(f, k)| json!([f, k.as_str()])).collect();
-            assert_eq!(other[*name], Value::Array(got), "{name}");
+        assert_eq!(other.len(), other_events().count());
+        for r in other_events() {
+            let got: Vec<Value> = r
+                .fields
+                .iter()
+                .map(|f| json!([f.camel_name(), f.ty.as_str()]))
+                .collect();
+            assert_eq!(other[r.name], Value::Array(got), "{}", r.name);
         }
     }
 
-    /// Every event the side arrays carry, with a distinct value in each
-    /// field, and the value each named field must hold.
+    /// Every event the side arrays carry, built by the core from its row
+    /// with a distinct value in each field, the value each named field must
+    /// hold, and the bytes it appends to the data buffer.
     fn samples() -> Vec<Sample> {
-        let result = ExecResult::new("p-7", b"out".to_vec(), b"errors".to_vec(), Some(-3))
-            .with_truncated(true, false)
-            .with_timed_out(true);
-        vec![
-            (
-                Event::Skipped {
-                    stream: Stream::Stderr,
-                    start: 5,
-                    end: 9,
-                },
-                vec![
-                    ("stream", json!("stderr")),
-                    ("start", json!(5)),
-                    ("end", json!(9)),
-                ],
-                vec![],
-            ),
-            (Event::Heartbeat, vec![], vec![]),
-            (
-                Event::Started {
-                    proc_id: "p-1".into(),
-                },
-                vec![("procId", json!("p-1"))],
-                vec![],
-            ),
-            (
-                Event::Exit {
-                    exit_code: None,
-                    timed_out: true,
-                },
-                vec![("exitCode", Value::Null), ("timedOut", json!(true))],
-                vec![],
-            ),
-            (
-                Event::Unknown {
-                    frame_type: "later".into(),
-                },
-                vec![("frameType", json!("later"))],
-                vec![],
-            ),
-            (
-                Event::Identity(Identity::new("p-2", ProcessStatus::Exited)),
-                vec![("procId", json!("p-2")), ("status", json!("exited"))],
-                vec![],
-            ),
-            (
-                Event::ExecResult(result),
-                vec![
-                    ("procId", json!("p-7")),
-                    ("stdout", json!(3)),
-                    ("stderr", json!(6)),
-                    ("stdoutTruncated", json!(true)),
-                    ("stderrTruncated", json!(false)),
-                    ("exitCode", json!(-3)),
-                    ("timedOut", json!(true)),
-                ],
-                b"outerrors".to_vec(),
-            ),
-        ]
+        use dory_wire::records::Value as V;
+        let bytes: [&[u8]; 2] = [b"out", b"errors"];
+        other_events()
+            .enumerate()
+            .map(|(i, row)| {
+                let mut values = Vec::new();
+                let mut want = Vec::new();
+                let mut data = Vec::new();
+                let mut taken = 0;
+                for (j, field) in row.fields.iter().enumerate() {
+                    let n = (10 * i + j) as u64;
+                    let (value, json) = match field.ty {
+                        FieldType::Str => {
+                            let s: &'static str = Box::leak(format!("s-{n}").into_boxed_str());
+                            (V::Str(s), json!(s))
+                        }
+                        FieldType::Stream => (V::Stream(Stream::Stderr), json!("stderr")),
+                        FieldType::ProcessStatus => {
+                            (V::ProcessStatus(ProcessStatus::Exited), json!("exited"))
+                        }
+                        FieldType::U64 => (V::U64(n), json!(n)),
+                        FieldType::OptI64 => (V::OptI64(Some(-(n as i64))), json!(-(n as i64))),
+                        FieldType::Bool => (V::Bool(j % 2 == 0), json!(j % 2 == 0)),
+                        FieldType::Bytes => {
+                            let b = bytes[taken % 2];
+                            taken += 1;
+                            data.extend_from_slice(b);
+                            (V::Bytes(b), json!(b.len()))
+                        }
+                        FieldType::Cursor | FieldType::DisconnectReason => {
+                            panic!("{}.{}: no event field has this type", row.name, field.name)
+                        }
+                    };
+                    values.push(value);
+                    want.push((field.name, json));
+                }
+                let event = Event::from_record(row, &values).expect("the row's values");
+                (event, want, data)
+            })
+            .collect()
     }
 
-    fn of_kind(kind: Kind, v: &Value) -> bool {
+    fn of_kind(kind: FieldType, v: &Value) -> bool {
         match kind {
-            Kind::Str => v.is_string(),
-            Kind::Stream => v == "stdout" || v == "stderr",
-            Kind::U64 | Kind::Bytes => v.is_u64() && v.as_u64().unwrap() <= json::MAX_SAFE_INTEGER,
-            Kind::OptI64 => v.is_null() || v.is_i64(),
-            Kind::Bool => v.is_boolean(),
+            FieldType::Str => v.is_string(),
+            FieldType::Stream => v == "stdout" || v == "stderr",
+            FieldType::ProcessStatus => v == "running" || v == "exited",
+            FieldType::U64 | FieldType::Bytes => {
+                v.is_u64() && v.as_u64().unwrap() <= json::MAX_SAFE_INTEGER
+            }
+            FieldType::OptI64 => v.is_null() || v.is_i64(),
+            FieldType::Bool => v.is_boolean(),
+            FieldType::Cursor => v.is_object(),
+            FieldType::DisconnectReason => v.is_string(),
         }
     }
 
@@ -294,14 +228,17 @@ mod tests {
     fn each_side_array_holds_the_fields_of_the_table_in_order() {
         let samples = samples();
         let written: Vec<&str> = samples.iter().map(|(e, _, _)| name_of(e)).collect();
-        let table: Vec<&str> = OTHER_EVENTS.iter().map(|(n, _)| *n).collect();
+        let table: Vec<&str> = other_events().map(|r| r.name).collect();
         assert_eq!(written, table, "one sample per event of the table");
         for (event, want, bytes) in samples {
             let mut out = String::new();
             let mut data = Vec::new();
             json::push_event(&mut out, &mut data, &event).unwrap();
             let array: Vec<Value> = serde_json::from_str(&out).unwrap();
-            let (name, fields) = OTHER_EVENTS.iter().find(|(n, _)| *n == array[0]).unwrap();
+            let row = other_events().find(|r| r.name == array[0]).unwrap();
+            let name = row.name;
+            let fields: Vec<(String, FieldType)> =
+                row.fields.iter().map(|f| (f.camel_name(), f.ty)).collect();
             assert_eq!(array.len(), fields.len() + 1, "{name}: {out}");
             for (i, (field, kind)) in fields.iter().enumerate() {
                 let value = &array[i + 1];
@@ -310,14 +247,15 @@ mod tests {
                     "{name}.{field} is not a {}: {value}",
                     kind.as_str()
                 );
-                let expected = &want.iter().find(|(f, _)| f == field).unwrap().1;
+                let expected = &want[i].1;
+                assert_eq!(want[i].0, row.fields[i].name);
                 assert_eq!(value, expected, "{name}.{field} at {}", i + 1);
             }
             assert_eq!(data, bytes, "{name}: the bytes fields, in order");
             let lengths: u64 = fields
                 .iter()
                 .enumerate()
-                .filter(|(_, (_, k))| *k == Kind::Bytes)
+                .filter(|(_, (_, k))| *k == FieldType::Bytes)
                 .map(|(i, _)| array[i + 1].as_u64().unwrap())
                 .sum();
             assert_eq!(

@@ -34,6 +34,7 @@
 //! is reported as an `integer_out_of_range` error instead (see [`json`]).
 #![forbid(unsafe_code)]
 
+mod answers;
 mod args;
 mod feed;
 mod follow;
@@ -51,13 +52,14 @@ mod wire_json;
 
 use std::fmt::Write as _;
 
+pub use answers::{cursor_after, exec_answer, identity_answer, wire_form};
 pub use follow::{WasmFollowOptions, WasmFollower};
 pub use layout::event_layout_hash;
 pub use preview::{count_tokens, spill_file_name, WasmBounded, WasmBounder, WasmStreamingBounder};
 pub use reader::{wasm_memory, WasmReader};
 pub use request::{
-    request_exec, request_get_process, request_kill, request_output, request_setup_logs,
-    request_start,
+    request_base_url, request_exec, request_get_process, request_kill, request_output,
+    request_setup_logs, request_start,
 };
 pub use run::WasmRun;
 pub use run_bounder::{run_spill_id, WasmRunBounder, WasmRunPending};

@@ -51,8 +51,7 @@ pub fn count_tokens(text: &str, tokenizer: Option<String>) -> Result<f64, String
 /// string (`invalid_argument`, argument `spillId` or `suffix`).
 #[wasm_bindgen]
 pub fn spill_file_name(spill_id: &str, suffix: &str) -> Result<String, String> {
-    dory_wire::preview::spill_file_name(spill_id, suffix)
-        .map_err(|e| json::write_error(&crate::args::js_argument(e)))
+    dory_wire::preview::spill_file_name(spill_id, suffix).map_err(|e| json::write_error(&e))
 }
 
 /// The `keep` option: `word` is the string given (only `"defaults"` is

@@ -18,6 +18,15 @@ pub(crate) fn built(request: Result<Request, Error>) -> Result<String, String> {
         .map_err(|e| json::write_error(&e))
 }
 
+/// The API's base URL as every client takes it (the core's
+/// [`dory_wire::base_url`]: absolute `http(s)://` with a host, no trailing
+/// `/`). Throws an error-object JSON string (`invalid_argument`, argument
+/// `baseUrl`).
+#[wasm_bindgen]
+pub fn request_base_url(url: Option<String>) -> Result<String, String> {
+    dory_wire::base_url(url.as_deref()).map_err(|e| json::write_error(&e))
+}
+
 /// `POST /computers/{id}/processes` (see [`Request::start`]). Throws an
 /// error-object JSON string.
 #[wasm_bindgen]
@@ -143,7 +152,8 @@ mod tests {
             (&e["code"], &e["argument"]),
             (
                 &serde_json::json!("invalid_argument"),
-                &serde_json::json!("computer_id")
+                // Named as JavaScript names it (`dory_wire::names::js_argument`).
+                &serde_json::json!("computerId")
             )
         );
         let e = value(&request_setup_logs("c", -1.0, true).unwrap_err());

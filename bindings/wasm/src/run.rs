@@ -143,6 +143,16 @@ impl WasmRun {
         self.step_or_error(step)
     }
 
+    /// The connection was never made. Returns `{"step":…|null,"error":…|null}`.
+    pub fn not_connected(&mut self, detail: &str, jitter: f64) -> String {
+        self.actions.clear();
+        if let Some(failed) = &self.failed {
+            return format!("{{\"step\":null,\"error\":{failed}}}");
+        }
+        let step = self.inner.not_connected(detail, jitter);
+        self.step_or_error(step)
+    }
+
     /// The caller cancelled: the actions are the batch's (the open spills'
     /// discards); returns the step's JSON.
     pub fn cancel(&mut self) -> String {

@@ -51,10 +51,7 @@ impl WasmTranscript {
 
     /// Records the exit (`exit_code` undefined when killed or timed out).
     pub fn push_exit(&mut self, exit_code: Option<f64>, timed_out: bool) {
-        self.inner.push(&Event::Exit {
-            exit_code: exit_code.map(|c| c as i64),
-            timed_out,
-        });
+        self.inner.push_exit(exit_code.map(|c| c as i64), timed_out);
     }
 
     /// Ends both text views: an incomplete last character becomes U+FFFD.

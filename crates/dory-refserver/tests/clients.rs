@@ -60,7 +60,9 @@ async fn a_slow_consumer_reads_every_frame() {
 }
 
 #[tokio::test]
-async fn a_start_on_a_refused_connection_is_no_answer() {
+async fn an_unkeyed_start_on_a_refused_connection_is_retried_then_no_answer_that_never_reached() {
+    // Nothing listens: every attempt is refused, so the unkeyed start is
+    // sent again (it cannot have taken effect) until the budget is spent.
     let client = Client::new(Some(&closed_port_url())).expect("client");
     let err = client
         .computers()
@@ -69,18 +71,24 @@ async fn a_start_on_a_refused_connection_is_no_answer() {
         .start("true", StartOptions::new())
         .await
         .unwrap_err();
+    let text = err.to_string();
     match err {
         Error::NoAnswer {
             reason,
             method,
             target,
             attempts,
+            reached,
             ..
         } => {
-            assert_eq!(reason, DisconnectReason::NoResponse);
+            assert_eq!(reason, DisconnectReason::NotConnected);
             assert_eq!(
-                (method.as_str(), target.as_str(), attempts),
-                ("POST", "/computers/c1/processes", 1)
+                (method.as_str(), target.as_str(), attempts, reached),
+                ("POST", "/computers/c1/processes", 6, false)
+            );
+            assert!(
+                text.ends_with("; tried 6 times; it never reached the service"),
+                "{text}"
             );
         }
         other => panic!("{other}"),

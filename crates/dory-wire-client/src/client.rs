@@ -17,7 +17,7 @@ use tokio::time::Instant;
 use crate::Result;
 
 /// The environment variable holding the base URL when none is given.
-pub const ENV_URL: &str = "DORY_URL";
+pub const ENV_URL: &str = dory_wire::BASE_URL_ENV;
 /// The default timeout of a request answered by a JSON document (starts,
 /// gets, kills). Streams are bounded by the liveness timeout instead, and a
 /// synchronous exec waits for its process.
@@ -95,23 +95,9 @@ impl ClientBuilder {
     /// The client; `invalid_argument` for a missing or malformed base URL or
     /// a header that cannot be sent.
     pub fn build(self) -> Result<Client> {
-        let base_url = match self.base_url {
-            Some(url) => url,
-            None => std::env::var(ENV_URL).map_err(|_| {
-                invalid(
-                    "base_url",
-                    "no base URL: pass one or set the DORY_URL environment variable",
-                )
-            })?,
-        };
-        let parsed = reqwest::Url::parse(&base_url)
-            .map_err(|e| invalid("base_url", &format!("{base_url:?} is not a URL: {e}")))?;
-        if !matches!(parsed.scheme(), "http" | "https") {
-            return Err(invalid(
-                "base_url",
-                &format!("{base_url:?} is not an http or https URL"),
-            ));
-        }
+        // The core's rule for every client (no URL at all included).
+        let env = std::env::var(ENV_URL).ok();
+        let base_url = dory_wire::base_url(self.base_url.as_deref().or(env.as_deref()))?;
         let mut headers = HeaderMap::new();
         for (name, value) in self.headers {
             let header = HeaderName::from_bytes(name.as_bytes())
@@ -131,7 +117,7 @@ impl ClientBuilder {
         Ok(Client {
             inner: Arc::new(Inner {
                 http,
-                base_url: base_url.trim_end_matches('/').to_owned(),
+                base_url,
                 headers,
                 timeout: self.timeout.unwrap_or(DEFAULT_TIMEOUT),
                 liveness_timeout: self.liveness_timeout.unwrap_or(DEFAULT_LIVENESS_TIMEOUT),
@@ -170,6 +156,14 @@ pub(crate) fn invalid(name: &str, reason: &str) -> Error {
         argument: name.to_owned(),
         reason: reason.to_owned(),
     }
+}
+
+/// Whether reqwest's error says the connection was never made: refused,
+/// the name lookup failed, the host was unreachable, the connect timed out
+/// (`is_connect`: reqwest's connector failed, before a byte of the request
+/// was written). Then the request cannot have reached the service.
+pub(crate) fn never_connected(error: &reqwest::Error) -> bool {
+    error.is_connect()
 }
 
 /// A transport error with its causes: the address and the reason.
@@ -211,6 +205,7 @@ pub(crate) trait Conversation {
         retry_after: Option<&str>,
     ) -> Result<()>;
     fn no_response(&mut self, detail: &str, jitter: f64) -> Result<Self::Decision>;
+    fn not_connected(&mut self, detail: &str, jitter: f64) -> Result<Self::Decision>;
     fn wait_limit(&mut self) -> Option<Duration>;
     fn waited(&mut self, elapsed: Duration) -> bool;
 }
@@ -244,6 +239,9 @@ macro_rules! conversation {
             }
             fn no_response(&mut self, detail: &str, jitter: f64) -> Result<$decision> {
                 <$ty>::no_response(self, detail, jitter)
+            }
+            fn not_connected(&mut self, detail: &str, jitter: f64) -> Result<$decision> {
+                <$ty>::not_connected(self, detail, jitter)
             }
             fn wait_limit(&mut self) -> Option<Duration> {
                 <$ty>::wait_limit(self)
@@ -310,8 +308,8 @@ impl Inner {
 
     /// Sends a request answered by one JSON document — the core's
     /// one-answer conversation decides what is sent again, and when — and
-    /// returns its event.
-    pub(crate) async fn document(&self, request: Request) -> Result<Event> {
+    /// returns the answer's events (what they mean is the core's rule).
+    pub(crate) async fn document(&self, request: Request) -> Result<Vec<Event>> {
         // The client's answer timeout bounds each wait of a call.
         let options = FollowOptions::default()
             .liveness_timeout(self.timeout)
@@ -334,11 +332,7 @@ impl Inner {
                 Decision::Continue => {}
             }
         }
-        events.pop().ok_or_else(|| Error::UnexpectedFrame {
-            line: 0,
-            frame_type: "none".to_owned(),
-            reason: "the answer held no document".to_owned(),
-        })
+        Ok(events)
     }
 
     /// Sends the follower's next request and opens its response; or the
@@ -356,7 +350,13 @@ impl Inner {
             Some(Ok(response)) => response,
             Some(Err(e)) => {
                 follower.waited(began.elapsed());
-                return Ok(Err(follower.no_response(&describe(&e), self.jitter())?));
+                let detail = describe(&e);
+                return Ok(Err(if never_connected(&e) {
+                    // The request never left: the core may send it again.
+                    follower.not_connected(&detail, self.jitter())?
+                } else {
+                    follower.no_response(&detail, self.jitter())?
+                }));
             }
             None => {
                 // The timer waited the whole limit (it may fire a little early).

@@ -1,6 +1,6 @@
 //! Frames: the core's events with the wire's field names.
 
-use dory_wire::{Cursor, Event, Stream};
+use dory_wire::{wire_form, Cursor, Event, Stream};
 
 /// The `type` of a [`Frame`]: the wire's frame types, plus `skipped` (a range
 /// given up under the skip policy), `unknown` (a type no union knows),
@@ -45,24 +45,9 @@ impl FrameType {
     }
 }
 
-/// How a frame's `data` carries its bytes, as the wire does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Encoding {
-    /// The bytes are valid UTF-8: `data` is the text.
-    Utf8,
-    /// They are not: `data` is their standard base64.
-    Base64,
-}
-
-impl Encoding {
-    /// `"utf-8"` or `"base64"`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Encoding::Utf8 => "utf-8",
-            Encoding::Base64 => "base64",
-        }
-    }
-}
+/// How a frame's `data` carries its bytes, as the wire does: the core's
+/// [`dory_wire::Encoding`] (`"utf-8"` or `"base64"`).
+pub use dory_wire::Encoding;
 
 /// One frame of an output stream, as the core delivered it, with the
 /// consumed offsets after it.
@@ -120,10 +105,8 @@ impl Frame {
                     Stream::Stdout => FrameType::Stdout,
                     Stream::Stderr => FrameType::Stderr,
                 };
-                let (text, encoding) = match std::str::from_utf8(data) {
-                    Ok(text) => (text.to_owned(), Encoding::Utf8),
-                    Err(_) => (base64(data), Encoding::Base64),
-                };
+                // The core's rule: text when valid UTF-8, else base64.
+                let (text, encoding) = wire_form(data);
                 frame.bytes.clone_from(data);
                 frame.data = text;
                 frame.encoding = Some(encoding);
@@ -141,6 +124,7 @@ impl Frame {
             Event::Exit {
                 exit_code,
                 timed_out,
+                ..
             } => {
                 frame.frame_type = FrameType::Exit;
                 frame.exit_code = *exit_code;
@@ -173,40 +157,9 @@ impl Frame {
     }
 }
 
-/// Standard base64 with padding.
-fn base64(data: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
-    for chunk in data.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if i <= chunk.len() {
-                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn base64_matches_the_standard_alphabet() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"hello\0\xff"), "aGVsbG8A/w==");
-    }
 
     #[test]
     fn output_frames_carry_the_wire_form_of_their_bytes() {

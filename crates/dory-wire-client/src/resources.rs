@@ -252,11 +252,13 @@ impl Computer {
             options.idempotency_key.as_deref(),
             false,
         )?;
-        match self.client.inner.document(request).await? {
-            Event::ExecResult(result) => Ok(ExecAnswer::Result(result)),
-            Event::Identity(identity) => Ok(ExecAnswer::Replay(identity)),
-            other => Err(not_a("an exec result", &other)),
+        // The core decides what the answer means (a result, or a keyed
+        // replay's identity; else its `unexpected_frame`).
+        let events = self.client.inner.document(request).await?;
+        if let Event::ExecResult(result) = dory_wire::exec_answer(&events)? {
+            return Ok(ExecAnswer::Result(result.clone()));
         }
+        Ok(ExecAnswer::Replay(identity(events)?))
     }
 
     /// Runs `command` and streams its frames to its exit. A stream cut after
@@ -536,21 +538,8 @@ pub(crate) async fn follow_into(
     }
 }
 
-pub(crate) fn identity(event: Event) -> Result<Identity> {
-    match event {
-        Event::Identity(identity) => Ok(identity),
-        other => Err(not_a("a process identity", &other)),
-    }
-}
-
-fn not_a(expected: &str, got: &Event) -> Error {
-    let found = match got {
-        Event::ExecResult(_) => "result",
-        _ => "event",
-    };
-    Error::UnexpectedFrame {
-        line: 0,
-        frame_type: found.to_owned(),
-        reason: format!("expected {expected}, got a {found}"),
-    }
+/// The identity a start, get or kill was answered by: the core's rule
+/// ([`dory_wire::identity_answer`]), its error when the answer is another.
+pub(crate) fn identity(events: Vec<Event>) -> Result<Identity> {
+    Ok(dory_wire::identity_answer(&events)?.clone())
 }

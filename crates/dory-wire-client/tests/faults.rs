@@ -135,7 +135,8 @@ async fn refused_connections_spend_the_budget_and_name_the_address() {
     let url = refusing_url().await;
     let client = Client::new(Some(&url)).expect("client");
     let computer = client.computers().get("c1");
-    // A start is never retried: its refusal is the one transport error.
+    // A refused start never reached the service: it is sent again (keyed
+    // or not) until the budget is spent, and says so.
     let err = computer
         .processes()
         .start("true", StartOptions::new())
@@ -144,6 +145,19 @@ async fn refused_connections_spend_the_budget_and_name_the_address() {
     assert_eq!(err.code(), "no_answer");
     let port = url.rsplit(':').next().expect("a port");
     assert!(err.to_string().contains(port), "{err}");
+    assert!(
+        err.to_string().ends_with("it never reached the service"),
+        "{err}"
+    );
+    assert!(matches!(
+        err,
+        Error::NoAnswer {
+            reason: DisconnectReason::NotConnected,
+            reached: false,
+            attempts: 6,
+            ..
+        }
+    ));
     // A read reconnects until its budget is spent.
     let stream = computer.exec_stream(
         "true",
@@ -161,7 +175,7 @@ async fn refused_connections_spend_the_budget_and_name_the_address() {
         } => {
             assert_eq!(
                 (reason, cursor.stdout, proc_id),
-                (DisconnectReason::NoResponse, 0, None)
+                (DisconnectReason::NotConnected, 0, None)
             );
             assert!(detail.contains(port), "{detail}");
         }
@@ -448,9 +462,23 @@ async fn a_sync_exec_answers_its_result_and_bad_arguments_are_the_cores() {
         .await
         .unwrap_err();
     assert_eq!(err.code(), "invalid_argument");
-    let err = Client::new(Some("not a url")).unwrap_err();
-    assert!(
-        matches!(err, Error::InvalidArgument { ref argument, .. } if argument == "base_url"),
-        "{err}"
+    // The core's rule, the same inputs as the Python and JS tests.
+    for bad in [
+        "ftp://x",
+        "not a url",
+        "localhost:8080",
+        "http://",
+        "http://h/?q=1",
+        "",
+    ] {
+        let err = Client::new(Some(bad)).unwrap_err();
+        assert!(
+            matches!(err, Error::InvalidArgument { ref argument, .. } if argument == "base_url"),
+            "{bad}: {err}"
+        );
+    }
+    assert_eq!(
+        Client::new(Some("http://h:9/api/")).unwrap().base_url(),
+        "http://h:9/api"
     );
 }

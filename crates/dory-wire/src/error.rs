@@ -169,7 +169,9 @@ const NO_ANSWER: ErrorCode = ErrorCode {
     code: "no_answer",
     class: "NoAnswer",
     kind: ErrorKind::Transport,
-    fields: &["reason", "method", "target", "attempts", "detail"],
+    fields: &[
+        "reason", "method", "target", "attempts", "detail", "reached",
+    ],
 };
 const STREAM_DISCONNECTED: ErrorCode = ErrorCode {
     code: "stream_disconnected",
@@ -220,6 +222,8 @@ pub enum FieldValue<'a> {
     Stream(Stream),
     /// Offsets per stream.
     Cursor(Cursor),
+    /// A yes or no (`reached`).
+    Bool(bool),
 }
 
 /// Everything that can go wrong while decoding a response or bounding a preview.
@@ -331,12 +335,15 @@ pub enum Error {
         detail: String,
     },
     /// A one-answer call (a start, a get, a kill, a synchronous exec) got
-    /// no answer: the connection was refused, reset or cut, or no answer
-    /// came within the liveness timeout, and the request may not be sent
-    /// again (it has no idempotency key) or its budget is spent. A call
-    /// that was sent may have taken effect: a keyed start or exec can be
-    /// sent again with the same key to learn its process; an unkeyed one
-    /// must not be sent again blindly.
+    /// no answer: the connection could not be made, was reset or cut, or no
+    /// answer came within the liveness timeout, and the request may not be
+    /// sent again (it has no idempotency key and may have reached the
+    /// service) or its budget is spent. When `reached` is false no attempt
+    /// ever connected (every one was [`NotConnected`](crate::DisconnectReason::NotConnected)):
+    /// the request cannot have taken effect and may be sent again. Else it
+    /// may have taken effect: a keyed start or exec can be sent again with
+    /// the same key to learn its process; an unkeyed one must not be sent
+    /// again blindly.
     NoAnswer {
         /// Why the last attempt ended (see [`DisconnectReason`](crate::DisconnectReason)).
         reason: crate::DisconnectReason,
@@ -344,10 +351,14 @@ pub enum Error {
         method: String,
         /// The request's path and query.
         target: String,
-        /// How many times the request was sent.
+        /// How many times the request was sent (or tried, when it never
+        /// connected).
         attempts: u32,
         /// What the transport said, if anything (empty when nothing).
         detail: String,
+        /// Whether some attempt may have reached the service (false: every
+        /// attempt failed to connect, so the request cannot have taken effect).
+        reached: bool,
     },
 }
 
@@ -477,12 +488,14 @@ impl Error {
                 target,
                 attempts,
                 detail,
+                reached,
             } => vec![
                 ("reason", V::Str(reason.as_str())),
                 ("method", V::Str(method)),
                 ("target", V::Str(target)),
                 ("attempts", V::U64(u64::from(*attempts))),
                 ("detail", V::Str(detail)),
+                ("reached", V::Bool(*reached)),
             ],
         }
     }
@@ -566,23 +579,30 @@ impl fmt::Display for Error {
                 target,
                 attempts,
                 detail,
+                reached,
             } => {
                 use crate::DisconnectReason as R;
                 let why = match reason {
                     R::EndOfBody | R::Gap => "the answer was cut short",
                     R::Stalled => "no answer within the liveness timeout",
                     R::NoResponse => "no response",
+                    R::NotConnected => "could not connect",
                     R::Unavailable => "the service was unavailable",
                 };
                 write!(f, "no_answer: {method} {target}: {why}")?;
                 if !detail.is_empty() {
                     write!(f, " ({detail})")?;
                 }
+                let verb = if *reached { "sent" } else { "tried" };
                 match attempts {
-                    1 => f.write_str("; sent once")?,
-                    n => write!(f, "; sent {n} times")?,
+                    1 => write!(f, "; {verb} once")?,
+                    n => write!(f, "; {verb} {n} times")?,
                 }
-                f.write_str("; it may have taken effect")
+                if *reached {
+                    f.write_str("; it may have taken effect")
+                } else {
+                    f.write_str("; it never reached the service")
+                }
             }
         }
     }
@@ -649,6 +669,7 @@ mod tests {
                 target: s(),
                 attempts: 1,
                 detail: s(),
+                reached: true,
             },
         ];
         for e in &all {

@@ -31,6 +31,11 @@
 //!   never sent twice: an exec stream that broke after announcing its
 //!   process continues on that process's output, and one that broke before
 //!   fails at once.
+//! - A connection that was never made (`not_connected`: refused, the name
+//!   lookup failed, the connect timed out) is a reconnect for every request,
+//!   keyed or not, with the same budget and backoff: the request never left
+//!   the machine. A one-answer call that gives up says whether some attempt
+//!   may have reached the service ([`Error::NoAnswer`]'s `reached`).
 //! - Loss (`output_gap` under the fail policy, `output_expired`), answers
 //!   (400, 404, 5xx other than 503) and protocol errors end the read as they
 //!   are, never retried; so does a JSON document answering a read of output.
@@ -339,6 +344,9 @@ enum Body {
 ///   (`Retry-After` honoured up to `max_backoff`) are reconnects, for a
 ///   request that may be sent again: an exec without an idempotency key is
 ///   never sent twice.
+/// - A connection never made ([`not_connected`](Follower::not_connected))
+///   is a reconnect for every request, keyed or not (it cannot have taken
+///   effect), with the same budget and backoff.
 /// - Loss, answers and protocol errors end the read as they are.
 ///
 /// ```
@@ -375,6 +383,9 @@ pub struct Follower {
     exit: Option<(Option<i64>, bool)>,
     attempts: u32,
     failures: u32,
+    /// Whether some request sent so far may have reached the service: it
+    /// was answered, or ended other than [`DisconnectReason::NotConnected`].
+    reached: bool,
     /// The wait clock of [`Follower::waited`]: the time spent waiting for
     /// the service, summed over the read; time between waits never counts.
     clock: Duration,
@@ -470,7 +481,10 @@ impl Follower {
     /// sent again, with the read's budget and backoff, only when the request
     /// is idempotent (a get, a kill, a start or exec with an idempotency
     /// key); otherwise, and once the budget is spent, the call fails with
-    /// [`Error::NoAnswer`]. Errors answered by the service are returned as
+    /// [`Error::NoAnswer`]. A connection never made
+    /// ([`not_connected`](Follower::not_connected)) is sent again whatever
+    /// the request, within the same budget; `NoAnswer`'s `reached` says
+    /// whether some attempt may have reached the service. Errors answered by the service are returned as
     /// they are. A request that reads a frame stream is refused
     /// (`invalid_argument`): follow it with the other constructors.
     pub fn call(request: Request, options: FollowOptions) -> Result<Follower, Error> {
@@ -504,6 +518,7 @@ impl Follower {
             exit: None,
             attempts: 0,
             failures: 0,
+            reached: false,
             clock: Duration::ZERO,
             phase: Phase::Ready,
         }
@@ -579,14 +594,18 @@ impl Follower {
         self.guard(|f| f.finish_phase(transport_error, jitter, events))
     }
 
-    /// No response came: the connection was refused or reset, or no headers
-    /// came by [`poll_timeout`](Follower::poll_timeout). `detail` is what
-    /// the transport said.
+    /// No response came: the request was sent (or may have been) and the
+    /// connection was reset or closed, or no headers came within
+    /// [`wait_limit`](Follower::wait_limit) (then
+    /// [`waited`](Follower::waited) returned true). `detail` is what the
+    /// transport said. When the connection was never made, call
+    /// [`not_connected`](Follower::not_connected) instead.
     pub fn no_response(&mut self, detail: &str, jitter: f64) -> Result<Decision, Error> {
         self.guard(|f| {
             let Phase::Sent { clock } = &f.phase else {
                 return Err(state_error(f.state(), "no_response"));
             };
+            f.reached = true;
             let stalled = clock.as_ref().is_some_and(Liveness::stalled);
             let detail = if detail.is_empty() && stalled {
                 "no headers within the liveness timeout"
@@ -597,18 +616,34 @@ impl Follower {
         })
     }
 
-    /// The deadline on the caller's monotonic clock by which the headers,
+    /// The connection was never made: refused, the name lookup failed, the
+    /// connect timed out or the host was unreachable. The request never
+    /// left the machine, so it is sent again whatever it is (an unkeyed
+    /// start or exec too), within the budget and backoff of any reconnect
+    /// ([`DisconnectReason::NotConnected`]). `detail` is what the transport
+    /// said. Anything after the connection was made (a reset, a TLS
+    /// failure, no headers) is [`no_response`](Follower::no_response).
+    pub fn not_connected(&mut self, detail: &str, jitter: f64) -> Result<Decision, Error> {
+        self.guard(|f| {
+            if !matches!(f.phase, Phase::Sent { .. }) {
+                return Err(state_error(f.state(), "not_connected"));
+            }
+            f.disconnected(DisconnectReason::NotConnected, detail, None, jitter)
+        })
+    }
+
+    /// Whether some request of this conversation may have reached the
+    /// service: one is in flight, was answered, or ended other than
+    /// not connected.
+    pub(crate) fn may_have_reached(&self) -> bool {
+        self.reached || matches!(self.phase, Phase::Sent { .. } | Phase::Body { .. })
+    }
+
+    /// The deadline, on the follower's wait clock, by which the headers,
     /// then each complete frame (or, for a document, each piece of it),
-    /// must arrive; `None` when none applies yet (call
-    /// [`handle_timeout`](Follower::handle_timeout) once to arm it) or the
-    /// wait is unbounded (the headers of a synchronous exec).
-    ///
-    /// The clock must be a wait clock: time the caller spends away from the
-    /// network (handling events, awaiting its own work) must not advance
-    /// it. [`wait_limit`](Follower::wait_limit) and
-    /// [`waited`](Follower::waited) keep that clock for you; use them, not
-    /// these two, unless your platform already has one.
-    pub fn poll_timeout(&self) -> Option<Duration> {
+    /// must arrive; `None` when none applies yet ([`tick`](Follower::tick)
+    /// arms it) or the wait is unbounded (the headers of a synchronous exec).
+    fn deadline(&self) -> Option<Duration> {
         match &self.phase {
             Phase::Sent { clock: Some(clock) } => clock.deadline(),
             Phase::Body { body, clock, .. } => {
@@ -628,15 +663,10 @@ impl Follower {
         }
     }
 
-    /// The caller's wait clock reads `now` (any origin; see
-    /// [`poll_timeout`](Follower::poll_timeout)): arms the clock on the
-    /// first call after a request or a response opened, restarts it after a
-    /// complete frame (a document: after any bytes); returns true when the
-    /// wait is over — abort the request and call
-    /// [`no_response`](Follower::no_response) (no headers yet) or
-    /// [`finish`](Follower::finish) with no transport error (a body: it
-    /// ends stalled).
-    pub fn handle_timeout(&mut self, now: Duration) -> bool {
+    /// The wait clock reads `now`: arms the clock on the first call after a
+    /// request or a response opened, restarts it after a complete frame (a
+    /// document: after any bytes); returns true when the wait is over.
+    fn tick(&mut self, now: Duration) -> bool {
         let reader_applies = self.reader_clock_applies();
         match &mut self.phase {
             Phase::Sent { clock: Some(clock) } => clock.tick(now),
@@ -665,8 +695,8 @@ impl Follower {
     /// still runs the clock out.
     pub fn wait_limit(&mut self) -> Option<Duration> {
         let now = self.clock;
-        self.handle_timeout(now);
-        self.poll_timeout().map(|at| at.saturating_sub(now))
+        self.tick(now);
+        self.deadline().map(|at| at.saturating_sub(now))
     }
 
     /// One wait for the service (for the headers, or for more of the body)
@@ -677,10 +707,10 @@ impl Follower {
     pub fn waited(&mut self, elapsed: Duration) -> bool {
         let before = self.clock;
         // Arms the clock, or restarts it after a frame, at the wait's start.
-        self.handle_timeout(before);
+        self.tick(before);
         self.clock = before.saturating_add(elapsed);
         let now = self.clock;
-        self.handle_timeout(now)
+        self.tick(now)
     }
 
     /// The consumed offsets: where the read resumes from.
@@ -819,6 +849,7 @@ impl Follower {
         if !matches!(self.phase, Phase::Sent { .. }) {
             return Err(state_error(self.state(), "open"));
         }
+        self.reached = true;
         if matches!(status, 429 | 503) && self.resendable() {
             self.phase = Phase::Body {
                 status,
@@ -1035,6 +1066,9 @@ impl Follower {
             proc_id: self.proc_id.clone(),
             detail: detail.to_owned(),
         };
+        // A request that never connected cannot have taken effect: it may
+        // be sent again whatever it is.
+        let never_sent = reason == DisconnectReason::NotConnected;
         if let Source::Call { request } = &self.source {
             let no_answer = Error::NoAnswer {
                 reason,
@@ -1042,8 +1076,9 @@ impl Follower {
                 target: request.target(),
                 attempts: self.attempts + 1,
                 detail: detail.to_owned(),
+                reached: self.reached,
             };
-            if !request.idempotent {
+            if !request.idempotent && !never_sent {
                 // A start or exec without a key: sending it again could
                 // run the command twice.
                 return Err(no_answer);
@@ -1069,7 +1104,7 @@ impl Follower {
                 detail: detail.to_owned(),
             }));
         }
-        if matches!(self.source, Source::Exec { .. }) && !self.resendable() {
+        if matches!(self.source, Source::Exec { .. }) && !self.resendable() && !never_sent {
             // An exec without a key that broke before naming its process:
             // sending it again could run the command twice.
             return Err(give_up());
@@ -1268,10 +1303,10 @@ mod tests {
         let options = FollowOptions::default().liveness_timeout(Duration::from_secs(4));
         let mut f = Follower::process_output("c", "p", Cursor::default(), options).unwrap();
         f.request().unwrap();
-        assert_eq!(f.poll_timeout(), None);
-        assert!(!f.handle_timeout(Duration::from_secs(10)));
-        assert_eq!(f.poll_timeout(), Some(Duration::from_secs(14)));
-        assert!(f.handle_timeout(Duration::from_secs(14)));
+        assert_eq!(f.wait_limit(), Some(Duration::from_secs(4)));
+        assert!(!f.waited(Duration::from_millis(3999)));
+        assert_eq!(f.wait_limit(), Some(Duration::from_millis(1)));
+        assert!(f.waited(Duration::from_millis(1)));
         match f.no_response("", 0.0).unwrap() {
             Decision::Reconnect(r) => {
                 assert_eq!(r.reason, DisconnectReason::NoResponse);
@@ -1288,18 +1323,17 @@ mod tests {
         f.request().unwrap();
         f.open(200, NDJSON, None, None).unwrap();
         let mut t = Transcript::new();
-        assert!(!f.handle_timeout(Duration::ZERO));
         let mut stalled_at = None;
         for (i, byte) in b"{\"type\":\"stdout\",\"data\":\"x\",\"offset\":1}"
             .iter()
             .enumerate()
         {
-            let now = Duration::from_millis(500 * i as u64);
-            f.feed(&[*byte], &mut t).unwrap();
-            if f.handle_timeout(now) {
-                stalled_at = Some(now);
+            // Each byte after a wait of 0.5 s: the waits add up.
+            if f.waited(Duration::from_millis(500)) {
+                stalled_at = Some(Duration::from_millis(500 * (i as u64 + 1)));
                 break;
             }
+            f.feed(&[*byte], &mut t).unwrap();
         }
         assert_eq!(stalled_at, Some(Duration::from_secs(3)));
         match f.finish(None, 0.0, &mut t).unwrap() {
@@ -1420,11 +1454,11 @@ mod tests {
     fn an_unkeyed_start_is_never_sent_twice() {
         let mut f = start(None);
         f.request().unwrap();
-        let err = f.no_response("connection refused", 0.0).unwrap_err();
+        let err = f.no_response("connection reset", 0.0).unwrap_err();
         assert_eq!(err.code(), "no_answer");
         assert_eq!(
             err.to_string(),
-            "no_answer: POST /computers/c1/processes: no response (connection refused); sent once; it may have taken effect"
+            "no_answer: POST /computers/c1/processes: no response (connection reset); sent once; it may have taken effect"
         );
         assert_eq!(f.request().unwrap_err(), err, "sticky");
         // A 503 is the service's answer, not a refusal to retry.
@@ -1437,6 +1471,70 @@ mod tests {
         assert_eq!(
             (err.code(), err.fields()[0].1),
             ("api_error", FieldValue::U64(503))
+        );
+    }
+
+    #[test]
+    fn an_unkeyed_start_that_never_connected_is_sent_again() {
+        let options = FollowOptions::default().jitter(false).retries(2);
+        let request = Request::start("c1", &Command::shell("make"), None, None).unwrap();
+        let mut f = Follower::call(request.clone(), options.clone()).unwrap();
+        let first = f.request().unwrap();
+        match f.not_connected("connection refused", 0.0).unwrap() {
+            Decision::Reconnect(r) => {
+                assert_eq!(r.reason, DisconnectReason::NotConnected);
+                assert_eq!((r.attempt, r.failures), (1, 1));
+                assert_eq!(r.delay, Duration::from_millis(250));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(!f.may_have_reached());
+        assert_eq!(f.request().unwrap(), first);
+        assert!(f.may_have_reached(), "in flight");
+        f.open(200, "application/json", None, None).unwrap();
+        f.feed(IDENTITY, &mut Vec::new()).unwrap();
+        assert!(matches!(
+            f.finish(None, 0.0, &mut Vec::new()).unwrap(),
+            Decision::Done(_)
+        ));
+        // Refused until the budget is spent: it never reached the service.
+        let mut f = Follower::call(request.clone(), options.clone()).unwrap();
+        for _ in 0..2 {
+            f.request().unwrap();
+            f.not_connected("connection refused", 0.0).unwrap();
+        }
+        f.request().unwrap();
+        let err = f.not_connected("connection refused", 0.0).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "no_answer: POST /computers/c1/processes: could not connect (connection refused); tried 3 times; it never reached the service"
+        );
+        assert!(matches!(
+            err,
+            Error::NoAnswer {
+                reached: false,
+                attempts: 3,
+                ..
+            }
+        ));
+        // Refused, then no response: the second may have taken effect.
+        let mut f = Follower::call(request, options).unwrap();
+        f.request().unwrap();
+        f.not_connected("connection refused", 0.0).unwrap();
+        f.request().unwrap();
+        let err = f.no_response("connection reset", 0.0).unwrap_err();
+        assert!(matches!(
+            err,
+            Error::NoAnswer {
+                reached: true,
+                attempts: 2,
+                ..
+            }
+        ));
+        assert!(
+            err.to_string()
+                .ends_with("; sent 2 times; it may have taken effect"),
+            "{err}"
         );
     }
 

@@ -399,6 +399,69 @@ fn decode_base64_into<'b>(text: &[u8], buf: &'b mut Vec<u8>) -> Option<&'b [u8]>
         .map(|decoded| &*decoded)
 }
 
+/// How a frame's `data` carries its bytes: the wire's `encoding` member.
+///
+/// ```
+/// use dory_wire::Encoding;
+///
+/// assert_eq!(Encoding::Utf8.as_str(), "utf-8");
+/// assert_eq!(Encoding::from_name("base64"), Some(Encoding::Base64));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// The bytes are valid UTF-8: `data` is their text (`"utf-8"`, also
+    /// what a frame without an `encoding` member means).
+    Utf8,
+    /// They are not: `data` is their padded standard base64 (`"base64"`).
+    Base64,
+}
+
+impl Encoding {
+    /// `"utf-8"` or `"base64"`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Encoding::Utf8 => "utf-8",
+            Encoding::Base64 => "base64",
+        }
+    }
+
+    /// The encoding named `name` (`"utf-8"` or `"base64"`).
+    pub fn from_name(name: &str) -> Option<Encoding> {
+        match name {
+            "utf-8" => Some(Encoding::Utf8),
+            "base64" => Some(Encoding::Base64),
+            _ => None,
+        }
+    }
+}
+
+/// The wire's form of output bytes, as a server writes a chunk: their text
+/// with [`Encoding::Utf8`] when they are valid UTF-8 (the empty chunk
+/// included), else their padded standard base64 with [`Encoding::Base64`].
+///
+/// The one rule the clients use to show an output event as the wire would
+/// write it (the `data` and `encoding` of their frames; frames without
+/// output have neither). The encoding describes these bytes, not
+/// necessarily what the server sent: a chunk trimmed after a reconnect may
+/// start inside a character.
+///
+/// ```
+/// use dory_wire::{wire_form, Encoding};
+///
+/// assert_eq!(wire_form("héllo".as_bytes()), ("héllo".to_owned(), Encoding::Utf8));
+/// assert_eq!(wire_form(b"hello\0\xff"), ("aGVsbG8A/w==".to_owned(), Encoding::Base64));
+/// assert_eq!(wire_form(b""), (String::new(), Encoding::Utf8));
+/// ```
+pub fn wire_form(bytes: &[u8]) -> (String, Encoding) {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => (text.to_owned(), Encoding::Utf8),
+        Err(_) => (
+            base64_simd::STANDARD.encode_to_string(bytes),
+            Encoding::Base64,
+        ),
+    }
+}
+
 fn optional_u64(f: &mut Fields<'_>, i: usize) -> Result<Option<u64>, Malformed> {
     if f.present(i) {
         u64_of(f.take(i), FIELD_NAMES[i]).map(Some)
@@ -566,6 +629,46 @@ mod tests {
         assert_eq!(e.code.as_deref(), Some("output_gap"));
         assert_eq!(e.earliest_stdout, Some(Ok(5)));
         assert_eq!(parse_error_document(b"<html>"), ErrorDocument::default());
+    }
+
+    /// The wire form: text when valid UTF-8, else the standard padded
+    /// base64 of the reference encoder (RFC 4648 vectors, every length).
+    #[test]
+    fn wire_form_is_text_or_standard_base64() {
+        use base64::Engine as _;
+        for (bytes, text) in [
+            (&b"\xff"[..], "/w=="),
+            (b"fo\xff", "Zm//"),
+            (b"\xffoo", "/29v"),
+            (b"\xc0\x80", "wIA="),
+            (b"hello\0\xff", "aGVsbG8A/w=="),
+        ] {
+            assert_eq!(wire_form(bytes), (text.to_owned(), Encoding::Base64));
+        }
+        assert_eq!(wire_form(b""), (String::new(), Encoding::Utf8));
+        assert_eq!(
+            wire_form(b"a\0\xe2\x82\xac"),
+            ("a\0\u{20ac}".to_owned(), Encoding::Utf8)
+        );
+        let mut rng = dory_testkit::Rng::new(11);
+        for len in 0..100usize {
+            let mut bytes = vec![0u8; len];
+            rng.fill(&mut bytes);
+            let (data, encoding) = wire_form(&bytes);
+            match std::str::from_utf8(&bytes) {
+                Ok(text) => assert_eq!((data.as_str(), encoding), (text, Encoding::Utf8)),
+                Err(_) => assert_eq!(
+                    (data, encoding),
+                    (
+                        base64::engine::general_purpose::STANDARD.encode(&bytes),
+                        Encoding::Base64
+                    )
+                ),
+            }
+        }
+        for encoding in [Encoding::Utf8, Encoding::Base64] {
+            assert_eq!(Encoding::from_name(encoding.as_str()), Some(encoding));
+        }
     }
 
     /// The vectorised decoder accepts exactly what the strict scalar one

@@ -148,15 +148,18 @@
 #![forbid(unsafe_code)]
 #![cfg_attr(not(test), warn(clippy::unwrap_used))]
 
+mod answer;
 mod ere;
 mod error;
 mod follow;
 mod frame;
 mod gaps;
 mod json;
+pub mod names;
 mod offsets;
 pub mod preview;
 mod reader;
+pub mod records;
 mod request;
 mod run;
 pub mod search;
@@ -165,13 +168,15 @@ pub mod tokens;
 mod transcript;
 mod types;
 
+pub use answer::{exec_answer, identity_answer};
 pub use error::{Error, ErrorCode, ErrorKind, FieldValue, ERROR_CODES};
 pub use follow::{
     http_status, Decision, Done, FollowOptions, Follower, FollowerState, Reconnect,
     DEFAULT_BACKOFF, DEFAULT_MAX_BACKOFF, DEFAULT_RETRIES, HTTP_STATUSES,
 };
+pub use frame::{wire_form, Encoding};
 pub use reader::{Reader, ReaderState};
-pub use request::{Command, Method, Request, Wait};
+pub use request::{base_url, Command, Method, Request, Wait, BASE_URL_ENV};
 pub use run::{
     fresh_run_key, Run, RunAction, RunActionBuf, RunOptions, RunResult, RunSink, RunState, RunStep,
     DEFAULT_ANSWER_TIMEOUT,

@@ -391,6 +391,83 @@ fn check_header_value(name: &str, value: &str) -> Result<(), Error> {
     Ok(())
 }
 
+/// The environment variable the clients read the base URL from when none
+/// is given.
+pub const BASE_URL_ENV: &str = "DORY_URL";
+
+/// The base URL of the API as every client takes it: `given` (the
+/// argument, else the clients' [`BASE_URL_ENV`]) must be an absolute
+/// `http://` or `https://` URL with a host, without spaces, a query or a
+/// fragment; a trailing `/` is dropped (request targets begin with `/`).
+/// Otherwise `invalid_argument` naming `base_url`, in every language alike.
+///
+/// ```
+/// use dory_wire::base_url;
+///
+/// assert_eq!(base_url(Some("https://api.example.com/v1/")).unwrap(), "https://api.example.com/v1");
+/// assert_eq!(base_url(Some("HTTP://127.0.0.1:8080")).unwrap(), "HTTP://127.0.0.1:8080");
+/// assert_eq!(base_url(Some("localhost:8080")).unwrap_err().code(), "invalid_argument");
+/// assert_eq!(base_url(None).unwrap_err().code(), "invalid_argument");
+/// ```
+pub fn base_url(given: Option<&str>) -> Result<String, Error> {
+    let url = match given {
+        None | Some("") => {
+            return Err(invalid(
+                "base_url",
+                &format!("no base URL: pass one or set the {BASE_URL_ENV} environment variable"),
+            ))
+        }
+        Some(url) => url,
+    };
+    let refuse = |why: &str| invalid("base_url", &format!("{url:?} {why}"));
+    let lower = url.get(..8).unwrap_or(url).to_ascii_lowercase();
+    let rest = if lower.starts_with("https://") {
+        &url[8..]
+    } else if lower.starts_with("http://") {
+        &url[7..]
+    } else {
+        return Err(refuse("is not an http:// or https:// URL"));
+    };
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(refuse("has a space or a control character"));
+    }
+    if url.contains(['?', '#']) {
+        return Err(refuse(
+            "has a query or a fragment (give the base of the API)",
+        ));
+    }
+    // The authority: [userinfo@]host[:port], the host an IPv6 address in [].
+    let authority = rest.split('/').next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or(authority);
+    let (name, port) = if host.starts_with('[') {
+        let Some(end) = host.find(']') else {
+            return Err(refuse("has an unclosed IPv6 address"));
+        };
+        match &host[end + 1..] {
+            "" => (&host[..=end], None),
+            after => match after.strip_prefix(':') {
+                Some(port) => (&host[..=end], Some(port)),
+                None => return Err(refuse("has text after its IPv6 address")),
+            },
+        }
+    } else {
+        match host.rsplit_once(':') {
+            Some((name, port)) => (name, Some(port)),
+            None => (host, None),
+        }
+    };
+    if name.is_empty() || name == "[]" {
+        return Err(refuse("has no host"));
+    }
+    // An empty port is the scheme's default, as URL parsers read it.
+    if let Some(port) = port.filter(|p| !p.is_empty()) {
+        if !port.bytes().all(|b| b.is_ascii_digit()) || port.parse::<u16>().is_err() {
+            return Err(refuse("has a port that is not a number from 0 to 65535"));
+        }
+    }
+    Ok(url.trim_end_matches('/').to_owned())
+}
+
 pub(crate) fn invalid(name: &str, reason: &str) -> Error {
     Error::InvalidArgument {
         argument: name.to_owned(),
@@ -400,6 +477,48 @@ pub(crate) fn invalid(name: &str, reason: &str) -> Error {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn base_urls_the_clients_take_and_refuse() {
+        for ok in [
+            "http://127.0.0.1:8080",
+            "https://api.example.com/v1/",
+            "HTTPS://example.com",
+            "http://[::1]:9",
+            "http://[::1]",
+            "http://user:pw@host:80/base",
+            "http://host:/",
+        ] {
+            assert!(base_url(Some(ok)).is_ok(), "{ok}");
+        }
+        assert_eq!(base_url(Some("http://h/a//")).unwrap(), "http://h/a");
+        for bad in [
+            "localhost:8080",
+            "ftp://x",
+            "http://",
+            "http:///path",
+            "http://:80",
+            "http://h:port",
+            "http://h:70000",
+            "http://[::1",
+            "http://[::1]x",
+            "http://h/?q=1",
+            "http://h/#f",
+            "http://exa mple.com",
+            " http://h",
+            "",
+        ] {
+            let err = base_url(Some(bad)).unwrap_err();
+            assert_eq!(err.code(), "invalid_argument", "{bad}");
+            assert!(
+                matches!(err, Error::InvalidArgument { ref argument, .. } if argument == "base_url")
+            );
+        }
+        assert!(base_url(None)
+            .unwrap_err()
+            .to_string()
+            .contains(BASE_URL_ENV));
+    }
+
     use super::*;
 
     #[test]

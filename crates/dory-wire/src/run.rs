@@ -583,6 +583,7 @@ impl<S: RunSink + ?Sized> Sink for Route<'_, S> {
             Event::Exit {
                 exit_code,
                 timed_out,
+                ..
             } => self.views.exit = Some((exit_code, timed_out)),
             _ => {}
         }
@@ -629,11 +630,13 @@ enum Phase {
 ///    timed out or was killed: [`RunBounder::finish_ended`]).
 /// 4. [`cancel`](Run::cancel) at any point discards the open files; with
 ///    `kill_on_cancel` it then asks for the kill (first the keyed start
-///    again when the start was sent but not answered, to learn the
-///    process). A failed kill is not reported: the run ends cancelled.
+///    again when the start was sent, may have reached the service and was
+///    not answered, to learn the process). A failed kill is not reported:
+///    the run ends cancelled.
 ///
 /// Drive it as a [`Follower`]: `request`, then `open`, `feed`, `finish`
-/// (or `no_response`), waiting with [`wait_limit`](Run::wait_limit) and
+/// (or `no_response`, or `not_connected` when the connection was never
+/// made), waiting with [`wait_limit`](Run::wait_limit) and
 /// [`waited`](Run::waited). Errors are sticky.
 ///
 /// ```
@@ -704,25 +707,10 @@ fn invalid(argument: &str, reason: &str) -> Error {
     }
 }
 
-fn not_identity(events: &[Event]) -> Error {
-    let found = match events.last() {
-        Some(Event::ExecResult(_)) => "result",
-        Some(_) => "event",
-        None => "none",
-    };
-    Error::UnexpectedFrame {
-        line: 0,
-        frame_type: found.to_owned(),
-        reason: format!("expected a process identity, got a {found}"),
-    }
-}
-
-/// The process of a call's answer (the last identity document).
+/// The process of a call's answer (its identity document: the core's rule,
+/// [`crate::identity_answer`]).
 fn identity_of(events: &[Event]) -> Result<String, Error> {
-    match events.last() {
-        Some(Event::Identity(identity)) => Ok(identity.proc_id.clone()),
-        _ => Err(not_identity(events)),
-    }
+    crate::identity_answer(events).map(|identity| identity.proc_id.clone())
 }
 
 impl Run {
@@ -1002,6 +990,25 @@ impl Run {
         }
     }
 
+    /// The connection was never made (refused, the name lookup failed, the
+    /// connect timed out); `detail` is what the transport said. The request
+    /// cannot have taken effect: it is sent again within the follow
+    /// options' budget (as [`Follower::not_connected`]), and a start that
+    /// never reached the service is not sent again to learn its process on
+    /// [`cancel`](Run::cancel).
+    ///
+    /// # Errors
+    /// As [`finish`](Run::finish).
+    pub fn not_connected(&mut self, detail: &str, jitter: f64) -> Result<RunStep, Error> {
+        let Some(follower) = self.follower() else {
+            return self.ignored("not_connected").map(|()| RunStep::Cancelled);
+        };
+        match follower.not_connected(detail, jitter) {
+            Ok(decision) => self.decided(decision, &[], &mut |_: RunAction<'_>| {}),
+            Err(e) => self.failed(e, RunStep::Cancelled),
+        }
+    }
+
     /// The longest the next wait for the service may last (`None`: no
     /// limit): the liveness rule of `docs/PROTOCOL.md`, as
     /// [`Follower::wait_limit`].
@@ -1124,14 +1131,16 @@ impl Run {
     /// The caller cancelled the run: the open spill files are discarded
     /// (actions to `sink`); with `kill_on_cancel`, [`RunStep::Send`] asks
     /// for the kill's conversation (first the keyed start again when the
-    /// start was sent but not answered); else [`RunStep::Cancelled`]. A run
+    /// start was sent, may have reached the service and was not answered); else [`RunStep::Cancelled`]. A run
     /// that already failed, was done or cancelled stays as it is and kills
     /// nothing; a second cancel while killing gives up the kill.
     pub fn cancel(&mut self, sink: &mut impl RunSink) -> RunStep {
         let phase = std::mem::replace(&mut self.phase, Phase::Cancelled);
         match phase {
-            Phase::Starting(_) => {
-                if self.kill_on_cancel && self.start_sent {
+            Phase::Starting(follower) => {
+                // A start that never reached the service started nothing:
+                // sending it again to learn its process would start it.
+                if self.kill_on_cancel && self.start_sent && follower.may_have_reached() {
                     if let Ok(follower) = Follower::call(self.start.clone(), self.calls.clone()) {
                         self.phase = Phase::Learning(follower);
                         return RunStep::Send;
@@ -1291,5 +1300,36 @@ mod tests {
         .unwrap();
         assert_eq!(run.cancel(&mut Vec::new()), RunStep::Cancelled);
         assert!(run.request().is_err());
+    }
+
+    #[test]
+    fn a_start_that_never_connected_is_not_sent_again_on_cancel() {
+        let new = || {
+            Run::new(
+                "c1",
+                &Command::shell("make"),
+                RunOptions::new().kill_on_cancel(true),
+                [0; 16],
+            )
+            .unwrap()
+        };
+        let mut run = new();
+        run.request().unwrap();
+        assert!(matches!(
+            run.not_connected("connection refused", 0.0).unwrap(),
+            RunStep::Wait {
+                reconnect: None,
+                ..
+            }
+        ));
+        assert_eq!(run.cancel(&mut Vec::new()), RunStep::Cancelled);
+        // Once a start may have reached the service, cancel learns its process.
+        let mut run = new();
+        run.request().unwrap();
+        run.no_response("connection reset", 0.0).unwrap();
+        run.request().unwrap();
+        run.not_connected("connection refused", 0.0).unwrap();
+        assert_eq!(run.cancel(&mut Vec::new()), RunStep::Send);
+        assert_eq!(run.request().unwrap().target(), "/computers/c1/processes");
     }
 }

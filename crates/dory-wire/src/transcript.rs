@@ -413,9 +413,16 @@ impl Transcript {
             Event::Exit {
                 exit_code,
                 timed_out,
-            } => self.exit = Some((*exit_code, *timed_out)),
+                ..
+            } => self.push_exit(*exit_code, *timed_out),
             _ => {}
         }
+    }
+
+    /// Records the exit (what [`Event::Exit`] carries: the exit code, `None`
+    /// when killed or timed out, and whether the process hit its deadline).
+    pub fn push_exit(&mut self, exit_code: Option<i64>, timed_out: bool) {
+        self.exit = Some((exit_code, timed_out));
     }
 
     /// Records output bytes `[start, end)` of `stream` (what

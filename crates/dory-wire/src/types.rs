@@ -378,10 +378,16 @@ pub enum DisconnectReason {
     Gap,
     /// No complete frame arrived within the liveness timeout.
     Stalled,
-    /// No response at all: the connection was refused or reset, or no
-    /// headers came within the liveness timeout. Only a
-    /// [`Follower`](crate::Follower) reports it (a reader sees responses).
+    /// No response at all: the request was sent (or may have been) and the
+    /// connection was reset or closed, or no headers came within the
+    /// liveness timeout. Only a [`Follower`](crate::Follower) reports it (a
+    /// reader sees responses).
     NoResponse,
+    /// The connection was never made (refused, the name lookup failed, the
+    /// connect timed out, the host was unreachable): the request never
+    /// left the machine, so it cannot have taken effect. Only a
+    /// [`Follower`](crate::Follower) reports it.
+    NotConnected,
     /// A transient refusal before any body: 503 or 429 (its `Retry-After`
     /// honoured). Only a [`Follower`](crate::Follower) reports it, and only
     /// for a request it may send again.
@@ -389,13 +395,15 @@ pub enum DisconnectReason {
 }
 
 impl DisconnectReason {
-    /// `"end_of_body"`, `"gap"`, `"stalled"`, `"no_response"` or `"unavailable"`.
+    /// `"end_of_body"`, `"gap"`, `"stalled"`, `"no_response"`,
+    /// `"not_connected"` or `"unavailable"`.
     pub fn as_str(self) -> &'static str {
         match self {
             DisconnectReason::EndOfBody => "end_of_body",
             DisconnectReason::Gap => "gap",
             DisconnectReason::Stalled => "stalled",
             DisconnectReason::NoResponse => "no_response",
+            DisconnectReason::NotConnected => "not_connected",
             DisconnectReason::Unavailable => "unavailable",
         }
     }
@@ -407,6 +415,7 @@ impl DisconnectReason {
             "gap" => DisconnectReason::Gap,
             "stalled" => DisconnectReason::Stalled,
             "no_response" => DisconnectReason::NoResponse,
+            "not_connected" => DisconnectReason::NotConnected,
             "unavailable" => DisconnectReason::Unavailable,
             _ => return None,
         })
@@ -420,6 +429,7 @@ impl DisconnectReason {
             DisconnectReason::Gap => "a gap frame ended the response",
             DisconnectReason::Stalled => "no complete frame came within the liveness timeout",
             DisconnectReason::NoResponse => "no response",
+            DisconnectReason::NotConnected => "could not connect",
             DisconnectReason::Unavailable => "the service was unavailable",
         }
     }

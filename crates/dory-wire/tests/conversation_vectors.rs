@@ -93,6 +93,17 @@ struct Run {
     proc_id: Value,
 }
 
+/// A `stall` (docs/VECTORS.md): the wait for the service runs out. The
+/// follower offers a whole liveness timeout (`wait_limit`); a wait of
+/// nothing is not over; a wait of the whole limit is.
+fn stall_wait(follower: &mut Follower) {
+    let liveness = follower.options().liveness_timeout;
+    let limit = follower.wait_limit();
+    assert_eq!(limit, Some(liveness), "a whole liveness timeout to wait");
+    assert!(!follower.waited(Duration::ZERO), "not over as it begins");
+    assert!(follower.waited(liveness), "over at the liveness timeout");
+}
+
 /// Plays a conversation; `split` gives the cut points of each body.
 fn play(v: &Value, split: &mut dyn FnMut(usize) -> Vec<usize>) -> Run {
     let mut run = Run {
@@ -109,7 +120,6 @@ fn play(v: &Value, split: &mut dyn FnMut(usize) -> Vec<usize>) -> Run {
             return run;
         }
     };
-    let liveness = follower.options().liveness_timeout;
     for exchange in v["exchanges"].as_array().expect("exchanges") {
         let request = match follower.request() {
             Ok(r) => r,
@@ -128,15 +138,14 @@ fn play(v: &Value, split: &mut dyn FnMut(usize) -> Vec<usize>) -> Run {
             .get("stall")
             .and_then(Value::as_bool)
             .unwrap_or(false);
-        let decision = if response.get("no_response").is_some()
+        let decision = if let Some(detail) = response.get("not_connected") {
+            follower.not_connected(detail.as_str().expect("not_connected"), jitter)
+        } else if response.get("no_response").is_some()
             || (stall && response.get("status").is_none())
         {
             if stall {
-                assert!(!follower.handle_timeout(Duration::ZERO));
-                assert!(
-                    follower.handle_timeout(liveness),
-                    "the headers wait is over"
-                );
+                // The wait for the headers runs out.
+                stall_wait(&mut follower);
             }
             follower.no_response(response["no_response"].as_str().unwrap_or(""), jitter)
         } else {
@@ -167,9 +176,8 @@ fn play(v: &Value, split: &mut dyn FnMut(usize) -> Vec<usize>) -> Run {
                 Err(e) => Err(e),
                 Ok(()) => {
                     if stall {
-                        let t = Duration::from_secs(1000);
-                        assert!(!follower.handle_timeout(t));
-                        assert!(follower.handle_timeout(t + liveness), "the stream stalls");
+                        // The wait for more of the body runs out.
+                        stall_wait(&mut follower);
                     }
                     follower.finish(header("broken"), jitter, &mut run.events)
                 }
@@ -290,10 +298,11 @@ fn check(v: &Value, run: &Run) -> Vec<String> {
             .events
             .iter()
             .find_map(|e| match e {
-                Event::Exit {
-                    exit_code,
-                    timed_out,
-                } => Some(json!({"exit_code": exit_code, "timed_out": timed_out})),
+                Event::Exit { .. } => {
+                    let mut fields = common::event_json(e);
+                    fields.as_object_mut()?.remove("type");
+                    Some(fields)
+                }
                 _ => None,
             })
             .unwrap_or(Value::Null);

@@ -343,6 +343,9 @@ fn play_exchange(
         .get("stall")
         .and_then(Value::as_bool)
         .unwrap_or(false);
+    if let Some(detail) = response.get("not_connected") {
+        return run.not_connected(detail.as_str().expect("not_connected"), jitter);
+    }
     if response.get("no_response").is_some() || (stall && response.get("status").is_none()) {
         if stall {
             let limit = run.wait_limit().expect("a bounded wait for the headers");

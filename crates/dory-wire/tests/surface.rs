@@ -14,8 +14,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 // ---- the list: exactly the "rust" paths of tests/api/surface.json
+use dory_wire::base_url;
+use dory_wire::exec_answer;
 use dory_wire::fresh_run_key;
 use dory_wire::http_status;
+use dory_wire::identity_answer;
+use dory_wire::names::camel_case;
+use dory_wire::names::js_argument;
 use dory_wire::preview::checked_limit;
 use dory_wire::preview::count_tokens;
 use dory_wire::preview::run_spill_id;
@@ -46,17 +51,26 @@ use dory_wire::preview::MAX_LIMIT;
 use dory_wire::preview::MAX_SPILL_ID_LEN;
 use dory_wire::preview::MIN_MAX_BYTES;
 use dory_wire::preview::MIN_RUN_MAX_BYTES;
+use dory_wire::records::Field;
+use dory_wire::records::FieldType;
+use dory_wire::records::Record;
+use dory_wire::records::Value;
+use dory_wire::records::ENDS;
+use dory_wire::records::END_REASONS;
+use dory_wire::records::EVENTS;
 use dory_wire::search::SearchOptions;
 use dory_wire::search::SearchResult;
 use dory_wire::search::Searcher;
 use dory_wire::search::MAX_MATCH_BYTES;
 use dory_wire::search::MAX_PATTERN_BYTES;
+use dory_wire::wire_form;
 use dory_wire::Command;
 use dory_wire::Cursor;
 use dory_wire::Decision;
 use dory_wire::Decision::Continue;
 use dory_wire::DisconnectReason;
 use dory_wire::Done;
+use dory_wire::Encoding;
 use dory_wire::End;
 use dory_wire::End::Disconnected;
 use dory_wire::End::Document;
@@ -118,6 +132,7 @@ use dory_wire::StreamTranscript;
 use dory_wire::Transcript;
 use dory_wire::Utf8Decoder;
 use dory_wire::Wait;
+use dory_wire::BASE_URL_ENV;
 use dory_wire::DEFAULT_ANSWER_TIMEOUT;
 use dory_wire::DEFAULT_BACKOFF;
 use dory_wire::DEFAULT_LIVENESS_TIMEOUT;
@@ -210,28 +225,32 @@ fn names_every_constant() {
 
 /// Every event variant with the fields of docs/api.md: a variant or field
 /// renamed or removed stops this compiling. (`Event`, `End`, `Identity` and
-/// `ExecResult` are `#[non_exhaustive]`, hence the `_` arms and `..`; a variant
-/// added is caught by `every_variant_is_listed` instead.)
+/// `ExecResult` are `#[non_exhaustive]`, hence the `_` arms; a variant added
+/// is caught by `every_variant_is_listed` instead, and a field added by the
+/// record tables' tests in `dory_wire::records`, hence the `..`.)
 fn event_fields(event: Event) {
     match event {
-        Started { proc_id: _ } => {}
+        Started { proc_id: _, .. } => {}
         Output {
             stream: _,
             data: _,
             start: _,
             end: _,
+            ..
         } => {}
         Skipped {
             stream: _,
             start: _,
             end: _,
+            ..
         } => {}
         Heartbeat => {}
         Exit {
             exit_code: _,
             timed_out: _,
+            ..
         } => {}
-        Unknown { frame_type: _ } => {}
+        Unknown { frame_type: _, .. } => {}
         IdentityEvent(Identity {
             proc_id: _,
             status: _,
@@ -251,16 +270,18 @@ fn event_fields(event: Event) {
     }
 }
 
-/// Every end with exactly the fields of docs/api.md.
+/// Every end with the fields of docs/api.md (renamed or removed: no longer compiles).
 fn end_fields(end: End) {
     match end {
         Exited {
             exit_code: _,
             timed_out: _,
+            ..
         } => {}
         Disconnected {
             cursor: _,
             reason: _,
+            ..
         } => {}
         Document => {}
         _ => {}
@@ -535,6 +556,16 @@ fn run_machine_methods(sink: &mut Vec<RunActionBuf>) -> Result<RunResult, Error>
     Ok(result)
 }
 
+/// The protocol facts every client takes from the core: a frame's wire
+/// form, the cursor after an event, what a document answer means.
+fn client_facts(events: &[Event], cursor: Cursor) -> Result<(String, &'static str, Cursor), Error> {
+    let (data, encoding): (String, Encoding) = wire_form(b"hi");
+    let _: Option<Encoding> = Encoding::from_name(encoding.as_str());
+    let _: &Identity = identity_answer(events)?;
+    let _: &Event = exec_answer(events)?;
+    Ok((data, encoding.as_str(), cursor.after(&Event::Heartbeat)))
+}
+
 // ---- the checks
 
 fn repo_root() -> PathBuf {
@@ -733,6 +764,11 @@ fn the_crate_exports_nothing_unlisted() {
     }
     for name in exported_names(&src, &src.join("search.rs")) {
         exported.insert(format!("dory_wire::search::{name}"));
+    }
+    for module in ["records", "names"] {
+        for name in exported_names(&src, &src.join(format!("{module}.rs"))) {
+            exported.insert(format!("dory_wire::{module}::{name}"));
+        }
     }
     // Items, not variants: no segment after dory_wire:: but the last is a type.
     let listed: BTreeSet<String> = listed_paths()

@@ -1,6 +1,6 @@
 // The connection to one Dory service (`Client`).
 
-import { Follower } from "dory-wire";
+import { Follower, Request } from "dory-wire";
 import { describe } from "../args.js";
 import { built, DEFAULT_MAX_CONNECTIONS, options, whenLoaded } from "./options.js";
 import { Computers } from "./resources.js";
@@ -35,18 +35,12 @@ export class Client {
       if (clientOptions !== undefined) throw new TypeError("new Client(options) takes one argument; new Client(baseUrl, options) two");
       o = options(urlOrOptions, CLIENT_OPTIONS, "Client option");
     }
-    const baseUrl = o.baseUrl ?? environment("DORY_URL");
-    if (baseUrl === undefined) throw new TypeError('no base URL: pass new Client("http://…") or set DORY_URL');
-    if (typeof baseUrl !== "string") throw new TypeError(`baseUrl must be a string, got ${describe(baseUrl)}`);
-    let parsed;
-    try {
-      parsed = new URL(baseUrl);
-    } catch {
-      throw new RangeError(`baseUrl is not a URL: ${JSON.stringify(baseUrl)}`);
-    }
-    if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-      throw new RangeError(`baseUrl must be http: or https:, got ${JSON.stringify(baseUrl)}`);
-    }
+    // The core's rule for every client: InvalidArgument (argument baseUrl)
+    // unless an http(s):// URL with a host; none at all included.
+    const given = o.baseUrl ?? environment("DORY_URL");
+    if (given !== undefined && typeof given !== "string") throw new TypeError(`baseUrl must be a string, got ${describe(given)}`);
+    // In a browser before `init()` the core checks it at the first request.
+    const baseUrl = whenLoaded(() => Request.baseUrl(given));
     // Kept apart and called with no receiver: Cloudflare Workers' fetch
     // throws "Illegal invocation" when called as a method of another object.
     const fetchImpl = o.fetch ?? (typeof globalThis.fetch === "function" ? globalThis.fetch : undefined);
@@ -72,7 +66,7 @@ export class Client {
     }
     // The core checks them (a TypeError, or InvalidArgument naming the option).
     whenLoaded(() => built(() => Follower.setupLogs("c", follow)).free());
-    this.#transport = new Transport(baseUrl.replace(/\/+$/, ""), fetchImpl, headers, follow, maxConnections);
+    this.#transport = new Transport(baseUrl ?? given, fetchImpl, headers, follow, maxConnections, baseUrl !== undefined);
     /** The computers of the service. */
     this.computers = new Computers(this.#transport);
   }

@@ -5,7 +5,7 @@
 
 import { Transcript } from "dory-wire";
 import { ABORTED, sleep, STALLED, WaitClock } from "./clock.js";
-import { closedError, describeTransportError, fromRecord, withCause } from "./errors.js";
+import { closedError, describeTransportError, fromRecord, neverConnected, withCause } from "./errors.js";
 
 /** Whether `link` was closed by its owner (quietly); throws once the client is closed. */
 function stopped(client, link) {
@@ -29,7 +29,7 @@ function abandoned(client, link, error) {
  * headers, feeds it the body piece by piece on its wait clock (only the
  * waits for the network count, never the consumer's time), and finishes it.
  * `machine` is a Follower's or a Run's conversation seen alike (`request`,
- * `open`, `feed`, `finish` → `{pieces, outcome}`, `noResponse`,
+ * `open`, `feed`, `finish` → `{pieces, outcome}`, `noResponse`, `notConnected`,
  * `errorPieces`, `waitLimitMs`, `waitedMs`). Yields the pieces (events or
  * actions) each call gave, as non-empty arrays; returns `{outcome, cause}`
  * (the machine's decision or step, and the transport's error, if any), or
@@ -66,7 +66,9 @@ async function* exchange(client, machine, link) {
     }
     if (response === undefined) {
       const detail = cause === undefined ? "" : describeTransportError(cause, request.method, url);
-      return { outcome: machine.noResponse(detail, Math.random()), cause };
+      // A connection never made: the request never left (the core may send it again).
+      const outcome = cause !== undefined && neverConnected(cause) ? machine.notConnected(detail, Math.random()) : machine.noResponse(detail, Math.random());
+      return { outcome, cause };
     }
     const h = (name) => response.headers.get(name);
     // A browser hides a redirect it did not follow (status 0): it is one.
@@ -166,6 +168,7 @@ export async function* drive(client, follower, link, { transcript, reconnect, on
     },
     errorPieces: (error) => (Array.isArray(error.events) ? ended(error.events) : []),
     noResponse: (detail, jitter) => follower.noResponse(detail, jitter),
+    notConnected: (detail, jitter) => follower.notConnected(detail, jitter),
     waitLimitMs: () => follower.waitLimitMs(),
     waitedMs: (ms) => follower.waitedMs(ms),
   };
@@ -226,6 +229,7 @@ export async function converse(client, run, link, { act, onReconnect }) {
     },
     errorPieces: (error) => (Array.isArray(error.actions) ? error.actions : []),
     noResponse: (detail, jitter) => run.noResponse(detail, jitter),
+    notConnected: (detail, jitter) => run.notConnected(detail, jitter),
     waitLimitMs: () => run.waitLimitMs(),
     waitedMs: (ms) => run.waited(ms),
   };

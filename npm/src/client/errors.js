@@ -35,6 +35,41 @@ export function closedError() {
 }
 
 /**
+ * The error codes of a connection that was never made: refused, the name
+ * lookup failed, no route to the host, the connect timed out (undici). A
+ * reset (`ECONNRESET`), a TLS failure or anything after the connect is not
+ * one: the request may have left.
+ */
+const NEVER_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EAI_NONAME",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * Whether fetch's error says the connection was never made, so the request
+ * cannot have reached the service (the core then sends it again whatever it
+ * is): a `TypeError` whose cause carries a connect-phase code (or an
+ * `AggregateError` of one per address, all of them such). A runtime whose
+ * errors carry no code gives false: "no response".
+ */
+export function neverConnected(error) {
+  if (!(error instanceof TypeError)) return false;
+  const connectPhase = (e) => typeof e === "object" && e !== null && NEVER_CONNECTED.has(e.code);
+  let e = error.cause;
+  for (let depth = 0; typeof e === "object" && e !== null && depth < 4; depth++) {
+    if (connectPhase(e)) return true;
+    if (Array.isArray(e.errors) && e.errors.length > 0) return e.errors.every(connectPhase);
+    e = e.cause;
+  }
+  return false;
+}
+
+/**
  * What a transport error says, for the follower's record (its `detail`):
  * the error's message and those of its causes — fetch's `TypeError: fetch
  * failed` keeps the reason and the address in `cause` (`connect

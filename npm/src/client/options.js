@@ -65,11 +65,8 @@ export function startArgs(o) {
   if (aliased(o, "timeoutMs", "timeout_seconds") === "timeoutMs") {
     return { timeoutMs: numberArg(o.timeoutMs, "timeoutMs"), idempotencyKey };
   }
+  // The core checks the deadline (a positive number), whichever name gave it.
   const seconds = numberArg(o.timeout_seconds, "timeout_seconds");
-  if (seconds !== undefined && !(Number.isFinite(Number(seconds)) && Number(seconds) > 0)) {
-    const reason = `must be a positive number of seconds, not ${seconds}`;
-    throw new InvalidArgument(`invalid_argument: timeout_seconds: ${reason}`, { argument: "timeout_seconds", reason });
-  }
   return { timeoutMs: seconds === undefined ? undefined : Number(seconds) * 1000, idempotencyKey };
 }
 
@@ -83,20 +80,12 @@ export function built(make, names) {
     return make();
   } catch (error) {
     if (!(error instanceof InvalidArgument)) throw error;
-    const name = names?.[error.argument] ?? followOption(error.argument);
+    // The binding already names the argument as JavaScript does (the core's
+    // rule, names::js_argument); only the caller's own spellings remain.
+    const name = names?.[error.argument];
     if (name === undefined || name === error.argument) throw error;
     return throwRenamed(error, name);
   }
-}
-
-/**
- * The follow option (a name of `Follower.defaults`) that the core's
- * `FollowOptions::check` means by its field name: `liveness_timeout` is
- * `livenessTimeoutMs`, `backoff` is `backoffMs` (durations say their unit).
- */
-function followOption(field) {
-  const camel = field.replace(/_([a-z0-9])/g, (_, c) => c.toUpperCase());
-  return Object.keys(Follower.defaults).find((name) => name === camel || name === `${camel}Ms`);
 }
 
 function throwRenamed(error, name) {

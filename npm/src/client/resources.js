@@ -3,7 +3,7 @@
 // the transport (`document`, `identity`), a stream (`OutputStream`) or the
 // one-call read (`readToEnd`); a new operation is one more method here.
 
-import { Follower, Request } from "dory-wire";
+import { execAnswer, Follower, Request } from "dory-wire";
 import { describe } from "../args.js";
 import { readToEnd } from "./drive.js";
 import { identityOf, resultOf } from "./frames.js";
@@ -171,7 +171,8 @@ class Computer {
   async exec(command, execOptions) {
     const o = options(execOptions, START_OPTIONS, "exec option");
     const args = startArgs(o);
-    const event = await this.#client.document(() => Request.exec(this.id, command, args));
+    // What the answer means is the core's: a result, or a keyed replay's identity.
+    const event = execAnswer(await this.#client.document(() => Request.exec(this.id, command, args)));
     return event.type === "identity" ? identityOf(event) : resultOf(event);
   }
 

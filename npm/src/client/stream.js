@@ -1,7 +1,8 @@
 // The frames of a read, iterated once (`OutputStream`).
 
+import { cursorAfter } from "dory-wire";
 import { drive } from "./drive.js";
-import { advance, endOf, toFrame } from "./frames.js";
+import { endOf, toFrame } from "./frames.js";
 import { whenLoaded } from "./options.js";
 
 /**
@@ -126,7 +127,7 @@ export class OutputStream {
           return;
         }
         for (const event of step.value) {
-          advance(this.#cursor, event);
+          this.#cursor = cursorAfter(this.#cursor, event);
           if (event.type === "started" || event.type === "identity") this.#procId = event.procId;
           const frame = toFrame(event);
           if (frame !== null) yield frame;

@@ -3,7 +3,7 @@
 // bound on requests in flight (`Permits`) and the operations that
 // `close()` aborts (`Link`); and the one-document requests.
 
-import { Follower, init } from "dory-wire";
+import { Follower, identityAnswer, init, Request } from "dory-wire";
 import { ABORTED } from "./clock.js";
 import { drive } from "./drive.js";
 import { closedError } from "./errors.js";
@@ -88,8 +88,12 @@ export class Link {
 export class Transport {
   #fetch;
 
-  constructor(baseUrl, fetchImpl, headers, follow, maxConnections) {
+  #urlChecked;
+
+  /** `urlChecked`: whether the core has checked `baseUrl` (not yet in a browser before `init()`). */
+  constructor(baseUrl, fetchImpl, headers, follow, maxConnections, urlChecked = true) {
     this.baseUrl = baseUrl;
+    this.#urlChecked = urlChecked;
     this.#fetch = fetchImpl;
     this.headers = headers;
     this.livenessTimeoutMs = follow.livenessTimeoutMs;
@@ -102,6 +106,11 @@ export class Transport {
 
   /** Where `request` goes: the base URL, then its target. */
   url(request) {
+    if (!this.#urlChecked) {
+      // A request exists, so the core is loaded: its rule, as in Node at construction.
+      this.baseUrl = Request.baseUrl(this.baseUrl);
+      this.#urlChecked = true;
+    }
     return this.baseUrl + request.target;
   }
 
@@ -156,7 +165,8 @@ export class Transport {
   /**
    * Sends the request `build()` makes (a core `Request`), answered by one
    * JSON document: the core's one-answer conversation (`Follower.call`)
-   * decides what is sent again and when. Returns its event. Error answers
+   * decides what is sent again and when. Returns the answer's events (what
+   * they mean is the core's: `identityAnswer`, `execAnswer`). Error answers
    * throw the core's errors; no answer throws `NoAnswer` (its `cause`,
    * fetch's own error). An optional `signal` aborts it (then it rejects
    * with an AbortError; the caller knows why).
@@ -181,9 +191,7 @@ export class Transport {
         }
         events.push(...step.value);
       }
-      const event = events.find((e) => e.type === "identity" || e.type === "exec_result");
-      if (event === undefined) throw new Error("dory-wire/client: the answer held no document");
-      return event;
+      return events;
     } finally {
       this.unlink(link);
       follower.free();
@@ -199,11 +207,8 @@ export class Transport {
     return options;
   }
 
+  /** The identity event a start, get or kill was answered by: the core's rule (`identityAnswer`), its `UnexpectedFrame` for any other answer. */
   async identity(build, signal) {
-    const event = await this.document(build, signal);
-    if (event.type !== "identity") {
-      throw new Error(`dory-wire/client: the answer was ${event.type}, not a process identity`);
-    }
-    return event;
+    return identityAnswer(await this.document(build, signal));
   }
 }

@@ -119,7 +119,7 @@ function describeFrame(frame: Frame): string {
 async function main(): Promise<void> {
   const client = new Client();
   try {
-    const computer: Computer = await client.computers.get("c1");
+    const computer: Computer = client.computers.get("c1");
     const command = ["sh", "-c", "printf 'hello\\000\\377'"];
     const options = { timeout_seconds: 30, idempotency_key: "k1" };
     const started: ProcessIdentity = await computer.processes.start(command, options);

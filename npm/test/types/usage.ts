@@ -307,14 +307,15 @@ export function conversations(): void {
   const resumed = Follower.resume("c1", exec.resumeState(), { gapPolicy: "skip" });
   Follower.resume("c1", logs.resumeStateJson());
   exec.request();
-  const decision: Decision = exec.noResponse(new Error("connection refused"), 0.5);
+  const decision: Decision = exec.noResponse(new Error("connection reset"), 0.5);
   const gone: Decision = exec.noResponse();
-  void [decision, gone];
+  const refused: Decision = exec.notConnected(new Error("connect ECONNREFUSED"), 0.5);
+  void [decision, gone, refused];
   const state: FollowerState = resumed.state;
-  const deadline: number | null = resumed.pollTimeoutMs();
-  const over: boolean = resumed.handleTimeoutMs(performance.now());
+  const limit: number | null = resumed.waitLimitMs();
+  const over: boolean = resumed.waitedMs(250);
   const resumeState: ResumeState = resumed.resumeState();
-  void [state, deadline, over, resumeState, resumed.cursor, resumed.procId, resumed.attempts, resumed.options.retries];
+  void [state, limit, over, resumeState, resumed.cursor, resumed.procId, resumed.attempts, resumed.options.retries];
   resumed.open(200, "application/x-ndjson");
   resumed.feed(new Uint8Array(1));
   resumed.free();
@@ -339,7 +340,7 @@ export function conversations(): void {
       const cursor: Cursor = e.cursor;
       const procId: string | null = e.procId;
       const offsets: [number, number] = [e.stdout_offset, e.stderr_offset];
-      const reason: "end_of_body" | "gap" | "stalled" | "no_response" | "unavailable" = e.reason;
+      const reason: "end_of_body" | "gap" | "stalled" | "no_response" | "not_connected" | "unavailable" = e.reason;
       void [cursor, procId, offsets, reason, e.proc_id];
     }
   }

@@ -37,11 +37,9 @@ from .._core import (
     ExecResult,
     Follower,
     Identity,
-    Output,
     Reconnect,
     Request,
     Run,
-    Skipped,
     Transcript,
 )
 from .._errors import DoryWireError, NoAnswer
@@ -56,6 +54,7 @@ from ._http import (
     build,
     default_headers,
     describe,
+    never_connected,
     timeout_of,
 )
 from ._http import is_transport_error as _is_transport_error
@@ -89,15 +88,6 @@ _Decision = Union[Done, Reconnect, Continue]
 _Hook = Callable[[Reconnect], object]
 """A reconnect hook: called with the follower's record of each reconnect,
 before the wait (what it returns is ignored; what it raises ends the read)."""
-
-
-def _after(event: Event, cursor: Cursor) -> Cursor:
-    """The consumed offsets after ``event``, from those before it."""
-    if isinstance(event, (Output, Skipped)):
-        if event.stream == "stdout":
-            return Cursor(event.end, cursor.stderr)
-        return Cursor(cursor.stdout, event.end)
-    return cursor
 
 
 def _start(stdout_offset: int, stderr_offset: int, cursor: Cursor | None) -> Cursor:
@@ -134,6 +124,7 @@ class _Machine(Protocol[_Piece, _Outcome]):
         self, transport_error: str | None = None, jitter: float = 0.0
     ) -> tuple[list[_Piece], _Outcome]: ...
     def no_response(self, detail: str = "", jitter: float = 0.0) -> _Outcome: ...
+    def not_connected(self, detail: str = "", jitter: float = 0.0) -> _Outcome: ...
     def wait_limit_seconds(self) -> float | None: ...
     def waited_seconds(self, elapsed: float) -> bool: ...
 
@@ -196,6 +187,9 @@ class AsyncExchange(Generic[_Piece, _Outcome]):
             if limit is not None and isinstance(exc, httpx.TimeoutException):
                 waited = max(waited, limit)
             stalled = machine.waited_seconds(waited)
+            if never_connected(exc):
+                # The request never left: the core may send it again.
+                return machine.not_connected(describe(exc, request), random.random())
             detail = "" if stalled else describe(exc, request)
             return machine.no_response(detail, random.random())
         self._response = response
@@ -343,7 +337,7 @@ class AsyncOutputStream(AsyncExchange[Event, _Decision], AsyncIterator[Frame]):
                 raise StopAsyncIteration
         event = self._pending.popleft()
         # The offsets of the frames yielded, not of the chunk decoded.
-        self._cursor = _after(event, self._cursor) if self._pending else self._follower.cursor
+        self._cursor = self._cursor.after(event) if self._pending else self._follower.cursor
         return Frame(event)
 
     async def _pull(self) -> bool:
@@ -495,7 +489,7 @@ class AsyncClient:
         self._http = http_client if http_client is not None else httpx.AsyncClient()
         self._headers = default_headers(headers)
         self.computers = AsyncComputers(self)
-        """The computers: ``await client.computers.get(computer_id)``."""
+        """The computers: ``client.computers.get(computer_id)``."""
 
     # -- plumbing shared by the handles ---------------------------------------------
 
@@ -582,10 +576,11 @@ class AsyncComputers:
     def __init__(self, client: AsyncClient) -> None:
         self._client = client
 
-    async def get(self, computer_id: str) -> AsyncComputer:
-        """The computer ``computer_id``. Sends no request: errors (an unknown
-        computer is a 404 ``ApiError``) come with the first call; an id the
-        core refuses raises here (``TypeError`` or ``InvalidArgument``)."""
+    def get(self, computer_id: str) -> AsyncComputer:
+        """The computer ``computer_id``. Sends no request, so it is not a
+        coroutine (as in the synchronous client and JavaScript): errors (an
+        unknown computer is a 404 ``ApiError``) come with the first call; an
+        id the core refuses raises here (``TypeError`` or ``InvalidArgument``)."""
         return AsyncComputer(self._client, checked_computer_id(computer_id))
 
 

@@ -4,12 +4,11 @@ An :class:`~dory_wire.client.OutputStream` yields one :class:`Frame` per event
 of the core reader. Nothing is decoded here: the bytes are the core's, already
 trimmed to what is new; ``data`` and ``encoding`` only re-express those exact
 bytes the way the wire does (text when they are valid UTF-8, else base64),
-computed on first access, the text by the core's UTF-8 decoder.
+computed on first access by the core's rule (``dory_wire._core._wire_form``).
 """
 
 from __future__ import annotations
 
-import base64
 import builtins
 from typing import Literal, Union
 
@@ -22,7 +21,7 @@ from .._core import (
     Skipped,
     Started,
     Unknown,
-    Utf8Decoder,
+    _wire_form,
 )
 from .._stream import Event
 
@@ -116,15 +115,8 @@ class Frame:
             event = self.event
             if not isinstance(event, Output):
                 return "", None
-            # The core's decoder gives the text (invalid bytes become U+FFFD):
-            # the bytes are valid UTF-8 exactly when it encodes back to them.
-            decoder = Utf8Decoder()
-            text = decoder.push(event.data) + decoder.finish()
-            if text.encode() == event.data:
-                self._data, self._encoding = text, "utf-8"
-            else:
-                self._data = base64.b64encode(event.data).decode("ascii")
-                self._encoding = "base64"
+            # The core's rule: the text when valid UTF-8, else base64.
+            self._data, self._encoding = _wire_form(event.data)
         return self._data, self._encoding
 
     @property

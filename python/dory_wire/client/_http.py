@@ -39,11 +39,10 @@ JSON = "application/json"
 
 
 def base_url_of(base_url: str | None) -> str:
-    """The API's base URL: the argument, else ``$DORY_URL``."""
-    url = base_url if base_url is not None else os.environ.get(ENV_URL)
-    if not url:
-        raise ValueError(f"no base URL: pass base_url= or set the {ENV_URL} environment variable")
-    return url.rstrip("/")
+    """The API's base URL: the argument, else ``$DORY_URL``, as the core
+    takes it (``InvalidArgument``, a ``ValueError``, when it is not an
+    ``http(s)://`` URL with a host)."""
+    return Request.base_url(base_url if base_url is not None else os.environ.get(ENV_URL))
 
 
 def default_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
@@ -105,6 +104,17 @@ def is_transport_error(error: BaseException) -> bool:
     return isinstance(error, httpx.TransportError) and not isinstance(
         error, httpx.UnsupportedProtocol
     )
+
+
+def never_connected(error: BaseException) -> bool:
+    """Whether a transport error says the connection was never made: refused,
+    the name lookup failed, the host was unreachable, the connect timed out
+    (``httpx.ConnectError``, ``httpx.ConnectTimeout``). httpx raises these
+    only while opening the connection (its TLS handshake included), before
+    a byte of the request is written, so the request cannot have reached the
+    service; the core then sends it again whatever it is. Anything later (a
+    reset, a read timeout) is "no response"."""
+    return isinstance(error, (httpx.ConnectError, httpx.ConnectTimeout))
 
 
 def describe(error: BaseException, request: httpx.Request | None = None) -> str:

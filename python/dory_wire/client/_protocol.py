@@ -20,8 +20,9 @@ from .._core import (
     Identity,
     Reconnect,
     Request,
+    _exec_answer,
+    _identity_answer,
 )
-from .._errors import UnexpectedFrame
 from .._stream import End, Event
 
 __all__ = [
@@ -52,35 +53,16 @@ def checked_computer_id(computer_id: str) -> str:
 # -- JSON documents -------------------------------------------------------------
 
 
-def _document(events: Sequence[Event]) -> Identity | ExecResult | None:
-    for event in events:
-        if isinstance(event, (Identity, ExecResult)):
-            return event
-    return None
-
-
-def _not_a(expected: str, got: object) -> UnexpectedFrame:
-    found = "result" if isinstance(got, ExecResult) else "no document"
-    reason = f"expected {expected}, got {found}"
-    return UnexpectedFrame(
-        f"unexpected_frame: {reason}", line=0, frame_type=found.replace(" ", "_"), reason=reason
-    )
-
-
 def identity_of(events: Sequence[Event]) -> Identity:
-    """The identity the document answer carried (``UnexpectedFrame`` if not one)."""
-    document = _document(events)
-    if not isinstance(document, Identity):
-        raise _not_a("a process identity", document)
-    return document
+    """The identity the document answer carried: the core's rule (its
+    ``UnexpectedFrame`` for any other answer)."""
+    return _identity_answer(list(events))
 
 
 def exec_result_of(events: Sequence[Event]) -> ExecResult | Identity:
-    """A synchronous exec's answer: its result, or the identity of a keyed replay."""
-    document = _document(events)
-    if document is None:
-        raise _not_a("an exec result", document)
-    return document
+    """A synchronous exec's answer: its result, or the identity of a keyed
+    replay; the core's rule (its ``UnexpectedFrame`` for any other answer)."""
+    return _exec_answer(list(events))
 
 
 # -- decisions ----------------------------------------------------------------------

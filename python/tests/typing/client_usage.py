@@ -92,7 +92,7 @@ def one_call(client: Client) -> bytes:
 
 async def async_usage() -> bytes:
     async with AsyncClient("http://127.0.0.1:8080", liveness_timeout_seconds=5.0) as client:
-        computer = await client.computers.get("c1")
+        computer = client.computers.get("c1")
         started = await computer.processes.start("sleep 1", idempotency_key="k")
         process = await computer.processes.get(started.proc_id)
         async with process.iter_output(follow=False) as stream:

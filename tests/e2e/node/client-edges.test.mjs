@@ -67,7 +67,12 @@ test("a start on a refused connection is NoAnswer", async () => {
   try {
     const err = await client.computers.get("c1").processes.start("true").catch((e) => e);
     assert.ok(err instanceof NoAnswer, `${err}`);
-    assert.deepEqual([err.code, err.reason, err.method, err.target, err.attempts], ["no_answer", "no_response", "POST", "/computers/c1/processes", 1]);
+    // Refused every time: never reached the service, so sent again until the budget is spent.
+    assert.deepEqual(
+      [err.code, err.reason, err.method, err.target, err.attempts, err.reached],
+      ["no_answer", "not_connected", "POST", "/computers/c1/processes", 6, false],
+    );
+    assert.match(err.message, /it never reached the service$/);
     assert.ok(err.cause instanceof Error, "fetch's own error is the cause");
   } finally {
     client.close();

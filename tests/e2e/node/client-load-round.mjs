@@ -92,7 +92,7 @@ try {
   await withServer(drop, async (server) => {
     const client = new Client({ baseUrl: server.url });
     try {
-      const computer = await client.computers.get(server.computer);
+      const computer = client.computers.get(server.computer);
       // Warm up (module, wasm, connection pool), then the baseline.
       await (await computer.processes.get((await computer.processes.start("printf warm")).proc_id)).readOutput();
       gc();

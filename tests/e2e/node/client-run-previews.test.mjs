@@ -31,7 +31,7 @@ async function withComputer(body) {
   const server = await new RefServer().start();
   const client = new Client({ baseUrl: server.url });
   try {
-    return await body(await client.computers.get(server.computer));
+    return await body(client.computers.get(server.computer));
   } finally {
     client.close();
     await server.stop();

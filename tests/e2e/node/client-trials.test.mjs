@@ -84,7 +84,7 @@ async function runTrial(computer, trial, dir) {
 test(`${TRIALS} seeded trials through the client: random drops, byte-identical transcripts (readOutput and the documented loop)`, async () => {
   const reconnects = await runTrials("dory-client-trials-", DROP_MAX, async (server) => {
     const client = new Client({ baseUrl: server.url });
-    const computer = await client.computers.get(server.computer);
+    const computer = client.computers.get(server.computer);
     return { trial: (n, dir) => runTrial(computer, n, dir), close: () => client.close() };
   });
   assert.ok(Math.min(...reconnects) >= 1, `a trial was never cut: ${reconnects}`);

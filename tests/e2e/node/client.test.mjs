@@ -28,7 +28,7 @@ function withClient(args, fn, clientOptions = {}) {
   return withServer(args, async (server) => {
     const client = new Client({ baseUrl: server.url, ...clientOptions });
     try {
-      return await fn(client, await client.computers.get(server.computer), server);
+      return await fn(client, client.computers.get(server.computer), server);
     } finally {
       client.close();
     }
@@ -269,7 +269,7 @@ describe("every ending is typed", () => {
     const server = await new RefServer([]).start();
     const client = new Client({ baseUrl: server.url });
     try {
-      const computer = await client.computers.get("c1");
+      const computer = client.computers.get("c1");
       const handle = await exitedProcess(computer, server);
       const first = await drain(handle.iterOutput({ follow: false }));
       assert.equal(first.error, null);
@@ -320,7 +320,7 @@ describe("every ending is typed", () => {
     await new Promise((r) => silent.listen(0, "127.0.0.1", r));
     const client = new Client({ baseUrl: `http://127.0.0.1:${silent.address().port}`, livenessTimeoutMs: 200 });
     try {
-      const computer = await client.computers.get("c1");
+      const computer = client.computers.get("c1");
       const { error } = await drain(computer.setup.iterLogs({ offset: 3 }));
       assertDisconnected(error, "no_response", { stdout: 3, stderr: 0 });
     } finally {
@@ -456,7 +456,7 @@ describe("every ending is typed", () => {
       await new Promise((r) => proxy.listen(0, "127.0.0.1", r));
       const client = new Client({ baseUrl: `http://127.0.0.1:${proxy.address().port}` });
       try {
-        const computer = await client.computers.get("c1");
+        const computer = client.computers.get("c1");
         const handle = await exitedProcess(computer, server);
         const { error } = await drain(handle.iterOutput());
         assert.ok(error instanceof ApiError, `got ${error}`);
@@ -473,7 +473,7 @@ describe("every ending is typed", () => {
   test("client.close() aborts a follower in flight (AbortError); the process keeps running", async () => {
     await withServer([], async (server) => {
       const client = new Client({ baseUrl: server.url });
-      const computer = await client.computers.get("c1");
+      const computer = client.computers.get("c1");
       const started = await computer.processes.start("printf go; sleep 30", { timeout_seconds: 60 });
       const handle = await computer.processes.get(started.proc_id);
       const following = handle.readOutput().catch((e) => e);

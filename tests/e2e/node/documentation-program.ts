@@ -10,7 +10,7 @@ const id = process.env.CE_COMPUTER_ID;
 if (!id) throw new Error("Set CE_COMPUTER_ID");
 const client = new Client();
 try {
-  const computer = await client.computers.get(id);
+  const computer = client.computers.get(id);
   const command = ["sh", "-c", "printf 'hello\\000\\377'; printf 'notice' >&2"];
   const options = { timeout_seconds: 30, idempotency_key: randomUUID() };
   const started = await computer.processes.start(command, options);

@@ -54,7 +54,7 @@ def test_a_slow_consumer_reads_every_frame() -> None:
 
         async def slow_async() -> bytes:
             async with AsyncClient(server.url, liveness_timeout_seconds=LIVENESS_SECONDS) as client:
-                processes = (await client.computers.get(server.computer)).processes
+                processes = (client.computers.get(server.computer)).processes
                 process = await processes.get((await processes.start(SLOW_LINES)).proc_id)
                 got = bytearray()
                 async for frame in process.iter_output():
@@ -67,28 +67,35 @@ def test_a_slow_consumer_reads_every_frame() -> None:
 
 
 def test_a_start_on_a_refused_connection_is_no_answer() -> None:
+    # Nothing listens: every attempt is refused. The unkeyed start cannot
+    # have reached the service, so it is sent again until the budget (5
+    # retries) is spent, and the error says it never reached the service.
     url = closed_port_url()
     with Client(url) as client, pytest.raises(NoAnswer) as info:
         client.computers.get("c1").processes.start("true")
     err = info.value
-    assert (err.code, err.reason, err.method, err.target, err.attempts) == (
+    assert (err.code, err.reason, err.method, err.target, err.attempts, err.reached) == (
         "no_answer",
-        "no_response",
+        "not_connected",
         "POST",
         "/computers/c1/processes",
-        1,
+        6,
+        False,
     )
+    assert str(err).endswith("; tried 6 times; it never reached the service"), str(err)
     assert isinstance(err.__cause__, httpx.ConnectError)
 
     async def refused_async() -> NoAnswer:
         async with AsyncClient(url) as client:
             try:
-                await (await client.computers.get("c1")).processes.start("true")
+                await (client.computers.get("c1")).processes.start("true")
             except NoAnswer as e:
                 return e
         raise AssertionError("no NoAnswer")
 
-    assert anyio.run(refused_async).attempts == 1
+    refused = anyio.run(refused_async)
+    assert (refused.attempts, refused.reached) == (6, False)
+    assert "it never reached the service" in str(refused)
 
 
 def test_a_redirect_is_an_answer_never_followed() -> None:
@@ -103,7 +110,7 @@ def test_a_redirect_is_an_answer_never_followed() -> None:
         async def redirected_async() -> int:
             async with AsyncClient(server.url, headers=headers) as client:
                 try:
-                    await (await client.computers.get(server.computer)).processes.start("true")
+                    await (client.computers.get(server.computer)).processes.start("true")
                 except ApiError as e:
                     return e.status
             raise AssertionError("no ApiError")
@@ -141,7 +148,7 @@ def test_a_keyed_start_whose_answer_was_lost_is_sent_again(tmp_path: Path) -> No
     async def lost_async() -> str:
         with RefServer("--lose-start-answers", "1") as server:
             async with AsyncClient(server.url) as client:
-                processes = (await client.computers.get(server.computer)).processes
+                processes = (client.computers.get(server.computer)).processes
                 identity = await processes.start(command, idempotency_key="edge-2")
                 server.wait_exited(identity.proc_id)
                 return identity.proc_id

@@ -99,7 +99,7 @@ async def run(url: str, root: Path, mode: str) -> tuple[list[Path], list[object]
     go = root / f"go-{mode}"
     dirs = [root / f"{mode}-{i}" for i in range(FOLLOWERS)]
     async with AsyncClient(url) as client:
-        computer = await client.computers.get("load")
+        computer = client.computers.get("load")
         processes = []
         for directory in dirs:
             directory.mkdir()

@@ -80,7 +80,7 @@ async def aprogram(url: str) -> Received:
     key = str(uuid.uuid4())
     got = Received()
     async with AsyncClient(url) as client:
-        computer = await client.computers.get("programs")
+        computer = client.computers.get("programs")
         first = await computer.processes.start(COMMAND, timeout_seconds=30, idempotency_key=key)
         try:
             again = await computer.processes.start(COMMAND, timeout_seconds=30, idempotency_key=key)

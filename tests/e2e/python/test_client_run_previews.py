@@ -67,7 +67,7 @@ def test_a_timed_out_runs_combined_text_says_it_timed_out(server: RefServer) -> 
 def test_run_with_keep_none_and_terminal_false_gives_the_raw_text(server: RefServer) -> None:
     async def raw() -> tuple[str, str]:
         async with AsyncClient(server.url) as client:
-            computer = await client.computers.get(server.computer)
+            computer = client.computers.get(server.computer)
             off = await computer.run(COMMAND, keep=None, terminal=False, **LIMITS)
             explicit = await computer.run(COMMAND, keep="defaults", terminal=True, **LIMITS)
             return off.combined.text, explicit.combined.text

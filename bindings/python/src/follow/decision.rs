@@ -36,7 +36,7 @@ value_class! {
         /// (0 after progress: no wait); never more than ``retries``.
         failures: u32,
         /// Why the connection ended: ``"end_of_body"``, ``"gap"``,
-        /// ``"stalled"``, ``"no_response"`` or ``"unavailable"``.
+        /// ``"stalled"``, ``"no_response"``, ``"not_connected"`` or ``"unavailable"``.
         reason: String,
         /// Where the next request resumes from.
         cursor: Py<PyCursor>,

@@ -44,6 +44,8 @@ fn jitter_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
 ///         request = follower.request()          # send it: method, target, headers, body
 ///         try:
 ///             response = send(request)
+///         except ConnectionRefusedError as error:  # never connected
+///             decision = follower.not_connected(str(error), random.random())
 ///         except ConnectionError as error:      # no answer at all
 ///             decision = follower.no_response(str(error), random.random())
 ///         else:
@@ -64,7 +66,8 @@ fn jitter_arg(obj: Option<&Bound<'_, PyAny>>) -> PyResult<f64> {
 ///             time.sleep(decision.delay_seconds)
 ///
 /// The states (:attr:`state`): ``"ready"`` (:meth:`request` gives the next
-/// request), ``"sent"`` (call :meth:`open` or :meth:`no_response`),
+/// request), ``"sent"`` (call :meth:`open`, :meth:`no_response` or
+/// :meth:`not_connected`),
 /// ``"body"`` (:meth:`feed`, then :meth:`finish`), ``"done"`` (a
 /// :class:`Done` was returned) and ``"failed"``. A call out of order raises
 /// :class:`InvalidState`; any error is sticky: every later call raises it
@@ -359,10 +362,13 @@ impl PyFollower {
         }
     }
 
-    /// No response came: the connection was refused or reset, or no headers
-    /// came by :meth:`poll_timeout_seconds`. ``detail`` is what the
-    /// transport said; ``jitter`` as in :meth:`finish`. Returns the
-    /// :class:`Reconnect` (or raises :class:`StreamDisconnected`).
+    /// No response came: the request was sent (or may have been) and the
+    /// connection was reset or closed, or no headers came within
+    /// :meth:`wait_limit_seconds` (:meth:`waited_seconds` returned
+    /// ``True``). ``detail`` is what the transport said; ``jitter`` as in
+    /// :meth:`finish`. Returns the :class:`Reconnect` (or raises
+    /// :class:`StreamDisconnected` / :class:`NoAnswer`). When the
+    /// connection was never made, call :meth:`not_connected` instead.
     #[pyo3(
         signature = (detail = None, jitter = None),
         text_signature = "($self, detail='', jitter=0.0)"
@@ -382,23 +388,31 @@ impl PyFollower {
         decision_to_py(py, decision)
     }
 
-    /// The deadline, in seconds on the clock passed to
-    /// :meth:`handle_timeout_seconds`, by which the headers, then each
-    /// complete frame, must arrive; ``None`` when none applies yet (call
-    /// :meth:`handle_timeout_seconds` once to arm it).
-    fn poll_timeout_seconds(&self) -> Option<f64> {
-        self.inner.poll_timeout().map(|d| d.as_secs_f64())
-    }
-
-    /// Tells the follower the time ``now`` (float seconds on your own
-    /// monotonic clock, e.g. ``time.monotonic()``): arms the clock on the
-    /// first call after a request or a response opened; returns ``True``
-    /// when the wait is over — abort the request and call
-    /// :meth:`no_response` (no headers yet) or :meth:`finish` (a body: it
-    /// ends ``"stalled"``).
-    fn handle_timeout_seconds(&mut self, now: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let now = args::seconds(now, "now", false)?;
-        Ok(self.inner.handle_timeout(now))
+    /// The connection was never made: refused, the name lookup failed, the
+    /// connect timed out. The request never left the machine, so it is sent
+    /// again whatever it is (an unkeyed start or exec too), within the
+    /// budget and backoff of any reconnect (reason ``"not_connected"``).
+    /// ``detail`` is what the transport said; ``jitter`` as in
+    /// :meth:`finish`. Returns the :class:`Reconnect` (or raises
+    /// :class:`StreamDisconnected` / :class:`NoAnswer`, whose ``reached``
+    /// says whether some attempt may have reached the service).
+    #[pyo3(
+        signature = (detail = None, jitter = None),
+        text_signature = "($self, detail='', jitter=0.0)"
+    )]
+    fn not_connected<'py>(
+        &mut self,
+        py: Python<'py>,
+        detail: Option<&Bound<'py, PyAny>>,
+        jitter: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let detail = args::opt_text(detail, "detail")?.unwrap_or_default();
+        let jitter = jitter_arg(jitter)?;
+        let decision = self
+            .inner
+            .not_connected(&detail, jitter)
+            .map_err(Self::err(py))?;
+        decision_to_py(py, decision)
     }
 
     /// The consumed offsets (a :class:`Cursor`): where the read resumes from.

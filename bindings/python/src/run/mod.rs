@@ -320,9 +320,10 @@ impl PyRun {
         }
     }
 
-    /// No response came: the connection was refused or reset, or no
-    /// headers came within :meth:`wait_limit_seconds`. ``detail`` is what
-    /// the transport said; ``jitter`` as in :meth:`finish`. Returns the step.
+    /// No response came: the request was sent (or may have been) and the
+    /// connection was reset or closed, or no headers came within
+    /// :meth:`wait_limit_seconds`. ``detail`` is what the transport said;
+    /// ``jitter`` as in :meth:`finish`. Returns the step.
     #[pyo3(
         signature = (detail = None, jitter = None),
         text_signature = "($self, detail='', jitter=0.0)"
@@ -338,6 +339,30 @@ impl PyRun {
         let step = self
             .inner
             .no_response(&detail, jitter)
+            .map_err(Self::err(py))?;
+        step_to_py(py, step)
+    }
+
+    /// The connection was never made (refused, the name lookup failed, the
+    /// connect timed out): the request cannot have taken effect and is sent
+    /// again within the budget (:meth:`Follower.not_connected`). ``detail``
+    /// is what the transport said; ``jitter`` as in :meth:`finish`.
+    /// Returns the step.
+    #[pyo3(
+        signature = (detail = None, jitter = None),
+        text_signature = "($self, detail='', jitter=0.0)"
+    )]
+    fn not_connected<'py>(
+        &mut self,
+        py: Python<'py>,
+        detail: Option<&Bound<'py, PyAny>>,
+        jitter: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let detail = args::opt_text(detail, "detail")?.unwrap_or_default();
+        let jitter = args::opt_number(jitter, "jitter")?.unwrap_or(0.0);
+        let step = self
+            .inner
+            .not_connected(&detail, jitter)
             .map_err(Self::err(py))?;
         step_to_py(py, step)
     }

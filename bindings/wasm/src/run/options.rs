@@ -2,14 +2,14 @@
 //! `new Run(computerId, command, options)` as the core's [`RunOptions`],
 //! each converted as a bounder's or a `Follower`'s is; the run is checked
 //! whole by the core before any request ([`Run::new`]), and its refusals
-//! name the JavaScript arguments ([`js_argument`]).
+//! name the JavaScript arguments (`json::write_error` does, by the core's rule).
 
 use dory_wire::{Run, RunOptions};
 use wasm_bindgen::prelude::*;
 
 use super::actions::Actions;
 use super::WasmRun;
-use crate::args::{command, js_argument, millis, random_bytes, timeout_seconds};
+use crate::args::{command, millis, random_bytes, timeout_seconds};
 use crate::follow::WasmFollowOptions;
 use crate::json::write_error;
 use crate::preview::{keep, limit, token_limit};
@@ -81,7 +81,7 @@ impl WasmRun {
                 failed: None,
                 actions: Actions::default(),
             })
-            .map_err(|e| write_error(&js_argument(e)))
+            .map_err(|e| write_error(&e))
     }
 }
 

@@ -49,6 +49,7 @@ pub fn check(data: &[u8]) {
             Event::Exit {
                 exit_code,
                 timed_out,
+                ..
             } => exit = Some((exit_code, timed_out)),
             Event::Heartbeat | Event::Unknown { .. } => {}
             other => panic!("unexpected event on a valid stream: {other:?}\nbody: {body}"),

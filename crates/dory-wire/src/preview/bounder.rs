@@ -4,6 +4,7 @@ use std::borrow::Cow;
 
 use crate::error::Error;
 
+use super::bounded::{Bounded, PendingSpill};
 use super::count::count_newlines;
 use super::digest::spill_id_of;
 use super::keep::Keep;
@@ -12,7 +13,6 @@ use super::plan::Retained;
 use super::render::Window;
 use super::result::Preview;
 use super::shape::Shape;
-use super::spill::{Bounded, PendingSpill};
 use super::stream::StreamingBounder;
 
 /// Bounds whole inputs to a preview within fixed [`Limits`].
@@ -258,5 +258,72 @@ impl Bounder {
             extras: None,
             fit: None,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Bounders with `terminal` on random redraws: streaming equals whole
+    /// in any chunks, the limits hold, and the notice's range lies within
+    /// the raw lines, its numbers those of the raw input.
+    #[test]
+    fn bounders_on_redraws_stream_as_whole_with_raw_numbers() {
+        use super::super::{Bounder, Keep, SpillOutcome};
+        let mut rng = dory_testkit::Rng::new(11);
+        let parts: &[&[u8]] = &[
+            b"step ",
+            b"ok",
+            b"error: x",
+            b"\n",
+            b"\n",
+            b"\r",
+            b"\x08",
+            b"\x1b[K",
+            b"\x1b[2K",
+            b"\x1b[1A",
+            b"\x1b[3A",
+            b"\x1b[2F",
+            b"\x1b[1B",
+            b"\x1b[E",
+            b"\x1b[4G",
+            b"\x1b[31m",
+            "é".as_bytes(),
+            b"\xff",
+        ];
+        for case in 0..300 {
+            let mut data = Vec::new();
+            for _ in 0..rng.range(0, 400) {
+                data.extend_from_slice(rng.choose(parts).expect("parts"));
+            }
+            let (max_lines, max_bytes) = (rng.range(2, 20), rng.range(64, 600));
+            let bounder = Bounder::new(max_lines, max_bytes)
+                .with_terminal(true)
+                .with_keep(Keep::patterns(["^error"]).expect("a pattern"));
+            let outcome = SpillOutcome::Saved {
+                path: "/w/out.txt".into(),
+            };
+            let whole = bounder
+                .bound(&data)
+                .expect("limits")
+                .render(outcome.clone(), None);
+            assert!(whole.text.len() <= max_bytes, "case {case}");
+            let raw = data.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
+            assert!(whole.total_lines <= raw, "case {case}");
+            if let Some((first, last)) = whole.omitted_range {
+                assert!(
+                    1 <= first && first <= last && last <= whole.total_lines,
+                    "case {case}"
+                );
+            }
+            let mut streaming = bounder.streaming();
+            let mut at = 0;
+            for cut in rng.cuts(data.len(), 8) {
+                streaming.push(&data[at..cut]);
+                at = cut;
+            }
+            streaming.push(&data[at..]);
+            let streamed = streaming.finish().expect("limits").render(outcome, None);
+            assert_eq!(streamed, whole, "case {case}");
+        }
     }
 }

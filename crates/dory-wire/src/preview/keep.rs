@@ -2016,4 +2016,17 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn every_default_pattern_has_literals() {
+        use super::super::prefilter::req;
+        let all: Vec<String> = Keep::DEFAULT_PATTERNS
+            .iter()
+            .map(|p| p.to_string())
+            .collect();
+        for p in &all {
+            assert!(req(p).is_some(), "{p}: {:?}", req(p));
+        }
+        assert!(Prefilter::new(&all, regex::bytes::Regex::new).is_some());
+    }
 }

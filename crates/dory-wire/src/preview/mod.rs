@@ -37,6 +37,7 @@
 //! # Ok::<(), dory_wire::Error>(())
 //! ```
 
+mod bounded;
 mod bounder;
 mod count;
 mod digest;
@@ -55,6 +56,7 @@ mod spill;
 mod stream;
 mod terminal;
 
+pub use bounded::{Bounded, PendingSpill};
 pub use bounder::Bounder;
 pub use keep::Keep;
 pub use limits::{
@@ -67,7 +69,5 @@ pub use run_bounder::{
     run_spill_id, RunBounder, RunEnd, RunPending, View, DEFAULT_RUN_MAX_BYTES,
     DEFAULT_RUN_MAX_LINES, MIN_RUN_MAX_BYTES,
 };
-pub use spill::{
-    spill_file_name, Bounded, PendingSpill, SpillError, SpillOutcome, MAX_SPILL_ID_LEN,
-};
+pub use spill::{spill_file_name, SpillError, SpillOutcome, MAX_SPILL_ID_LEN};
 pub use stream::StreamingBounder;

@@ -8,6 +8,7 @@ use crate::error::Error;
 use crate::sink::Sink;
 use crate::types::{Event, Stream};
 
+use super::bounded::{Bounded, RetainedInput};
 use super::digest::spill_id_of;
 use super::fit;
 use super::keep::Keep;
@@ -15,8 +16,8 @@ use super::limits::{Limits, TokenLimit, MIN_MAX_BYTES};
 use super::plan::MIN_PARTIAL;
 use super::result::{Notice, NoticeKind, Preview};
 use super::ring::Ring;
-use super::spill::{Bounded, SpillOutcome};
-use super::stream::{Kept, StreamingBounder};
+use super::spill::SpillOutcome;
+use super::stream::StreamingBounder;
 
 /// The default `max_lines` of a run's previews (every client's `run` uses it).
 pub const DEFAULT_RUN_MAX_LINES: usize = 400;
@@ -568,14 +569,14 @@ impl RunBounder {
         let [out, err, both] = self.views;
         // Under `terminal` the rows still held are given out now: stderr's
         // to the ring, the combined view's stderr rows to the runs.
-        let err = err.into_kept_with(&mut |b, _, _| stderr_tail.push(b));
-        let both = both.into_kept_with(&mut |b, tag, at| {
+        let err = err.into_retained_with(&mut |b, _, _| stderr_tail.push(b));
+        let both = both.into_retained_with(&mut |b, tag, at| {
             if tag {
                 add_span(&mut stderr_spans, &mut spans_cover, cap, at, b.len() as u64);
             }
         });
         let stderr_total = if terminal { err.total() } else { raw_stderr };
-        let kept = [out.into_kept(), err, both];
+        let kept = [out.into_retained(), err, both];
         let spill_ids = [0, 1, 2].map(|i| kept[i].spill_id().to_owned());
         let mut views = Vec::with_capacity(3);
         for (view, kept) in View::ALL.into_iter().zip(kept) {
@@ -653,7 +654,7 @@ struct ViewPending {
     /// The view's kept bytes: the combined view's, to bound again beside a
     /// stderr section; every view's under a token limit, to bound again at
     /// smaller byte budgets.
-    kept: Option<Kept>,
+    kept: Option<RetainedInput>,
     /// Under a token limit: what the view is bounded at again.
     fit: Option<Box<ViewFit>>,
 }
@@ -674,7 +675,7 @@ impl ViewPending {
     /// it again at smaller byte budgets is kept beside it.
     fn at(
         view: View,
-        kept: Kept,
+        kept: RetainedInput,
         limits: Limits,
         loss: Losses,
         end: Option<RunEnd>,
@@ -1162,5 +1163,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A run whose stderr line is held in the combined view's window while
+    /// stdout redraws below it: the combined view still shows it, the
+    /// stderr view ends with it.
+    #[test]
+    fn a_run_shows_stderr_held_in_the_window() {
+        use super::super::terminal::buildkit;
+        use super::super::{RunBounder, SpillOutcome, View};
+        use crate::Stream;
+        let mut run = RunBounder::new(12, 600).with_terminal(true);
+        for i in 0..200 {
+            run.push(Stream::Stdout, format!("line {i}\n").as_bytes());
+        }
+        run.push(Stream::Stderr, b"\x1b[31merror: boom\x1b[0m\n");
+        run.push(Stream::Stdout, &buildkit(4, 30));
+        let pending = run.finish().expect("limits");
+        let combined = pending.render(View::Combined, SpillOutcome::NotSaved, None);
+        assert!(combined.text.len() <= 600, "{}", combined.text);
+        assert!(combined.text.contains("error: boom\n"), "{}", combined.text);
+        assert!(
+            combined.text.contains("#3 step 3: 30s\n"),
+            "{}",
+            combined.text
+        );
+        assert!(!combined.text.contains("29s"), "{}", combined.text);
+        let stderr = pending.render(View::Stderr, SpillOutcome::NotSaved, None);
+        assert!(stderr.text.starts_with("error: boom\n"), "{}", stderr.text);
     }
 }

@@ -1,5 +1,5 @@
 //! The bounders' two options, `keep` and `terminal`: what they do while the
-//! input streams in, and what they add to a preview at the end.
+//! input streams in, and what they leave for the preview at the end.
 //!
 //! Both act on the *rendered* input (the raw bytes when `terminal` is off):
 //! the terminal renderer turns the raw chunks into rendered ones, raw line
@@ -10,12 +10,13 @@
 //! rendered input at its limits less the room of what the options add — the
 //! terminal line, then (at render) the kept section — so the hard ceiling
 //! holds, and the whole-input bounder is this very streaming path.
+//!
+//! Here: the options and their state while the input streams in, and what
+//! they leave at its end ([`Extras`]); the bounding with those additions is
+//! in the `bounded` module.
 
 use super::keep::{Keep, Matches};
-use super::limits::{Limits, MIN_MAX_BYTES};
-use super::result::{Notice, NoticeKind, Preview};
-use super::spill::{Bounded, SpillOutcome};
-use super::stream::Kept;
+use super::limits::Limits;
 use super::terminal::{Out, TermCounts, Terminal};
 
 /// The options of a bounder.
@@ -177,175 +178,6 @@ fn feed(matches: &mut Option<Matches>, o: Out<'_>) {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Extras {
     /// The terminal's counts (`Some` when `terminal` is on).
-    term: Option<TermCounts>,
-    matches: Option<Matches>,
-}
-
-/// What a pending spill's options add when it is rendered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SpillExtras {
-    /// The terminal line, with room reserved for it.
-    term_line: Option<String>,
-    /// The matches and the rendered input, bounded again beside a section.
-    keep: Option<(Matches, Kept)>,
-}
-
-/// Lines of `text` (a last line without `\n` counts).
-fn lines_of(text: &str) -> usize {
-    memchr::memchr_iter(b'\n', text.as_bytes()).count()
-        + usize::from(!text.is_empty() && !text.ends_with('\n'))
-}
-
-/// [`Kept::bound`] for a kept input with options: `plain` is the rendered
-/// input (without options).
-pub(crate) fn bound(
-    extras: &Extras,
-    limits: Limits,
-    plain: &Kept,
-) -> Result<Bounded<'static>, crate::Error> {
-    let bound_plain = |limits: Limits| plain.bound_plain(limits);
-    // The terminal line: only when something changed and it takes at most a
-    // quarter of max_bytes.
-    let line = extras
-        .term
-        .and_then(|c| c.line())
-        .filter(|l| l.len() <= limits.max_bytes() / 4);
-    match bound_plain(limits)? {
-        Bounded::Fits(mut p) => {
-            if let Some(line) = line {
-                let fits = p.text.len() + line.len() + 2 <= limits.max_bytes()
-                    && lines_of(&p.text) < limits.max_lines();
-                if fits {
-                    p.append_notice(NoticeKind::Terminal, &line);
-                }
-            }
-            Ok(Bounded::Fits(p))
-        }
-        Bounded::NeedsSpill(pending) => {
-            let content = line.as_ref().and_then(|l| {
-                let need = l.len() + 2;
-                let content = limits.resized(
-                    limits.max_lines().checked_sub(1)?,
-                    limits.max_bytes().checked_sub(need)?,
-                );
-                (content.max_lines() >= 1 && content.max_bytes() >= MIN_MAX_BYTES)
-                    .then_some(content)
-            });
-            let (mut pending, term_line) = match content {
-                None => (pending, None),
-                Some(content) => match bound_plain(content)? {
-                    Bounded::NeedsSpill(p) => (p, line),
-                    // Not reached: what does not fit larger limits does not
-                    // fit smaller ones.
-                    fits @ Bounded::Fits(_) => return Ok(fits),
-                },
-            };
-            pending.extras = Some(Box::new(SpillExtras {
-                term_line,
-                keep: extras.matches.clone().map(|m| (m, plain.clone())),
-            }));
-            Ok(Bounded::NeedsSpill(pending))
-        }
-    }
-}
-
-impl SpillExtras {
-    /// The final preview: `preview` (the rendered input at `limits`), with
-    /// the kept section after the notice when omitted lines match, and the
-    /// terminal line last.
-    pub(crate) fn apply(
-        &self,
-        preview: Preview<'static>,
-        limits: Limits,
-        outcome: SpillOutcome,
-        hint: Option<&str>,
-    ) -> Preview<'static> {
-        let mut preview = preview;
-        if let Some(kept) = self.kept_section(&preview, limits, outcome, hint) {
-            preview = kept;
-        }
-        if let Some(line) = &self.term_line {
-            preview.append_notice(NoticeKind::Terminal, line);
-        }
-        preview
-    }
-
-    /// The preview bounded again beside the kept section, when omitted lines
-    /// match: the section takes at most a quarter of `limits`, and what it
-    /// leaves of that quarter goes back to the head and tail.
-    fn kept_section(
-        &self,
-        preview: &Preview<'static>,
-        limits: Limits,
-        outcome: SpillOutcome,
-        hint: Option<&str>,
-    ) -> Option<Preview<'static>> {
-        let (matches, kept) = self.keep.as_ref()?;
-        let range = preview.omitted_range?;
-        // A first look with the whole quarter: nothing to keep, no section.
-        let r_lines = limits.max_lines() / 4;
-        let r_bytes = limits.max_bytes() / 4;
-        matches.section(range, None, r_lines, usize::MAX)?;
-        let rest = limits.resized(
-            limits.max_lines() - r_lines,
-            limits.max_bytes().checked_sub(r_bytes + 1)?,
-        );
-        rest.check_cut().ok()?;
-        let Ok(Bounded::NeedsSpill(again)) = kept.bound_plain(rest) else {
-            return None;
-        };
-        let (p, at) = again.render_parts(outcome.clone(), hint);
-        let (section, used_lines) =
-            matches.section(p.omitted_range?, p.spill_path.as_deref(), r_lines, r_bytes)?;
-        // What the section leaves of its quarter goes back to the rest: the
-        // input is bounded again beside a section of the size it took, and
-        // the section is chosen again, within that size, for the (smaller)
-        // omitted middle of the larger head and tail.
-        let (p, at, section) = if used_lines < r_lines || section.len() < r_bytes {
-            let (cap_lines, cap_bytes) = (used_lines, section.len());
-            let rest = limits.resized(
-                limits.max_lines() - cap_lines,
-                limits.max_bytes().checked_sub(cap_bytes + 1)?,
-            );
-            match kept.bound_plain(rest) {
-                Ok(Bounded::NeedsSpill(again)) => {
-                    let (q, q_at) = again.render_parts(outcome, hint);
-                    match q.omitted_range.and_then(|range| {
-                        matches.section_capped(
-                            range,
-                            q.spill_path.as_deref(),
-                            cap_lines,
-                            cap_bytes,
-                            r_bytes,
-                        )
-                    }) {
-                        Some((s2, _)) => (q, q_at, s2),
-                        None => (p, at, section),
-                    }
-                }
-                _ => (p, at, section),
-            }
-        } else {
-            (p, at, section)
-        };
-        let text = &p.text;
-        let mut out = String::with_capacity(text.len() + section.len() + 1);
-        out.push_str(text.get(..at)?);
-        out.push('\n');
-        // The section's first line is its header: a notice.
-        let header_start = out.len();
-        let header_end = header_start + section.find('\n').unwrap_or(section.len());
-        out.push_str(&section);
-        // The tail, after the `\n` that ended the notice.
-        out.push_str(
-            text.get(at..)
-                .map_or("", |t| t.strip_prefix('\n').unwrap_or(t)),
-        );
-        let mut p = p;
-        p.text = out.into();
-        // The cut's notice ends at `at`, before the section: it stays first.
-        p.notices
-            .push(Notice::new(NoticeKind::Kept, header_start, header_end));
-        Some(p)
-    }
+    pub(super) term: Option<TermCounts>,
+    pub(super) matches: Option<Matches>,
 }

@@ -1,20 +1,15 @@
 //! The streaming bounder: chunks in, memory bounded by the limits.
 
-use std::borrow::Cow;
-
 use crate::error::Error;
 
+use super::bounded::{Bounded, RetainedInput};
 use super::count::count_newlines;
 use super::digest::Digest;
-use super::fit;
 use super::keep::Keep;
-use super::limits::{may_fit, Limits};
-use super::plan::{Hidden, Retained};
-use super::render::Window;
-use super::result::Preview;
+use super::limits::Limits;
+use super::plan::Hidden;
 use super::ring::{grow_capped, Ring};
-use super::shape::{self, Extras, Shape, Shaper};
-use super::spill::{Bounded, PendingSpill, TokenFit};
+use super::shape::{Shape, Shaper};
 use super::terminal::Out;
 
 /// Bounds an input given in chunks, keeping memory proportional to the limits.
@@ -233,7 +228,8 @@ impl StreamingBounder {
             + self.hidden.as_ref().map_or(0, |h| h.retained_bytes())
     }
 
-    /// Ends the input: the preview if it fits, else a [`PendingSpill`].
+    /// Ends the input: the preview if it fits, else a
+    /// [`PendingSpill`](super::PendingSpill).
     ///
     /// # Errors
     /// [`Error::InvalidLimits`] when the input does not fit and the limits
@@ -241,19 +237,22 @@ impl StreamingBounder {
     pub fn finish(self) -> Result<Bounded<'static>, Error> {
         let limits = self.limits;
         if limits.tokens().is_some() {
-            return self.into_kept().bound_fitted(limits);
+            return self.into_retained().bound_fitted(limits);
         }
-        self.into_kept().bound_owned(limits)
+        self.into_retained().bound_owned(limits)
     }
 
     /// What this bounder keeps, to be bounded later (possibly at smaller limits).
-    pub(crate) fn into_kept(self) -> Kept {
-        self.into_kept_with(&mut |_, _, _| {})
+    pub(crate) fn into_retained(self) -> RetainedInput {
+        self.into_retained_with(&mut |_, _, _| {})
     }
 
-    /// [`into_kept`](Self::into_kept), giving the rendered pieces the end
+    /// [`into_retained`](Self::into_retained), giving the rendered pieces the end
     /// of the input gives out to `tap` (as [`push_with`](Self::push_with)).
-    pub(crate) fn into_kept_with(mut self, tap: &mut dyn FnMut(&[u8], bool, u64)) -> Kept {
+    pub(crate) fn into_retained_with(
+        mut self,
+        tap: &mut dyn FnMut(&[u8], bool, u64),
+    ) -> RetainedInput {
         let extras = self
             .shaper
             .take()
@@ -263,7 +262,7 @@ impl StreamingBounder {
             (None, Some(digest)) => digest.hex(),
             (None, None) => String::new(),
         };
-        Kept {
+        RetainedInput {
             limits: self.limits,
             head: self.head,
             tail: self.tail.into_vec(),
@@ -274,237 +273,6 @@ impl StreamingBounder {
             hidden: self.hidden,
         }
     }
-}
-
-/// The head and tail a [`StreamingBounder`] kept, which any limits not larger
-/// than its own can bound: exactly what a streaming bounder built with those
-/// limits would have kept of the same input is a prefix and a suffix of it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Kept {
-    limits: Limits,
-    head: Vec<u8>,
-    /// The last bytes (contiguous); meaningless when `head` holds everything.
-    tail: Vec<u8>,
-    total: u64,
-    newlines: u64,
-    spill_id: String,
-    /// What the options add (the bytes above are the rendered input).
-    extras: Option<Box<Extras>>,
-    /// The raw lines terminal rendering hid.
-    hidden: Option<Box<Hidden>>,
-}
-
-impl Kept {
-    /// The spill id (the caller's or the content's).
-    pub(crate) fn spill_id(&self) -> &str {
-        &self.spill_id
-    }
-
-    fn whole_in_head(&self) -> bool {
-        self.head.len() as u64 == self.total
-    }
-
-    /// The bounded result at `limits`, which must not exceed the limits the
-    /// bytes were kept for (else the result would not be the whole input's).
-    /// A token limit in `limits` is ignored: see [`Kept::bound_fitted`].
-    pub(crate) fn bound(&self, limits: Limits) -> Result<Bounded<'static>, Error> {
-        let limits = limits.without_tokens();
-        match &self.extras {
-            None => self.bound_plain(limits),
-            Some(extras) => shape::bound(extras, limits, &self.plain()),
-        }
-    }
-
-    /// The same bytes without the options' extras.
-    fn plain(&self) -> Kept {
-        Kept {
-            limits: self.limits,
-            head: self.head.clone(),
-            tail: self.tail.clone(),
-            total: self.total,
-            newlines: self.newlines,
-            spill_id: self.spill_id.clone(),
-            extras: None,
-            hidden: self.hidden.clone(),
-        }
-    }
-
-    /// [`Kept::bound`] under the token limit of `limits` too: a preview
-    /// that fits lines and bytes but not tokens is bounded again at the byte
-    /// budget of its length less one (each time smaller) until it fits or
-    /// must be cut; a cut is fitted when it is rendered
-    /// ([`PendingSpill::render`]), from a copy of these bytes.
-    pub(crate) fn bound_fitted(&self, limits: Limits) -> Result<Bounded<'static>, Error> {
-        let Some(limit) = limits.tokens() else {
-            return self.bound(limits);
-        };
-        let base = limits.without_tokens();
-        let mut at = base;
-        loop {
-            match self.bound(at)? {
-                Bounded::Fits(mut p) => {
-                    if fit::count(&mut p, limit) {
-                        return Ok(Bounded::Fits(p));
-                    }
-                    // It must be cut: every token is a byte or more, so the
-                    // preview is longer than max_tokens and the smaller
-                    // budget is at least max_tokens once that is allowed.
-                    limits.check_cut()?;
-                    at = base.resized(base.max_lines(), p.text.len() - 1);
-                }
-                Bounded::NeedsSpill(mut pending) => {
-                    // A cut's least budget must fit the token limit too.
-                    limits.check_cut()?;
-                    pending.fit = Some(Box::new(TokenFit {
-                        limits: at,
-                        limit,
-                        kept: self.clone(),
-                    }));
-                    return Ok(Bounded::NeedsSpill(pending));
-                }
-            }
-        }
-    }
-
-    /// Bytes of the rendered input.
-    pub(crate) fn total(&self) -> u64 {
-        self.total
-    }
-
-    /// [`Kept::bound`] of the bytes alone (the options' extras ignored).
-    pub(crate) fn bound_plain(&self, limits: Limits) -> Result<Bounded<'static>, Error> {
-        let limits = limits.without_tokens();
-        debug_assert!(limits.max_bytes() <= self.limits.max_bytes());
-        if self.whole_in_head() {
-            return whole(
-                limits,
-                self.head.clone(),
-                self.total,
-                self.newlines,
-                self.spill_id.clone(),
-                self.hidden.clone(),
-            );
-        }
-        cut(
-            limits,
-            self.head.clone(),
-            self.tail.clone(),
-            self.total,
-            self.newlines,
-            self.spill_id.clone(),
-            self.hidden.clone(),
-        )
-    }
-
-    /// [`Kept::bound`], consuming the buffers.
-    fn bound_owned(self, limits: Limits) -> Result<Bounded<'static>, Error> {
-        if self.extras.is_some() {
-            return self.bound(limits);
-        }
-        if self.whole_in_head() {
-            return whole(
-                limits,
-                self.head,
-                self.total,
-                self.newlines,
-                self.spill_id,
-                self.hidden,
-            );
-        }
-        cut(
-            limits,
-            self.head,
-            self.tail,
-            self.total,
-            self.newlines,
-            self.spill_id,
-            self.hidden,
-        )
-    }
-}
-
-/// Input held whole in `head` (`total` bytes, `newlines` line breaks),
-/// bounded at `limits`: valid UTF-8 that fits is moved into the preview,
-/// not copied. With `hidden` (lines terminal rendering hid), counts and
-/// line numbers are the raw input's.
-fn whole(
-    limits: Limits,
-    head: Vec<u8>,
-    total: u64,
-    newlines: u64,
-    spill_id: String,
-    hidden: Option<Box<Hidden>>,
-) -> Result<Bounded<'static>, Error> {
-    let lines = newlines + u64::from(head.last().is_some_and(|&b| b != b'\n'));
-    let raw_lines = |lines: u64| lines + hidden.as_ref().map_or(0, |h| h.total);
-    let head = if may_fit(&limits, total, lines) {
-        match String::from_utf8(head) {
-            Ok(text) => {
-                return Ok(Bounded::Fits(Preview::unchanged(
-                    Cow::Owned(text),
-                    raw_lines(lines),
-                    total,
-                )))
-            }
-            Err(e) => {
-                let window = Window::from_checked(Err(e), 0);
-                if window.text().len() <= limits.max_bytes() {
-                    return Ok(Bounded::Fits(Preview::unchanged(
-                        window.into_text(),
-                        raw_lines(lines),
-                        total,
-                    )));
-                }
-                window
-            }
-        }
-    } else {
-        Window::new(head, 0)
-    };
-    limits.check_cut()?;
-    Ok(Bounded::NeedsSpill(PendingSpill {
-        limits,
-        retained: Retained {
-            head,
-            tail: None,
-            total,
-            newlines,
-            hidden,
-        },
-        spill_id: Cow::Owned(spill_id),
-        extras: None,
-        fit: None,
-    }))
-}
-
-/// Input longer than the head window: never fits, always cut.
-fn cut(
-    limits: Limits,
-    mut head: Vec<u8>,
-    mut tail: Vec<u8>,
-    total: u64,
-    newlines: u64,
-    spill_id: String,
-    hidden: Option<Box<Hidden>>,
-) -> Result<Bounded<'static>, Error> {
-    limits.check_cut()?;
-    head.truncate(limits.head_window());
-    let keep = tail.len().min(limits.tail_window());
-    tail.drain(..tail.len() - keep);
-    let base = total - tail.len() as u64;
-    Ok(Bounded::NeedsSpill(PendingSpill {
-        limits,
-        retained: Retained {
-            head: Window::new(head, 0),
-            tail: Some(Window::new(tail, base)),
-            total,
-            newlines,
-            hidden,
-        },
-        spill_id: Cow::Owned(spill_id),
-        extras: None,
-        fit: None,
-    }))
 }
 
 #[cfg(test)]

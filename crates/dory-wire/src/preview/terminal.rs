@@ -874,6 +874,24 @@ pub(crate) fn render(data: &[u8], cap: usize) -> (Vec<u8>, TermCounts) {
     (text, counts)
 }
 
+/// A buildkit-like progress: `rows` rows drawn, then `frames` times the
+/// cursor goes up `rows` rows and rewrites them.
+#[cfg(test)]
+pub(crate) fn buildkit(rows: usize, frames: usize) -> Vec<u8> {
+    let mut data = Vec::new();
+    for r in 0..rows {
+        data.extend_from_slice(format!("#{r} step {r}: 0s\n").as_bytes());
+    }
+    for f in 1..=frames {
+        data.extend_from_slice(format!("\x1b[{rows}A").as_bytes());
+        for r in 0..rows {
+            data.extend_from_slice(format!("#{r} step {r}: {f}s\x1b[K\n").as_bytes());
+        }
+    }
+    data.extend_from_slice(b"done\n");
+    data
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -977,23 +995,6 @@ mod tests {
         assert_eq!(shown(b"progress 50%\r\x1b[K"), "");
         assert_eq!(counts(b"progress 50%\r\x1b[K"), (1, 1, 0));
         assert_eq!(shown(b"keep\x1b[5K\n"), "keep\n");
-    }
-
-    /// A buildkit-like progress: `rows` rows drawn, then `frames` times the
-    /// cursor goes up `rows` rows and rewrites them.
-    fn buildkit(rows: usize, frames: usize) -> Vec<u8> {
-        let mut data = Vec::new();
-        for r in 0..rows {
-            data.extend_from_slice(format!("#{r} step {r}: 0s\n").as_bytes());
-        }
-        for f in 1..=frames {
-            data.extend_from_slice(format!("\x1b[{rows}A").as_bytes());
-            for r in 0..rows {
-                data.extend_from_slice(format!("#{r} step {r}: {f}s\x1b[K\n").as_bytes());
-            }
-        }
-        data.extend_from_slice(b"done\n");
-        data
     }
 
     #[test]
@@ -1146,97 +1147,6 @@ mod tests {
                 assert_eq!(lines + hidden, raw, "{data:?}");
             }
         }
-    }
-
-    /// Bounders with `terminal` on random redraws: streaming equals whole
-    /// in any chunks, the limits hold, and the notice's range lies within
-    /// the raw lines, its numbers those of the raw input.
-    #[test]
-    fn bounders_on_redraws_stream_as_whole_with_raw_numbers() {
-        use super::super::{Bounder, Keep, SpillOutcome};
-        let mut rng = dory_testkit::Rng::new(11);
-        let parts: &[&[u8]] = &[
-            b"step ",
-            b"ok",
-            b"error: x",
-            b"\n",
-            b"\n",
-            b"\r",
-            b"\x08",
-            b"\x1b[K",
-            b"\x1b[2K",
-            b"\x1b[1A",
-            b"\x1b[3A",
-            b"\x1b[2F",
-            b"\x1b[1B",
-            b"\x1b[E",
-            b"\x1b[4G",
-            b"\x1b[31m",
-            "é".as_bytes(),
-            b"\xff",
-        ];
-        for case in 0..300 {
-            let mut data = Vec::new();
-            for _ in 0..rng.range(0, 400) {
-                data.extend_from_slice(rng.choose(parts).expect("parts"));
-            }
-            let (max_lines, max_bytes) = (rng.range(2, 20), rng.range(64, 600));
-            let bounder = Bounder::new(max_lines, max_bytes)
-                .with_terminal(true)
-                .with_keep(Keep::patterns(["^error"]).expect("a pattern"));
-            let outcome = SpillOutcome::Saved {
-                path: "/w/out.txt".into(),
-            };
-            let whole = bounder
-                .bound(&data)
-                .expect("limits")
-                .render(outcome.clone(), None);
-            assert!(whole.text.len() <= max_bytes, "case {case}");
-            let raw = data.iter().filter(|&&b| b == b'\n').count() as u64 + 1;
-            assert!(whole.total_lines <= raw, "case {case}");
-            if let Some((first, last)) = whole.omitted_range {
-                assert!(
-                    1 <= first && first <= last && last <= whole.total_lines,
-                    "case {case}"
-                );
-            }
-            let mut streaming = bounder.streaming();
-            let mut at = 0;
-            for cut in rng.cuts(data.len(), 8) {
-                streaming.push(&data[at..cut]);
-                at = cut;
-            }
-            streaming.push(&data[at..]);
-            let streamed = streaming.finish().expect("limits").render(outcome, None);
-            assert_eq!(streamed, whole, "case {case}");
-        }
-    }
-
-    /// A run whose stderr line is held in the combined view's window while
-    /// stdout redraws below it: the combined view still shows it, the
-    /// stderr view ends with it.
-    #[test]
-    fn a_run_shows_stderr_held_in_the_window() {
-        use super::super::{RunBounder, SpillOutcome, View};
-        use crate::Stream;
-        let mut run = RunBounder::new(12, 600).with_terminal(true);
-        for i in 0..200 {
-            run.push(Stream::Stdout, format!("line {i}\n").as_bytes());
-        }
-        run.push(Stream::Stderr, b"\x1b[31merror: boom\x1b[0m\n");
-        run.push(Stream::Stdout, &buildkit(4, 30));
-        let pending = run.finish().expect("limits");
-        let combined = pending.render(View::Combined, SpillOutcome::NotSaved, None);
-        assert!(combined.text.len() <= 600, "{}", combined.text);
-        assert!(combined.text.contains("error: boom\n"), "{}", combined.text);
-        assert!(
-            combined.text.contains("#3 step 3: 30s\n"),
-            "{}",
-            combined.text
-        );
-        assert!(!combined.text.contains("29s"), "{}", combined.text);
-        let stderr = pending.render(View::Stderr, SpillOutcome::NotSaved, None);
-        assert!(stderr.text.starts_with("error: boom\n"), "{}", stderr.text);
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub fn error_json(e: &Error) -> Value {
             FieldValue::U64(n) => json!(n),
             FieldValue::Stream(s) => json!(s.as_str()),
             FieldValue::Cursor(c) => cursor_json(&c),
+            FieldValue::Bool(b) => json!(b),
         };
         m.insert(name.into(), value);
     }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
+use dory_wire::records::{Record, Value as RecordValue};
 use dory_wire::{Cursor, End, Endpoint, Error, Event, GapPolicy, Reader, ReaderOptions};
 use serde_json::{json, Map, Value};
 
@@ -66,9 +67,30 @@ pub fn cursor_json(c: &Cursor) -> Value {
     json!({"stdout": c.stdout, "stderr": c.stderr})
 }
 
+/// A record's fields under their names, by the core's record table (the
+/// vectors name most fields as the table does; `event_json` renames the rest).
+pub fn record_json(record: &Record, values: &[RecordValue<'_>]) -> Value {
+    let mut m = Map::new();
+    m.insert("type".into(), json!(record.name));
+    for (field, value) in record.fields.iter().zip(values) {
+        let v = match value {
+            RecordValue::Str(s) => json!(s),
+            RecordValue::Stream(s) => json!(s.as_str()),
+            RecordValue::ProcessStatus(s) => json!(s.as_str()),
+            RecordValue::U64(n) => json!(n),
+            RecordValue::OptI64(n) => json!(n),
+            RecordValue::Bool(b) => json!(b),
+            RecordValue::Bytes(b) => json!(b64(b)),
+            RecordValue::Cursor(c) => cursor_json(c),
+            RecordValue::DisconnectReason(r) => json!(r.as_str()),
+        };
+        m.insert(field.name.into(), v);
+    }
+    Value::Object(m)
+}
+
 pub fn event_json(e: &Event) -> Value {
     match e {
-        Event::Started { proc_id } => json!({"type": "started", "proc_id": proc_id}),
         Event::Output {
             stream,
             data,
@@ -78,15 +100,6 @@ pub fn event_json(e: &Event) -> Value {
         // The vectors' own format (docs/VECTORS.md) names the range `from`/`to`.
         Event::Skipped { stream, start, end } => {
             json!({"type": "skipped", "stream": stream.as_str(), "from": start, "to": end})
-        }
-        Event::Heartbeat => json!({"type": "heartbeat"}),
-        Event::Exit {
-            exit_code,
-            timed_out,
-        } => json!({"type": "exit", "exit_code": exit_code, "timed_out": timed_out}),
-        Event::Unknown { frame_type } => json!({"type": "unknown", "frame_type": frame_type}),
-        Event::Identity(i) => {
-            json!({"type": "identity", "proc_id": i.proc_id, "status": i.status.as_str()})
         }
         Event::ExecResult(r) => json!({
             "type": "result",
@@ -98,21 +111,19 @@ pub fn event_json(e: &Event) -> Value {
             "exit_code": r.exit_code,
             "timed_out": r.timed_out,
         }),
-        other => panic!("an event the vectors do not describe: {other:?}"),
+        other => {
+            let (record, values) = other.record();
+            record_json(record, &values)
+        }
     }
 }
 
 pub fn end_json(end: &Result<End, Error>) -> Value {
     match end {
-        Ok(End::Exited {
-            exit_code,
-            timed_out,
-        }) => json!({"type": "exited", "exit_code": exit_code, "timed_out": timed_out}),
-        Ok(End::Disconnected { cursor, reason }) => json!({
-            "type": "disconnected", "reason": reason.as_str(), "cursor": cursor_json(cursor)
-        }),
-        Ok(End::Document) => json!({"type": "document"}),
-        Ok(other) => panic!("an end the vectors do not describe: {other:?}"),
+        Ok(end) => {
+            let (record, values) = end.record();
+            record_json(record, &values)
+        }
         Err(e) => error_json(e),
     }
 }
