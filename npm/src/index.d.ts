@@ -418,12 +418,16 @@ export interface FollowOptions {
 /** Where a follower is in its conversation (`"freed"` after `free()`). */
 export type FollowerState = "ready" | "sent" | "body" | "done" | "failed" | "freed";
 
-/** The read is over: `exit` was seen, or a finite read (`follow: false`) reached the end of the output. */
+// <generated from dory_wire::records by scripts/generate.sh: do not edit> decisions
+/**
+ * The read is over: exited when exit was seen (with its exit code and whether it timed out), else
+ * the normal end of a read that does not follow.
+ */
 export interface Done {
   type: "done";
-  /** Whether `exit` was seen (false for the normal end of a finite read). */
+  /** Whether exit was seen (false for the normal end of a read that does not follow). */
   exited: boolean;
-  /** The exit code, when it exited with one (null when killed, timed out, or not exited). */
+  /** The exit code; none when killed, timed out, or not exited. */
   exitCode: number | null;
   /** Whether the process hit its deadline. */
   timedOut: boolean;
@@ -432,36 +436,41 @@ export interface Done {
   /** The process, once known (never for setup logs). */
   procId: string | null;
 }
-
 /**
- * The connection ended before the output did: report it (the reconnect
- * hook's record), wait `delayMs`, then send `follower.request()`.
+ * The connection ended before the output did: report the record (what a reconnect hook receives),
+ * wait delay, then send the follower's next request (it resumes from cursor).
  */
 export interface Reconnect {
   type: "reconnect";
-  /** 1 for the first reconnect of this read, 2 for the second, … */
+  /** 1 for the first reconnect of this read, 2 for the second, and so on. */
   attempt: number;
-  /** Connections in a row that brought nothing new, this one included (0 after progress: no wait). */
+  /**
+   * Connections in a row that brought nothing new, this one included (0 after progress: no wait);
+   * never more than retries.
+   */
   failures: number;
   /** Why the connection ended. */
   reason: "end_of_body" | "gap" | "stalled" | "no_response" | "not_connected" | "unavailable";
   /** Where the next request resumes from. */
   cursor: Cursor;
-  /** How long to wait before sending it, in ms. */
+  /** How long to wait before sending the next request. In milliseconds. */
   delayMs: number;
   /** The process, once known. */
   procId: string | null;
   /** What the transport (or the refusal) said; empty when nothing. */
   detail: string;
 }
-
-/** The answer moved the read on without a disconnect (an exec answered by its keyed replay): send `follower.request()` now. */
+/**
+ * The answer moved the read on without a disconnect (an exec answered by its keyed replay's
+ * identity continues on the process's output): send the follower's next request now.
+ */
 export interface Continue {
   type: "continue";
 }
-
 /** What a follower decided when a response ended; switch on `type`. */
 export type Decision = Done | Reconnect | Continue;
+
+// </generated> decisions
 
 /**
  * A whole read of retained output — a process's output, the setup logs, or

@@ -354,6 +354,7 @@ class Request:
     def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
+# <generated from dory_wire::records by scripts/generate.sh: do not edit> decisions
 @final
 class Done:
     __match_args__ = ("exited", "exit_code", "timed_out", "cursor", "proc_id")
@@ -363,7 +364,7 @@ class Done:
         exit_code: int | None,
         timed_out: bool,
         cursor: Cursor,
-        proc_id: str | None,
+        proc_id: str | None = None,
     ) -> Done: ...
     @property
     def exited(self) -> bool: ...
@@ -424,6 +425,8 @@ class Continue:
     def __hash__(self) -> int: ...
 
 _Decision: TypeAlias = Done | Reconnect | Continue
+
+# </generated> decisions
 
 class _FollowOptions(TypedDict):
     follow: bool

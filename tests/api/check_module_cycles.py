@@ -28,6 +28,11 @@ CHECKED = [
 ]
 
 
+def read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
 def strip(src: str) -> str:
     """The code without comments, and every string or char literal emptied."""
     out: list[str] = []
@@ -39,7 +44,7 @@ def strip(src: str) -> str:
         elif src.startswith("/*", i):
             j = src.find("*/", i)
             i = n if j < 0 else j + 2
-        elif src.startswith('r"', i) or src.startswith('r#', i):
+        elif src.startswith('r"', i) or src.startswith("r#", i):
             k = i + 1
             hashes = 0
             while k < n and src[k] == "#":
@@ -119,7 +124,7 @@ def graph_of(folder: str, root_file: str, prefix: list[str]) -> dict[str, dict[s
     files = sorted(f for f in os.listdir(d) if f.endswith(".rs"))
     mods = {f[:-3] for f in files} - {root_file[:-3]}
     reexports: dict[str, str] = {}
-    root_src = strip(open(os.path.join(d, root_file), encoding="utf-8").read())
+    root_src = strip(read(os.path.join(d, root_file)))
     for m in re.finditer(r"pub(?:\([a-z]+\))?\s+use\s+(\w+)::(\{[^}]*\}|\w+)\s*;", root_src):
         for name in re.findall(r"\w+", m.group(2)):
             reexports[name] = m.group(1)
@@ -148,7 +153,7 @@ def graph_of(folder: str, root_file: str, prefix: list[str]) -> dict[str, dict[s
         m = f[:-3]
         if m not in mods:
             continue
-        src = strip(open(os.path.join(d, f), encoding="utf-8").read())
+        src = strip(read(os.path.join(d, f)))
         tests = []
         for t in re.finditer(r"mod\s+tests\s*\{", src):
             depth, i = 1, t.end()

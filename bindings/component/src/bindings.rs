@@ -8095,49 +8095,14 @@ pub mod exports {
                             .finish()
                     }
                 }
-                /// One reconnect as the follower decided it: what a host's reconnect
-                /// hook reports.
-                #[derive(Clone)]
-                pub struct Reconnect {
-                    /// 1 for the first reconnect of this read, 2 for the second, …
-                    pub attempt: u32,
-                    /// Connections in a row that brought nothing new, this one included
-                    /// (0 after progress: no wait). Never more than `retries`.
-                    pub failures: u32,
-                    /// Why the connection ended.
-                    pub reason: DisconnectReason,
-                    /// Where the next request resumes from.
-                    pub cursor: Cursor,
-                    /// How long to wait before sending the next request, in nanoseconds.
-                    pub delay_ns: u64,
-                    /// The process, once known.
-                    pub proc_id: ::core::option::Option<_rt::String>,
-                    /// What the transport (or the refusal) said; empty when nothing.
-                    pub detail: _rt::String,
-                }
-                impl ::core::fmt::Debug for Reconnect {
-                    fn fmt(
-                        &self,
-                        f: &mut ::core::fmt::Formatter<'_>,
-                    ) -> ::core::fmt::Result {
-                        f.debug_struct("Reconnect")
-                            .field("attempt", &self.attempt)
-                            .field("failures", &self.failures)
-                            .field("reason", &self.reason)
-                            .field("cursor", &self.cursor)
-                            .field("delay-ns", &self.delay_ns)
-                            .field("proc-id", &self.proc_id)
-                            .field("detail", &self.detail)
-                            .finish()
-                    }
-                }
-                /// The read is over.
+                /// <generated from dory_wire::records by scripts/generate.sh: do not edit> decisions
+                /// The read is over: exited when exit was seen (with its exit code and whether it timed
+                /// out), else the normal end of a read that does not follow.
                 #[derive(Clone)]
                 pub struct Done {
-                    /// Whether `exit` was seen (false for the normal end of a read that
-                    /// does not follow).
+                    /// Whether exit was seen (false for the normal end of a read that does not follow).
                     pub exited: bool,
-                    /// The exit code, when it exited with one.
+                    /// The exit code; none when killed, timed out, or not exited.
                     pub exit_code: ::core::option::Option<i64>,
                     /// Whether the process hit its deadline.
                     pub timed_out: bool,
@@ -8160,17 +8125,51 @@ pub mod exports {
                             .finish()
                     }
                 }
+                /// The connection ended before the output did: report the record (what a reconnect hook
+                /// receives), wait delay, then send the follower's next request (it resumes from cursor).
+                #[derive(Clone)]
+                pub struct Reconnect {
+                    /// 1 for the first reconnect of this read, 2 for the second, and so on.
+                    pub attempt: u32,
+                    /// Connections in a row that brought nothing new, this one included (0 after progress:
+                    /// no wait); never more than retries.
+                    pub failures: u32,
+                    /// Why the connection ended.
+                    pub reason: DisconnectReason,
+                    /// Where the next request resumes from.
+                    pub cursor: Cursor,
+                    /// How long to wait before sending the next request. In nanoseconds.
+                    pub delay_ns: u64,
+                    /// The process, once known.
+                    pub proc_id: ::core::option::Option<_rt::String>,
+                    /// What the transport (or the refusal) said; empty when nothing.
+                    pub detail: _rt::String,
+                }
+                impl ::core::fmt::Debug for Reconnect {
+                    fn fmt(
+                        &self,
+                        f: &mut ::core::fmt::Formatter<'_>,
+                    ) -> ::core::fmt::Result {
+                        f.debug_struct("Reconnect")
+                            .field("attempt", &self.attempt)
+                            .field("failures", &self.failures)
+                            .field("reason", &self.reason)
+                            .field("cursor", &self.cursor)
+                            .field("delay-ns", &self.delay_ns)
+                            .field("proc-id", &self.proc_id)
+                            .field("detail", &self.detail)
+                            .finish()
+                    }
+                }
                 /// What the follower decided when a response ended (or none came).
                 #[derive(Clone)]
                 pub enum Decision {
                     /// The read is complete.
                     Done(Done),
-                    /// The connection ended early: report the record, wait `delay-ns`,
-                    /// then send `request`.
+                    /// The connection ended early: report the record, wait its delay, then send the next
+                    /// request.
                     Reconnect(Reconnect),
-                    /// The answer moved the read on without a disconnect (an exec
-                    /// answered by its keyed replay's identity continues on the
-                    /// process's output): send `request` now.
+                    /// The answer moved the read on: send the next request now.
                     Continue,
                 }
                 impl ::core::fmt::Debug for Decision {
@@ -8191,6 +8190,7 @@ pub mod exports {
                         }
                     }
                 }
+                /// </generated> decisions
                 /// What `finish` returns: the events completed by the end of the body
                 /// and the decision, or the error that ended the read (the events are
                 /// kept then too).
@@ -33057,11 +33057,11 @@ esume-state\x03\0\x0c\x02\x03\x02\x01\x0b\x04\0\x07request\x03\0\x0e\x02\x03\x02
 \x01\x0c\x04\0\x07command\x03\0\x10\x01k\x7f\x01k\x09\x01ky\x01kw\x01r\x09\x06fo\
 llow\x12\x0agap-policy\x13\x07retries\x14\x0abackoff-ns\x15\x0emax-backoff-ns\x15\
 \x06jitter\x12\x13liveness-timeout-ns\x15\x0fmax-frame-bytes\x15\x06strict\x12\x04\
-\0\x0efollow-options\x03\0\x16\x01ks\x01r\x07\x07attempty\x08failuresy\x06reason\
-\x0b\x06cursor\x01\x08delay-nsw\x07proc-id\x18\x06details\x04\0\x09reconnect\x03\
-\0\x19\x01kx\x01r\x05\x06exited\x7f\x09exit-code\x1b\x09timed-out\x7f\x06cursor\x01\
-\x07proc-id\x18\x04\0\x04done\x03\0\x1c\x01q\x03\x04done\x01\x1d\0\x09reconnect\x01\
-\x1a\0\x08continue\0\0\x04\0\x08decision\x03\0\x1e\x01p\x05\x01j\x01\x1f\x01\x03\
+\0\x0efollow-options\x03\0\x16\x01kx\x01ks\x01r\x05\x06exited\x7f\x09exit-code\x18\
+\x09timed-out\x7f\x06cursor\x01\x07proc-id\x19\x04\0\x04done\x03\0\x1a\x01r\x07\x07\
+attempty\x08failuresy\x06reason\x0b\x06cursor\x01\x08delay-nsw\x07proc-id\x19\x06\
+details\x04\0\x09reconnect\x03\0\x1c\x01q\x03\x04done\x01\x1b\0\x09reconnect\x01\
+\x1d\0\x08continue\0\0\x04\0\x08decision\x03\0\x1e\x01p\x05\x01j\x01\x1f\x01\x03\
 \x01r\x02\x06events\x20\x08decision!\x04\0\x08followed\x03\0\"\x01m\x05\x05ready\
 \x04sent\x04body\x04done\x06failed\x04\0\x0efollower-state\x03\0$\x04\0\x08follo\
 wer\x03\x01\x01k\x01\x01i&\x01j\x01(\x01\x03\x01@\x04\x0bcomputer-ids\x07proc-id\
@@ -33070,20 +33070,20 @@ s\x06cursor'\x07options\x17\0)\x04\0\x1f[static]follower.process-output\x01*\x01
 esume\x01+\x01@\x03\x0bcomputer-ids\x0astate-jsons\x07options\x17\0)\x04\0\x1c[s\
 tatic]follower.resume-json\x01,\x01@\x03\x0bcomputer-ids\x06offset\x15\x07option\
 s\x17\0)\x04\0\x1b[static]follower.setup-logs\x01-\x01ku\x01@\x05\x0bcomputer-id\
-s\x07command\x11\x0ftimeout-seconds.\x0fidempotency-key\x18\x07options\x17\0)\x04\
+s\x07command\x11\x0ftimeout-seconds.\x0fidempotency-key\x19\x07options\x17\0)\x04\
 \0\x1c[static]follower.exec-stream\x01/\x04\0\x1b[static]follower.call-start\x01\
 /\x04\0\x1a[static]follower.call-exec\x01/\x01@\x03\x0bcomputer-ids\x07proc-ids\x07\
 options\x17\0)\x04\0![static]follower.call-get-process\x010\x04\0\x1a[static]fol\
 lower.call-kill\x010\x01h&\x01j\x01\x0f\x01\x03\x01@\x01\x04self1\02\x04\0\x18[m\
 ethod]follower.request\x013\x01j\0\x01\x03\x01@\x05\x04self1\x06status{\x0cconte\
-nt-types\x07proc-id\x18\x0bretry-after\x18\04\x04\0\x15[method]follower.open\x01\
+nt-types\x07proc-id\x19\x0bretry-after\x19\04\x04\0\x15[method]follower.open\x01\
 5\x01p}\x01@\x02\x04self1\x04data6\0\x07\x04\0\x15[method]follower.feed\x017\x01\
-@\x03\x04self1\x0ftransport-error\x18\x06jitteru\0#\x04\0\x17[method]follower.fi\
+@\x03\x04self1\x0ftransport-error\x19\x06jitteru\0#\x04\0\x17[method]follower.fi\
 nish\x018\x01@\x03\x04self1\x06details\x06jitteru\0!\x04\0\x1c[method]follower.n\
 o-response\x019\x04\0\x1e[method]follower.not-connected\x019\x01@\x01\x04self1\0\
 \x15\x04\0\x1e[method]follower.wait-limit-ns\x01:\x01@\x02\x04self1\x0aelapsed-n\
 sw\0\x7f\x04\0\x1a[method]follower.waited-ns\x01;\x01@\x01\x04self1\0\x01\x04\0\x17\
-[method]follower.cursor\x01<\x01@\x01\x04self1\0\x18\x04\0\x18[method]follower.p\
+[method]follower.cursor\x01<\x01@\x01\x04self1\0\x19\x04\0\x18[method]follower.p\
 roc-id\x01=\x01@\x01\x04self1\0%\x04\0\x16[method]follower.state\x01>\x01@\x01\x04\
 self1\0y\x04\0\x19[method]follower.attempts\x01?\x01@\x01\x04self1\0\x17\x04\0\x18\
 [method]follower.options\x01@\x01@\x01\x04self1\0\x0d\x04\0\x1d[method]follower.\

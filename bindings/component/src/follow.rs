@@ -80,29 +80,12 @@ fn foreign(what: &str) -> WitError {
     ))
 }
 
-/// A core decision as its WIT variant (the core's `Decision` is exhaustive:
-/// a case added there breaks this match), or an error for a disconnect
-/// reason added to the core after this crate.
+/// A core decision as its WIT variant, by the record tables
+/// (`crate::records`, generated), or an error for a value (a disconnect
+/// reason) added to the core after this crate.
 fn decision(decision: Decision) -> Result<wit::Decision, WitError> {
-    Ok(match decision {
-        Decision::Done(done) => wit::Decision::Done(wit::Done {
-            exited: done.exited,
-            exit_code: done.exit_code,
-            timed_out: done.timed_out,
-            cursor: convert::cursor(done.cursor),
-            proc_id: done.proc_id,
-        }),
-        Decision::Reconnect(r) => wit::Decision::Reconnect(wit::Reconnect {
-            attempt: r.attempt,
-            failures: r.failures,
-            reason: reader::reason_of(r.reason).ok_or_else(|| foreign("a disconnect reason"))?,
-            cursor: convert::cursor(r.cursor),
-            delay_ns: reader::nanos(r.delay),
-            proc_id: r.proc_id,
-            detail: r.detail,
-        }),
-        Decision::Continue => wit::Decision::Continue,
-    })
+    let (record, values) = decision.record();
+    crate::records::decision(record, values).ok_or_else(|| foreign("a decision"))
 }
 
 fn decided(result: Result<Decision, dory_wire::Error>) -> Result<wit::Decision, WitError> {

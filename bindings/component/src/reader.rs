@@ -244,6 +244,28 @@ impl<'a> Fields<'a> {
             _ => None,
         }
     }
+
+    pub(crate) fn opt_str(&mut self) -> Option<Option<String>> {
+        match self.values.next()? {
+            Value::OptStr(s) => Some(s.map(str::to_owned)),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn u32(&mut self) -> Option<u32> {
+        match self.values.next()? {
+            Value::U32(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    /// A duration in nanoseconds (its WIT name ends in `-ns`).
+    pub(crate) fn duration(&mut self) -> Option<u64> {
+        match self.values.next()? {
+            Value::Duration(d) => Some(nanos(d)),
+            _ => None,
+        }
+    }
 }
 
 /// A core disconnect reason as its WIT enum; `None` for a reason added to

@@ -17,7 +17,6 @@ use std::time::Duration;
 use dory_wire::preview::{SpillError, View};
 use dory_wire::{Run, RunAction, RunOptions, RunSink, RunState, RunStep};
 
-use crate::bindings::exports::dory::wire::follow::Reconnect;
 use crate::bindings::exports::dory::wire::preview::SpillOutcome;
 use crate::bindings::exports::dory::wire::request::{Command, Request};
 use crate::bindings::exports::dory::wire::run::View as WitView;
@@ -140,16 +139,10 @@ fn step(step: RunStep) -> Result<wit::RunStep, WitError> {
         RunStep::Cancelled => wit::RunStep::Cancelled,
         RunStep::Wait { delay, reconnect } => {
             let reconnect = match reconnect {
-                Some(r) => Some(Reconnect {
-                    attempt: r.attempt,
-                    failures: r.failures,
-                    reason: reader::reason_of(r.reason)
+                Some(r) => Some(
+                    crate::records::reconnect_of(r.record().1)
                         .ok_or_else(|| foreign("a disconnect reason"))?,
-                    cursor: convert::cursor(r.cursor),
-                    delay_ns: reader::nanos(r.delay),
-                    proc_id: r.proc_id,
-                    detail: r.detail,
-                }),
+                ),
                 None => None,
             };
             wit::RunStep::Wait(wit::RunWait {

@@ -36,8 +36,18 @@ pub(crate) fn output_to_py<'py>(
     .into_any())
 }
 
-/// Converts a core event, by its row.
+/// Converts a core event: output directly (the hot path), any other by its
+/// row.
 pub(crate) fn event_to_py(py: Python<'_>, event: Event) -> PyResult<Bound<'_, PyAny>> {
+    if let Event::Output {
+        stream,
+        data,
+        start,
+        end,
+    } = &event
+    {
+        return output_to_py(py, *stream, PyBytes::new(py, data), *start, *end);
+    }
     let (record, values) = event.record();
     records::to_py(py, record, values)
 }
@@ -165,6 +175,28 @@ impl<'py, 'a> Fields<'py, 'a> {
             _ => Err(self.mismatch()),
         }
     }
+
+    pub(crate) fn opt_str(&mut self) -> PyResult<Option<String>> {
+        match self.next()? {
+            Value::OptStr(s) => Ok(s.map(str::to_owned)),
+            _ => Err(self.mismatch()),
+        }
+    }
+
+    pub(crate) fn u32(&mut self) -> PyResult<u32> {
+        match self.next()? {
+            Value::U32(n) => Ok(n),
+            _ => Err(self.mismatch()),
+        }
+    }
+
+    /// A duration in seconds (its Python name ends in `_seconds`).
+    pub(crate) fn duration(&mut self) -> PyResult<f64> {
+        match self.next()? {
+            Value::Duration(d) => Ok(d.as_secs_f64()),
+            _ => Err(self.mismatch()),
+        }
+    }
 }
 
 /// The other direction: a value class's field as the core's value (the
@@ -222,11 +254,29 @@ pub(crate) mod from {
         Ok(Value::Bytes(b.as_bytes(py)))
     }
 
-    // No event has a cursor or a reason field today (ends do, and ends only
-    // go to Python): kept so that a row with one converts without new code.
+    // No event has a field of the types below today (ends and decisions do,
+    // and they only go to Python): kept so that a row with one converts
+    // without new code.
     #[allow(dead_code)]
     pub(crate) fn cursor<'a>(py: Python<'_>, c: &Py<PyCursor>) -> PyResult<Value<'a>> {
         Ok(Value::Cursor(c.borrow(py).0))
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn opt_str<'a>(_: Python<'_>, s: &'a Option<String>) -> PyResult<Value<'a>> {
+        Ok(Value::OptStr(s.as_deref()))
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn u32<'a>(_: Python<'_>, n: &u32) -> PyResult<Value<'a>> {
+        Ok(Value::U32(*n))
+    }
+
+    #[allow(dead_code)]
+    pub(crate) fn duration<'a>(_: Python<'_>, seconds: &f64) -> PyResult<Value<'a>> {
+        std::time::Duration::try_from_secs_f64(*seconds)
+            .map(Value::Duration)
+            .map_err(|_| PyValueError::new_err(format!("not a duration in seconds: {seconds}")))
     }
 
     #[allow(dead_code)]

@@ -33,9 +33,6 @@ fn core_module(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<values::PyResumeState>()?;
     records::register(m)?;
     m.add_class::<follow::PyFollower>()?;
-    m.add_class::<follow::Done>()?;
-    m.add_class::<follow::Reconnect>()?;
-    m.add_class::<follow::Continue>()?;
     m.add_function(wrap_pyfunction!(follow::_stream_disconnected, m)?)?;
     m.add_function(wrap_pyfunction!(answers::_wire_form, m)?)?;
     m.add_function(wrap_pyfunction!(answers::_identity_answer, m)?)?;

@@ -131,6 +131,53 @@ value_class! {
     }
 }
 
+value_class! {
+    /// The read is over: exited when exit was seen (with its exit code and whether it timed
+    /// out), else the normal end of a read that does not follow.
+    Done as "Done" signature (exited, exit_code, timed_out, cursor, proc_id = None) {
+        /// Whether exit was seen (false for the normal end of a read that does not follow).
+        exited: bool,
+        /// The exit code; none when killed, timed out, or not exited.
+        exit_code: Option<i64>,
+        /// Whether the process hit its deadline.
+        timed_out: bool,
+        /// The consumed offsets.
+        cursor: Py<PyCursor>,
+        /// The process, once known (never for setup logs).
+        proc_id: Option<String>,
+    }
+}
+
+value_class! {
+    /// The connection ended before the output did: report the record (what a reconnect hook
+    /// receives), wait delay, then send the follower's next request (it resumes from cursor).
+    Reconnect as "Reconnect" {
+        /// 1 for the first reconnect of this read, 2 for the second, and so on.
+        attempt: u32,
+        /// Connections in a row that brought nothing new, this one included (0 after progress:
+        /// no wait); never more than retries.
+        failures: u32,
+        /// Why the connection ended.
+        reason: String,
+        /// Where the next request resumes from.
+        cursor: Py<PyCursor>,
+        /// How long to wait before sending the next request. In seconds.
+        delay_seconds: f64,
+        /// The process, once known.
+        proc_id: Option<String>,
+        /// What the transport (or the refusal) said; empty when nothing.
+        detail: String,
+    }
+}
+
+value_class! {
+    /// The answer moved the read on without a disconnect (an exec answered by its keyed
+    /// replay's identity continues on the process's output): send the follower's next request
+    /// now.
+    Continue as "Continue" {
+    }
+}
+
 /// The value class of `record`, built from its values in the row's order.
 pub(crate) fn to_py<'py>(
     py: Python<'py>,
@@ -201,6 +248,27 @@ pub(crate) fn to_py<'py>(
         .into_pyobject(py)?
         .into_any(),
         "document" => Document {}.into_pyobject(py)?.into_any(),
+        "done" => Done {
+            exited: f.bool()?,
+            exit_code: f.opt_i64()?,
+            timed_out: f.bool()?,
+            cursor: f.cursor()?,
+            proc_id: f.opt_str()?,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        "reconnect" => Reconnect {
+            attempt: f.u32()?,
+            failures: f.u32()?,
+            reason: f.reason()?,
+            cursor: f.cursor()?,
+            delay_seconds: f.duration()?,
+            proc_id: f.opt_str()?,
+            detail: f.string()?,
+        }
+        .into_pyobject(py)?
+        .into_any(),
+        "continue" => Continue {}.into_pyobject(py)?.into_any(),
         _ => return Err(f.unknown()),
     };
     f.done()?;
@@ -294,5 +362,8 @@ pub(crate) fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Exited>()?;
     m.add_class::<Disconnected>()?;
     m.add_class::<Document>()?;
+    m.add_class::<Done>()?;
+    m.add_class::<Reconnect>()?;
+    m.add_class::<Continue>()?;
     Ok(())
 }

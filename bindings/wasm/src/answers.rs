@@ -48,7 +48,7 @@ pub(crate) fn event_from_js(event: &JsValue) -> Result<Event, String> {
         .ok_or_else(|| bad(format!("has an unknown type {name:?}")))?;
     let mut owned = Vec::with_capacity(record.fields.len());
     for field in record.fields {
-        let key = field.camel_name();
+        let key = field.js_name();
         let value = get(&key);
         let what = format!("event.{key}");
         let string = || {
@@ -87,8 +87,13 @@ pub(crate) fn event_from_js(event: &JsValue) -> Result<Event, String> {
                 Some(bytes) => Owned::Bytes(bytes.to_vec()),
                 None => return Err(bad(format!("{what} must be a Uint8Array"))),
             },
-            FieldType::Cursor | FieldType::DisconnectReason => {
-                return Err(bad(format!("{what}: no event has this field")))
+            FieldType::Cursor
+            | FieldType::DisconnectReason
+            | FieldType::EndReason
+            | FieldType::OptStr
+            | FieldType::U32
+            | FieldType::Duration => {
+                return Err(bad(format!("{what}: no event has a field of this type")))
             }
         });
     }

@@ -12,7 +12,7 @@
 
 use std::fmt::Write as _;
 
-use dory_wire::records::{Field, Value};
+use dory_wire::records::{Field, Record, Value};
 use dory_wire::{Cursor, End, Error, Event, FieldValue, ResumeState};
 
 /// The largest integer a JavaScript number holds exactly: 2^53 − 1.
@@ -148,6 +148,12 @@ fn push_value(
         Value::Bytes(b) => push_digits(out, b.len() as u64),
         Value::Cursor(c) => push_cursor(out, *c)?,
         Value::DisconnectReason(r) => push_str(out, r.as_str()),
+        Value::OptStr(s) => push_opt_str(out, *s),
+        Value::U32(n) => push_digits(out, u64::from(*n)),
+        // Milliseconds, fractional: the JavaScript name ends in `Ms`.
+        Value::Duration(d) => {
+            let _ = write!(out, "{}", d.as_nanos() as f64 / 1_000_000.0);
+        }
     }
     Ok(())
 }
@@ -187,16 +193,27 @@ pub fn push_event(out: &mut String, data: &mut Vec<u8>, event: &Event) -> Result
 }
 
 /// Appends the end object: its `type` (the row's name), then its fields
-/// under their camelCase names, e.g. `{"type":"exited","exitCode":…,"timedOut":…}`.
+/// under their JavaScript names, e.g. `{"type":"exited","exitCode":…,"timedOut":…}`.
 pub fn push_end(out: &mut String, end: &End) -> Result<(), OutOfRange> {
-    let mark = out.len();
     let (record, values) = end.record();
+    push_record_object(out, record, &values)
+}
+
+/// Appends a record as an object: `type` (the row's name), then each field
+/// under its JavaScript name ([`Field::js_name`]: camelCase, a duration in
+/// ms as `…Ms`). On error nothing is appended.
+pub(crate) fn push_record_object(
+    out: &mut String,
+    record: &Record,
+    values: &[Value<'_>],
+) -> Result<(), OutOfRange> {
+    let mark = out.len();
     let result = (|| {
         out.push_str("{\"type\":");
         push_str(out, record.name);
-        for (field, value) in record.fields.iter().zip(&values) {
+        for (field, value) in record.fields.iter().zip(values) {
             out.push(',');
-            push_str(out, &field.camel_name());
+            push_str(out, &field.js_name());
             out.push(':');
             push_value(out, field, value)?;
         }

@@ -120,7 +120,7 @@ mod tests {
                 let fields: Vec<Value> = r
                     .fields
                     .iter()
-                    .map(|f| json!([f.camel_name(), f.ty.as_str()]))
+                    .map(|f| json!([f.js_name(), f.ty.as_str()]))
                     .collect();
                 format!("{}:{}", json!(r.name), Value::Array(fields))
             })
@@ -157,7 +157,7 @@ mod tests {
             let got: Vec<Value> = r
                 .fields
                 .iter()
-                .map(|f| json!([f.camel_name(), f.ty.as_str()]))
+                .map(|f| json!([f.js_name(), f.ty.as_str()]))
                 .collect();
             assert_eq!(other[r.name], Value::Array(got), "{}", r.name);
         }
@@ -196,7 +196,12 @@ mod tests {
                             data.extend_from_slice(b);
                             (V::Bytes(b), json!(b.len()))
                         }
-                        FieldType::Cursor | FieldType::DisconnectReason => {
+                        FieldType::Cursor
+                        | FieldType::DisconnectReason
+                        | FieldType::EndReason
+                        | FieldType::OptStr
+                        | FieldType::U32
+                        | FieldType::Duration => {
                             panic!("{}.{}: no event field has this type", row.name, field.name)
                         }
                     };
@@ -220,7 +225,9 @@ mod tests {
             FieldType::OptI64 => v.is_null() || v.is_i64(),
             FieldType::Bool => v.is_boolean(),
             FieldType::Cursor => v.is_object(),
-            FieldType::DisconnectReason => v.is_string(),
+            FieldType::DisconnectReason | FieldType::EndReason => v.is_string(),
+            FieldType::OptStr => v.is_null() || v.is_string(),
+            FieldType::U32 | FieldType::Duration => v.is_number(),
         }
     }
 
@@ -238,7 +245,7 @@ mod tests {
             let row = other_events().find(|r| r.name == array[0]).unwrap();
             let name = row.name;
             let fields: Vec<(String, FieldType)> =
-                row.fields.iter().map(|f| (f.camel_name(), f.ty)).collect();
+                row.fields.iter().map(|f| (f.js_name(), f.ty)).collect();
             assert_eq!(array.len(), fields.len() + 1, "{name}: {out}");
             for (i, (field, kind)) in fields.iter().enumerate() {
                 let value = &array[i + 1];

@@ -84,57 +84,20 @@ pub(crate) fn options_json(o: &FollowOptions) -> String {
     out
 }
 
-/// Appends a decision object: `{"type":"done",…}`, `{"type":"reconnect",…}`
-/// (see [`push_reconnect`]) or `{"type":"continue"}` (the keys of the
-/// JavaScript objects). On error nothing is appended.
+/// Appends a decision as its object, by its row of the core's record table
+/// (`{"type":"done",…}`, `{"type":"reconnect",…,"delayMs":…}`,
+/// `{"type":"continue"}`; see [`json::push_record_object`]).
 pub(crate) fn push_decision(out: &mut String, decision: &Decision) -> Result<(), OutOfRange> {
-    let mark = out.len();
-    let result = (|| {
-        match decision {
-            Decision::Done(done) => {
-                out.push_str("{\"type\":\"done\",\"exited\":");
-                out.push_str(if done.exited { "true" } else { "false" });
-                out.push_str(",\"exitCode\":");
-                json::push_opt_i64(out, "exit_code", done.exit_code)?;
-                out.push_str(",\"timedOut\":");
-                out.push_str(if done.timed_out { "true" } else { "false" });
-                out.push_str(",\"cursor\":");
-                json::push_cursor(out, done.cursor)?;
-                out.push_str(",\"procId\":");
-                json::push_opt_str(out, done.proc_id.as_deref());
-                out.push('}');
-            }
-            Decision::Reconnect(r) => push_reconnect(out, r)?,
-            Decision::Continue => out.push_str("{\"type\":\"continue\"}"),
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        out.truncate(mark);
-    }
-    result
+    let (record, values) = decision.record();
+    json::push_record_object(out, record, &values)
 }
 
 /// Appends a reconnect record: a follower's `reconnect` decision, and the
 /// `reconnect` of a run's `wait` step (the same keys: the reconnect hook
 /// gets the same object).
 pub(crate) fn push_reconnect(out: &mut String, r: &Reconnect) -> Result<(), OutOfRange> {
-    let _ = write!(
-        out,
-        "{{\"type\":\"reconnect\",\"attempt\":{},\"failures\":{},\"reason\":",
-        r.attempt, r.failures
-    );
-    json::push_str(out, r.reason.as_str());
-    out.push_str(",\"cursor\":");
-    json::push_cursor(out, r.cursor)?;
-    out.push_str(",\"delayMs\":");
-    push_millis(out, r.delay);
-    out.push_str(",\"procId\":");
-    json::push_opt_str(out, r.proc_id.as_deref());
-    out.push_str(",\"detail\":");
-    json::push_str(out, &r.detail);
-    out.push('}');
-    Ok(())
+    let (record, values) = r.record();
+    json::push_record_object(out, record, &values)
 }
 
 /// A run's step as its JSON object: `{"type":"send"}`, `{"type":"done"}`,

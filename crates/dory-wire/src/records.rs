@@ -1,16 +1,18 @@
 //! The records that cross every binding, declared once.
 //!
 //! Each event a [`Reader`](crate::Reader) or a [`Follower`](crate::Follower)
-//! yields and each [`End`] of a response is described here by one
-//! [`Record`]: its name, its fields in order, each field's [`FieldType`] and
-//! its documentation. Names are written once, in snake_case; every language
-//! derives its own spelling from them ([`Record::class_name`],
-//! [`Field::camel_name`], [`Field::kebab_name`]).
+//! yields ([`EVENTS`]), each [`End`] of a response ([`ENDS`]) and each
+//! [`Decision`] of a follower ([`DECISIONS`], whose reconnect record is also
+//! a run's) is described here by one [`Record`]: its name, its fields in
+//! order, each field's [`FieldType`] and its documentation. Names are
+//! written once, in snake_case; every language derives its own spelling
+//! from them ([`Record::class_name`], [`Field::python_name`],
+//! [`Field::js_name`], [`Field::wit_name`]).
 //!
-//! The bindings convert by the table: [`Event::record`] and [`End::record`]
-//! give a value's row and its field values in the row's order, and one
-//! generic writer per binding turns them into Python objects, JavaScript
-//! objects or WIT values. The Python classes, the `.pyi` stubs, the
+//! The bindings convert by the tables: [`Event::record`], [`End::record`],
+//! [`Decision::record`] and [`Reconnect::record`] give a value's row and its
+//! field values in the row's order, and one generic writer per binding turns
+//! them into Python objects, JavaScript objects or WIT values. The Python classes, the `.pyi` stubs, the
 //! TypeScript declarations and the WIT records are generated from these
 //! tables (`scripts/generate.sh`; `crates/dory-wire/tests/generated.rs`
 //! fails when a generated file is stale), so a new field of the exit frame
@@ -29,7 +31,9 @@
 //! assert!(EVENTS.contains(record));
 //! ```
 
-use crate::{Cursor, DisconnectReason, End, Event, ProcessStatus, Stream};
+use std::time::Duration;
+
+use crate::{Cursor, Decision, DisconnectReason, End, Event, ProcessStatus, Reconnect, Stream};
 
 /// The type of one field of a [`Record`].
 ///
@@ -53,15 +57,28 @@ pub enum FieldType {
     Bytes,
     /// Consumed offsets per stream ([`Cursor`]).
     Cursor,
-    /// Why a response ended without `exit` ([`DisconnectReason`]); a
-    /// reader's end carries one of [`END_REASONS`].
+    /// Why a connection ended ([`DisconnectReason`]): any of
+    /// [`DISCONNECT_REASONS`].
     DisconnectReason,
+    /// Why a reader's response ended without `exit`: one of
+    /// [`END_REASONS`] (its values are [`Value::DisconnectReason`]).
+    EndReason,
+    /// A string that may be absent.
+    OptStr,
+    /// A small unsigned integer (a count).
+    U32,
+    /// A duration. Its name says its unit in each language: `delay` is
+    /// `delay_seconds` (a float) in Python, `delayMs` in JavaScript,
+    /// `delay-ns` (an integer) in WIT ([`Field::python_name`],
+    /// [`Field::js_name`], [`Field::wit_name`]).
+    Duration,
 }
 
 impl FieldType {
     /// The type's name in the layout documents the wasm binding shares with
     /// its JavaScript layer: `string`, `stream`, `status`, `u64`, `i64?`,
-    /// `bool`, `bytes`, `cursor`, `reason`.
+    /// `bool`, `bytes`, `cursor`, `reason`, `end_reason`, `string?`, `u32`,
+    /// `duration`.
     pub fn as_str(self) -> &'static str {
         match self {
             FieldType::Str => "string",
@@ -73,6 +90,10 @@ impl FieldType {
             FieldType::Bytes => "bytes",
             FieldType::Cursor => "cursor",
             FieldType::DisconnectReason => "reason",
+            FieldType::EndReason => "end_reason",
+            FieldType::OptStr => "string?",
+            FieldType::U32 => "u32",
+            FieldType::Duration => "duration",
         }
     }
 }
@@ -89,14 +110,39 @@ pub struct Field {
 }
 
 impl Field {
-    /// The name in camelCase (JavaScript): `exit_code` → `exitCode`.
+    /// The name in camelCase: `exit_code` → `exitCode`.
     pub fn camel_name(&self) -> String {
         crate::names::camel_case(self.name)
     }
 
-    /// The name in kebab-case (WIT): `exit_code` → `exit-code`.
+    /// The name in kebab-case: `exit_code` → `exit-code`.
     pub fn kebab_name(&self) -> String {
         self.name.replace('_', "-")
+    }
+
+    /// The name in Python (and Rust bindings' structs): the name, a
+    /// duration's with `_seconds`.
+    pub fn python_name(&self) -> String {
+        match self.ty {
+            FieldType::Duration => format!("{}_seconds", self.name),
+            _ => self.name.to_owned(),
+        }
+    }
+
+    /// The name in JavaScript: camelCase, a duration's with `Ms`.
+    pub fn js_name(&self) -> String {
+        match self.ty {
+            FieldType::Duration => format!("{}Ms", self.camel_name()),
+            _ => self.camel_name(),
+        }
+    }
+
+    /// The name in WIT: kebab-case, a duration's with `-ns`.
+    pub fn wit_name(&self) -> String {
+        match self.ty {
+            FieldType::Duration => format!("{}-ns", self.kebab_name()),
+            _ => self.kebab_name(),
+        }
     }
 }
 
@@ -151,8 +197,14 @@ pub enum Value<'a> {
     Bytes(&'a [u8]),
     /// [`FieldType::Cursor`].
     Cursor(Cursor),
-    /// [`FieldType::DisconnectReason`].
+    /// [`FieldType::DisconnectReason`] and [`FieldType::EndReason`].
     DisconnectReason(DisconnectReason),
+    /// [`FieldType::OptStr`].
+    OptStr(Option<&'a str>),
+    /// [`FieldType::U32`].
+    U32(u32),
+    /// [`FieldType::Duration`].
+    Duration(Duration),
 }
 
 impl Value<'_> {
@@ -168,7 +220,17 @@ impl Value<'_> {
             Value::Bytes(_) => FieldType::Bytes,
             Value::Cursor(_) => FieldType::Cursor,
             Value::DisconnectReason(_) => FieldType::DisconnectReason,
+            Value::OptStr(_) => FieldType::OptStr,
+            Value::U32(_) => FieldType::U32,
+            Value::Duration(_) => FieldType::Duration,
         }
+    }
+
+    /// Whether this value may fill a field of type `ty` (an end's reason
+    /// is a disconnect reason).
+    pub fn fits(&self, ty: FieldType) -> bool {
+        self.ty() == ty
+            || (ty == FieldType::EndReason && matches!(self, Value::DisconnectReason(_)))
     }
 }
 
@@ -350,7 +412,7 @@ const DISCONNECTED: Record = Record {
         },
         Field {
             name: "reason",
-            ty: FieldType::DisconnectReason,
+            ty: FieldType::EndReason,
             doc: "Why it ended: end_of_body (a partial last line was discarded), gap (every loss was skipped) or stalled (no complete frame within the liveness timeout).",
         },
     ],
@@ -365,6 +427,99 @@ const DOCUMENT: Record = Record {
 
 /// Every end, in the order of [`End`]'s variants.
 pub const ENDS: &[Record] = &[EXITED, DISCONNECTED, DOCUMENT];
+
+/// Every disconnect reason, in the order of [`DisconnectReason`]'s variants.
+pub const DISCONNECT_REASONS: &[DisconnectReason] = &[
+    DisconnectReason::EndOfBody,
+    DisconnectReason::Gap,
+    DisconnectReason::Stalled,
+    DisconnectReason::NoResponse,
+    DisconnectReason::NotConnected,
+    DisconnectReason::Unavailable,
+];
+
+const CURSOR_NOW: Field = Field {
+    name: "cursor",
+    ty: FieldType::Cursor,
+    doc: "The consumed offsets.",
+};
+const PROC_ID_ONCE_KNOWN: Field = Field {
+    name: "proc_id",
+    ty: FieldType::OptStr,
+    doc: "The process, once known (never for setup logs).",
+};
+
+const DONE: Record = Record {
+    name: "done",
+    doc: "The read is over: exited when exit was seen (with its exit code and whether it timed out), else the normal end of a read that does not follow.",
+    summary: "The read is complete.",
+    fields: &[
+        Field {
+            name: "exited",
+            ty: FieldType::Bool,
+            doc: "Whether exit was seen (false for the normal end of a read that does not follow).",
+        },
+        Field {
+            name: "exit_code",
+            ty: FieldType::OptI64,
+            doc: "The exit code; none when killed, timed out, or not exited.",
+        },
+        TIMED_OUT,
+        CURSOR_NOW,
+        PROC_ID_ONCE_KNOWN,
+    ],
+};
+const RECONNECT: Record = Record {
+    name: "reconnect",
+    doc: "The connection ended before the output did: report the record (what a reconnect hook receives), wait delay, then send the follower's next request (it resumes from cursor).",
+    summary: "The connection ended early: report the record, wait its delay, then send the next request.",
+    fields: &[
+        Field {
+            name: "attempt",
+            ty: FieldType::U32,
+            doc: "1 for the first reconnect of this read, 2 for the second, and so on.",
+        },
+        Field {
+            name: "failures",
+            ty: FieldType::U32,
+            doc: "Connections in a row that brought nothing new, this one included (0 after progress: no wait); never more than retries.",
+        },
+        Field {
+            name: "reason",
+            ty: FieldType::DisconnectReason,
+            doc: "Why the connection ended.",
+        },
+        Field {
+            name: "cursor",
+            ty: FieldType::Cursor,
+            doc: "Where the next request resumes from.",
+        },
+        Field {
+            name: "delay",
+            ty: FieldType::Duration,
+            doc: "How long to wait before sending the next request.",
+        },
+        Field {
+            name: "proc_id",
+            ty: FieldType::OptStr,
+            doc: "The process, once known.",
+        },
+        Field {
+            name: "detail",
+            ty: FieldType::Str,
+            doc: "What the transport (or the refusal) said; empty when nothing.",
+        },
+    ],
+};
+const CONTINUE: Record = Record {
+    name: "continue",
+    doc: "The answer moved the read on without a disconnect (an exec answered by its keyed replay's identity continues on the process's output): send the follower's next request now.",
+    summary: "The answer moved the read on: send the next request now.",
+    fields: &[],
+};
+
+/// Every decision of a follower, in the order of [`Decision`]'s variants.
+pub const DECISIONS: &[Record] = &[DONE, RECONNECT, CONTINUE];
 
 /// The reasons a reader's [`End::Disconnected`] carries (a follower's
 /// reconnect records carry the others too).
@@ -500,6 +655,48 @@ impl End {
     }
 }
 
+impl Decision {
+    /// This decision's row of [`DECISIONS`] and its field values in the
+    /// row's order.
+    pub fn record(&self) -> (&'static Record, Vec<Value<'_>>) {
+        use Value as V;
+        match self {
+            Decision::Done(d) => (
+                &DONE,
+                vec![
+                    V::Bool(d.exited),
+                    V::OptI64(d.exit_code),
+                    V::Bool(d.timed_out),
+                    V::Cursor(d.cursor),
+                    V::OptStr(d.proc_id.as_deref()),
+                ],
+            ),
+            Decision::Reconnect(r) => r.record(),
+            Decision::Continue => (&CONTINUE, vec![]),
+        }
+    }
+}
+
+impl Reconnect {
+    /// The reconnect row of [`DECISIONS`] and this record's values (a
+    /// run's `wait` step carries the same record).
+    pub fn record(&self) -> (&'static Record, Vec<Value<'_>>) {
+        use Value as V;
+        (
+            &RECONNECT,
+            vec![
+                V::U32(self.attempt),
+                V::U32(self.failures),
+                V::DisconnectReason(self.reason),
+                V::Cursor(self.cursor),
+                V::Duration(self.delay),
+                V::OptStr(self.proc_id.as_deref()),
+                V::Str(&self.detail),
+            ],
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -537,7 +734,7 @@ mod tests {
     fn check(record: &Record, values: &[Value<'_>]) {
         assert_eq!(record.fields.len(), values.len(), "{}", record.name);
         for (field, value) in record.fields.iter().zip(values) {
-            assert_eq!(field.ty, value.ty(), "{}.{}", record.name, field.name);
+            assert!(value.fits(field.ty), "{}.{}", record.name, field.name);
         }
     }
 
@@ -591,9 +788,58 @@ mod tests {
     }
 
     #[test]
+    fn every_decision_has_its_row_in_order_with_values_of_the_row_types() {
+        let r = Reconnect {
+            attempt: 1,
+            failures: 1,
+            reason: DisconnectReason::Stalled,
+            cursor: Cursor::default(),
+            delay: Duration::from_millis(250),
+            proc_id: Some("p".into()),
+            detail: String::new(),
+        };
+        let done = Decision::Done(crate::Done {
+            exited: true,
+            exit_code: Some(0),
+            timed_out: false,
+            cursor: Cursor::default(),
+            proc_id: None,
+        });
+        let reconnect = Decision::Reconnect(r.clone());
+        let decisions = [done, reconnect, Decision::Continue];
+        assert_eq!(decisions.len(), DECISIONS.len());
+        for (decision, row) in decisions.iter().zip(DECISIONS) {
+            let (record, values) = decision.record();
+            assert_eq!(record, row);
+            check(record, &values);
+        }
+        assert_eq!(RECONNECT.fields[4].python_name(), "delay_seconds");
+        assert_eq!(RECONNECT.fields[4].js_name(), "delayMs");
+        assert_eq!(RECONNECT.fields[4].wit_name(), "delay-ns");
+        assert_eq!(r.record().0, &RECONNECT);
+    }
+
+    #[test]
+    fn every_disconnect_reason_is_listed_once() {
+        // An exhaustive match: a reason added to the core breaks this test
+        // until it is listed.
+        let listed = |r: DisconnectReason| match r {
+            DisconnectReason::EndOfBody
+            | DisconnectReason::Gap
+            | DisconnectReason::Stalled
+            | DisconnectReason::NoResponse
+            | DisconnectReason::NotConnected
+            | DisconnectReason::Unavailable => DISCONNECT_REASONS.contains(&r),
+        };
+        assert!(DISCONNECT_REASONS.iter().all(|r| listed(*r)));
+        assert_eq!(DISCONNECT_REASONS.len(), 6);
+        assert!(END_REASONS.iter().all(|r| DISCONNECT_REASONS.contains(r)));
+    }
+
+    #[test]
     fn names_are_snake_case_and_unique_and_spell_in_each_language() {
         let mut seen = std::collections::HashSet::new();
-        for record in EVENTS.iter().chain(ENDS) {
+        for record in EVENTS.iter().chain(ENDS).chain(DECISIONS) {
             assert!(seen.insert(record.name), "{} twice", record.name);
             let ok = |s: &str| {
                 !s.is_empty()

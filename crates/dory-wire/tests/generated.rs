@@ -13,7 +13,9 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use dory_wire::records::{FieldType, Record, ENDS, END_REASONS, EVENTS};
+use dory_wire::records::{
+    FieldType, Record, DECISIONS, DISCONNECT_REASONS, ENDS, END_REASONS, EVENTS,
+};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -65,11 +67,21 @@ fn settle(path: &str, region: Option<(&str, &str)>, text: &str) -> Option<String
 }
 
 fn all<'a>() -> impl Iterator<Item = &'a Record> {
-    EVENTS.iter().chain(ENDS)
+    EVENTS.iter().chain(ENDS).chain(DECISIONS)
 }
 
-fn reasons() -> Vec<&'static str> {
-    END_REASONS.iter().map(|r| r.as_str()).collect()
+/// A field's doc, with the unit its language takes a duration in.
+fn unit_doc(field: &dory_wire::records::Field, unit: &str) -> String {
+    match field.ty {
+        FieldType::Duration => format!("{} {unit}", field.doc),
+        _ => field.doc.to_owned(),
+    }
+}
+
+/// The names of an end's reasons (`end == true`) or of every reason.
+fn reasons(end: bool) -> Vec<&'static str> {
+    let list = if end { END_REASONS } else { DISCONNECT_REASONS };
+    list.iter().map(|r| r.as_str()).collect()
 }
 
 // ---------------------------------------------------------------- Python
@@ -77,13 +89,19 @@ fn reasons() -> Vec<&'static str> {
 /// The pyo3 type of a field, as the value class stores it.
 fn pyo3_type(ty: FieldType) -> &'static str {
     match ty {
-        FieldType::Str | FieldType::ProcessStatus | FieldType::DisconnectReason => "String",
+        FieldType::Str
+        | FieldType::ProcessStatus
+        | FieldType::DisconnectReason
+        | FieldType::EndReason => "String",
         FieldType::Stream => "StreamName",
         FieldType::U64 => "u64",
         FieldType::OptI64 => "Option<i64>",
         FieldType::Bool => "bool",
         FieldType::Bytes => "Py<PyBytes>",
         FieldType::Cursor => "Py<PyCursor>",
+        FieldType::OptStr => "Option<String>",
+        FieldType::U32 => "u32",
+        FieldType::Duration => "f64",
     }
 }
 
@@ -98,7 +116,10 @@ fn pyo3_take(ty: FieldType) -> &'static str {
         FieldType::Bool => "bool",
         FieldType::Bytes => "bytes",
         FieldType::Cursor => "cursor",
-        FieldType::DisconnectReason => "reason",
+        FieldType::DisconnectReason | FieldType::EndReason => "reason",
+        FieldType::OptStr => "opt_str",
+        FieldType::U32 => "u32",
+        FieldType::Duration => "duration",
     }
 }
 
@@ -156,9 +177,9 @@ fn python_records_rs() -> String {
                 .enumerate()
                 .map(|(i, f)| {
                     if i >= record.fields.len() - optional {
-                        format!("{} = None", f.name)
+                        format!("{} = None", f.python_name())
                     } else {
-                        f.name.to_owned()
+                        f.python_name()
                     }
                 })
                 .collect();
@@ -172,8 +193,14 @@ fn python_records_rs() -> String {
         )
         .unwrap();
         for field in record.fields {
-            rust_doc(&mut out, "        ", field.doc);
-            writeln!(out, "        {}: {},", field.name, pyo3_type(field.ty)).unwrap();
+            rust_doc(&mut out, "        ", &unit_doc(field, "In seconds."));
+            writeln!(
+                out,
+                "        {}: {},",
+                field.python_name(),
+                pyo3_type(field.ty)
+            )
+            .unwrap();
         }
         out.push_str("    }\n}\n");
     }
@@ -206,7 +233,7 @@ fn python_records_rs() -> String {
             writeln!(
                 out,
                 "            {}: f.{}()?,",
-                field.name,
+                field.python_name(),
                 pyo3_take(field.ty)
             )
             .unwrap();
@@ -235,7 +262,7 @@ fn python_records_rs() -> String {
         let values: Vec<String> = record
             .fields
             .iter()
-            .map(|f| format!("from::{}(py, &e.{})?", pyo3_take(f.ty), f.name))
+            .map(|f| format!("from::{}(py, &e.{})?", pyo3_take(f.ty), f.python_name()))
             .collect();
         writeln!(
             out,
@@ -262,7 +289,7 @@ fn optional_tail(record: &Record) -> usize {
         .fields
         .iter()
         .rev()
-        .take_while(|f| f.ty == FieldType::OptI64)
+        .take_while(|f| matches!(f.ty, FieldType::OptI64 | FieldType::OptStr))
         .count()
         .min(record.fields.len().saturating_sub(1))
 }
@@ -279,14 +306,19 @@ fn pyi_types(ty: FieldType) -> (String, String) {
         FieldType::Bool => same("bool"),
         FieldType::Bytes => same("bytes"),
         FieldType::Cursor => same("Cursor"),
-        FieldType::DisconnectReason => {
-            let names: Vec<String> = reasons().iter().map(|r| format!("\"{r}\"")).collect();
+        FieldType::EndReason => {
+            let names: Vec<String> = reasons(true).iter().map(|r| format!("\"{r}\"")).collect();
             ("str".into(), format!("Literal[{}]", names.join(", ")))
         }
+        // The alias of every reason, written beside the follower's stubs.
+        FieldType::DisconnectReason => ("str".into(), "_Reason".into()),
+        FieldType::OptStr => same("str | None"),
+        FieldType::U32 => same("int"),
+        FieldType::Duration => same("float"),
     }
 }
 
-fn pyi_region() -> String {
+fn pyi_region(tables: &[(&[Record], &str)]) -> String {
     let mut out = String::new();
     let union = |records: &[Record]| -> String {
         records
@@ -295,14 +327,14 @@ fn pyi_region() -> String {
             .collect::<Vec<_>>()
             .join(" | ")
     };
-    for (records, alias) in [(EVENTS, "_Event"), (ENDS, "_End")] {
+    for &(records, alias) in tables {
         for record in records {
             let class = record.class_name();
             writeln!(out, "@final\nclass {class}:").unwrap();
             let names: Vec<String> = record
                 .fields
                 .iter()
-                .map(|f| format!("\"{}\"", f.name))
+                .map(|f| format!("\"{}\"", f.python_name()))
                 .collect();
             let args = if names.len() == 1 {
                 format!("{},", names[0])
@@ -328,7 +360,7 @@ fn pyi_region() -> String {
                 } else {
                     ""
                 };
-                format!("{}: {}{default}", f.name, pyi_types(f.ty).0)
+                format!("{}: {}{default}", f.python_name(), pyi_types(f.ty).0)
             }));
             let one = format!("    def __new__({}) -> {class}: ...", params.join(", "));
             if one.len() <= 100 {
@@ -345,7 +377,7 @@ fn pyi_region() -> String {
                 writeln!(
                     out,
                     "    @property\n    def {}(self) -> {}: ...",
-                    field.name,
+                    field.python_name(),
                     pyi_types(field.ty).1
                 )
                 .unwrap();
@@ -361,20 +393,25 @@ fn pyi_region() -> String {
 // ---------------------------------------------------------------- TypeScript
 
 fn ts_type(ty: FieldType) -> String {
+    let union = |end: bool| {
+        reasons(end)
+            .iter()
+            .map(|r| format!("\"{r}\""))
+            .collect::<Vec<_>>()
+            .join(" | ")
+    };
     match ty {
         FieldType::Str => "string".into(),
         FieldType::Stream => "Stream".into(),
         FieldType::ProcessStatus => "\"running\" | \"exited\"".into(),
-        FieldType::U64 => "number".into(),
+        FieldType::U64 | FieldType::U32 | FieldType::Duration => "number".into(),
         FieldType::OptI64 => "number | null".into(),
         FieldType::Bool => "boolean".into(),
         FieldType::Bytes => "Uint8Array".into(),
         FieldType::Cursor => "Cursor".into(),
-        FieldType::DisconnectReason => reasons()
-            .iter()
-            .map(|r| format!("\"{r}\""))
-            .collect::<Vec<_>>()
-            .join(" | "),
+        FieldType::EndReason => union(true),
+        FieldType::DisconnectReason => union(false),
+        FieldType::OptStr => "string | null".into(),
     }
 }
 
@@ -391,23 +428,17 @@ fn ts_doc(out: &mut String, indent: &str, doc: &str) {
     writeln!(out, "{indent} */").unwrap();
 }
 
-fn dts_region() -> String {
+/// The TypeScript interfaces of the tables' rows, and a union per table.
+fn dts_region(tables: &[(&[Record], &str, &str)]) -> String {
     let mut out = String::new();
-    for (records, alias, what) in [
-        (EVENTS, "Event", "What a reader yields; switch on `type`."),
-        (
-            ENDS,
-            "End",
-            "How a response ended. It never carries events: `finish()` returns them beside it.",
-        ),
-    ] {
+    for &(records, alias, what) in tables {
         for record in records {
             ts_doc(&mut out, "", record.doc);
             writeln!(out, "export interface {} {{", record.class_name()).unwrap();
             writeln!(out, "  type: \"{}\";", record.name).unwrap();
             for field in record.fields {
-                ts_doc(&mut out, "  ", field.doc);
-                writeln!(out, "  {}: {};", field.camel_name(), ts_type(field.ty)).unwrap();
+                ts_doc(&mut out, "  ", &unit_doc(field, "In milliseconds."));
+                writeln!(out, "  {}: {};", field.js_name(), ts_type(field.ty)).unwrap();
             }
             out.push_str("}\n");
         }
@@ -478,12 +509,14 @@ fn wit_type(ty: FieldType) -> &'static str {
         FieldType::Str => "string",
         FieldType::Stream => "%stream",
         FieldType::ProcessStatus => "process-status",
-        FieldType::U64 => "u64",
+        FieldType::U64 | FieldType::Duration => "u64",
         FieldType::OptI64 => "option<s64>",
         FieldType::Bool => "bool",
         FieldType::Bytes => "list<u8>",
         FieldType::Cursor => "cursor",
-        FieldType::DisconnectReason => "disconnect-reason",
+        FieldType::DisconnectReason | FieldType::EndReason => "disconnect-reason",
+        FieldType::OptStr => "option<string>",
+        FieldType::U32 => "u32",
     }
 }
 
@@ -499,11 +532,11 @@ fn wit_region(records: &[Record], variant: &str, doc: &str) -> String {
         wit_doc(&mut out, "    ", record.doc);
         writeln!(out, "    record {} {{", wit_name(record.kebab_name())).unwrap();
         for field in record.fields {
-            wit_doc(&mut out, "        ", field.doc);
+            wit_doc(&mut out, "        ", &unit_doc(field, "In nanoseconds."));
             writeln!(
                 out,
                 "        {}: {},",
-                wit_name(field.kebab_name()),
+                wit_name(field.wit_name()),
                 wit_type(field.ty)
             )
             .unwrap();
@@ -531,49 +564,73 @@ fn component_rs() -> String {
     let mut out = String::new();
     out.push_str(
         "// Generated from dory_wire::records by scripts/generate.sh: do not edit.\n\
-         //! The events and the ends as their WIT variants, one arm per row of\n\
-         //! the core's record tables (`dory_wire::records::EVENTS`, `ENDS`).\n\
+         //! The events, the ends and the follower's decisions as their WIT\n\
+         //! values, one function per row of the core's record tables\n\
+         //! (`dory_wire::records::EVENTS`, `ENDS`, `DECISIONS`).\n\
          //!\n\
          //! Generated by `crates/dory-wire/tests/generated.rs` (run\n\
          //! `bash scripts/generate.sh`); `make test` fails when it is stale.\n\n\
          use dory_wire::records::{Record, Value};\n\n\
          use crate::bindings::exports::dory::wire::decode as wit;\n\
+         use crate::bindings::exports::dory::wire::follow;\n\
          use crate::reader::Fields;\n",
     );
-    for (records, ty, what) in [(EVENTS, "Event", "event"), (ENDS, "End", "end")] {
-        writeln!(
-            out,
-            "\n/// The WIT {what} of `record`, built from its values in the row's order;\n\
-             /// `None` for a row this build does not know or values of other types.\n\
-             pub(crate) fn {what}(record: &Record, values: Vec<Value<'_>>) -> Option<wit::{ty}> {{\n    \
-             let mut f = Fields::new(values);\n    \
-             let value = match record.name {{"
-        )
-        .unwrap();
-        for record in records {
+    for (records, module, ty, what) in [
+        (EVENTS, "wit", "Event", "event"),
+        (ENDS, "wit", "End", "end"),
+        (DECISIONS, "follow", "Decision", "decision"),
+    ] {
+        for record in records.iter().filter(|r| !r.fields.is_empty()) {
             let case = record.class_name();
-            if record.fields.is_empty() {
-                writeln!(out, "        \"{}\" => wit::{ty}::{case},", record.name).unwrap();
-                continue;
-            }
             writeln!(
                 out,
-                "        \"{}\" => wit::{ty}::{case}(wit::{case} {{",
+                "\n/// The WIT `{}` of its row's values, in order; `None` when they are not\n\
+                 /// the row's.\n\
+                 pub(crate) fn {}_of(values: Vec<Value<'_>>) -> Option<{module}::{case}> {{\n    \
+                 let mut f = Fields::new(values);\n    \
+                 let value = {module}::{case} {{",
+                record.kebab_name(),
                 record.name
             )
             .unwrap();
             for field in record.fields {
                 writeln!(
                     out,
-                    "            {}: f.{}()?,",
-                    field.name,
+                    "        {}: f.{}()?,",
+                    field.wit_name().replace('-', "_"),
                     pyo3_take(field.ty)
                 )
                 .unwrap();
             }
-            out.push_str("        }),\n");
+            out.push_str("    };\n    f.done().then_some(value)\n}\n");
         }
-        out.push_str("        _ => return None,\n    };\n    f.done().then_some(value)\n}\n");
+        writeln!(
+            out,
+            "\n/// The WIT {what} of `record`, built from its values in the row's order;\n\
+             /// `None` for a row this build does not know or values of other types.\n\
+             pub(crate) fn {what}(record: &Record, values: Vec<Value<'_>>) -> Option<{module}::{ty}> {{\n    \
+             Some(match record.name {{"
+        )
+        .unwrap();
+        for record in records {
+            let case = record.class_name();
+            if record.fields.is_empty() {
+                writeln!(
+                    out,
+                    "        \"{}\" if values.is_empty() => {module}::{ty}::{case},",
+                    record.name
+                )
+                .unwrap();
+            } else {
+                writeln!(
+                    out,
+                    "        \"{}\" => {module}::{ty}::{case}({}_of(values)?),",
+                    record.name, record.name
+                )
+                .unwrap();
+            }
+        }
+        out.push_str("        _ => return None,\n    })\n}\n");
     }
     out
 }
@@ -594,7 +651,7 @@ fn layout_other_json() -> String {
             let fields: Vec<String> = r
                 .fields
                 .iter()
-                .map(|f| format!("[\"{}\",\"{}\"]", f.camel_name(), f.ty.as_str()))
+                .map(|f| format!("[\"{}\",\"{}\"]", f.js_name(), f.ty.as_str()))
                 .collect();
             format!("\"{}\":[{}]", r.name, fields.join(","))
         })
@@ -618,7 +675,7 @@ fn layout_js_region() -> String {
         let fields: Vec<String> = r
             .fields
             .iter()
-            .map(|f| format!("[\"{}\", \"{}\"]", f.camel_name(), f.ty.as_str()))
+            .map(|f| format!("[\"{}\", \"{}\"]", f.js_name(), f.ty.as_str()))
             .collect();
         let one = format!("    {}: fields({}),", r.name, fields.join(", "));
         if one.len() <= 140 {
@@ -675,9 +732,43 @@ fn the_generated_files_are_up_to_date() {
     check(
         "python/dory_wire/_core.pyi",
         Some(("#", "records")),
-        &pyi_region(),
+        &pyi_region(&[(EVENTS, "_Event"), (ENDS, "_End")]),
     );
-    check("npm/src/index.d.ts", Some(("//", "records")), &dts_region());
+    check(
+        "python/dory_wire/_core.pyi",
+        Some(("#", "decisions")),
+        &pyi_region(&[(DECISIONS, "_Decision")]),
+    );
+    check(
+        "npm/src/index.d.ts",
+        Some(("//", "records")),
+        &dts_region(&[
+            (EVENTS, "Event", "What a reader yields; switch on `type`."),
+            (
+                ENDS,
+                "End",
+                "How a response ended. It never carries events: `finish()` returns them beside it.",
+            ),
+        ]),
+    );
+    check(
+        "npm/src/index.d.ts",
+        Some(("//", "decisions")),
+        &dts_region(&[(
+            DECISIONS,
+            "Decision",
+            "What a follower decided when a response ended; switch on `type`.",
+        )]),
+    );
+    check(
+        "bindings/component/wit/follow.wit",
+        Some(("    //", "decisions")),
+        &wit_region(
+            DECISIONS,
+            "decision",
+            "What the follower decided when a response ended (or none came).",
+        ),
+    );
     check(
         "bindings/component/wit/decode.wit",
         Some(("    //", "events")),
@@ -715,7 +806,7 @@ fn the_generated_files_are_up_to_date() {
 #[test]
 fn the_surface_lists_every_record_by_its_table_name() {
     let surface = std::fs::read_to_string(root().join("tests/api/surface.json")).unwrap();
-    for (records, what) in [(EVENTS, "event"), (ENDS, "end")] {
+    for (records, what) in [(EVENTS, "event"), (ENDS, "end"), (DECISIONS, "decision")] {
         for record in records {
             let class = record.class_name();
             let concept = format!("\"concept\": \"{what} {class}");

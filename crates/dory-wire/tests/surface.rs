@@ -55,6 +55,8 @@ use dory_wire::records::Field;
 use dory_wire::records::FieldType;
 use dory_wire::records::Record;
 use dory_wire::records::Value;
+use dory_wire::records::DECISIONS;
+use dory_wire::records::DISCONNECT_REASONS;
 use dory_wire::records::ENDS;
 use dory_wire::records::END_REASONS;
 use dory_wire::records::EVENTS;

@@ -265,7 +265,7 @@ describe("every ending is typed", () => {
     });
   });
 
-  test("a refused connection on reconnect: StreamDisconnected (no_response); readOutput() spends its budget then throws it", async () => {
+  test("a refused connection on reconnect: StreamDisconnected (not_connected); readOutput() spends its budget then throws it", async () => {
     const server = await new RefServer([]).start();
     const client = new Client({ baseUrl: server.url });
     try {
@@ -275,10 +275,10 @@ describe("every ending is typed", () => {
       assert.equal(first.error, null);
       await server.stop();
       const { error } = await drain(handle.iterOutput({ stdout_offset: 5, stderr_offset: 0 }));
-      assertDisconnected(error, "no_response", { stdout: 5, stderr: 0 });
+      assertDisconnected(error, "not_connected", { stdout: 5, stderr: 0 });
       let reconnects = 0;
       const last = await handle.readOutput({ stdout_offset: 5, retries: 2, backoffMs: 5, onReconnect: () => reconnects++ }).catch((e) => e);
-      assertDisconnected(last, "no_response", { stdout: 5, stderr: 0 });
+      assertDisconnected(last, "not_connected", { stdout: 5, stderr: 0 });
       assert.equal(reconnects, 2);
     } finally {
       client.close();

@@ -93,7 +93,9 @@ def test_refused_connection_first_and_on_reconnect() -> None:
         # A get may be sent again (the core's one-answer rule): then NoAnswer.
         with pytest.raises(NoAnswer) as lost:
             computer.processes.get("p_1")
-        assert (lost.value.reason, lost.value.attempts) == ("no_response", 6)
+        # Refused every time: it never reached the service (the core's rule).
+        assert (lost.value.reason, lost.value.attempts) == ("not_connected", 6)
+        assert lost.value.reached is False
         assert isinstance(lost.value.__cause__, httpx.ConnectError)
     with RefServer("--drop-after-bytes", "20") as server:
         url = server.url
@@ -103,21 +105,21 @@ def test_refused_connection_first_and_on_reconnect() -> None:
                 list(process.iter_output())
             assert cut.value.reason == "end_of_body"
             server.stop()
-            # Reconnecting to a server that is gone: no response at all.
+            # Reconnecting to a server that is gone: the connection is refused.
             with pytest.raises(StreamDisconnected) as refused:
                 list(process.iter_output(cut.value.stdout_offset, cut.value.stderr_offset))
-            assert (refused.value.reason, refused.value.cursor) == ("no_response", cut.value.cursor)
+            assert (refused.value.reason, refused.value.cursor) == ("not_connected", cut.value.cursor)
             assert isinstance(refused.value.__cause__, httpx.ConnectError)
             started = time.monotonic()
             seen: list[Reconnect] = []
             with pytest.raises(StreamDisconnected) as spent:
                 process.read_output(retries=2, backoff_seconds=0.1, jitter=False, on_reconnect=seen.append)
-            assert spent.value.reason == "no_response"
+            assert spent.value.reason == "not_connected"
             assert isinstance(spent.value.__cause__, httpx.ConnectError)
             # The core's waits, jitter off: 0.1 s then 0.2 s; the hook saw both.
             assert [(r.attempt, r.reason, r.delay_seconds) for r in seen] == [
-                (1, "no_response", 0.1),
-                (2, "no_response", 0.2),
+                (1, "not_connected", 0.1),
+                (2, "not_connected", 0.2),
             ]
             assert url in seen[0].detail  # where no answer came from
             assert time.monotonic() - started >= 0.3

@@ -19,8 +19,8 @@ use crate::values::{PyCursor, PyResumeState};
 mod decision;
 mod options;
 
+pub(crate) use decision::_stream_disconnected;
 use decision::decision_to_py;
-pub(crate) use decision::{_stream_disconnected, Continue, Done, Reconnect};
 pub(crate) use options::follow_options;
 
 /// The caller's random value for a delay (default 0; the core checks that

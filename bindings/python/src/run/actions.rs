@@ -13,8 +13,6 @@ use pyo3::types::{PyBytes, PyList, PyString, PyTuple};
 use pyo3::{intern, IntoPyObjectExt};
 
 use crate::errors::to_py_err;
-use crate::follow::Reconnect;
-use crate::values::PyCursor;
 
 /// The interned name of `view` (the stream views share the streams' names).
 fn view_name(py: Python<'_>, view: View) -> &Bound<'_, PyString> {
@@ -187,16 +185,10 @@ pub(super) fn step_to_py(py: Python<'_>, step: RunStep) -> PyResult<Bound<'_, Py
         RunStep::Cancelled => PyTuple::new(py, [intern!(py, "cancelled")]),
         RunStep::Wait { delay, reconnect } => {
             let reconnect = match reconnect {
-                Some(r) => Reconnect {
-                    attempt: r.attempt,
-                    failures: r.failures,
-                    reason: r.reason.as_str().to_owned(),
-                    cursor: Py::new(py, PyCursor(r.cursor))?,
-                    delay_seconds: r.delay.as_secs_f64(),
-                    proc_id: r.proc_id,
-                    detail: r.detail,
+                Some(r) => {
+                    let (record, values) = r.record();
+                    crate::records::to_py(py, record, values)?
                 }
-                .into_bound_py_any(py)?,
                 None => py.None().into_bound(py),
             };
             PyTuple::new(

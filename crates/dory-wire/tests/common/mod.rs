@@ -83,6 +83,9 @@ pub fn record_json(record: &Record, values: &[RecordValue<'_>]) -> Value {
             RecordValue::Bytes(b) => json!(b64(b)),
             RecordValue::Cursor(c) => cursor_json(c),
             RecordValue::DisconnectReason(r) => json!(r.as_str()),
+            RecordValue::OptStr(s) => json!(s),
+            RecordValue::U32(n) => json!(n),
+            RecordValue::Duration(d) => json!(d.as_millis() as u64),
         };
         m.insert(field.name.into(), v);
     }
