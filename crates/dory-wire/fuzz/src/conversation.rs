@@ -160,7 +160,9 @@ pub fn check(data: &[u8]) {
         .liveness_timeout(Duration::from_millis(1000));
     let mut f = follower(kind, options);
     let mut delivered = Delivered::default();
-    let mut unkeyed_posts = 0u32;
+    // Whether an unkeyed start or exec was sent in a way that may have
+    // reached the service (anything but a refused connection).
+    let mut unkeyed_reached = false;
     let mut in_a_row = 0u32;
     let mut last_cursor = f.cursor();
     for _ in 0..MAX_STEPS {
@@ -174,17 +176,22 @@ pub fn check(data: &[u8]) {
                 return;
             }
         };
-        if request.method == dory_wire::Method::Post && request.header("Idempotency-Key").is_none()
-        {
-            unkeyed_posts += 1;
-            assert!(
-                unkeyed_posts <= 1 || request.path.ends_with("/kill"),
-                "an unkeyed start or exec is never sent twice"
-            );
-        }
+        let unkeyed = request.method == dory_wire::Method::Post
+            && request.header("Idempotency-Key").is_none()
+            && !request.path.ends_with("/kill");
+        assert!(
+            !(unkeyed && unkeyed_reached),
+            "an unkeyed start or exec that may have reached the service is never sent again"
+        );
         let step = input.byte();
+        // Refused (never connected) or sent without an answer: bit 0x10 of
+        // a no-response step.
+        let refused = step.is_multiple_of(5) && step & 0x10 != 0;
+        if unkeyed && !refused {
+            unkeyed_reached = true;
+        }
         let mut events: Vec<Event> = Vec::new();
-        let decision = if step % 5 == 0 {
+        let decision = if step.is_multiple_of(5) {
             // No response: refused, or no headers in time.
             if step & 0x80 != 0 {
                 let mut over = false;
@@ -200,7 +207,12 @@ pub fn check(data: &[u8]) {
                     assert_eq!(f.waited(Duration::from_secs(2)), limited);
                 }
             }
-            f.no_response("refused", f64::from(input.byte()) / 255.0)
+            let jitter = f64::from(input.byte()) / 255.0;
+            if refused {
+                f.not_connected("refused", jitter)
+            } else {
+                f.no_response("reset", jitter)
+            }
         } else {
             let status = STATUSES[usize::from(input.byte()) % STATUSES.len()];
             let content_type = CONTENT_TYPES[usize::from(input.byte()) % CONTENT_TYPES.len()];

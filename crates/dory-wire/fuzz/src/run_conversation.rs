@@ -173,7 +173,7 @@ fn play(data: &[u8]) -> RunState {
             break;
         }
         let step = input.byte();
-        if step % 11 == 0 {
+        if step.is_multiple_of(11) {
             let mut actions = Vec::new();
             let decided = run.cancel(&mut actions);
             files.act(actions);
@@ -205,12 +205,17 @@ fn play(data: &[u8]) -> RunState {
             );
         }
         let mut actions = Vec::new();
-        let decided = if step % 5 == 0 {
+        let decided = if step.is_multiple_of(5) {
             if step & 0x80 != 0 {
                 let limited = run.wait_limit().is_some();
                 assert_eq!(run.waited(Duration::from_secs(2)), limited);
             }
-            run.no_response("refused", f64::from(input.byte()) / 255.0)
+            let jitter = f64::from(input.byte()) / 255.0;
+            if step & 0x10 != 0 {
+                run.not_connected("refused", jitter)
+            } else {
+                run.no_response("reset", jitter)
+            }
         } else {
             // Bit 2: the answer a healthy service gives at this point (so
             // that random inputs get past the start), else a random one.
