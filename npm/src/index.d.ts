@@ -87,7 +87,7 @@ export interface Heartbeat {
 /** The process finished; the last frame of the stream. */
 export interface Exit {
   type: "exit";
-  /** The exit code; none when the process was killed or timed out. */
+  /** The exit code; `null` when the process was killed or timed out. */
   exitCode: number | null;
   /** Whether the process hit its deadline. */
   timedOut: boolean;
@@ -119,7 +119,7 @@ export interface ExecResult {
   stdoutTruncated: boolean;
   /** Whether stderr was cut at the synchronous limit (1 MiB). */
   stderrTruncated: boolean;
-  /** The exit code; none when the process was killed or timed out. */
+  /** The exit code; `null` when the process was killed or timed out. */
   exitCode: number | null;
   /** Whether the process hit its deadline. */
   timedOut: boolean;
@@ -130,7 +130,7 @@ export type Event = Started | Output | Skipped | Heartbeat | Exit | Unknown | Id
 /** The response ended with an exit frame: the output is complete. */
 export interface Exited {
   type: "exited";
-  /** The exit code; none when the process was killed or timed out. */
+  /** The exit code; `null` when the process was killed or timed out. */
   exitCode: number | null;
   /** Whether the process hit its deadline. */
   timedOut: boolean;
@@ -427,7 +427,7 @@ export interface Done {
   type: "done";
   /** Whether exit was seen (false for the normal end of a read that does not follow). */
   exited: boolean;
-  /** The exit code; none when killed, timed out, or not exited. */
+  /** The exit code; `null` when killed, timed out, or not exited. */
   exitCode: number | null;
   /** Whether the process hit its deadline. */
   timedOut: boolean;

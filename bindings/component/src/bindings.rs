@@ -708,7 +708,7 @@ pub mod exports {
                 #[repr(C)]
                 #[derive(Clone, Copy)]
                 pub struct Exit {
-                    /// The exit code; none when the process was killed or timed out.
+                    /// The exit code; `none` when the process was killed or timed out.
                     pub exit_code: ::core::option::Option<i64>,
                     /// Whether the process hit its deadline.
                     pub timed_out: bool,
@@ -772,7 +772,7 @@ pub mod exports {
                     pub stdout_truncated: bool,
                     /// Whether stderr was cut at the synchronous limit (1 MiB).
                     pub stderr_truncated: bool,
-                    /// The exit code; none when the process was killed or timed out.
+                    /// The exit code; `none` when the process was killed or timed out.
                     pub exit_code: ::core::option::Option<i64>,
                     /// Whether the process hit its deadline.
                     pub timed_out: bool,
@@ -921,7 +921,7 @@ pub mod exports {
                 #[repr(C)]
                 #[derive(Clone, Copy)]
                 pub struct Exited {
-                    /// The exit code; none when the process was killed or timed out.
+                    /// The exit code; `none` when the process was killed or timed out.
                     pub exit_code: ::core::option::Option<i64>,
                     /// Whether the process hit its deadline.
                     pub timed_out: bool,
@@ -8102,7 +8102,7 @@ pub mod exports {
                 pub struct Done {
                     /// Whether exit was seen (false for the normal end of a read that does not follow).
                     pub exited: bool,
-                    /// The exit code; none when killed, timed out, or not exited.
+                    /// The exit code; `none` when killed, timed out, or not exited.
                     pub exit_code: ::core::option::Option<i64>,
                     /// Whether the process hit its deadline.
                     pub timed_out: bool,

@@ -58,7 +58,7 @@ value_class! {
 value_class! {
     /// The process finished; the last frame of the stream.
     Exit as "Exit" {
-        /// The exit code; none when the process was killed or timed out.
+        /// The exit code; ``None`` when the process was killed or timed out.
         exit_code: Option<i64>,
         /// Whether the process hit its deadline.
         timed_out: bool,
@@ -96,7 +96,7 @@ value_class! {
         stdout_truncated: bool,
         /// Whether stderr was cut at the synchronous limit (1 MiB).
         stderr_truncated: bool,
-        /// The exit code; none when the process was killed or timed out.
+        /// The exit code; ``None`` when the process was killed or timed out.
         exit_code: Option<i64>,
         /// Whether the process hit its deadline.
         timed_out: bool,
@@ -106,7 +106,7 @@ value_class! {
 value_class! {
     /// The response ended with an exit frame: the output is complete.
     Exited as "Exited" {
-        /// The exit code; none when the process was killed or timed out.
+        /// The exit code; ``None`` when the process was killed or timed out.
         exit_code: Option<i64>,
         /// Whether the process hit its deadline.
         timed_out: bool,
@@ -137,7 +137,7 @@ value_class! {
     Done as "Done" signature (exited, exit_code, timed_out, cursor, proc_id = None) {
         /// Whether exit was seen (false for the normal end of a read that does not follow).
         exited: bool,
-        /// The exit code; none when killed, timed out, or not exited.
+        /// The exit code; ``None`` when killed, timed out, or not exited.
         exit_code: Option<i64>,
         /// Whether the process hit its deadline.
         timed_out: bool,

@@ -105,7 +105,8 @@ pub struct Field {
     pub name: &'static str,
     /// Its type.
     pub ty: FieldType,
-    /// One sentence for every language's documentation.
+    /// One sentence for every language's documentation; `` `none` `` is
+    /// written as each language spells an absent value (`None`, `null`).
     pub doc: &'static str,
 }
 
@@ -247,7 +248,7 @@ const STREAM: Field = Field {
 const EXIT_CODE: Field = Field {
     name: "exit_code",
     ty: FieldType::OptI64,
-    doc: "The exit code; none when the process was killed or timed out.",
+    doc: "The exit code; `none` when the process was killed or timed out.",
 };
 const TIMED_OUT: Field = Field {
     name: "timed_out",
@@ -462,7 +463,7 @@ const DONE: Record = Record {
         Field {
             name: "exit_code",
             ty: FieldType::OptI64,
-            doc: "The exit code; none when killed, timed out, or not exited.",
+            doc: "The exit code; `none` when killed, timed out, or not exited.",
         },
         TIMED_OUT,
         CURSOR_NOW,

@@ -123,8 +123,10 @@ fn pyo3_take(ty: FieldType) -> &'static str {
     }
 }
 
+/// Python docstrings (pyo3 takes them from the Rust doc comments).
 fn rust_doc(out: &mut String, indent: &str, doc: &str) {
-    for line in wrap(doc, 96 - indent.len() - 4) {
+    let doc = doc.replace("`none`", "``None``");
+    for line in wrap(&doc, 96 - indent.len() - 4) {
         writeln!(out, "{indent}/// {line}").unwrap();
     }
 }
@@ -416,6 +418,7 @@ fn ts_type(ty: FieldType) -> String {
 }
 
 fn ts_doc(out: &mut String, indent: &str, doc: &str) {
+    let doc = &doc.replace("`none`", "`null`");
     let one = format!("{indent}/** {doc} */");
     if one.len() <= 100 {
         writeln!(out, "{one}").unwrap();
