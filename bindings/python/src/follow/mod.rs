@@ -4,7 +4,7 @@
 //! the core's; this module converts arguments and results: [`decision`] the
 //! decisions, [`options`] the options.
 
-use dory_wire::{Follower, ResumeState};
+use dory_wire::{Decision, Follower, ResumeState};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
@@ -120,6 +120,21 @@ impl PyFollower {
 
     fn err(py: Python<'_>) -> impl FnOnce(dory_wire::Error) -> PyErr + '_ {
         move |e| to_py_err(py, e, Vec::new())
+    }
+
+    /// A transport failure, told to the core by `report` (its `no_response`
+    /// or `not_connected`): the arguments converted, the decision returned.
+    fn transport_failed<'py>(
+        &mut self,
+        py: Python<'py>,
+        detail: Option<&Bound<'py, PyAny>>,
+        jitter: Option<&Bound<'py, PyAny>>,
+        report: fn(&mut Follower, &str, f64) -> Result<Decision, dory_wire::Error>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let detail = args::opt_text(detail, "detail")?.unwrap_or_default();
+        let jitter = jitter_arg(jitter)?;
+        let decision = report(&mut self.inner, &detail, jitter).map_err(Self::err(py))?;
+        decision_to_py(py, decision)
     }
 }
 
@@ -379,13 +394,7 @@ impl PyFollower {
         detail: Option<&Bound<'py, PyAny>>,
         jitter: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let detail = args::opt_text(detail, "detail")?.unwrap_or_default();
-        let jitter = jitter_arg(jitter)?;
-        let decision = self
-            .inner
-            .no_response(&detail, jitter)
-            .map_err(Self::err(py))?;
-        decision_to_py(py, decision)
+        self.transport_failed(py, detail, jitter, Follower::no_response)
     }
 
     /// The connection was never made: refused, the name lookup failed, the
@@ -406,13 +415,7 @@ impl PyFollower {
         detail: Option<&Bound<'py, PyAny>>,
         jitter: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let detail = args::opt_text(detail, "detail")?.unwrap_or_default();
-        let jitter = jitter_arg(jitter)?;
-        let decision = self
-            .inner
-            .not_connected(&detail, jitter)
-            .map_err(Self::err(py))?;
-        decision_to_py(py, decision)
+        self.transport_failed(py, detail, jitter, Follower::not_connected)
     }
 
     /// The consumed offsets (a :class:`Cursor`): where the read resumes from.

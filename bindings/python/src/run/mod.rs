@@ -6,7 +6,7 @@
 //! steps (tuples whose first item names them).
 
 use dory_wire::preview::{SpillError, SpillOutcome};
-use dory_wire::{Error, Run, RunOptions};
+use dory_wire::{Error, Run, RunOptions, RunStep};
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
@@ -117,6 +117,21 @@ pub(crate) struct PyRun {
 impl PyRun {
     fn err(py: Python<'_>) -> impl FnOnce(Error) -> PyErr + '_ {
         move |e| to_py_err(py, e, Vec::new())
+    }
+
+    /// A transport failure, told to the core by `report` (its `no_response`
+    /// or `not_connected`): the arguments converted, the step returned.
+    fn transport_failed<'py>(
+        &mut self,
+        py: Python<'py>,
+        detail: Option<&Bound<'py, PyAny>>,
+        jitter: Option<&Bound<'py, PyAny>>,
+        report: fn(&mut Run, &str, f64) -> Result<RunStep, Error>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let detail = args::opt_text(detail, "detail")?.unwrap_or_default();
+        let jitter = args::opt_number(jitter, "jitter")?.unwrap_or(0.0);
+        let step = report(&mut self.inner, &detail, jitter).map_err(Self::err(py))?;
+        step_to_py(py, step)
     }
 }
 
@@ -334,13 +349,7 @@ impl PyRun {
         detail: Option<&Bound<'py, PyAny>>,
         jitter: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let detail = args::opt_text(detail, "detail")?.unwrap_or_default();
-        let jitter = args::opt_number(jitter, "jitter")?.unwrap_or(0.0);
-        let step = self
-            .inner
-            .no_response(&detail, jitter)
-            .map_err(Self::err(py))?;
-        step_to_py(py, step)
+        self.transport_failed(py, detail, jitter, Run::no_response)
     }
 
     /// The connection was never made (refused, the name lookup failed, the
@@ -358,13 +367,7 @@ impl PyRun {
         detail: Option<&Bound<'py, PyAny>>,
         jitter: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyTuple>> {
-        let detail = args::opt_text(detail, "detail")?.unwrap_or_default();
-        let jitter = args::opt_number(jitter, "jitter")?.unwrap_or(0.0);
-        let step = self
-            .inner
-            .not_connected(&detail, jitter)
-            .map_err(Self::err(py))?;
-        step_to_py(py, step)
+        self.transport_failed(py, detail, jitter, Run::not_connected)
     }
 
     /// The longest the next wait for the service may last, in float
